@@ -1,0 +1,715 @@
+"""THE derivative table: one row per backward node, named as libtorch names it.
+
+A row is a formula ``(F, g, needs, *saved, *params) -> gradient per input`` where
+* ``F`` is the op namespace the formula computes with: NumPy on the fast path, recorded rtorchpy
+  ops under ``create_graph`` (so every formula is itself differentiable: higher-order gradients
+  come for free);
+* ``g`` is the gradient of the output (a list of them for multi-output nodes; missing ones are
+  zero-filled by the engine);
+* ``needs[i]`` says whether input i wants a gradient: rows skip work nobody asked for;
+* ``saved`` are the tensors the forward chose to keep, ``params`` its plain values.
+A row returns one entry per input (``None`` = no gradient). Rows never undo broadcasting or cast
+dtypes: the engine sums and casts every gradient back to its input (see ``autograd/engine.py``).
+
+The forwards that record these nodes live in ``_ops*.py``; tests and the docs' table of formulas
+are generated from ``ROWS``.
+"""
+from __future__ import annotations
+
+from .autograd.graph import formula_node_class
+
+NODES = {}   # libtorch node name -> Node class
+ROWS = []    # (name, formula) in table order, for tests and docs
+
+
+def row(name):
+    def register(formula):
+        NODES[name] = formula_node_class(name, formula)
+        ROWS.append((name, formula))
+        return formula
+    return register
+
+
+# ---------------------------------------------------------------- arithmetic
+@row("AddBackward0")
+def _add(F, g, needs, alpha):
+    """self: g;  other: alpha * g"""
+    return g, (g if alpha == 1 else g * alpha) if needs[1] else None
+
+
+@row("AddBackward1")
+def _add_scalar(F, g, needs):
+    """self: g"""
+    return g
+
+
+@row("SubBackward0")
+def _sub(F, g, needs, alpha):
+    """self: g;  other: -alpha * g"""
+    return g, (-g if alpha == 1 else g * -alpha) if needs[1] else None
+
+
+@row("SubBackward1")
+def _sub_scalar(F, g, needs):
+    """self: g"""
+    return g
+
+
+@row("RsubBackward1")
+def _rsub_scalar(F, g, needs, alpha):
+    """self: -alpha * g   (scalar - self)"""
+    return -g if alpha == 1 else g * -alpha
+
+
+@row("MulBackward0")
+def _mul(F, g, needs, self, other):
+    """self: g * other;  other: g * self"""
+    return (g * other if needs[0] else None), (g * self if needs[1] else None)
+
+
+@row("MulBackward1")
+def _mul_scalar(F, g, needs, other):
+    """self: g * other"""
+    return g * other
+
+
+@row("DivBackward0")
+def _div(F, g, needs, self, other):
+    """self: g / other;  other: -g * self / other^2"""
+    return ((g / other if needs[0] else None),
+            (-g * self / (other * other) if needs[1] else None))
+
+
+@row("DivBackward1")
+def _div_scalar(F, g, needs, other):
+    """self: g / other"""
+    return g / other
+
+
+@row("DivBackward3")
+def _div_rounded(F, g, needs):
+    """self: 0 (a rounded quotient is piecewise constant)"""
+    return F.zeros_like(g)
+
+
+@row("DivBackward2")
+def _div_rounded_tensor(F, g, needs):
+    """self, other: 0 (a rounded quotient is piecewise constant)"""
+    return (F.zeros_like(g) if needs[0] else None), None
+
+
+@row("FmodBackward0")
+def _fmod(F, g, needs, self, other):
+    """self: g;  other: -g * trunc(self / other)"""
+    return (g if needs[0] else None), (-g * F.trunc(self / other) if needs[1] else None)
+
+
+@row("FmodBackward1")
+def _fmod_scalar(F, g, needs):
+    """self: g"""
+    return g
+
+
+@row("RemainderBackward0")
+def _remainder(F, g, needs, self, other):
+    """self: g;  other: -g * floor(self / other)"""
+    return (g if needs[0] else None), (-g * F.floor(self / other) if needs[1] else None)
+
+
+@row("RemainderBackward1")
+def _remainder_scalar(F, g, needs):
+    """self: g"""
+    return g
+
+
+@row("NegBackward0")
+def _neg(F, g, needs):
+    """self: -g"""
+    return -g
+
+
+@row("PowBackward0")
+def _pow_scalar(F, g, needs, self, exponent):
+    """self: g * exponent * self^(exponent - 1)   (0 when exponent == 0)"""
+    if exponent == 0:
+        return F.zeros_like(g)
+    if exponent == 2:
+        return g * 2 * self
+    return g * exponent * self ** (exponent - 1)
+
+
+@row("PowBackward1")
+def _pow(F, g, needs, self, exponent, result):
+    """self: g * exponent * self^(exponent - 1);  exponent: g * result * log(self)
+    (0 where self == 0 and exponent >= 0, the limit that keeps 0^y finite)"""
+    gs = g * exponent * self ** (exponent - 1) if needs[0] else None
+    ge = None
+    if needs[1]:
+        safe = (self == 0) & (exponent >= 0)
+        ge = F.where(safe, 0.0, g * result * F.log(F.where(safe, 1.0, self)))
+    return gs, ge
+
+
+@row("PowBackward2")
+def _rpow(F, g, needs, result, base):
+    """exponent: g * result * log(base)   (scalar base)"""
+    import math
+    if base == 0:
+        return F.zeros_like(g)
+    return g * result * math.log(base)
+
+
+# ---------------------------------------------------------------- unary elementwise
+@row("AbsBackward0")
+def _abs(F, g, needs, self):
+    """self: g * sign(self)"""
+    return g * F.sign(self)
+
+
+@row("ExpBackward0")
+def _exp(F, g, needs, result):
+    """self: g * result"""
+    return g * result
+
+
+@row("Expm1Backward0")
+def _expm1(F, g, needs, result):
+    """self: g * (result + 1)"""
+    return g * (result + 1)
+
+
+@row("LogBackward0")
+def _log(F, g, needs, self):
+    """self: g / self"""
+    return g / self
+
+
+@row("Log1pBackward0")
+def _log1p(F, g, needs, self):
+    """self: g / (self + 1)"""
+    return g / (self + 1)
+
+
+@row("Log2Backward0")
+def _log2(F, g, needs, self):
+    """self: g / (self * ln 2)"""
+    return g / (self * 0.6931471805599453)
+
+
+@row("Log10Backward0")
+def _log10(F, g, needs, self):
+    """self: g / (self * ln 10)"""
+    return g / (self * 2.302585092994046)
+
+
+@row("SqrtBackward0")
+def _sqrt(F, g, needs, result):
+    """self: g / (2 * result)"""
+    return g / (result * 2)
+
+
+@row("RsqrtBackward0")
+def _rsqrt(F, g, needs, result):
+    """self: -g * result^3 / 2"""
+    return g * (result * result * result) * -0.5
+
+
+@row("ReciprocalBackward0")
+def _reciprocal(F, g, needs, result):
+    """self: -g * result^2"""
+    return -g * (result * result)
+
+
+@row("SinBackward0")
+def _sin(F, g, needs, self):
+    """self: g * cos(self)"""
+    return g * F.cos(self)
+
+
+@row("CosBackward0")
+def _cos(F, g, needs, self):
+    """self: -g * sin(self)"""
+    return -g * F.sin(self)
+
+
+@row("TanBackward0")
+def _tan(F, g, needs, result):
+    """self: g * (1 + result^2)"""
+    return g * (result * result + 1)
+
+
+@row("TanhBackward0")
+def _tanh(F, g, needs, result):
+    """self: g * (1 - result^2)"""
+    return g * (1 - result * result)
+
+
+@row("SigmoidBackward0")
+def _sigmoid(F, g, needs, result):
+    """self: g * result * (1 - result)"""
+    return g * (result * (1 - result))
+
+
+@row("ReluBackward0")
+def _relu(F, g, needs, result):
+    """self: g where result > 0, else 0"""
+    return g * (result > 0)
+
+
+@row("ClampBackward1")
+def _clamp(F, g, needs, self, lo, hi):
+    """self: g where min <= self <= max, else 0"""
+    mask = True
+    if lo is not None:
+        mask = self >= lo
+    if hi is not None:
+        mask = (self <= hi) if lo is None else mask & (self <= hi)
+    return g * mask
+
+
+@row("MaximumBackward0")
+def _maximum(F, g, needs, self, other):
+    """self: g where self > other (g/2 on ties);  other: the rest"""
+    half = g / 2
+    gs = F.where(self > other, g, F.where(self == other, half, 0.0)) if needs[0] else None
+    go = F.where(other > self, g, F.where(self == other, half, 0.0)) if needs[1] else None
+    return gs, go
+
+
+@row("MinimumBackward0")
+def _minimum(F, g, needs, self, other):
+    """self: g where self < other (g/2 on ties);  other: the rest"""
+    half = g / 2
+    gs = F.where(self < other, g, F.where(self == other, half, 0.0)) if needs[0] else None
+    go = F.where(other < self, g, F.where(self == other, half, 0.0)) if needs[1] else None
+    return gs, go
+
+
+@row("WhereBackward0")
+def _where(F, g, needs, condition):
+    """self: g where condition;  other: g where not condition"""
+    return ((F.where(condition, g, 0.0) if needs[0] else None),
+            (F.where(condition, 0.0, g) if needs[1] else None))
+
+
+@row("SignBackward0")
+def _sign(F, g, needs):
+    """self: 0"""
+    return F.zeros_like(g)
+
+
+def _piecewise_constant(F, g, needs):
+    """self: 0 (piecewise constant)"""
+    return F.zeros_like(g)
+
+
+for _name in ("RoundBackward0", "FloorBackward0", "CeilBackward0", "TruncBackward0"):
+    row(_name)(_piecewise_constant)
+
+
+# ---------------------------------------------------------------- reductions
+@row("SumBackward0")
+def _sum_all(F, g, needs, shape):
+    """self: g expanded to self's shape"""
+    return F.expand(g, shape)
+
+
+@row("SumBackward1")
+def _sum_dim(F, g, needs, shape, dims, keepdim):
+    """self: g (with the reduced dims restored) expanded to self's shape"""
+    return F.expand(F.restore_dims(g, dims, keepdim), shape)
+
+
+@row("MeanBackward0")
+def _mean_all(F, g, needs, shape, count):
+    """self: g / numel expanded to self's shape"""
+    return F.expand(g / count, shape)
+
+
+@row("MeanBackward1")
+def _mean_dim(F, g, needs, shape, dims, keepdim, count):
+    """self: g / (size of the reduced dims), expanded to self's shape"""
+    return F.expand(F.restore_dims(g, dims, keepdim) / count, shape)
+
+
+@row("ProdBackward0")
+def _prod(F, g, needs, self, dims, keepdim):
+    """self: g * (product of all other elements), exact when self has zeros"""
+    g = F.restore_dims(g, dims, keepdim)
+    is_zero = self == 0
+    nonzero = F.where(is_zero, 1.0, self)
+    prod_nonzero = F.prod(nonzero, dims, True)
+    n_zero = F.sum(is_zero * 1.0, dims, True)
+    others = F.where(n_zero == 0, prod_nonzero / nonzero,
+                     F.where((n_zero == 1) & is_zero, prod_nonzero, 0.0))
+    return g * others
+
+
+@row("MaxBackward1")
+def _max_all(F, g, needs, self, result):
+    """self: g shared evenly among the elements equal to the maximum"""
+    mask = self == result
+    return mask * (g / F.sum(mask * 1.0, None, False))
+
+
+@row("MinBackward1")
+def _min_all(F, g, needs, self, result):
+    """self: g shared evenly among the elements equal to the minimum"""
+    mask = self == result
+    return mask * (g / F.sum(mask * 1.0, None, False))
+
+
+@row("MaxBackward0")
+def _max_dim(F, g, needs, shape, dim, keepdim, indices):
+    """self: g placed at the index of each maximum along dim (indices: no gradient)"""
+    g = g[0]
+    return F.scatter_zeros(shape, dim, F.restore_dims(indices, (dim,), keepdim),
+                           F.restore_dims(g, (dim,), keepdim))
+
+
+@row("MinBackward0")
+def _min_dim(F, g, needs, shape, dim, keepdim, indices):
+    """self: g placed at the index of each minimum along dim"""
+    g = g[0]
+    return F.scatter_zeros(shape, dim, F.restore_dims(indices, (dim,), keepdim),
+                           F.restore_dims(g, (dim,), keepdim))
+
+
+@row("AmaxBackward0")
+def _amax(F, g, needs, self, result, dims, keepdim):
+    """self: g shared evenly among the maxima of each reduced slice"""
+    mask = self == F.restore_dims(result, dims, keepdim)
+    return mask * (F.restore_dims(g, dims, keepdim) / F.sum(mask * 1.0, dims, True))
+
+
+@row("AminBackward0")
+def _amin(F, g, needs, self, result, dims, keepdim):
+    """self: g shared evenly among the minima of each reduced slice"""
+    mask = self == F.restore_dims(result, dims, keepdim)
+    return mask * (F.restore_dims(g, dims, keepdim) / F.sum(mask * 1.0, dims, True))
+
+
+@row("LogsumexpBackward0")
+def _logsumexp(F, g, needs, self, result, dims, keepdim):
+    """self: g * exp(self - result)"""
+    return F.restore_dims(g, dims, keepdim) * F.exp(self - F.restore_dims(result, dims, keepdim))
+
+
+@row("VarBackward0")
+def _var(F, g, needs, self, dims, correction, keepdim, count):
+    """self: g * 2 (self - mean) / (N - correction)"""
+    centered = self - F.mean(self, dims, True)
+    return F.restore_dims(g, dims, keepdim) * centered * (2.0 / max(count - correction, 0))
+
+
+@row("StdBackward0")
+def _std(F, g, needs, self, result, dims, correction, keepdim, count):
+    """self: g * (self - mean) / (std * (N - correction))"""
+    centered = self - F.mean(self, dims, True)
+    std = F.restore_dims(result, dims, keepdim)
+    return F.restore_dims(g, dims, keepdim) * centered / (std * max(count - correction, 0))
+
+
+@row("NormBackward0")
+def _norm(F, g, needs, self, result, p, dims, keepdim):
+    """self: g * self |self|^(p-2) / norm^(p-1)   (p = 2: g * self / norm; 0 where norm == 0)"""
+    g = F.restore_dims(g, dims, keepdim)
+    norm = F.restore_dims(result, dims, keepdim)
+    if p == 1:
+        return g * F.sign(self)
+    if p == float("inf"):
+        mask = F.abs(self) == norm
+        return g * F.sign(self) * mask / F.sum(mask * 1.0, dims, True)
+    safe = F.where(norm == 0, 1.0, norm)
+    if p == 2:
+        return F.where(norm == 0, 0.0, g * self / safe)
+    return F.where(norm == 0, 0.0, g * self * F.abs(self) ** (p - 2) / safe ** (p - 1))
+
+
+@row("CumsumBackward0")
+def _cumsum(F, g, needs, dim):
+    """self: reversed cumulative sum of g along dim"""
+    return F.flip(F.cumsum(F.flip(g, (dim,)), dim), (dim,))
+
+
+@row("SoftmaxBackward0")
+def _softmax(F, g, needs, result, dim):
+    """self: result * (g - sum(g * result, dim))"""
+    return result * (g - F.sum(g * result, (dim,), True))
+
+
+@row("LogSoftmaxBackward0")
+def _log_softmax(F, g, needs, result, dim):
+    """self: g - exp(result) * sum(g, dim)"""
+    return g - F.exp(result) * F.sum(g, (dim,), True)
+
+
+# ---------------------------------------------------------------- linear algebra
+@row("MmBackward0")
+def _mm(F, g, needs, self, mat2):
+    """self: g @ mat2^T;  mat2: self^T @ g"""
+    return ((F.matmul(g, F.mT(mat2)) if needs[0] else None),
+            (F.matmul(F.mT(self), g) if needs[1] else None))
+
+
+@row("MatmulBackward0")
+def _matmul(F, g, needs, self, other):
+    """self: g @ other^T;  other: self^T @ g   (batch dims summed back by the engine)"""
+    return ((F.matmul(g, F.mT(other)) if needs[0] else None),
+            (F.matmul(F.mT(self), g) if needs[1] else None))
+
+
+@row("MvBackward0")
+def _mv(F, g, needs, self, vec):
+    """self: outer(g, vec);  vec: self^T @ g"""
+    return ((F.unsqueeze(g, -1) * vec if needs[0] else None),
+            (F.matmul(F.mT(self), g) if needs[1] else None))
+
+
+@row("DotBackward0")
+def _dot(F, g, needs, self, other):
+    """self: g * other;  other: g * self"""
+    return (g * other if needs[0] else None), (g * self if needs[1] else None)
+
+
+@row("AddmmBackward0")
+def _addmm(F, g, needs, mat1, mat2, beta, alpha):
+    """self: beta * g;  mat1: alpha * g @ mat2^T;  mat2: alpha * mat1^T @ g"""
+    gs = (g if beta == 1 else g * beta) if needs[0] else None
+    ga = F.matmul(g, F.mT(mat2)) if needs[1] else None
+    gb = F.matmul(F.mT(mat1), g) if needs[2] else None
+    if alpha != 1:
+        ga = None if ga is None else ga * alpha
+        gb = None if gb is None else gb * alpha
+    return gs, ga, gb
+
+
+# ---------------------------------------------------------------- shape and views
+@row("TBackward0")
+def _t(F, g, needs):
+    """self: g^T"""
+    return F.mT(g) if g.ndim == 2 else g
+
+
+@row("TransposeBackward0")
+def _transpose(F, g, needs, dim0, dim1):
+    """self: g with dim0 and dim1 swapped back"""
+    return F.transpose(g, dim0, dim1)
+
+
+@row("PermuteBackward0")
+def _permute(F, g, needs, dims):
+    """self: g permuted by the inverse permutation"""
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inverse[d] = i
+    return F.permute(g, tuple(inverse))
+
+
+@row("ViewBackward0")
+def _view(F, g, needs, shape):
+    """self: g reshaped to self's shape"""
+    return F.reshape(g, shape)
+
+
+@row("UnsafeViewBackward0")
+def _unsafe_view(F, g, needs, shape):
+    """self: g reshaped to self's shape"""
+    return F.reshape(g, shape)
+
+
+@row("UnsqueezeBackward0")
+def _unsqueeze(F, g, needs, dim):
+    """self: g with dim removed"""
+    return F.squeeze(g, dim)
+
+
+@row("SqueezeBackward0")
+def _squeeze(F, g, needs, shape):
+    """self: g reshaped to self's shape"""
+    return F.reshape(g, shape)
+
+
+@row("SqueezeBackward1")
+def _squeeze_dim(F, g, needs, shape):
+    """self: g reshaped to self's shape"""
+    return F.reshape(g, shape)
+
+
+@row("ExpandBackward0")
+def _expand(F, g, needs):
+    """self: g (the engine sums the broadcast dims back)"""
+    return g
+
+
+@row("RepeatBackward0")
+def _repeat(F, g, needs, shape, repeats):
+    """self: g folded into (repeat, size) pairs and summed over the repeats"""
+    lead = len(repeats) - len(shape)
+    full = (1,) * lead + tuple(shape)
+    split = []
+    for r, s in zip(repeats, full):
+        split += [r, s]
+    summed = F.sum(F.reshape(g, tuple(split)), tuple(range(0, 2 * len(full), 2)), False)
+    return F.reshape(summed, tuple(shape))
+
+
+@row("CatBackward0")
+def _cat(F, g, needs, dim, sizes):
+    """each input: its slice of g along dim"""
+    out, start = [], 0
+    for i, size in enumerate(sizes):
+        out.append(F.narrow(g, dim, start, size) if needs[i] else None)
+        start += size
+    return tuple(out)
+
+
+@row("StackBackward0")
+def _stack(F, g, needs, dim):
+    """each input: g selected at its position along dim"""
+    return tuple(F.select(g, dim, i) if n else None for i, n in enumerate(needs))
+
+
+@row("SplitBackward0")
+def _split(F, g, needs, dim):
+    """self: the pieces' gradients concatenated along dim (missing ones are zeros)"""
+    return F.cat(list(g), dim)
+
+
+@row("UnbindBackward0")
+def _unbind(F, g, needs, dim):
+    """self: the slices' gradients stacked along dim (missing ones are zeros)"""
+    return F.stack(list(g), dim)
+
+
+@row("SelectBackward0")
+def _select(F, g, needs, shape, key):
+    """self: zeros with g written at the selected index"""
+    return F.index_backward(g, shape, key)
+
+
+@row("SliceBackward0")
+def _slice(F, g, needs, shape, key):
+    """self: zeros with g written into the slice"""
+    return F.index_backward(g, shape, key)
+
+
+@row("IndexBackward0")
+def _index(F, g, needs, shape, key):
+    """self: zeros with g added at the indexed positions (repeated indices accumulate)"""
+    return F.index_backward(g, shape, key)
+
+
+@row("IndexBackwardBackward0")
+def _index_backward(F, g, needs, key):
+    """grad: g read back at the indexed positions"""
+    return F.index(g, key)
+
+
+@row("IndexSelectBackward0")
+def _index_select(F, g, needs, shape, key):
+    """self: zeros with g added at the selected rows"""
+    return F.index_backward(g, shape, key)
+
+
+@row("GatherBackward0")
+def _gather(F, g, needs, shape, dim, index):
+    """self: zeros with g added at the gathered positions"""
+    return F.scatter_zeros(shape, dim, index, g, accumulate=True)
+
+
+@row("ScatterAddBackward0")
+def _scatter_add(F, g, needs, dim, index):
+    """self: g;  src: g gathered at index"""
+    return (g if needs[0] else None), (F.gather(g, dim, index) if needs[1] else None)
+
+
+@row("MaskedFillBackward0")
+def _masked_fill(F, g, needs, mask):
+    """self: g where not mask"""
+    return F.where(mask, 0.0, g)
+
+
+@row("MaskedFillBackward1")
+def _masked_fill_tensor(F, g, needs, mask):
+    """self: g where not mask;  value: sum of g where mask"""
+    return ((F.where(mask, 0.0, g) if needs[0] else None),
+            (F.sum(F.where(mask, g, 0.0), None, False) if needs[1] else None))
+
+
+@row("FlipBackward0")
+def _flip(F, g, needs, dims):
+    """self: g flipped back"""
+    return F.flip(g, dims)
+
+
+@row("CloneBackward0")
+def _clone(F, g, needs):
+    """self: g"""
+    return g
+
+
+@row("ToCopyBackward0")
+def _to_copy(F, g, needs):
+    """self: g (cast back to self's dtype by the engine)"""
+    return g
+
+
+@row("torch::autograd::CopyBackwards")
+def _copy_backwards(F, g, needs):
+    """self: g"""
+    return g
+
+
+@row("CopyBackwards")
+def _copy_(F, g, needs):
+    """self (overwritten): 0;  src: g"""
+    return (F.zeros_like(g) if needs[0] else None), (g if needs[1] else None)
+
+
+@row("FillBackward0")
+def _fill(F, g, needs):
+    """self (overwritten): 0"""
+    return F.zeros_like(g)
+
+
+@row("ZeroBackward0")
+def _zero(F, g, needs):
+    """self (overwritten): 0"""
+    return F.zeros_like(g)
+
+
+# ---------------------------------------------------------------- losses
+@row("MseLossBackward0")
+def _mse(F, g, needs, self, target, reduction, count):
+    """self: 2 (self - target) g / N (mean);  target: the negative"""
+    scale = 2.0 / count if reduction == "mean" else 2.0
+    d = (self - target) * (g * scale)
+    return (d if needs[0] else None), (-d if needs[1] else None)
+
+
+@row("NllLossBackward0")
+def _nll(F, g, needs, shape, target, weight, reduction, ignore_index, total_weight):
+    """self: -weight[target] * g at each target position (divided by the total weight for mean)"""
+    return F.nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight)
+
+
+@row("BinaryCrossEntropyBackward0")
+def _bce(F, g, needs, self, target, weight, reduction, count):
+    """self: g (self - target) / max(self (1 - self), 1e-12), times weight (/ N for mean)"""
+    denom = F.clamp_min(self * (1 - self), 1e-12)
+    grad = (self - target) / denom
+    if weight is not None:
+        grad = grad * weight
+    if reduction == "mean":
+        grad = grad / count
+    return (g * grad if needs[0] else None), None
+
+
+@row("IndexPutBackward0")
+def _index_put(F, g, needs, key, accumulate):
+    """self: g with zeros at key (kept when accumulating);  values: g at key"""
+    gs = None
+    if needs[0]:
+        gs = g if accumulate else F.index_fill_zero(g, key)
+    return gs, (F.index(g, key) if needs[1] else None)

@@ -1,0 +1,329 @@
+"""The two op namespaces a derivative formula computes with (``F`` in ``_derivatives.py``).
+
+``ARRAY_OPS`` works on ndarrays and records nothing: the fast path of every backward without
+``create_graph``. ``TENSOR_OPS`` has the same functions made of rtorchpy ops, so under
+``create_graph`` the backward pass is itself recorded and can be differentiated again.
+Operators (``+ - * / **``, comparisons, ``&``) already behave alike on both kinds of value.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def _restore_dims_shape(shape, dims, keepdim):
+    """The shape a reduction's output had with keepdim=True."""
+    if keepdim or dims is None:
+        return None
+    out = list(shape)
+    for d in dims:
+        out.insert(d, 1)
+    return tuple(out)
+
+
+class _ArrayOps:
+    """NumPy versions of what the formulas need."""
+
+    where = staticmethod(np.where)
+    exp = staticmethod(np.exp)
+    log = staticmethod(np.log)
+    sign = staticmethod(np.sign)
+    sin = staticmethod(np.sin)
+    cos = staticmethod(np.cos)
+    abs = staticmethod(np.abs)
+    trunc = staticmethod(np.trunc)
+    floor = staticmethod(np.floor)
+    matmul = staticmethod(np.matmul)
+
+    @staticmethod
+    def zeros_like(x):
+        return np.zeros_like(x)
+
+    @staticmethod
+    def expand(g, shape):
+        return np.broadcast_to(g, shape)
+
+    @staticmethod
+    def restore_dims(g, dims, keepdim):
+        if keepdim or dims is None:
+            return g
+        return np.expand_dims(g, dims)
+
+    @staticmethod
+    def sum(x, dims, keepdim):
+        return np.asarray(np.sum(x, axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def mean(x, dims, keepdim):
+        return np.asarray(np.mean(x, axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def prod(x, dims, keepdim):
+        return np.asarray(np.prod(x, axis=dims, keepdims=keepdim))
+
+    @staticmethod
+    def cumsum(x, dim):
+        return np.cumsum(x, axis=dim)
+
+    @staticmethod
+    def flip(x, dims):
+        return np.flip(x, dims)
+
+    @staticmethod
+    def mT(x):
+        return np.swapaxes(x, -1, -2)
+
+    @staticmethod
+    def transpose(x, a, b):
+        return np.swapaxes(x, a, b)
+
+    @staticmethod
+    def permute(x, dims):
+        return np.transpose(x, dims)
+
+    @staticmethod
+    def reshape(x, shape):
+        return np.reshape(x, shape)
+
+    @staticmethod
+    def unsqueeze(x, dim):
+        return np.expand_dims(x, dim)
+
+    @staticmethod
+    def squeeze(x, dim):
+        return np.squeeze(x, dim)
+
+    @staticmethod
+    def narrow(x, dim, start, length):
+        return x[(slice(None),) * dim + (slice(start, start + length),)]
+
+    @staticmethod
+    def select(x, dim, i):
+        return x[(slice(None),) * dim + (i,)]
+
+    @staticmethod
+    def cat(xs, dim):
+        return np.concatenate(xs, axis=dim)
+
+    @staticmethod
+    def stack(xs, dim):
+        return np.stack(xs, axis=dim)
+
+    @staticmethod
+    def index(x, key):
+        return x[key]
+
+    @staticmethod
+    def index_backward(g, shape, key):
+        z = np.zeros(shape, dtype=g.dtype)
+        if any(isinstance(k, np.ndarray) for k in key):
+            np.add.at(z, key, g)
+        else:
+            z[key] = g
+        return z
+
+    @staticmethod
+    def index_fill_zero(g, key):
+        out = np.array(g, copy=True)
+        out[key] = 0
+        return out
+
+    @staticmethod
+    def scatter_zeros(shape, dim, index, src, accumulate=False):
+        from ._ops_index import _scatter_add_into
+        z = np.zeros(shape, dtype=src.dtype)
+        if accumulate:
+            _scatter_add_into(z, dim, index, src)
+        else:
+            np.put_along_axis(z, index, src, axis=dim)
+        return z
+
+    @staticmethod
+    def gather(x, dim, index):
+        return np.take_along_axis(x, index, axis=dim)
+
+    @staticmethod
+    def clamp_min(x, lo):
+        return np.maximum(x, lo)
+
+    @staticmethod
+    def nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight):
+        from .nnf import nll_grad_array
+        return nll_grad_array(g, shape, target, weight, reduction, ignore_index, total_weight)
+
+
+class _TensorOps:
+    """The same functions, made of recorded rtorchpy ops (for create_graph)."""
+
+    @staticmethod
+    def where(c, a, b):
+        from . import _ops
+        return _ops.where(_as_bool(c), a, b)
+
+    @staticmethod
+    def exp(x):
+        return x.exp()
+
+    @staticmethod
+    def log(x):
+        return x.log()
+
+    @staticmethod
+    def sign(x):
+        return x.sign()
+
+    @staticmethod
+    def sin(x):
+        return x.sin()
+
+    @staticmethod
+    def cos(x):
+        return x.cos()
+
+    @staticmethod
+    def abs(x):
+        return x.abs()
+
+    @staticmethod
+    def trunc(x):
+        return x.trunc()
+
+    @staticmethod
+    def floor(x):
+        return x.floor()
+
+    @staticmethod
+    def matmul(a, b):
+        return a.matmul(b)
+
+    @staticmethod
+    def zeros_like(x):
+        from .creation import torch_zeros_like
+        return torch_zeros_like(x)
+
+    @staticmethod
+    def expand(g, shape):
+        return g.expand(shape)
+
+    @staticmethod
+    def restore_dims(g, dims, keepdim):
+        from ._tensor import Tensor
+        if keepdim or dims is None:
+            return g
+        if not isinstance(g, Tensor):  # an index array saved as a param
+            return np.expand_dims(g, dims)
+        for d in dims:
+            g = g.unsqueeze(d)
+        return g
+
+    @staticmethod
+    def sum(x, dims, keepdim):
+        return x.sum(dim=dims, keepdim=keepdim)
+
+    @staticmethod
+    def mean(x, dims, keepdim):
+        return x.mean(dim=dims, keepdim=keepdim)
+
+    @staticmethod
+    def prod(x, dims, keepdim):
+        if dims is None:
+            return x.prod() if not keepdim else x.prod().reshape((1,) * x.ndim)
+        for d in sorted(dims, reverse=True):
+            x = x.prod(dim=d, keepdim=True)
+        return x if keepdim else x.squeeze(dims)
+
+    @staticmethod
+    def cumsum(x, dim):
+        return x.cumsum(dim)
+
+    @staticmethod
+    def flip(x, dims):
+        return x.flip(dims)
+
+    @staticmethod
+    def mT(x):
+        return x.transpose(-1, -2)
+
+    @staticmethod
+    def transpose(x, a, b):
+        return x.transpose(a, b)
+
+    @staticmethod
+    def permute(x, dims):
+        return x.permute(*dims)
+
+    @staticmethod
+    def reshape(x, shape):
+        return x.reshape(shape)
+
+    @staticmethod
+    def unsqueeze(x, dim):
+        return x.unsqueeze(dim)
+
+    @staticmethod
+    def squeeze(x, dim):
+        return x.squeeze(dim)
+
+    @staticmethod
+    def narrow(x, dim, start, length):
+        return x.narrow(dim, start, length)
+
+    @staticmethod
+    def select(x, dim, i):
+        return x.select(dim, i)
+
+    @staticmethod
+    def cat(xs, dim):
+        from ._ops_shape import cat
+        return cat(xs, dim)
+
+    @staticmethod
+    def stack(xs, dim):
+        from ._ops_shape import stack
+        return stack(xs, dim)
+
+    @staticmethod
+    def index(x, key):
+        from ._ops_index import _advanced
+        if any(isinstance(k, np.ndarray) for k in key):
+            return _advanced(x, key)
+        return x[key]
+
+    @staticmethod
+    def index_backward(g, shape, key):
+        from ._ops_index import index_backward
+        return index_backward(g, shape, key)
+
+    @staticmethod
+    def index_fill_zero(g, key):
+        from ._ops_index import index_put
+        return index_put(g, key, 0.0)
+
+    @staticmethod
+    def scatter_zeros(shape, dim, index, src, accumulate=False):
+        from ._ops_index import scatter_zeros
+        return scatter_zeros(shape, dim, index, src, accumulate)
+
+    @staticmethod
+    def gather(x, dim, index):
+        from ._tensor import Tensor
+        return x.gather(dim, Tensor._make(index))
+
+    @staticmethod
+    def clamp_min(x, lo):
+        return x.clamp(min=lo)
+
+    @staticmethod
+    def nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight):
+        from .nnf import nll_grad_tensor
+        return nll_grad_tensor(g, shape, target, weight, reduction, ignore_index, total_weight)
+
+
+def _as_bool(c):
+    from ._tensor import Tensor
+    if isinstance(c, Tensor):
+        return c
+    return Tensor._make(np.asarray(c, dtype=bool))
+
+
+ARRAY_OPS = _ArrayOps()
+TENSOR_OPS = _TensorOps()

@@ -1,0 +1,269 @@
+"""Indexing: ``x[key]`` with libtorch's node names, gather/scatter, index_select, masked_fill.
+
+Basic keys (ints, slices, None, Ellipsis) become a chain of Select/Slice/Unsqueeze views, one
+node per indexed dim, as libtorch records them. A key holding an integer or boolean array (or a
+list, or a long/bool tensor) is advanced indexing: one IndexBackward0 node, NumPy semantics
+(which libtorch follows), and the result is a copy.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._derivatives import NODES
+from ._ops import as_tensor, normalize_dim, op, recording, wrap
+from ._tensor import Tensor
+from .autograd.grad_mode import STATE
+from .autograd.graph import record
+
+
+def _index_array(k):
+    """An advanced-index entry as an int64 or bool ndarray, or None if ``k`` is basic."""
+    if isinstance(k, Tensor):
+        arr = k._data
+    elif isinstance(k, np.ndarray):
+        arr = k
+    elif isinstance(k, (list, tuple)):
+        arr = np.asarray(k)
+        if arr.dtype == object:
+            raise IndexError(f"unsupported index {k!r}")
+        if arr.size == 0:
+            arr = arr.astype(np.int64)
+    else:
+        return None
+    if arr.dtype.kind == "b":
+        return arr
+    if arr.dtype.kind in "iu":
+        if arr.ndim == 0 and isinstance(k, Tensor):
+            return None  # a 0-dim integer tensor indexes like an int
+        return arr.astype(np.int64, copy=False)
+    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+
+
+def _expand_key(key, ndim):
+    """A tuple key with Ellipsis replaced by full slices."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    consumed = sum(1 for k in key if k is not None and k is not Ellipsis and not
+                   (isinstance(k, np.ndarray) and k.dtype.kind == "b" and k.ndim > 1))
+    consumed += sum(k.ndim - 1 for k in key if isinstance(k, np.ndarray) and k.dtype.kind == "b"
+                    and k.ndim > 1)
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    out = []
+    for k in key:
+        if k is Ellipsis:
+            out.extend([slice(None)] * (ndim - consumed))
+        else:
+            out.append(k)
+    return tuple(out)
+
+
+@op("__getitem__", namespace=False)
+def getitem(self, key, keep_full_slices=False):
+    """``x[key]``. ``keep_full_slices`` records a node even for ``:`` (R torch's indexing does)."""
+    raw = key if isinstance(key, tuple) else (key,)
+    converted = []
+    advanced = False
+    for k in raw:
+        arr = _index_array(k)
+        if arr is not None:
+            converted.append(arr)
+            advanced = True
+        elif isinstance(k, Tensor):
+            converted.append(int(k.item()))
+        elif k is None or k is Ellipsis or isinstance(k, slice):
+            converted.append(k)
+        elif isinstance(k, (numbers.Integral, np.integer)) and not isinstance(k, bool):
+            converted.append(int(k))
+        elif isinstance(k, (bool, np.bool_)):
+            converted.append(np.asarray(k))
+            advanced = True
+        else:
+            raise IndexError(f"unsupported index of type {type(k).__name__}: only integers, "
+                             "slices, None, ..., and integer or boolean tensors/arrays are valid")
+    key = _expand_key(tuple(converted), self._data.ndim)
+    if advanced:
+        return _advanced(self, key)
+    out, d = self, 0
+    for k in key:
+        if k is None:
+            out = out.unsqueeze(d)
+            d += 1
+        elif isinstance(k, slice):
+            if k.step is not None and k.step <= 0:
+                raise ValueError("step must be greater than zero")
+            if k != slice(None) or keep_full_slices:
+                out = _slice(out, d, k)
+            d += 1
+        else:
+            out = out.select(d, _check_int(k, out._data.shape[d], d))
+    return out
+
+
+def _check_int(i, size, dim):
+    if not -size <= i < size:
+        raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+    return i
+
+
+def _slice(self, d, s):
+    key = (slice(None),) * d + (s,)
+    data = self._data[key]
+    out = Tensor._make(data)
+    out._version = self._version
+    out._base = self._base if self._base is not None else self
+    if STATE.grad_enabled and self._requires_grad:
+        record(NODES["SliceBackward0"], (self,), (out,), (), (self._data.shape, key))
+    return out
+
+
+def _advanced(self, key):
+    try:
+        data = self._data[key]
+    except IndexError as e:
+        raise IndexError(str(e).replace("axis", "dimension")) from None
+    out = wrap(np.array(data, copy=True))
+    if recording(self):
+        record(NODES["IndexBackward0"], (self,), (out,), (), (self._data.shape, key))
+    return out
+
+
+# --------------------------------------------------------------------- backward helpers as ops
+
+def _is_basic(key):
+    return not any(isinstance(k, np.ndarray) for k in key)
+
+
+def index_backward(g, shape, key):
+    """Zeros of ``shape`` with ``g`` added at ``key`` (the gradient of indexing); differentiable."""
+    data = g._data
+    z = np.zeros(shape, dtype=data.dtype)
+    if _is_basic(key):
+        z[key] = data
+    else:
+        np.add.at(z, key, data)
+    out = wrap(z)
+    if recording(g):
+        record(NODES["IndexBackwardBackward0"], (g,), (out,), (), (key,))
+    return out
+
+
+def scatter_zeros(shape, dim, index, src, accumulate=False):
+    """Zeros of ``shape`` with ``src`` put (or added) at ``index`` along ``dim``; differentiable
+    (its gradient gathers)."""
+    idx = index._data if isinstance(index, Tensor) else index
+    data = src._data
+    z = np.zeros(shape, dtype=data.dtype)
+    if accumulate:
+        _scatter_add_into(z, dim, idx, data)
+    else:
+        np.put_along_axis(z, idx, data, axis=dim)
+    out = wrap(z)
+    if recording(src):
+        record(NODES["ScatterAddBackward0"], (Tensor._make(z), src), (out,), (), (dim, idx))
+    return out
+
+
+def _scatter_add_into(z, dim, idx, src):
+    grids = list(np.indices(idx.shape, sparse=True))
+    grids[dim] = idx
+    np.add.at(z, tuple(grids), src[tuple(slice(0, s) for s in idx.shape)])
+
+
+# --------------------------------------------------------------------- public ops
+
+@op("gather", dims=("dim",), index_args=("index",))
+def gather(self, dim, index):
+    """``out[i][j] = self[index[i][j]][j]`` for dim 0 (and likewise for other dims)."""
+    index = as_tensor(index)
+    if index._data.dtype.kind not in "iu":
+        raise RuntimeError("gather(): Expected dtype int64 for index")
+    d = normalize_dim(dim, self._data.ndim)
+    idx = index._data.astype(np.int64, copy=False)
+    n = self._data.shape[d] if self._data.ndim else 1
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = idx[(idx < -n) | (idx >= n)].flat[0]
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+    out = wrap(np.take_along_axis(self._data, idx, axis=d))
+    if recording(self):
+        record(NODES["GatherBackward0"], (self,), (out,), (), (self._data.shape, d, idx))
+    return out
+
+
+@op("scatter_add", dims=("dim",), index_args=("index",))
+def scatter_add(self, dim, index, src):
+    """A copy of ``self`` with ``src`` added at ``index`` along ``dim``."""
+    index, src = as_tensor(index), as_tensor(src)
+    d = normalize_dim(dim, self._data.ndim)
+    idx = index._data.astype(np.int64, copy=False)
+    z = self._data.copy()
+    _scatter_add_into(z, d, idx, src._data.astype(z.dtype, copy=False))
+    out = wrap(z)
+    if recording(self, src):
+        record(NODES["ScatterAddBackward0"], (self, src), (out,), (), (d, idx))
+    return out
+
+
+@op("index_select", dims=("dim",), index_args=("index",))
+def index_select(self, dim, index):
+    """The entries at ``index`` (a 1-d integer tensor) along ``dim``."""
+    index = as_tensor(index)
+    if index._data.ndim > 1 or index._data.dtype.kind not in "iu":
+        raise IndexError("index_select(): Index is supposed to be a vector of integers")
+    d = normalize_dim(dim, self._data.ndim)
+    idx = index._data.reshape(-1).astype(np.int64, copy=False)
+    n = self._data.shape[d] if self._data.ndim else 1
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        raise IndexError(f"index out of range in self (dimension {d} has size {n})")
+    key = (slice(None),) * d + (idx,)
+    out = wrap(self._data[key])
+    if recording(self):
+        record(NODES["IndexSelectBackward0"], (self,), (out,), (), (self._data.shape, key))
+    return out
+
+
+@op("masked_fill")
+def masked_fill(self, mask, value):
+    """A copy of ``self`` with ``value`` where the bool ``mask`` is true (mask broadcasts)."""
+    mask = as_tensor(mask)
+    if mask._data.dtype.kind != "b":
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype.word}")
+    m = np.broadcast_to(mask._data, self._data.shape) if mask.shape != self.shape else mask._data
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value._data.ndim} dimension(s).")
+        out = wrap(np.where(m, value._data.astype(self._data.dtype), self._data))
+        if recording(self, value):
+            record(NODES["MaskedFillBackward1"], (self, value), (out,), (), (m,))
+        return out
+    out = wrap(np.where(m, np.asarray(value).astype(self._data.dtype), self._data))
+    if recording(self):
+        record(NODES["MaskedFillBackward0"], (self,), (out,), (), (m,))
+    return out
+
+
+@op("index_put")
+def index_put(self, key, values, accumulate=False):
+    """A copy of ``self`` with ``values`` written (or added) at ``self[key]``."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    converted = tuple(_index_array(k) if _index_array(k) is not None else
+                      (int(k.item()) if isinstance(k, Tensor) else k) for k in key)
+    key = _expand_key(converted, self._data.ndim)
+    values = as_tensor(values)
+    z = self._data.copy()
+    v = values._data.astype(z.dtype, copy=False)
+    if accumulate:
+        np.add.at(z, key, v)
+    else:
+        z[key] = v
+    out = wrap(z)
+    if recording(self, values):
+        record(NODES["IndexPutBackward0"], (self, values), (out,), (), (key, accumulate))
+    return out

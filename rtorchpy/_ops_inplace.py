@@ -1,0 +1,182 @@
+"""In-place ops (``x.add_(y)``, ``x[0] = v``, ``x.zero_()``, ...), all through :func:`inplace`.
+
+One mechanism for all of them:
+* refuse what libtorch refuses (a leaf that requires grad, in grad mode) before touching data;
+* when the op must be recorded, compute the out-of-place op on a snapshot of ``self`` (so values
+  saved for backward stay intact), write the result into ``self``'s storage and make ``self`` an
+  output of the new node — its history is rebased, as libtorch does;
+* otherwise write straight into the storage (the SGD update under ``with_no_grad``);
+* bump the version counter, shared with views, so stale saved values are detected.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _ops, _ops_index, _ops_reduce  # noqa: F401
+from ._ops import as_tensor, op
+from ._tensor import Tensor
+from .autograd.grad_mode import STATE, with_no_grad
+
+
+def _write(self, data):
+    target = self._data
+    if not np.can_cast(data.dtype, target.dtype, casting="same_kind"):
+        raise RuntimeError(f"result type {_word(data.dtype)} can't be cast to the desired output "
+                           f"type {_word(target.dtype)}")
+    if not target.flags.writeable:
+        raise RuntimeError("unsupported operation: the tensor is a broadcast (expanded) view and "
+                           "more than one element refers to the same memory; clone() it first")
+    if data.shape != target.shape:
+        try:
+            data = np.broadcast_to(data, target.shape)
+        except ValueError:
+            raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
+                               f"broadcast shape {list(data.shape)}") from None
+    np.copyto(target, data, casting="unsafe")
+
+
+def _word(dt):
+    from ._format import type_word_for
+    return type_word_for(dt)
+
+
+def inplace(self, compute, *others):
+    """Apply ``compute(t) -> Tensor`` to ``self`` in place; ``others`` are the op's tensor args."""
+    self._check_inplace()
+    record = STATE.grad_enabled and (self._requires_grad or any(
+        isinstance(o, Tensor) and o._requires_grad for o in others))
+    if record:
+        snapshot = Tensor._make(self._data.copy(), self._grad_fn, self._output_nr)
+        snapshot._requires_grad = self._requires_grad
+        result = compute(snapshot)
+        _write(self, result._data)
+        if result._grad_fn is not None:
+            node = result._grad_fn
+            self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
+            if self._retains_grad:
+                import weakref
+                if node.retained is None:
+                    node.retained = {}
+                node.retained[0] = weakref.ref(self)
+    else:
+        with with_no_grad():
+            result = compute(self)
+        _write(self, result._data)
+    self._version[0] += 1
+    return self
+
+
+def _inplace_op(name, fn, doc):
+    def method(self, *args, **kwargs):
+        tensors = [a for a in args if isinstance(a, Tensor)] + \
+                  [v for v in kwargs.values() if isinstance(v, Tensor)]
+        return inplace(self, lambda t: fn(t, *args, **kwargs), *tensors)
+    method.__name__ = name
+    method.__doc__ = doc
+    return op(name, namespace=False)(method)
+
+
+add_ = _inplace_op("add_", _ops.add, "In-place ``self += alpha * other``; returns self.")
+sub_ = _inplace_op("sub_", _ops.sub, "In-place ``self -= alpha * other``; returns self.")
+mul_ = _inplace_op("mul_", _ops.mul, "In-place ``self *= other``; returns self.")
+div_ = _inplace_op("div_", _ops.div, "In-place ``self /= other``; returns self.")
+pow_ = _inplace_op("pow_", _ops.pow, "In-place ``self **= exponent``; returns self.")
+clamp_ = _inplace_op("clamp_", _ops.clamp, "In-place clamp to [min, max]; returns self.")
+relu_ = _inplace_op("relu_", _ops.relu, "In-place relu; returns self.")
+exp_ = _inplace_op("exp_", _ops.exp, "In-place exp; returns self.")
+neg_ = _inplace_op("neg_", _ops.neg, "In-place negation; returns self.")
+masked_fill_ = _inplace_op("masked_fill_", _ops_index.masked_fill,
+                           "In-place masked_fill; returns self.")
+
+
+def _copy_from(t, src):
+    from ._derivatives import NODES
+    from ._ops import recording
+    from .autograd.graph import record
+    data = np.broadcast_to(src._data, t._data.shape).astype(t._data.dtype)
+    out = Tensor._make(np.array(data))
+    if recording(t, src):
+        record(NODES["CopyBackwards"], (t, src), (out,))
+    return out
+
+
+@op("copy_", namespace=False)
+def copy_(self, src):
+    """Copy ``src``'s values into ``self`` (broadcasting, casting); returns self."""
+    src = as_tensor(src)
+    return inplace(self, lambda t: _copy_from(t, src), src)
+
+
+def _filled(t, value, node_name):
+    from ._derivatives import NODES
+    from ._ops import recording
+    from .autograd.graph import record
+    out = Tensor._make(np.full(t._data.shape, value, dtype=t._data.dtype))
+    if recording(t):
+        record(NODES[node_name], (t,), (out,))
+    return out
+
+
+@op("fill_", namespace=False)
+def fill_(self, value):
+    """Set every element to ``value``; returns self."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    return inplace(self, lambda t: _filled(t, value, "FillBackward0"))
+
+
+@op("zero_", namespace=False)
+def zero_(self):
+    """Set every element to 0; returns self."""
+    return inplace(self, lambda t: _filled(t, 0, "ZeroBackward0"))
+
+
+@op("uniform_", namespace=False)
+def uniform_(self, a=0.0, b=1.0):
+    """Fill with values drawn uniformly from [a, b); returns self."""
+    from .creation import generator
+    self._check_inplace()
+    values = generator().uniform(a, b, self._data.shape)
+    return inplace(self, lambda t: _filled_values(t, values))
+
+
+@op("normal_", namespace=False)
+def normal_(self, mean=0.0, std=1.0):
+    """Fill with normal draws of the given mean and std; returns self."""
+    from .creation import generator
+    self._check_inplace()
+    values = generator().normal(mean, std, self._data.shape)
+    return inplace(self, lambda t: _filled_values(t, values))
+
+
+def _filled_values(t, values):
+    from ._derivatives import NODES
+    from ._ops import recording
+    from .autograd.graph import record
+    out = Tensor._make(values.astype(t._data.dtype))
+    if recording(t):
+        record(NODES["FillBackward0"], (t,), (out,))
+    return out
+
+
+def setitem(self, key, value):
+    """``x[key] = value``: write ``value`` (a number or tensor, broadcast) at ``key``."""
+    values = value if isinstance(value, Tensor) else Tensor._make(
+        np.asarray(value, dtype=self._data.dtype))
+    inplace(self, lambda t: _ops_index.index_put(t, key, values), values)
+
+
+Tensor.__setitem__ = setitem
+Tensor.__getitem__ = _ops_index.getitem
+
+
+def _augmented(fn):
+    def method(self, other):
+        return fn(self, other)
+    return method
+
+
+Tensor.__iadd__ = _augmented(add_)
+Tensor.__isub__ = _augmented(sub_)
+Tensor.__imul__ = _augmented(mul_)
+Tensor.__itruediv__ = _augmented(div_)

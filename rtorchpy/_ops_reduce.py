@@ -1,0 +1,297 @@
+"""Reductions (sum, mean, prod, max, var, norm, ...), scans and softmax.
+
+``dim`` is an int or a tuple of ints (0-based, negative counts from the end) or None for all
+dims; ``keepdim`` keeps the reduced dims with size 1.
+"""
+from __future__ import annotations
+
+
+import numpy as np
+
+from . import dtypes as _dt
+from ._derivatives import NODES
+from ._ops import default_float, normalize_dim, normalize_dims, op, recording, wrap
+from ._tensor import Tensor
+from .autograd.graph import record
+
+
+def _count(shape, dims):
+    n = 1
+    for d in (range(len(shape)) if dims is None else dims):
+        n *= shape[d]
+    return n
+
+
+def _axis(dims):
+    return None if dims is None else dims
+
+
+def _dims_or_all(dim, ndim):
+    dims = normalize_dims(dim, ndim)
+    if dims is not None and len(dims) == 0:
+        return None  # an empty dim list reduces everything, as in libtorch
+    return dims
+
+
+def _floating(self, what):
+    if self._data.dtype.kind != "f":
+        raise RuntimeError(f"{what}(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {self.dtype.word}")
+
+
+@op("sum", dims=("dim",))
+def sum(self, dim=None, keepdim=False, dtype=None):
+    """Sum over ``dim`` (all elements when None). Integers and bools sum to int64."""
+    x = self._data
+    if dtype is not None:
+        x = x.astype(_dt.as_dtype(dtype).numpy)
+    elif x.dtype.kind in "biu":
+        x = x.astype(np.int64)
+    dims = _dims_or_all(dim, x.ndim)
+    if dims is None:
+        out = wrap(np.asarray(x.sum(dtype=x.dtype)))
+        if recording(self):
+            record(NODES["SumBackward0"], (self,), (out,), (), (x.shape,))
+        return out
+    out = wrap(np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=x.dtype)))
+    if recording(self):
+        record(NODES["SumBackward1"], (self,), (out,), (), (x.shape, dims, keepdim))
+    return out
+
+
+@op("mean", dims=("dim",))
+def mean(self, dim=None, keepdim=False, dtype=None):
+    """Mean over ``dim`` (all elements when None); needs a floating dtype."""
+    x = self._data if dtype is None else self._data.astype(_dt.as_dtype(dtype).numpy)
+    if x.dtype.kind != "f":
+        _floating(self, "mean")
+    dims = _dims_or_all(dim, x.ndim)
+    count = _count(x.shape, dims)
+    if dims is None:
+        out = wrap(np.asarray(x.mean(dtype=x.dtype)))
+        if recording(self):
+            record(NODES["MeanBackward0"], (self,), (out,), (), (x.shape, count))
+        return out
+    out = wrap(np.asarray(x.mean(axis=dims, keepdims=keepdim, dtype=x.dtype)))
+    if recording(self):
+        record(NODES["MeanBackward1"], (self,), (out,), (), (x.shape, dims, keepdim, count))
+    return out
+
+
+@op("prod", dims=("dim",))
+def prod(self, dim=None, keepdim=False, dtype=None):
+    """Product over ``dim`` (all elements when None; libtorch takes one dim at a time)."""
+    x = self._data if dtype is None else self._data.astype(_dt.as_dtype(dtype).numpy)
+    if dtype is None and x.dtype.kind in "biu":
+        x = x.astype(np.int64)
+    dims = _dims_or_all(dim, x.ndim)
+    out = wrap(np.asarray(x.prod(axis=_axis(dims), keepdims=keepdim, dtype=x.dtype)))
+    if recording(self):
+        record(NODES["ProdBackward0"], (self,), (out,), (self,),
+               (dims, keepdim))
+    return out
+
+
+def _extreme(name, np_fn, np_arg, full_node, dim_node):
+    def fn(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):  # torch_max(x, y): elementwise
+            from ._ops import maximum, minimum
+            return (maximum if name == "max" else minimum)(self, dim)
+        x = self._data
+        if dim is None:
+            if x.size == 0:
+                raise RuntimeError(f"{name}(): Expected reduction dim to be specified for "
+                                   "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                                   "argument.")
+            out = wrap(np.asarray(np_fn(x)))
+            if recording(self):
+                record(NODES[full_node], (self,), (out,), (self, out))
+            return out
+        d = normalize_dim(dim, x.ndim)
+        xd = x if x.ndim else x.reshape(1)
+        idx = np_arg(xd, axis=d, keepdims=True)
+        values = np.take_along_axis(xd, idx, axis=d)
+        if not keepdim:
+            values, idx = values.squeeze(d), idx.squeeze(d)
+        if x.ndim == 0:
+            values, idx = values.reshape(()), idx.reshape(())
+        values, indices = wrap(values), wrap(idx.astype(np.int64))
+        if recording(self):
+            record(NODES[dim_node], (self,), (values,), (), (x.shape, d, keepdim, idx))
+        return values, indices
+    fn.__name__ = name
+    fn.__doc__ = (f"The {name}imum of all elements, or with ``dim`` a pair (values, indices) "
+                  f"along that dim; with a tensor as second argument, the elementwise {name}imum.")
+    return fn
+
+
+max = op("max", dims=("dim",), returns_index=True)(
+    _extreme("max", np.max, np.argmax, "MaxBackward1", "MaxBackward0"))
+min = op("min", dims=("dim",), returns_index=True)(
+    _extreme("min", np.min, np.argmin, "MinBackward1", "MinBackward0"))
+
+
+def _amax_like(name, np_fn, node):
+    def fn(self, dim=(), keepdim=False):
+        dims = _dims_or_all(dim, self._data.ndim)
+        out = wrap(np.asarray(np_fn(self._data, axis=_axis(dims), keepdims=keepdim)))
+        if recording(self):
+            record(NODES[node], (self,), (out,), (self, out), (dims, keepdim))
+        return out
+    fn.__name__ = name
+    fn.__doc__ = f"The {name[1:]}imum over ``dim`` (all dims by default); ties share the gradient."
+    return op(name, dims=("dim",))(fn)
+
+
+amax = _amax_like("amax", np.max, "AmaxBackward0")
+amin = _amax_like("amin", np.min, "AminBackward0")
+
+
+@op("argmax", dims=("dim",), returns_index=True)
+def argmax(self, dim=None, keepdim=False):
+    """Index of the maximum (of the flattened tensor when ``dim`` is None)."""
+    if dim is None:
+        return wrap(np.asarray(np.argmax(self._data), dtype=np.int64))
+    d = normalize_dim(dim, self._data.ndim)
+    return wrap(np.asarray(np.argmax(self._data, axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+@op("argmin", dims=("dim",), returns_index=True)
+def argmin(self, dim=None, keepdim=False):
+    """Index of the minimum (of the flattened tensor when ``dim`` is None)."""
+    if dim is None:
+        return wrap(np.asarray(np.argmin(self._data), dtype=np.int64))
+    d = normalize_dim(dim, self._data.ndim)
+    return wrap(np.asarray(np.argmin(self._data, axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+@op("logsumexp", dims=("dim",))
+def logsumexp(self, dim, keepdim=False):
+    """log(sum(exp(self))) over ``dim``, computed without overflow."""
+    x = self._data if self._data.dtype.kind == "f" else self._data.astype(default_float())
+    dims = _dims_or_all(dim, x.ndim)
+    m = np.max(x, axis=_axis(dims), keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
+    m = np.where(np.isfinite(m), m, 0)
+    with np.errstate(divide="ignore"):
+        data = np.log(np.sum(np.exp(x - m), axis=_axis(dims), keepdims=True)) + m
+    if not keepdim:
+        data = data.squeeze(axis=_axis(dims)) if dims is not None else data.reshape(())
+    out = wrap(np.asarray(data, dtype=x.dtype))
+    if recording(self):
+        record(NODES["LogsumexpBackward0"], (self,), (out,), (self, out), (dims, keepdim))
+    return out
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased else 0
+
+
+@op("var", dims=("dim",))
+def var(self, dim=None, unbiased=True, keepdim=False, correction=None):
+    """Variance over ``dim`` with Bessel's correction unless ``unbiased=False``."""
+    _floating(self, "var") if self._data.dtype.kind != "f" else None
+    c = _correction(unbiased, correction)
+    dims = _dims_or_all(dim, self._data.ndim)
+    count = _count(self._data.shape, dims)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = np.var(self._data, axis=_axis(dims), ddof=c, keepdims=keepdim)
+    out = wrap(np.asarray(data, dtype=self._data.dtype))
+    if recording(self):
+        record(NODES["VarBackward0"], (self,), (out,), (self,), (dims, c, keepdim, count))
+    return out
+
+
+@op("std", dims=("dim",))
+def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
+    """Standard deviation over ``dim`` with Bessel's correction unless ``unbiased=False``."""
+    _floating(self, "std") if self._data.dtype.kind != "f" else None
+    c = _correction(unbiased, correction)
+    dims = _dims_or_all(dim, self._data.ndim)
+    count = _count(self._data.shape, dims)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = np.std(self._data, axis=_axis(dims), ddof=c, keepdims=keepdim)
+    out = wrap(np.asarray(data, dtype=self._data.dtype))
+    if recording(self):
+        record(NODES["StdBackward0"], (self,), (out,), (self, out), (dims, c, keepdim, count))
+    return out
+
+
+@op("norm", dims=("dim",))
+def norm(self, p=2, dim=None, keepdim=False):
+    """The p-norm over ``dim`` (all elements when None); p may be a number, inf or "fro"."""
+    if p == "fro" or p is None:
+        p = 2
+    p = float(p)
+    _floating(self, "norm") if self._data.dtype.kind != "f" else None
+    dims = _dims_or_all(dim, self._data.ndim)
+    a = np.abs(self._data)
+    if p == float("inf"):
+        data = np.max(a, axis=_axis(dims), keepdims=keepdim)
+    elif p == 2:
+        data = np.sqrt(np.sum(a * a, axis=_axis(dims), keepdims=keepdim))
+    elif p == 0:
+        data = np.sum(a != 0, axis=_axis(dims), keepdims=keepdim)
+    else:
+        data = np.sum(a ** p, axis=_axis(dims), keepdims=keepdim) ** (1 / p)
+    out = wrap(np.asarray(data, dtype=self._data.dtype))
+    if recording(self) and p != 0:
+        record(NODES["NormBackward0"], (self,), (out,), (self, out), (p, dims, keepdim))
+    return out
+
+
+@op("cumsum", dims=("dim",))
+def cumsum(self, dim, dtype=None):
+    """Cumulative sum along ``dim``."""
+    x = self._data if dtype is None else self._data.astype(_dt.as_dtype(dtype).numpy)
+    if dtype is None and x.dtype.kind in "biu":
+        x = x.astype(np.int64)
+    d = normalize_dim(dim, x.ndim)
+    out = wrap(np.cumsum(x, axis=d, dtype=x.dtype) if x.ndim else x.copy())
+    if recording(self):
+        record(NODES["CumsumBackward0"], (self,), (out,), (), (d,))
+    return out
+
+
+@op("softmax", dims=("dim",))
+def softmax(self, dim, dtype=None):
+    """exp(self) / sum(exp(self)) along ``dim``, computed without overflow."""
+    x = self._data.astype(_dt.as_dtype(dtype).numpy) if dtype is not None else self._data
+    x = x if x.dtype.kind == "f" else x.astype(default_float())
+    d = normalize_dim(dim, x.ndim)
+    e = np.exp(x - np.max(x, axis=d, keepdims=True)) if x.ndim else np.ones_like(x)
+    out = wrap(e / np.sum(e, axis=d, keepdims=True) if x.ndim else e)
+    if recording(self):
+        record(NODES["SoftmaxBackward0"], (self,), (out,), (out,), (d,))
+    return out
+
+
+@op("log_softmax", dims=("dim",))
+def log_softmax(self, dim, dtype=None):
+    """log(softmax(self)) along ``dim``, computed stably."""
+    x = self._data.astype(_dt.as_dtype(dtype).numpy) if dtype is not None else self._data
+    x = x if x.dtype.kind == "f" else x.astype(default_float())
+    d = normalize_dim(dim, x.ndim)
+    if x.ndim:
+        shifted = x - np.max(x, axis=d, keepdims=True)
+        data = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
+    else:
+        data = np.zeros_like(x)
+    out = wrap(data)
+    if recording(self):
+        record(NODES["LogSoftmaxBackward0"], (self,), (out,), (out,), (d,))
+    return out
+
+
+def _truth(name, np_fn):
+    def fn(self, dim=None, keepdim=False):
+        dims = _dims_or_all(dim, self._data.ndim)
+        return wrap(np.asarray(np_fn(self._data, axis=_axis(dims), keepdims=keepdim)))
+    fn.__name__ = name
+    fn.__doc__ = f"Whether {name} elements are true (over ``dim``): a bool tensor."
+    return op(name, dims=("dim",))(fn)
+
+
+all = _truth("all", np.all)
+any = _truth("any", np.any)

@@ -1,0 +1,414 @@
+"""Shape and view ops, joining and splitting, gathering, and ``x[...]`` indexing.
+
+Ops that NumPy can answer with a view (reshape of contiguous data, transpose, slicing, expand)
+return tensors that share storage and the version counter with their input, as libtorch views do:
+an in-place change through one is seen, and version-checked, through the other.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ._derivatives import NODES
+from ._ops import as_tensor, normalize_dim, normalize_dims, op, recording, wrap
+from ._tensor import Tensor
+from .autograd.grad_mode import STATE
+from .autograd.graph import record
+
+
+def _view_of(self, data, node, params=(), saved=()):
+    """Wrap ``data`` (possibly a NumPy view of ``self``) and record ``node``."""
+    out = Tensor._make(data)
+    if np.may_share_memory(data, self._data):
+        out._version = self._version
+        out._base = self._base if self._base is not None else self
+    if STATE.grad_enabled and self._requires_grad:
+        record(node, (self,), (out,), saved, params)
+    return out
+
+
+def _shape_arg(size):
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean the shape (2, 3)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list, np.ndarray)):
+        size = tuple(size[0])
+    try:
+        return tuple(int(s) for s in size)
+    except (TypeError, ValueError):
+        raise TypeError(f"a shape must be integers, got {size!r}") from None
+
+
+def _infer_shape(shape, numel):
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        known = 1
+        for s in shape:
+            if s != -1:
+                known *= s
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    n = 1
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f"invalid shape dimension {s}")
+        n *= s
+    if n != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+@op("reshape")
+def reshape(self, *shape):
+    """The same values in another shape (-1 infers one dim); a view when the data allow it."""
+    shape = _infer_shape(_shape_arg(shape), self._data.size)
+    data = self._data.reshape(shape)
+    if np.may_share_memory(data, self._data) or self._data.size == 0:
+        return _view_of(self, data, NODES["ViewBackward0"], (self._data.shape,))
+    # libtorch copies a non-contiguous input first (CloneBackward0), then views the copy
+    return _view_of(clone(self), data, NODES["UnsafeViewBackward0"], (self._data.shape,))
+
+
+@op("view")
+def view(self, *shape):
+    """Like reshape, but the result always shares storage with ``self``."""
+    shape = _infer_shape(_shape_arg(shape), self._data.size)
+    data = self._data.view()
+    try:
+        data.shape = shape  # assigning .shape never copies: it fails instead
+    except AttributeError:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.") from None
+    return _view_of(self, data, NODES["ViewBackward0"], (self._data.shape,))
+
+
+@op("flatten", dims=("start_dim", "end_dim"))
+def flatten(self, start_dim=0, end_dim=-1):
+    """Merge dims ``start_dim..end_dim`` (inclusive) into one."""
+    shape = self._data.shape
+    if not shape:
+        return reshape(self, 1)
+    s, e = normalize_dim(start_dim, len(shape)), normalize_dim(end_dim, len(shape))
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    n = 1
+    for k in shape[s:e + 1]:
+        n *= k
+    return reshape(self, shape[:s] + (n,) + shape[e + 1:])
+
+
+@op("squeeze", dims=("dim",))
+def squeeze(self, dim=None):
+    """Drop dims of size 1 (only ``dim`` if given, and only if its size is 1)."""
+    shape = self._data.shape
+    if dim is None:
+        data = self._data.reshape(tuple(s for s in shape if s != 1))
+        return _view_of(self, data, NODES["SqueezeBackward0"], (shape,))
+    dims = normalize_dims(dim, len(shape))
+    data = self._data.reshape(tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1)))
+    return _view_of(self, data, NODES["SqueezeBackward1"], (shape,))
+
+
+@op("unsqueeze", dims=("dim",))
+def unsqueeze(self, dim):
+    """Insert a dim of size 1 at ``dim`` (in ``[-ndim-1, ndim]``)."""
+    d = normalize_dim(dim, self._data.ndim + 1)
+    return _view_of(self, np.expand_dims(self._data, d), NODES["UnsqueezeBackward0"], (d,))
+
+
+@op("t")
+def t(self):
+    """Transpose a 2-d tensor (tensors with fewer dims are returned as they are)."""
+    if self._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
+                           f"{self._data.ndim}D")
+    return _view_of(self, self._data.T, NODES["TBackward0"])
+
+
+@op("transpose", dims=("dim0", "dim1"), aliases=("swapaxes",))
+def transpose(self, dim0, dim1):
+    """Swap two dims."""
+    n = self._data.ndim
+    a, b = normalize_dim(dim0, n), normalize_dim(dim1, n)
+    return _view_of(self, np.swapaxes(self._data, a, b) if n else self._data,
+                    NODES["TransposeBackward0"], (a, b))
+
+
+@op("permute", dims=("dims",))
+def permute(self, *dims):
+    """Reorder the dims: ``x.permute(2, 0, 1)``."""
+    dims = _shape_arg(dims)
+    n = self._data.ndim
+    if len(dims) != n:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does "
+                           f"not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {n} is not equal to len(dims) = {len(dims)}")
+    dims = tuple(normalize_dim(d, n) for d in dims)
+    if len(set(dims)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return _view_of(self, np.transpose(self._data, dims), NODES["PermuteBackward0"], (dims,))
+
+
+@op("mT")
+def mT(self):
+    """Swap the last two dims (a batch of matrix transposes)."""
+    return transpose(self, -2, -1)
+
+
+@op("expand")
+def expand(self, *size):
+    """Broadcast to ``size`` without copying; -1 keeps a dim's size."""
+    size = _shape_arg(size)
+    shape = self._data.shape
+    lead = len(size) - len(shape)
+    if lead < 0:
+        raise RuntimeError(f"expand: the number of sizes provided ({len(size)}) must be greater or "
+                           f"equal to the number of dimensions in the tensor ({len(shape)})")
+    target = tuple(shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(size))
+    try:
+        data = np.broadcast_to(self._data, target)
+    except ValueError:
+        raise RuntimeError(f"The expanded size of the tensor ({list(target)}) must match the "
+                           f"existing size ({list(shape)}) at non-singleton dimensions") from None
+    return _view_of(self, data, NODES["ExpandBackward0"])
+
+
+@op("expand_as")
+def expand_as(self, other):
+    """``self.expand(other.shape)``."""
+    return expand(self, as_tensor(other).shape)
+
+
+@op("broadcast_to")
+def broadcast_to(self, size):
+    return expand(self, size)
+
+
+@op("repeat")
+def repeat(self, *repeats):
+    """Tile the tensor ``repeats[i]`` times along dim i (copies)."""
+    repeats = _shape_arg(repeats)
+    if len(repeats) < self._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
+                           "dimensions of tensor")
+    out = wrap(np.tile(self._data, repeats))
+    if recording(self):
+        record(NODES["RepeatBackward0"], (self,), (out,), (), (self._data.shape, repeats))
+    return out
+
+
+@op("flip", dims=("dims",))
+def flip(self, dims):
+    """Reverse the order of elements along ``dims``."""
+    dims = normalize_dims(dims if isinstance(dims, (list, tuple)) else (dims,), self._data.ndim)
+    out = wrap(np.flip(self._data, dims).copy())
+    if recording(self):
+        record(NODES["FlipBackward0"], (self,), (out,), (), (dims,))
+    return out
+
+
+@op("clone")
+def clone(self):
+    """A copy with its own storage; gradients flow through it."""
+    out = wrap(self._data.copy())
+    if recording(self):
+        record(NODES["CloneBackward0"], (self,), (out,))
+    return out
+
+
+@op("contiguous")
+def contiguous(self):
+    return self if self._data.flags.c_contiguous else clone(self)
+
+
+@op("to")
+def to(self, dtype=None, device=None, copy=False):
+    """Cast to ``dtype`` (``device`` may only be "cpu"); differentiable between float types."""
+    from . import dtypes as _dt
+    if isinstance(dtype, str) and dtype.lower() in ("cpu",) and device is None:
+        dtype, device = None, dtype
+    if device is not None and str(device) not in ("cpu", "CPU"):
+        raise RuntimeError(f"rtorchpy computes on the CPU only; got device {device!r}")
+    if dtype is None:
+        return clone(self) if copy else self
+    target = _dt.as_dtype(dtype).numpy
+    if target == self._data.dtype and not copy:
+        return self
+    out = wrap(self._data.astype(target))
+    if recording(self) and target.kind == "f":
+        record(NODES["ToCopyBackward0"], (self,), (out,))
+    return out
+
+
+def _cast_method(name, dtype_fn):
+    def fn(self):
+        return to(self, dtype_fn())
+    fn.__name__ = name
+    fn.__doc__ = f"``self.to({dtype_fn.__name__}())``."
+    return op(name, namespace=False)(fn)
+
+
+def _install_casts():
+    from . import dtypes as _dt
+    for name, f in (("float", _dt.torch_float32), ("double", _dt.torch_float64),
+                    ("long", _dt.torch_int64), ("int", _dt.torch_int32), ("bool", _dt.torch_bool),
+                    ("half", _dt.torch_float16)):
+        _cast_method(name, f)
+
+
+_install_casts()
+
+
+@op("type_as", namespace=False)
+def type_as(self, other):
+    return to(self, as_tensor(other).dtype)
+
+
+# ------------------------------------------------------------------------------ join and split
+
+def _tensor_list(tensors, what):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{what} expects a list of tensors, got {type(tensors).__name__}")
+    if not tensors:
+        raise RuntimeError(f"{what} expects a non-empty list of tensors")
+    return [as_tensor(t) for t in tensors]
+
+
+def _common(tensors):
+    from ._ops import promote
+    dt = tensors[0]._data.dtype
+    for t in tensors[1:]:
+        dt = promote(Tensor._make(np.empty((1,), dt)), t)
+    return dt
+
+
+@op("cat", method=False, dims=("dim",), aliases=("concat", "concatenate"))
+def cat(tensors, dim=0):
+    """Join tensors along an existing dim."""
+    tensors = _tensor_list(tensors, "cat()")
+    parts = [t for t in tensors if not (t._data.ndim == 1 and t._data.size == 0)] or tensors[:1]
+    d = normalize_dim(dim, parts[0]._data.ndim)
+    dt = _common(parts)
+    ref = parts[0]._data.shape
+    for i, t in enumerate(parts):
+        s = t._data.shape
+        if len(s) != len(ref):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and "
+                               f"{len(s)}")
+        bad = [k for k in range(len(s)) if k != d and s[k] != ref[k]]
+        if bad:
+            k = bad[0]
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected "
+                               f"size {ref[k]} but got size {s[k]} for tensor number {i} in the "
+                               "list.")
+    out = wrap(np.concatenate([t._data.astype(dt, copy=False) for t in parts], axis=d))
+    if recording(*parts):
+        record(NODES["CatBackward0"], parts, (out,), (),
+               (d, tuple(t._data.shape[d] for t in parts)))
+    return out
+
+
+@op("stack", method=False, dims=("dim",))
+def stack(tensors, dim=0):
+    """Join tensors of the same shape along a new dim."""
+    tensors = _tensor_list(tensors, "stack()")
+    d = normalize_dim(dim, tensors[0]._data.ndim + 1)
+    shape = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(shape)} at entry 0 and {list(t._data.shape)} at entry {i}")
+    dt = _common(tensors)
+    out = wrap(np.stack([t._data.astype(dt, copy=False) for t in tensors], axis=d))
+    if recording(*tensors):
+        record(NODES["StackBackward0"], tensors, (out,), (), (d,))
+    return out
+
+
+def _split_at(self, d, sizes):
+    data = self._data
+    outs, start = [], 0
+    for s in sizes:
+        idx = (slice(None),) * d + (slice(start, start + s),)
+        outs.append(Tensor._make(data[idx]))
+        start += s
+    for o in outs:
+        o._version = self._version
+        o._base = self._base if self._base is not None else self
+    if recording(self):
+        record(NODES["SplitBackward0"], (self,), tuple(outs), (), (d,))
+    return tuple(outs)
+
+
+@op("split", dims=("dim",))
+def split(self, split_size_or_sections, dim=0):
+    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes."""
+    d = normalize_dim(dim, self._data.ndim)
+    n = self._data.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if sum(sizes) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {d}), but got "
+                               f"split_sizes={sizes}")
+    else:
+        step = int(split_size_or_sections)
+        if step <= 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        sizes = [min(step, n - i) for i in range(0, n, step)] or [0]
+    return _split_at(self, d, sizes)
+
+
+@op("chunk", dims=("dim",))
+def chunk(self, chunks, dim=0):
+    """Split into ``chunks`` pieces of (nearly) equal size along ``dim``."""
+    if int(chunks) <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    d = normalize_dim(dim, self._data.ndim)
+    n = self._data.shape[d]
+    step = -(-n // int(chunks)) if n else 1
+    return split(self, step, d)
+
+
+@op("unbind", dims=("dim",))
+def unbind(self, dim=0):
+    """The slices along ``dim``, as a tuple of tensors with that dim removed."""
+    d = normalize_dim(dim, self._data.ndim)
+    data = self._data
+    outs = tuple(Tensor._make(data[(slice(None),) * d + (i,)]) for i in range(data.shape[d]))
+    for o in outs:
+        o._version = self._version
+        o._base = self._base if self._base is not None else self
+    if recording(self) and outs:
+        record(NODES["UnbindBackward0"], (self,), outs, (), (d,))
+    return outs
+
+
+@op("narrow", dims=("dim",))
+def narrow(self, dim, start, length):
+    """``length`` elements along ``dim`` from ``start``."""
+    d = normalize_dim(dim, self._data.ndim)
+    key = (slice(None),) * d + (slice(start, start + length),)
+    return _view_of(self, self._data[key], NODES["SliceBackward0"], (self._data.shape, key))
+
+
+@op("select", dims=("dim",))
+def select(self, dim, index):
+    """The slice at ``index`` along ``dim`` (that dim removed)."""
+    d = normalize_dim(dim, self._data.ndim)
+    n = self._data.shape[d]
+    i = int(index)
+    if not -n <= i < n:
+        raise IndexError(f"select(): index {i} out of range for tensor of size "
+                         f"{list(self._data.shape)} at dimension {d}")
+    key = (slice(None),) * d + (i + n if i < 0 else i,)
+    return _view_of(self, self._data[key], NODES["SelectBackward0"], (self._data.shape, key))
+
+
+from ._ops_index import (gather, getitem, index_backward, index_put, index_select,  # noqa: E402
+                         masked_fill, scatter_add, scatter_zeros)
+
+__all__ = ["gather", "getitem", "index_backward", "index_put", "index_select", "masked_fill",
+           "scatter_add", "scatter_zeros"]

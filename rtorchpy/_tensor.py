@@ -1,0 +1,262 @@
+"""Tensor: an ndarray plus what autograd needs (requires_grad, grad, grad_fn, version counter).
+
+Only the tensor's own state and autograd attributes live here. Math, shape and indexing methods
+(``x.exp()``, ``x + y``, ``x[0]``) are attached from the op registry in ``_ops.py``, so the method
+and namespace forms of an op are one function.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd.grad_mode import STATE
+from .autograd.graph import RemovableHandle
+
+LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+NON_LEAF_REQUIRES_GRAD_ERROR = (
+    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+INTEGER_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it."""
+
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_version",
+                 "_hooks", "_retains_grad", "_accumulator", "_base", "__weakref__")
+    # numpy must defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__)
+    __array_priority__ = 1000
+
+    def __init__(self, data, dtype=None, requires_grad=False):
+        """Prefer :func:`torch_tensor`; ``Tensor(data)`` follows the same inference rules."""
+        from .creation import as_array
+        self._init(as_array(data, dtype))
+        if requires_grad:
+            self.requires_grad_(True)
+
+    def _init(self, data, grad_fn=None, output_nr=0, version=None):
+        self._data = data
+        self._grad_fn = grad_fn
+        self._requires_grad = grad_fn is not None
+        self._output_nr = output_nr
+        self._grad = None
+        self._version = [0] if version is None else version
+        self._hooks = None
+        self._retains_grad = False
+        self._accumulator = None
+        self._base = None
+
+    @classmethod
+    def _make(cls, data, grad_fn=None, output_nr=0, version=None):
+        """Wrap an ndarray without copying or inference (internal constructor)."""
+        t = object.__new__(cls)
+        t._init(data, grad_fn, output_nr, version)
+        return t
+
+    # -- metadata -----------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return self._data.shape
+
+    @property
+    def dtype(self):
+        return _dt.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    @property
+    def device(self):
+        return "cpu"
+
+    @property
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def dim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    def size(self, dim=None):
+        if dim is None:
+            return self._data.shape
+        from ._ops import normalize_dim
+        return self._data.shape[normalize_dim(dim, self._data.ndim)]
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    # -- values ---------------------------------------------------------------------------------
+    def numpy(self):
+        """The values as an ndarray (a copy: changing it does not change the tensor)."""
+        return self._data.copy()
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def item(self):
+        """The single value as a Python number (float, int or bool)."""
+        if self._data.size != 1:
+            raise ValueError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {self._data.size} values is ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return self.format()
+
+    def format(self, n=30):
+        """The text R torch prints for this tensor (``print(x, n = n)``), without a final newline."""
+        from ._format import format_tensor, type_word_for
+        return format_tensor(self._data, type_word_for(self._data.dtype),
+                             grad_fn_name=self._grad_fn.name if self._grad_fn is not None else None,
+                             requires_grad=self._requires_grad, n=n)
+
+    # -- autograd attributes --------------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        """Set ``requires_grad`` on a leaf in place; returns the tensor itself."""
+        requires_grad = bool(requires_grad)
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(NON_LEAF_REQUIRES_GRAD_ERROR)
+            return self
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError(INTEGER_GRAD_ERROR)
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def grad(self):
+        """The accumulated gradient, or None before any backward reached this tensor."""
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad must be a Tensor or None, got {type(value).__name__}")
+        if value is not None and value.shape != self.shape:
+            raise RuntimeError(f"assigned grad has data of a different size: expected {list(self.shape)}, "
+                               f"got {list(value.shape)}")
+        self._grad = value
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        """Keep the gradient of a non-leaf in ``.grad`` after backward (no-op on leaves)."""
+        if self._grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return None
+        if not self._retains_grad:
+            import weakref
+            node = self._grad_fn
+            if node.retained is None:
+                node.retained = {}
+            node.retained[self._output_nr] = weakref.ref(self)
+            self._retains_grad = True
+        return None
+
+    def register_hook(self, hook):
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a Tensor it returns
+        replaces the gradient. Returns a handle whose ``remove()`` unregisters the hook."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if not callable(hook):
+            raise TypeError(f"hook must be callable, got {type(hook).__name__}")
+        if self._grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            node = self._grad_fn
+            if node.pre_hooks is None:
+                node.pre_hooks = {}
+            hooks = node.pre_hooks.setdefault(self._output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. the graph leaves and add it into their
+        ``.grad``. ``gradient`` is needed unless the tensor has exactly one element."""
+        from .autograd.api import autograd_backward
+        autograd_backward([self], None if gradient is None else [gradient], retain_graph,
+                          create_graph, inputs=inputs)
+
+    def detach(self):
+        """A new leaf sharing this tensor's storage (and version counter), without history."""
+        t = Tensor._make(self._data, version=self._version)
+        return t
+
+    def detach_(self):
+        """Detach in place: this tensor becomes a leaf that does not require grad."""
+        if self._base is not None and self._grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    # -- in-place support -----------------------------------------------------------------------
+    def _check_inplace(self):
+        """Refuse in-place changes that would silently corrupt gradients."""
+        if STATE.grad_enabled:
+            if self._grad_fn is None and self._requires_grad:
+                raise RuntimeError(LEAF_INPLACE_ERROR)
+            base = self._base
+            if base is not None and base._requires_grad:
+                if base._grad_fn is None:
+                    raise RuntimeError("a view of a leaf Variable that requires grad is being used "
+                                       "in an in-place operation.")
+                raise RuntimeError("in-place operation on a view of a tensor that is part of the "
+                                   "autograd graph is not supported by rtorchpy; clone() the view "
+                                   "first or use the out-of-place op")
+
+    def _bump_version(self):
+        self._version[0] += 1

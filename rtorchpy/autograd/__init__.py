@@ -1,0 +1,1 @@
+"""The autograd machinery: graph, engine, grad mode, custom functions, gradient checks."""

@@ -1,0 +1,157 @@
+"""``autograd_backward`` and ``autograd_grad``: the functional entry points to the engine."""
+from __future__ import annotations
+
+import numpy as np
+
+from .engine import check_grad_shape, execute, sum_to_shape
+from .graph import grad_accumulator
+
+IMPLICIT_GRAD_ERROR = "grad can be implicitly created only for scalar outputs"
+
+
+def _as_list(x, what):
+    from .._tensor import Tensor
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return [x]
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    raise TypeError(f"{what} must be a Tensor or a list of Tensors, got {type(x).__name__}")
+
+
+def _roots(tensors, grads, create_graph):
+    """Pair each output with its incoming gradient, checking both as libtorch does."""
+    from .._tensor import Tensor
+    if grads is None:
+        grads = [None] * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
+    roots = []
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"element {i} of tensors is a {type(t).__name__}, not a Tensor")
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError(IMPLICIT_GRAD_ERROR)
+            g = np.ones(t._data.shape, dtype=t._data.dtype)
+            g = Tensor._make(g) if create_graph else g
+        else:
+            if not isinstance(g, Tensor):
+                from ..creation import torch_tensor
+                g = torch_tensor(g, dtype=t.dtype)
+            check_grad_shape(g.shape, t.shape, i)
+            if g.shape != t.shape:
+                g = sum_to_shape(g if create_graph else g._data, t.shape, create_graph)
+                if not create_graph:
+                    g = g.astype(t._data.dtype, copy=False)
+            elif not create_graph:
+                g = g._data.astype(t._data.dtype, copy=False)
+            if create_graph and g._data.dtype != t._data.dtype:
+                g = g.to(t.dtype)
+        node = t._grad_fn if t._grad_fn is not None else grad_accumulator(t)
+        roots.append((node, t._output_nr, g))
+    return roots
+
+
+def autograd_backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+                      inputs=None):
+    """Accumulate into the leaves' ``.grad`` the gradient of ``tensors`` (each weighted by its
+    entry of ``grad_tensors``; None means ones for a one-element tensor)."""
+    tensors = _as_list(tensors, "tensors")
+    grad_tensors = _as_list(grad_tensors, "grad_tensors")
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _roots(tensors, grad_tensors, create_graph)
+    if inputs is not None:
+        inputs = _as_list(inputs, "inputs")
+        capture = _capture_points(inputs)
+        captured = execute(roots, retain_graph, create_graph, capture, accumulate=False)
+        from .engine import accumulate_into_leaf
+        for t, g in zip(inputs, captured):
+            if g is not None:
+                if t._grad_fn is None:
+                    accumulate_into_leaf(t, g, create_graph)
+                else:  # a non-leaf named in inputs gets its gradient stored, as libtorch does
+                    t._grad = _tensor_of(g) if t._grad is None else t._grad + _tensor_of(g)
+        return None
+    execute(roots, retain_graph, create_graph)
+    return None
+
+
+def _tensor_of(g):
+    from .._tensor import Tensor
+    return g if isinstance(g, Tensor) else Tensor._make(np.array(g, copy=True))
+
+
+def _capture_points(inputs):
+    from .._tensor import Tensor
+    capture = {}
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"inputs[{i}] is a {type(t).__name__}, not a Tensor")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        node = t._grad_fn if t._grad_fn is not None else grad_accumulator(t)
+        capture[(node, t._output_nr)] = i
+    return capture
+
+
+def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+                  allow_unused=False, *, check_grad_shapes=True):
+    """The gradients of ``outputs`` w.r.t. each of ``inputs``, returned as a list in input order,
+    without touching any ``.grad``. With ``allow_unused=True`` an input the outputs do not depend
+    on gets None (R: an undefined tensor).
+
+    ``check_grad_shapes=False`` passes each ``grad_outputs`` entry on unchecked, as libtorch's C++
+    ``grad()`` (and so R torch) does: the R face uses it, see the spec §1.4.
+    """
+    from .._tensor import Tensor
+    outputs = _as_list(outputs, "outputs")
+    inputs = _as_list(inputs, "inputs")
+    grad_outputs = _as_list(grad_outputs, "grad_outputs")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if check_grad_shapes or grad_outputs is None:
+        roots = _roots(outputs, grad_outputs, create_graph)
+    else:
+        roots = _unchecked_roots(outputs, grad_outputs, create_graph)
+    capture = _capture_points(inputs)
+    captured = execute(roots, retain_graph, create_graph, capture, accumulate=False)
+    result = []
+    for i, t in enumerate(inputs):
+        # the same tensor named twice shares one capture slot (the last index it was given)
+        node = t._grad_fn if t._grad_fn is not None else grad_accumulator(t)
+        g = captured[capture[(node, t._output_nr)]]
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"element {i}of the differentiated Tensors appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
+            result.append(None)
+        else:
+            result.append(g if isinstance(g, Tensor) else Tensor._make(np.array(g, copy=True)))
+    return result
+
+
+def _unchecked_roots(outputs, grad_outputs, create_graph):
+    from .._tensor import Tensor
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} outputs and {len(grad_outputs)} grad_outputs")
+    roots = []
+    for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            roots.extend(_roots([t], None, create_graph))
+            continue
+        if not isinstance(g, Tensor):
+            from ..creation import torch_tensor
+            g = torch_tensor(g, dtype=t.dtype)
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
+                               "a grad_fn")
+        node = t._grad_fn if t._grad_fn is not None else grad_accumulator(t)
+        roots.append((node, t._output_nr, g if create_graph else g._data))
+    return roots

@@ -1,0 +1,281 @@
+"""The backward pass: iterative, dependency-counted, no recursion (a 10^6-deep graph works).
+
+1. Discover every node reachable from the roots and count, for each, how many edges lead to it.
+2. Seed the roots' gradient buffers, then repeatedly take a node whose count is zero, run its
+   tensor hooks, apply its formula, and hand each input gradient to the next node (summed and
+   cast back to that input's shape and dtype — the one place broadcasting is undone).
+Gradients are ndarrays on the fast path and Tensors under ``create_graph`` (then the formulas'
+own ops are recorded, which gives higher-order derivatives).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .grad_mode import STATE
+from .graph import AccumulateGrad, Node
+
+_ANOMALY_NAN = "Function '{name}' returned nan values in its {i}th output."
+
+
+def sum_to_shape(g, shape, as_tensors):
+    """Sum a broadcast gradient back to ``shape`` (leading dims dropped, size-1 dims kept)."""
+    gshape = g.shape
+    if gshape == shape:
+        return g
+    lead = len(gshape) - len(shape)
+    if lead < 0:
+        # a gradient with fewer dims than its input (a custom backward may return one):
+        # libtorch broadcasts it up only if the input's shape is broadcastable from it
+        return _expand(g, shape, as_tensors)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
+    if as_tensors:
+        out = g.sum(dim=axes, keepdim=True) if axes else g
+        return out.reshape(shape) if out.shape != shape else out
+    out = g.sum(axis=axes, keepdims=True) if axes else g
+    return out.reshape(shape)
+
+
+def _expand(g, shape, as_tensors):
+    return g.expand(*shape) if as_tensors else np.broadcast_to(g, shape)
+
+
+def check_grad_shape(g_shape, shape, index, fn_name=None):
+    """libtorch's check: a gradient must be broadcastable down to (or equal) its input's shape."""
+    ok = len(g_shape) >= len(shape) and all(
+        s == gs or s == 1 for s, gs in zip(shape, g_shape[len(g_shape) - len(shape):]))
+    if not ok:
+        got = "[" + ", ".join(map(str, g_shape)) + "]"
+        want = "[" + ", ".join(map(str, shape)) + "]"
+        where = f"Function {fn_name} returned an" if fn_name else "invalid gradient at index"
+        if fn_name:
+            raise RuntimeError(f"{where} invalid gradient at index {index} - got {got} but "
+                               f"expected shape compatible with {want}")
+        raise RuntimeError(f"invalid gradient at index {index} - got {got} but expected shape "
+                           f"compatible with {want}")
+
+
+def accumulate_into_leaf(leaf, g, as_tensors):
+    """Run the leaf's hooks, then add ``g`` into ``leaf.grad`` (in place when no graph is
+    being built, as libtorch does)."""
+    from .._tensor import Tensor
+    if leaf._hooks:
+        g = _run_hooks(leaf._hooks, g, as_tensors)
+    if as_tensors:
+        if leaf._grad is None:
+            leaf._grad = _copy_backwards(g)
+        else:
+            leaf._grad = leaf._grad + g
+        return
+    old = leaf._grad
+    if old is None:
+        # the same array may be handed to several leaves (x + y): copy unless it's ours alone
+        leaf._grad = Tensor._make(np.array(g, dtype=leaf._data.dtype, copy=True))
+    elif old._grad_fn is None and not old._requires_grad and old._data.shape == g.shape \
+            and old._data.flags.writeable:
+        np.add(old._data, g, out=old._data, casting="unsafe")
+        old._version[0] += 1
+    else:
+        leaf._grad = Tensor._make((old._data + g).astype(leaf._data.dtype, copy=False))
+
+
+def _copy_backwards(g):
+    """Under create_graph a leaf's first .grad is a graph-connected copy (libtorch names the
+    node CopyBackwards), so later in-place changes to .grad cannot alter the recorded graph."""
+    from .._ops import copy_backwards
+    return copy_backwards(g)
+
+
+def _run_hooks(hooks, g, as_tensors):
+    from .._tensor import Tensor
+    for hook in list(hooks):
+        arg = g if as_tensors else Tensor._make(g)
+        res = hook(arg)
+        if res is not None:
+            if not isinstance(res, Tensor):
+                continue  # R torch keeps the gradient when a hook returns a non-tensor
+            if res.shape != tuple(g.shape):
+                raise RuntimeError(f"hook returned a gradient of shape {list(res.shape)}, "
+                                   f"expected {list(g.shape)}")
+            g = res if as_tensors else res._data
+    return g
+
+
+def _discover(roots):
+    """Dependency counts of every node reachable from ``roots``; iterative DFS."""
+    deps = {}
+    seen = set()
+    stack = []
+    for node in roots:
+        if node not in seen:
+            seen.add(node)
+            stack.append(node)
+    while stack:
+        node = stack.pop()
+        for edge in node.edges:
+            if edge is None:
+                continue
+            child = edge[0]
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps, seen
+
+
+def _needed_nodes(seen, targets):
+    """Nodes from which some target can be reached (only those need to run for autograd_grad)."""
+    parents = {}
+    for node in seen:
+        for edge in node.edges:
+            if edge is not None:
+                parents.setdefault(edge[0], []).append(node)
+    needed = set(targets)
+    stack = list(targets)
+    while stack:
+        for p in parents.get(stack.pop(), ()):
+            if p not in needed:
+                needed.add(p)
+                stack.append(p)
+    return needed
+
+
+def execute(roots, retain_graph, create_graph, capture=None, accumulate=True):
+    """Run backward from ``roots`` = [(node, output_nr, grad)].
+
+    ``capture`` maps (node, output_nr) -> slot index; the gradient arriving there is returned in
+    that slot instead of being propagated further (``autograd_grad``). With ``accumulate=False``
+    leaves' ``.grad`` is left alone and only nodes leading to a capture point run.
+    """
+    root_nodes = [r[0] for r in roots]
+    deps, seen = _discover(root_nodes)
+    needed = None
+    if capture is not None and not accumulate:
+        needed = _needed_nodes(seen, {key[0] for key in capture})
+    captured = [None] * (len(capture) if capture else 0)
+    buffers = {}
+    for node, nr, g in roots:
+        _add_to_buffer(buffers, node, nr, g)
+    ready = [n for n in dict.fromkeys(root_nodes) if deps.get(n, 0) == 0]
+    as_tensors = create_graph
+    previous_mode = STATE.grad_enabled
+    STATE.grad_enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node, None)
+            run = grads is not None and (needed is None or node in needed)
+            if run:
+                outs = _run_node(node, grads, as_tensors, retain_graph, capture, captured,
+                                 accumulate)
+            else:
+                outs = ()
+            for i, edge in enumerate(node.edges):
+                if edge is None:
+                    continue
+                child = edge[0]
+                g = outs[i] if i < len(outs) else None
+                if g is not None:
+                    shape, dtype = node.in_meta[i]
+                    if g.shape != shape:
+                        g = sum_to_shape(g, shape, as_tensors)
+                    if g.dtype != dtype and not as_tensors:
+                        g = g.astype(dtype)
+                    elif as_tensors and g._data.dtype != dtype:
+                        g = g.to(dtype)
+                    _add_to_buffer(buffers, child, edge[1], g)
+                left = deps[child] - 1
+                deps[child] = left
+                if left == 0:
+                    ready.append(child)
+    finally:
+        STATE.grad_enabled = previous_mode
+    return captured
+
+
+def _run_node(node, grads, as_tensors, retain_graph, capture, captured, accumulate):
+    if node.pre_hooks or node.retained:
+        grads = _node_pre_hooks(node, grads, as_tensors)
+    if capture is not None:
+        for nr in range(node.n_outputs):
+            slot = capture.get((node, nr))
+            if slot is not None:
+                captured[slot] = grads[nr]
+        if not accumulate and type(node) is AccumulateGrad:
+            return ()
+    if node.n_outputs > 1:
+        grads = _fill_missing(node, grads, as_tensors)
+    try:
+        outs = node.apply(grads, as_tensors)
+    except Exception as exc:
+        if node.trace is not None:
+            _add_anomaly_note(exc, node)
+        raise
+    if node.trace is not None:
+        _check_nan(node, outs)
+    if not retain_graph:
+        node.release()
+    return outs
+
+
+def _node_pre_hooks(node, grads, as_tensors):
+    from .._tensor import Tensor
+    grads = list(grads)
+    for nr in range(node.n_outputs):
+        g = grads[nr]
+        if g is None:
+            continue
+        hooks = node.pre_hooks.get(nr) if node.pre_hooks else None
+        if hooks:
+            g = grads[nr] = _run_hooks(hooks, g, as_tensors)
+        ref = node.retained.get(nr) if node.retained else None
+        t = ref() if ref is not None else None
+        if t is not None:
+            if as_tensors:
+                t._grad = g if t._grad is None else t._grad + g
+            else:
+                t._grad = Tensor._make(np.array(g, copy=True)) if t._grad is None else \
+                    Tensor._make(t._grad._data + g)
+    return grads
+
+
+def _fill_missing(node, grads, as_tensors):
+    """Outputs nobody used get a zero gradient, so formulas always see one per output."""
+    if all(g is not None for g in grads):
+        return grads
+    from .._tensor import Tensor
+    out = []
+    for g, (shape, dtype) in zip(grads, node.out_meta):
+        if g is None:
+            z = np.zeros(shape, dtype=dtype)
+            g = Tensor._make(z) if as_tensors else z
+        out.append(g)
+    return out
+
+
+def _add_to_buffer(buffers, node, nr, g):
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * node.n_outputs
+    old = buf[nr]
+    buf[nr] = g if old is None else old + g
+
+
+def _check_nan(node, outs):
+    for i, g in enumerate(outs):
+        if g is None:
+            continue
+        data = getattr(g, "_data", g)
+        if data.dtype.kind == "f" and np.isnan(data).any():
+            err = RuntimeError(_ANOMALY_NAN.format(name=node.name, i=i))
+            _add_anomaly_note(err, node)
+            raise err
+
+
+def _add_anomaly_note(exc, node):
+    note = (f"Error detected in {node.name}. Traceback of forward call that caused the error:\n"
+            + "".join(node.trace))
+    if hasattr(exc, "add_note"):
+        exc.add_note(note)
+    else:  # Python < 3.11
+        exc.args = (f"{exc.args[0] if exc.args else ''}\n{note}",) + tuple(exc.args[1:])

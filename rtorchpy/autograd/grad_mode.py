@@ -1,0 +1,141 @@
+"""Grad mode and anomaly mode, one flag each per thread (as in PyTorch and Chainer).
+
+The flags live in a ``threading.local`` subclass with class-level defaults, so a new thread
+starts with grad mode on and reading the flag is a plain attribute lookup (this sits on the
+hot path of every op).
+"""
+from __future__ import annotations
+
+import functools
+import threading
+import warnings
+
+__all__ = [
+    "is_grad_enabled", "autograd_set_grad_mode", "with_no_grad", "with_enable_grad",
+    "set_grad_enabled", "with_detect_anomaly", "is_anomaly_enabled", "autograd_set_detect_anomaly",
+]
+
+
+class _ThreadState(threading.local):
+    grad_enabled = True
+    anomaly_enabled = False
+
+
+STATE = _ThreadState()
+
+
+def is_grad_enabled() -> bool:
+    """Whether ops record history in this thread."""
+    return STATE.grad_enabled
+
+
+def autograd_set_grad_mode(enabled: bool) -> None:
+    """Set grad mode for this thread until changed again (nothing restores it)."""
+    STATE.grad_enabled = bool(enabled)
+
+
+class _ModeSetter:
+    """Sets a flag on enter and restores the previous value on exit, error or not.
+
+    Usable as ``with with_no_grad():`` and as a decorator ``@with_no_grad()`` (or bare
+    ``@with_no_grad``). Each ``with`` entry saves its own previous value, so one instance can be
+    nested or reused.
+    """
+
+    _value = True
+
+    def __new__(cls, func=None):
+        self = super().__new__(cls)
+        self._saved = []
+        if callable(func):  # bare decorator: @with_no_grad
+            return self(func)
+        return self
+
+    def __init__(self, func=None):
+        pass
+
+    def __enter__(self):
+        self._saved.append(STATE.grad_enabled)
+        STATE.grad_enabled = self._value
+        return self
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled = self._saved.pop()
+        return False
+
+    def __call__(self, func):
+        cls = type(self)
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with cls():
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+class with_no_grad(_ModeSetter):
+    """Disable gradient recording inside the block (``with with_no_grad(): ...``)."""
+
+    _value = False
+
+
+class with_enable_grad(_ModeSetter):
+    """Enable gradient recording inside the block, even inside ``with_no_grad``."""
+
+    _value = True
+
+
+class set_grad_enabled(_ModeSetter):
+    """``with set_grad_enabled(flag):`` sets grad mode to ``flag`` for the block."""
+
+    def __new__(cls, mode):
+        self = object.__new__(cls)
+        self._saved = []
+        self._value = bool(mode)
+        return self
+
+    def __init__(self, mode):
+        pass
+
+    def __call__(self, func):
+        mode = self._value
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with set_grad_enabled(mode):
+                return func(*args, **kwargs)
+
+        return wrapper
+
+
+ANOMALY_WARNING = ("This mode should be enabled only for debugging as the different tests will "
+                   "slow down your program execution.")
+
+
+def is_anomaly_enabled() -> bool:
+    return STATE.anomaly_enabled
+
+
+def autograd_set_detect_anomaly(enabled: bool) -> None:
+    STATE.anomaly_enabled = bool(enabled)
+
+
+class with_detect_anomaly:
+    """Anomaly detection for the block: nodes remember the stack that created them, and a
+    backward that fails or produces NaN names the forward op and shows where it was created.
+    Warns on entry, as R torch does."""
+
+    def __init__(self, enabled: bool = True):
+        self._enabled = bool(enabled)
+        self._saved = []
+
+    def __enter__(self):
+        warnings.warn(ANOMALY_WARNING, UserWarning, stacklevel=2)
+        self._saved.append(STATE.anomaly_enabled)
+        STATE.anomaly_enabled = self._enabled
+        return self
+
+    def __exit__(self, *exc):
+        STATE.anomaly_enabled = self._saved.pop()
+        return False

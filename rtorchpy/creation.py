@@ -1,0 +1,299 @@
+"""Creation functions: ``torch_tensor``, ``torch_ones``, ``torch_randn``, ``torch_arange``, ...
+
+Values become tensors by PyTorch's rules on the Python side (design decision 9): a Python float
+gives the default float dtype (float32), an int gives int64, a bool gives bool, nested lists are
+inferred the same way, and a NumPy array keeps its dtype. Sizes may be given as
+``torch_ones(2, 3)`` or ``torch_ones((2, 3))``.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import dtypes as _dt
+from ._tensor import Tensor
+
+__all__ = [
+    "torch_tensor", "torch_scalar_tensor", "torch_ones", "torch_zeros", "torch_full",
+    "torch_empty", "torch_eye", "torch_arange", "torch_linspace", "torch_logspace", "torch_rand",
+    "torch_randn", "torch_randint", "torch_randperm", "torch_ones_like", "torch_zeros_like",
+    "torch_full_like", "torch_empty_like", "torch_rand_like", "torch_randn_like",
+    "torch_randint_like", "torch_manual_seed", "torch_from_numpy",
+]
+
+_generator = [np.random.default_rng()]
+
+
+def generator():
+    """The random generator every random function draws from (reseeded by torch_manual_seed)."""
+    return _generator[0]
+
+
+def torch_manual_seed(seed):
+    """Make the random functions reproducible. (The values differ from libtorch's generator.)"""
+    _generator[0] = np.random.default_rng(int(seed))
+
+
+def _infer(values):
+    """libtorch's dtype for Python data: any float -> default float, else any int -> int64,
+    else bool."""
+    flat = values.ravel() if isinstance(values, np.ndarray) else values
+    kinds = set()
+    for v in (flat.tolist() if isinstance(flat, np.ndarray) else flat):
+        if isinstance(v, (bool, np.bool_)):
+            kinds.add("b")
+        elif isinstance(v, numbers.Integral):
+            kinds.add("i")
+        elif isinstance(v, numbers.Real):
+            kinds.add("f")
+        elif isinstance(v, complex):
+            raise TypeError("complex tensors are not supported by rtorchpy")
+        else:
+            raise TypeError(f"can't convert an element of type {type(v).__name__} to a tensor")
+    if "f" in kinds or not kinds:
+        return _dt.torch_get_default_dtype().numpy
+    if "i" in kinds:
+        return np.dtype(np.int64)
+    return np.dtype(np.bool_)
+
+
+def as_array(data, dtype=None):
+    """``data`` as a fresh ndarray with the dtype libtorch would infer (or ``dtype``)."""
+    target = _dt.as_dtype(dtype).numpy if dtype is not None else None
+    if isinstance(data, Tensor):
+        arr = data._data
+        return np.array(arr, dtype=target or arr.dtype, copy=True)
+    if isinstance(data, (np.ndarray, np.generic)):
+        arr = np.asarray(data)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"can't convert a NumPy array of dtype {arr.dtype} to a tensor")
+        return np.array(arr, dtype=target or arr.dtype, copy=True)
+    if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _walk(data)):
+        data = _unwrap_nested(data)
+    try:
+        arr = np.array(data, dtype=object if target is None else None)
+    except ValueError as e:
+        raise ValueError(f"can't make a tensor from ragged nested data: {e}") from None
+    if arr.dtype == object:
+        if arr.ndim and any(isinstance(v, (list, tuple)) for v in arr.ravel()):
+            raise ValueError("can't make a tensor from ragged nested data (sequences of different "
+                             "lengths)")
+        inferred = target or _infer(arr)
+        try:
+            return arr.astype(inferred)
+        except (TypeError, ValueError):
+            raise TypeError(f"can't convert {data!r} to a tensor") from None
+    return arr.astype(target, copy=False)
+
+
+def _walk(seq):
+    for v in seq:
+        if isinstance(v, (list, tuple)):
+            yield from _walk(v)
+        else:
+            yield v
+
+
+def _unwrap_nested(seq):
+    return [_unwrap_nested(v) if isinstance(v, (list, tuple)) else
+            (v.item() if isinstance(v, Tensor) else v) for v in seq]
+
+
+def _finish(data, requires_grad):
+    t = Tensor._make(data)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def torch_tensor(data, dtype=None, device=None, requires_grad=False):
+    """A new tensor holding a copy of ``data`` (a number, nested list, ndarray or Tensor)."""
+    _check_device(device)
+    return _finish(as_array(data, dtype), requires_grad)
+
+
+def torch_scalar_tensor(value, dtype=None, device=None, requires_grad=False):
+    """A 0-dim tensor holding ``value``."""
+    return torch_tensor(np.asarray(value).reshape(()) if not isinstance(value, Tensor) else
+                        value.reshape(()), dtype, device, requires_grad)
+
+
+def torch_from_numpy(array):
+    """A tensor that shares memory with ``array`` (changes show through both)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected a NumPy array, got {type(array).__name__}")
+    _dt.as_dtype(array.dtype)
+    return Tensor._make(array)
+
+
+def _check_device(device):
+    if device is not None and str(device).lower() != "cpu":
+        raise RuntimeError(f"rtorchpy computes on the CPU only; got device {device!r}")
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list, np.ndarray)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if isinstance(s, bool) or not isinstance(s, (numbers.Integral, np.integer)) and not (
+                isinstance(s, float) and s.is_integer()):
+            raise TypeError(f"size must be a sequence of integers, got {size!r}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {int(s)}: "
+                               f"{[int(x) for x in size]}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _float_dtype(dtype):
+    return _dt.as_dtype(dtype).numpy if dtype is not None else _dt.torch_get_default_dtype().numpy
+
+
+def torch_ones(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of ones: ``torch_ones(2, 3)`` or ``torch_ones((2, 3))``."""
+    _check_device(device)
+    return _finish(np.ones(_size(size), _float_dtype(dtype)), requires_grad)
+
+
+def torch_zeros(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor of zeros."""
+    _check_device(device)
+    return _finish(np.zeros(_size(size), _float_dtype(dtype)), requires_grad)
+
+
+def torch_empty(*size, dtype=None, device=None, requires_grad=False):
+    """A tensor whose values are not initialised."""
+    _check_device(device)
+    return _finish(np.empty(_size(size), _float_dtype(dtype)), requires_grad)
+
+
+def torch_full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    """A tensor of ``size`` filled with ``fill_value`` (its dtype inferred from the value)."""
+    _check_device(device)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    target = _dt.as_dtype(dtype).numpy if dtype is not None else _infer([fill_value])
+    size = _size(size if isinstance(size, (tuple, list)) else (size,))
+    return _finish(np.full(size, fill_value, target), requires_grad)
+
+
+def torch_eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    """The n x m identity matrix."""
+    _check_device(device)
+    return _finish(np.eye(int(n), int(n if m is None else m), dtype=_float_dtype(dtype)),
+                   requires_grad)
+
+
+def torch_arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    """Values from ``start`` up to but **excluding** ``end`` in steps of ``step`` (PyTorch's and
+    NumPy's convention; ``torch_arange(5)`` is 0..4). The R package keeps R torch's inclusive end.
+    The dtype is int64 when all of start, end and step are integers, else the default float."""
+    _check_device(device)
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = values
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is not None:
+        target = _dt.as_dtype(dtype).numpy
+    elif all(isinstance(v, (numbers.Integral, np.integer)) for v in values):
+        target = np.dtype(np.int64)
+    else:
+        target = _dt.torch_get_default_dtype().numpy
+    n = int(np.ceil((end - start) / step))
+    return _finish((start + np.arange(max(n, 0), dtype=np.float64) * step).astype(target)
+                   if target.kind == "f" else np.arange(start, end, step, dtype=target),
+                   requires_grad)
+
+
+def torch_linspace(start, end, steps=100, dtype=None, device=None, requires_grad=False):
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    _check_device(device)
+    if int(steps) < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return _finish(np.linspace(start, end, int(steps)).astype(_float_dtype(dtype)), requires_grad)
+
+
+def torch_logspace(start, end, steps=100, base=10.0, dtype=None, device=None,
+                   requires_grad=False):
+    """``base ** torch_linspace(start, end, steps)``."""
+    _check_device(device)
+    return _finish((float(base) ** np.linspace(start, end, int(steps))).astype(_float_dtype(dtype)),
+                   requires_grad)
+
+
+def torch_rand(*size, dtype=None, device=None, requires_grad=False):
+    """Uniform random values in [0, 1)."""
+    _check_device(device)
+    return _finish(generator().random(_size(size)).astype(_float_dtype(dtype)), requires_grad)
+
+
+def torch_randn(*size, dtype=None, device=None, requires_grad=False):
+    """Standard normal random values."""
+    _check_device(device)
+    return _finish(generator().standard_normal(_size(size)).astype(_float_dtype(dtype)),
+                   requires_grad)
+
+
+def torch_randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
+    """Random integers in [low, high); ``torch_randint(10, (2, 2))`` draws from [0, 10)."""
+    _check_device(device)
+    if size is None:
+        if high is None:
+            raise TypeError("torch_randint() needs a size")
+        low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
+    size = _size(size if isinstance(size, (tuple, list)) else (size,))
+    target = _dt.as_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
+    return _finish(generator().integers(int(low), int(high), size).astype(target), requires_grad)
+
+
+def torch_randperm(n, dtype=None, device=None, requires_grad=False):
+    """A random permutation of 0..n-1."""
+    _check_device(device)
+    target = _dt.as_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
+    return _finish(generator().permutation(int(n)).astype(target), requires_grad)
+
+
+def _like(fn, input, dtype, requires_grad, **kw):
+    shape = input.shape if isinstance(input, Tensor) else np.shape(input)
+    d = dtype if dtype is not None else (input.dtype if isinstance(input, Tensor) else None)
+    return fn(shape, dtype=d, requires_grad=requires_grad, **kw)
+
+
+def torch_ones_like(input, dtype=None, device=None, requires_grad=False):
+    return _like(torch_ones, input, dtype, requires_grad)
+
+
+def torch_zeros_like(input, dtype=None, device=None, requires_grad=False):
+    return _like(torch_zeros, input, dtype, requires_grad)
+
+
+def torch_empty_like(input, dtype=None, device=None, requires_grad=False):
+    return _like(torch_empty, input, dtype, requires_grad)
+
+
+def torch_rand_like(input, dtype=None, device=None, requires_grad=False):
+    return _like(torch_rand, input, dtype, requires_grad)
+
+
+def torch_randn_like(input, dtype=None, device=None, requires_grad=False):
+    return _like(torch_randn, input, dtype, requires_grad)
+
+
+def torch_full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+    d = dtype if dtype is not None else input.dtype
+    return torch_full(input.shape, fill_value, dtype=d, requires_grad=requires_grad)
+
+
+def torch_randint_like(input, low, high=None, dtype=None, device=None, requires_grad=False):
+    d = dtype if dtype is not None else input.dtype
+    return torch_randint(low, high, input.shape, dtype=d, requires_grad=requires_grad)

@@ -1,0 +1,120 @@
+"""dtypes named as R torch names them (``torch_float32()``, ``torch_long()``, ...).
+
+A :class:`dtype` is a thin, hashable wrapper around a NumPy dtype. It prints as R torch
+prints its dtypes (``torch_Float``) and knows the word libtorch uses in tensor footers.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "dtype", "torch_float32", "torch_float", "torch_float64", "torch_double", "torch_float16",
+    "torch_half", "torch_int64", "torch_long", "torch_int32", "torch_int", "torch_int16",
+    "torch_short", "torch_int8", "torch_uint8", "torch_bool", "as_dtype",
+    "torch_get_default_dtype", "torch_set_default_dtype",
+]
+
+
+class dtype:
+    """A tensor element type. Compare with ``==``; ``x.dtype == torch_float32()``."""
+
+    __slots__ = ("numpy", "word")
+
+    def __init__(self, numpy_dtype, word):
+        self.numpy = np.dtype(numpy_dtype)
+        self.word = word  # libtorch's word: the footer says CPU<word>Type
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.numpy.kind == "f"
+
+    def __repr__(self):
+        return f"torch_{self.word}"
+
+    def __eq__(self, other):
+        if isinstance(other, dtype):
+            return self.numpy == other.numpy
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self.numpy)
+
+    def __reduce__(self):
+        return (as_dtype, (self.numpy.name,))
+
+
+_BY_NUMPY = {}
+
+
+def _make(np_type, word):
+    d = dtype(np_type, word)
+    _BY_NUMPY[d.numpy] = d
+    return d
+
+
+_FLOAT32 = _make(np.float32, "Float")
+_FLOAT64 = _make(np.float64, "Double")
+_FLOAT16 = _make(np.float16, "Half")
+_INT64 = _make(np.int64, "Long")
+_INT32 = _make(np.int32, "Int")
+_INT16 = _make(np.int16, "Short")
+_INT8 = _make(np.int8, "Char")
+_UINT8 = _make(np.uint8, "Byte")
+_BOOL = _make(np.bool_, "Bool")
+
+_default_float = [_FLOAT32]
+
+
+def torch_float32(): return _FLOAT32
+def torch_float(): return _FLOAT32
+def torch_float64(): return _FLOAT64
+def torch_double(): return _FLOAT64
+def torch_float16(): return _FLOAT16
+def torch_half(): return _FLOAT16
+def torch_int64(): return _INT64
+def torch_long(): return _INT64
+def torch_int32(): return _INT32
+def torch_int(): return _INT32
+def torch_int16(): return _INT16
+def torch_short(): return _INT16
+def torch_int8(): return _INT8
+def torch_uint8(): return _UINT8
+def torch_bool(): return _BOOL
+
+
+def torch_get_default_dtype():
+    """The dtype Python floats and float creation functions produce (float32 unless changed)."""
+    return _default_float[0]
+
+
+def torch_set_default_dtype(d):
+    d = as_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError(f"default dtype must be a floating point type, got {d!r}")
+    _default_float[0] = d
+
+
+_NAMES = {
+    "float32": _FLOAT32, "float": _FLOAT32, "float64": _FLOAT64, "double": _FLOAT64,
+    "float16": _FLOAT16, "half": _FLOAT16, "int64": _INT64, "long": _INT64, "int32": _INT32,
+    "int": _INT32, "int16": _INT16, "short": _INT16, "int8": _INT8, "uint8": _UINT8,
+    "bool": _BOOL,
+}
+
+
+def as_dtype(d) -> dtype:
+    """Accept a :class:`dtype`, a NumPy dtype/type, or a name such as ``"float64"``."""
+    if isinstance(d, dtype):
+        return d
+    if isinstance(d, str) and d.lower() in _NAMES:
+        return _NAMES[d.lower()]
+    try:
+        return _BY_NUMPY[np.dtype(d)]
+    except (TypeError, KeyError):
+        raise TypeError(f"unsupported dtype {d!r}; use one of torch_float32(), torch_float64(), "
+                        "torch_int64(), torch_int32(), torch_int16(), torch_int8(), torch_uint8(), "
+                        "torch_float16(), torch_bool()") from None
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    return _BY_NUMPY[np_dtype]

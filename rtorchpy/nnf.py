@@ -1,0 +1,212 @@
+"""Neural-network functions named as R torch's ``nnf_*``: activations and losses.
+
+Losses take ``reduction`` = "mean" (default), "sum" or "none". Class targets are 0-based int64
+in Python (the R package converts R torch's 1-based targets).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _ops, _ops_linalg, _ops_reduce
+from ._derivatives import NODES
+from ._ops import as_tensor, recording, wrap
+from .autograd.graph import record
+
+__all__ = ["nnf_relu", "nnf_sigmoid", "nnf_tanh", "nnf_softmax", "nnf_log_softmax",
+           "nnf_mse_loss", "nnf_nll_loss", "nnf_cross_entropy", "nnf_linear",
+           "nnf_binary_cross_entropy"]
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction; use 'mean', 'sum' or "
+                         "'none'")
+
+
+def nnf_relu(input, inplace=False):
+    """max(input, 0); ``inplace=True`` overwrites ``input``."""
+    return input.relu_() if inplace else _ops.relu(input)
+
+
+def nnf_sigmoid(input):
+    return _ops.sigmoid(input)
+
+
+def nnf_tanh(input):
+    return _ops.tanh(input)
+
+
+def nnf_softmax(input, dim, dtype=None):
+    return _ops_reduce.softmax(input, dim, dtype)
+
+
+def nnf_log_softmax(input, dim, dtype=None):
+    return _ops_reduce.log_softmax(input, dim, dtype)
+
+
+def nnf_linear(input, weight, bias=None):
+    """``input @ weight^T + bias`` (AddmmBackward0 for a 2-d input with bias, as libtorch)."""
+    input, weight = as_tensor(input), as_tensor(weight)
+    if input.ndim == 2 and bias is not None:
+        return _ops_linalg.addmm(as_tensor(bias), input, weight.t())
+    out = _ops_linalg.matmul(input, weight.t())
+    return out if bias is None else out + bias
+
+
+def nnf_mse_loss(input, target, reduction="mean"):
+    """Mean (or summed) squared error."""
+    _check_reduction(reduction)
+    input, target = as_tensor(input), as_tensor(target)
+    if input.shape != target.shape:
+        import warnings
+        warnings.warn(f"Using a target size ({list(target.shape)}) that is different to the input "
+                      f"size ({list(input.shape)}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.", stacklevel=2)
+    x, y, dt = _ops.operands(input, target)
+    sq = (x - y) ** 2
+    count = sq.size
+    data = sq if reduction == "none" else (sq.mean() if reduction == "mean" else sq.sum())
+    out = wrap(np.asarray(data, dtype=dt))
+    if recording(input, target):
+        record(NODES["MseLossBackward0"], (input, target), (out,), (input, target),
+               (reduction, count))
+    return out
+
+
+def _nll_layout(input, target):
+    """Reshape (N, C, d1, ...) inputs to (M, C) rows and targets to (M,)."""
+    x = input._data
+    t = target._data
+    if t.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.word}")
+    if x.ndim == 1:
+        return x.reshape(1, -1), t.reshape(1)
+    if x.ndim == 2:
+        if t.shape != (x.shape[0],):
+            raise ValueError(f"Expected input batch_size ({x.shape[0]}) to match target "
+                             f"batch_size ({t.shape[0] if t.ndim else 0}).")
+        return x, t
+    moved = np.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
+    return moved, t.reshape(-1)
+
+
+def _nll_terms(rows, t, weight, ignore_index):
+    c = rows.shape[1]
+    valid = t != ignore_index
+    safe = np.where(valid, t, 0)
+    if np.any((safe < 0) | (safe >= c)):
+        bad = int(safe[(safe < 0) | (safe >= c)][0])
+        raise IndexError(f"Target {bad} is out of bounds.")
+    w = weight[safe] if weight is not None else np.ones(len(t), rows.dtype)
+    w = w * valid
+    return safe, w
+
+
+def nnf_nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """Negative log-likelihood of ``target`` classes given log-probabilities ``input``."""
+    _check_reduction(reduction)
+    input, target = as_tensor(input), as_tensor(target)
+    wdata = as_tensor(weight)._data.astype(input._data.dtype) if weight is not None else None
+    rows, t = _nll_layout(input, target)
+    safe, w = _nll_terms(rows, t, wdata, ignore_index)
+    picked = -rows[np.arange(len(t)), safe] * w
+    total = w.sum()
+    if reduction == "none":
+        data = picked.reshape(target.shape) if input.ndim > 1 else picked.reshape(())
+    elif reduction == "sum":
+        data = picked.sum()
+    else:
+        data = picked.sum() / total
+    out = wrap(np.asarray(data, dtype=input._data.dtype))
+    if recording(input):
+        record(NODES["NllLossBackward0"], (input,), (out,), (),
+               (input.shape, target._data, wdata, reduction, ignore_index, total))
+    return out
+
+
+def _nll_coefficients(g_flat, shape, target, weight, reduction, ignore_index, total_weight):
+    rows_shape = (int(np.prod(shape)) // shape[1], shape[1]) if len(shape) > 1 else (1, shape[0])
+    t = target.reshape(-1) if len(shape) != 1 else target.reshape(1)
+    safe, w = _nll_terms(np.zeros(rows_shape, dtype=np.float64), t, weight, ignore_index)
+    coef = -w
+    if reduction == "mean":
+        coef = coef / total_weight
+    return rows_shape, safe, coef
+
+
+def _to_layout(grid, shape):
+    """Undo ``_nll_layout``: (M, C) rows back to the input's shape."""
+    if len(shape) <= 2:
+        return grid.reshape(shape)
+    moved_shape = (shape[0],) + tuple(shape[2:]) + (shape[1],)
+    return grid.reshape(moved_shape)
+
+
+def nll_grad_array(g, shape, target, weight, reduction, ignore_index, total_weight):
+    rows_shape, safe, coef = _nll_coefficients(None, shape, target, weight, reduction,
+                                               ignore_index, total_weight)
+    per_row = coef * (np.asarray(g).reshape(-1) if reduction == "none" else np.asarray(g))
+    grid = np.zeros(rows_shape, dtype=np.asarray(g).dtype)
+    grid[np.arange(rows_shape[0]), safe] = per_row
+    if len(shape) > 2:
+        return np.moveaxis(_to_layout(grid, shape), -1, 1)
+    return grid.reshape(shape)
+
+
+def nll_grad_tensor(g, shape, target, weight, reduction, ignore_index, total_weight):
+    from ._ops_index import index_backward
+    rows_shape, safe, coef = _nll_coefficients(None, shape, target, weight, reduction,
+                                               ignore_index, total_weight)
+    values = (g.reshape(-1) if reduction == "none" else g) * wrap(coef.astype(g._data.dtype))
+    values = values.expand(rows_shape[0]) if values.ndim == 0 else values
+    grid = index_backward(values, rows_shape, (np.arange(rows_shape[0]), safe))
+    if len(shape) > 2:
+        return _to_layout(grid, shape).permute(0, len(shape) - 1, *range(1, len(shape) - 1))
+    return grid.reshape(shape)
+
+
+def nnf_cross_entropy(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """Cross-entropy of raw scores ``input`` (N, C) against class indices or class
+    probabilities ``target`` (log_softmax followed by nll_loss, as libtorch records it)."""
+    input, target = as_tensor(input), as_tensor(target)
+    dim = 1 if input.ndim >= 2 else 0
+    logp = _ops_reduce.log_softmax(input, dim)
+    if target._data.dtype.kind == "f":
+        if target.shape != input.shape:
+            raise ValueError("class-probability targets must have the input's shape "
+                             f"{list(input.shape)}, got {list(target.shape)}")
+        terms = -(logp * target) if weight is None else -(logp * target * as_tensor(weight))
+        per = terms.sum(dim)
+        _check_reduction(reduction)
+        return per if reduction == "none" else (per.sum() if reduction == "sum" else
+                                                per.sum() / (per.numel() if per.ndim else 1))
+    return nnf_nll_loss(logp, target, weight, ignore_index, reduction)
+
+
+def nnf_binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    """-(target log(input) + (1 - target) log(1 - input)), logs clamped at -100 as libtorch."""
+    _check_reduction(reduction)
+    input, target = as_tensor(input), as_tensor(target)
+    x = input._data
+    if np.any((x < 0) | (x > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if input.shape != target.shape:
+        raise ValueError(f"Using a target size ({list(target.shape)}) that is different to the "
+                         f"input size ({list(input.shape)}) is deprecated. Please ensure they "
+                         "have the same size.")
+    y = target._data.astype(x.dtype)
+    with np.errstate(divide="ignore"):
+        terms = -(y * np.maximum(np.log(x), -100) + (1 - y) * np.maximum(np.log1p(-x), -100))
+    w = as_tensor(weight)._data.astype(x.dtype) if weight is not None else None
+    if w is not None:
+        terms = terms * w
+    data = terms if reduction == "none" else (terms.mean() if reduction == "mean" else terms.sum())
+    out = wrap(np.asarray(data, dtype=x.dtype))
+    if recording(input):
+        record(NODES["BinaryCrossEntropyBackward0"], (input, target), (out,), (input, target),
+               (w, reduction, x.size))
+    return out
+
+
