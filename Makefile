@@ -1,35 +1,60 @@
 # Every target installs what it needs and is a no-op when it is already there.
-# Stamps in .stamps/ record what was installed against which input file.
+# Stamps in .stamps/ record what was installed against which input files.
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMPS := .stamps
+# R packages go into a project-local library so the system library stays untouched.
+export R_LIBS := $(CURDIR)/.rlib
+export RETICULATE_PYTHON := $(CURDIR)/$(VENV)/bin/python
+R_SHIM_FILES := $(shell find r-shim -type f 2>/dev/null | grep -v -e '\.Rcheck' -e '\.tar\.gz$$')
 
-.PHONY: demo test test-python bench docs clean venv
+.PHONY: demo test bench docs venv r clean
 
-demo: $(STAMPS)/venv
+demo: $(STAMPS)/venv $(STAMPS)/r-shim
 	$(PY) examples/demo.py
+	Rscript examples/demo.R
 
-test: $(STAMPS)/venv
+test: $(STAMPS)/venv-docs $(STAMPS)/r-shim
 	$(PY) -m pytest -q
 
-bench: $(STAMPS)/venv-bench
+bench: $(STAMPS)/venv-bench $(STAMPS)/r-shim
 	$(PY) benchmarks/run.py
 
+docs: $(STAMPS)/venv-docs $(STAMPS)/r-shim
+	$(PY) scripts/build_docs.py
+	$(VENV)/bin/mkdocs build --strict
+
 venv: $(STAMPS)/venv
+r: $(STAMPS)/r-shim
 
 # The venv: the package in editable mode plus the test extra.
 $(STAMPS)/venv: pyproject.toml
 	@mkdir -p $(STAMPS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
+	@touch $@
+
+$(STAMPS)/venv-docs: $(STAMPS)/venv
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,docs]'
 	@touch $@
 
 $(STAMPS)/venv-bench: $(STAMPS)/venv
-	$(PY) -m pip install -q -e '.[test,bench]'
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,bench]'
+	@touch $@
+
+# R and the R packages from Debian (CRAN is not reachable), then the shim into .rlib.
+$(STAMPS)/r-deps: scripts/install-r-deps.sh
+	@mkdir -p $(STAMPS)
+	bash scripts/install-r-deps.sh
+	@touch $@
+
+$(STAMPS)/r-shim: $(STAMPS)/r-deps $(R_SHIM_FILES)
+	@mkdir -p $(R_LIBS)
+	R CMD INSTALL --no-multiarch --library=$(R_LIBS) r-shim > $(STAMPS)/r-install.log 2>&1 \
+		|| { cat $(STAMPS)/r-install.log; exit 1; }
 	@touch $@
 
 clean:
-	rm -rf $(STAMPS) build dist site *.egg-info
+	rm -rf $(STAMPS) .rlib build dist site *.egg-info
