@@ -160,6 +160,9 @@ def execute(roots, retain_graph, create_graph, capture=None, accumulate=True):
     as_tensors = create_graph
     previous_mode = STATE.grad_enabled
     STATE.grad_enabled = create_graph
+    # libtorch does not warn about inf/nan in gradients; anomaly mode is the tool for that
+    errstate = np.errstate(all="ignore")
+    errstate.__enter__()
     try:
         while ready:
             node = ready.pop()
@@ -189,6 +192,7 @@ def execute(roots, retain_graph, create_graph, capture=None, accumulate=True):
                 if left == 0:
                     ready.append(child)
     finally:
+        errstate.__exit__(None, None, None)
         STATE.grad_enabled = previous_mode
     return captured
 
