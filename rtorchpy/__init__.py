@@ -10,10 +10,14 @@
 Every op exists as a function ``torch_<name>(x, ...)`` and as a method ``x.<name>(...)``; both
 come from one registration in the op registry. Dims and indices are 0-based in Python.
 """
+import warnings as _warnings
+
 from . import _ops, _ops_inplace, _ops_linalg, _ops_reduce, _ops_shape  # noqa: F401  (registers ops)
 from ._ops import OPS
 from ._tensor import Tensor
 from .autograd.api import autograd_backward, autograd_grad
+from .autograd.gradcheck import (autograd_gradcheck, autograd_gradgradcheck, autograd_hessian,
+                                 autograd_jacobian, autograd_jvp, autograd_vjp)
 from .autograd.grad_mode import (autograd_set_detect_anomaly, autograd_set_grad_mode,
                                  is_anomaly_enabled, is_grad_enabled, set_grad_enabled,
                                  with_detect_anomaly, with_enable_grad, with_no_grad)
@@ -25,6 +29,11 @@ from .nnf import *  # noqa: F401,F403
 from .nnf import __all__ as _nnf_names
 
 __version__ = "0.1.0.dev0"
+
+# NumPy warns about inf/nan results (log(0), 0/0, ...); libtorch does not, and a per-op
+# np.errstate would cost more than the op itself. Silence those warnings for rtorchpy's own
+# modules only, where they are raised; the user's NumPy code keeps its settings.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"rtorchpy(\.|$)")
 
 
 def _export_namespace_forms():
@@ -47,4 +56,6 @@ __all__ = sorted(set(
         "Tensor", "is_torch_tensor", "autograd_backward", "autograd_grad", "with_no_grad",
         "with_enable_grad", "set_grad_enabled", "autograd_set_grad_mode", "is_grad_enabled",
         "with_detect_anomaly", "autograd_set_detect_anomaly", "is_anomaly_enabled",
+        "autograd_gradcheck", "autograd_gradgradcheck", "autograd_jacobian", "autograd_hessian",
+        "autograd_vjp", "autograd_jvp",
     ]))

@@ -17,6 +17,7 @@ NON_LEAF_REQUIRES_GRAD_ERROR = (
     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
 INTEGER_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
+_new = object.__new__
 
 
 class Tensor:
@@ -48,9 +49,19 @@ class Tensor:
 
     @classmethod
     def _make(cls, data, grad_fn=None, output_nr=0, version=None):
-        """Wrap an ndarray without copying or inference (internal constructor)."""
-        t = object.__new__(cls)
-        t._init(data, grad_fn, output_nr, version)
+        """Wrap an ndarray without copying or inference (internal constructor; every op's result
+        goes through here, so the body is ``_init`` written out)."""
+        t = _new(cls)
+        t._data = data
+        t._grad_fn = grad_fn
+        t._requires_grad = grad_fn is not None
+        t._output_nr = output_nr
+        t._grad = None
+        t._version = [0] if version is None else version
+        t._hooks = None
+        t._retains_grad = False
+        t._accumulator = None
+        t._base = None
         return t
 
     # -- metadata -----------------------------------------------------------------------------
@@ -196,10 +207,10 @@ class Tensor:
             return None
         if not self._retains_grad:
             import weakref
-            node = self._grad_fn
-            if node.retained is None:
-                node.retained = {}
-            node.retained[self._output_nr] = weakref.ref(self)
+            extras = self._grad_fn.extras_()
+            if extras.retained is None:
+                extras.retained = {}
+            extras.retained[self._output_nr] = weakref.ref(self)
             self._retains_grad = True
         return None
 
@@ -215,10 +226,10 @@ class Tensor:
                 self._hooks = []
             hooks = self._hooks
         else:
-            node = self._grad_fn
-            if node.pre_hooks is None:
-                node.pre_hooks = {}
-            hooks = node.pre_hooks.setdefault(self._output_nr, [])
+            extras = self._grad_fn.extras_()
+            if extras.pre_hooks is None:
+                extras.pre_hooks = {}
+            hooks = extras.pre_hooks.setdefault(self._output_nr, [])
         hooks.append(hook)
         return RemovableHandle(hooks, hook)
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from .grad_mode import STATE
-from .graph import AccumulateGrad, Node
+from . import graph
+from .graph import AccumulateGrad
 
 _ANOMALY_NAN = "Function '{name}' returned nan values in its {i}th output."
 
@@ -157,49 +158,62 @@ def execute(roots, retain_graph, create_graph, capture=None, accumulate=True):
     for node, nr, g in roots:
         _add_to_buffer(buffers, node, nr, g)
     ready = [n for n in dict.fromkeys(root_nodes) if deps.get(n, 0) == 0]
-    as_tensors = create_graph
+    as_tensors = bool(create_graph)
     previous_mode = STATE.grad_enabled
-    STATE.grad_enabled = create_graph
-    # libtorch does not warn about inf/nan in gradients; anomaly mode is the tool for that
-    errstate = np.errstate(all="ignore")
-    errstate.__enter__()
+    STATE.grad_enabled = as_tensors
     try:
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
-            run = grads is not None and (needed is None or node in needed)
-            if run:
+            if grads is None or (needed is not None and node not in needed):
+                outs = ()
+            elif node.extras is None and node.out_meta is None and capture is None:
+                outs = node.apply(grads, as_tensors)  # the common case, kept lean
+                if not retain_graph:
+                    node.release()
+            else:
                 outs = _run_node(node, grads, as_tensors, retain_graph, capture, captured,
                                  accumulate)
-            else:
-                outs = ()
-            for i, edge in enumerate(node.edges):
+            edges = node.edges
+            n_out = len(outs)
+            for i in range(len(edges)):
+                edge = edges[i]
                 if edge is None:
                     continue
                 child = edge[0]
-                g = outs[i] if i < len(outs) else None
+                g = outs[i] if i < n_out else None
                 if g is not None:
                     shape, dtype = node.in_meta[i]
                     if g.shape != shape:
                         g = sum_to_shape(g, shape, as_tensors)
-                    if g.dtype != dtype and not as_tensors:
+                    if as_tensors:
+                        if g._data.dtype != dtype:
+                            g = g.to(dtype)
+                    elif g.dtype is not dtype and g.dtype != dtype:  # identity: the cheap check
                         g = g.astype(dtype)
-                    elif as_tensors and g._data.dtype != dtype:
-                        g = g.to(dtype)
-                    _add_to_buffer(buffers, child, edge[1], g)
+                    buf = buffers.get(child)
+                    if buf is None:
+                        if child.out_meta is None:
+                            buffers[child] = [g]
+                        else:
+                            buf = buffers[child] = [None] * len(child.out_meta)
+                            buf[edge[1]] = g
+                    else:
+                        old = buf[edge[1]]
+                        buf[edge[1]] = g if old is None else old + g
                 left = deps[child] - 1
                 deps[child] = left
                 if left == 0:
                     ready.append(child)
     finally:
-        errstate.__exit__(None, None, None)
         STATE.grad_enabled = previous_mode
     return captured
 
 
 def _run_node(node, grads, as_tensors, retain_graph, capture, captured, accumulate):
-    if node.pre_hooks or node.retained:
-        grads = _node_pre_hooks(node, grads, as_tensors)
+    extras = node.extras
+    if extras is not None and (extras.pre_hooks or extras.retained):
+        grads = _node_pre_hooks(node, extras, grads, as_tensors)
     if capture is not None:
         for nr in range(node.n_outputs):
             slot = capture.get((node, nr))
@@ -207,32 +221,33 @@ def _run_node(node, grads, as_tensors, retain_graph, capture, captured, accumula
                 captured[slot] = grads[nr]
         if not accumulate and type(node) is AccumulateGrad:
             return ()
-    if node.n_outputs > 1:
+    if node.out_meta is not None:
         grads = _fill_missing(node, grads, as_tensors)
+    trace = extras.trace if extras is not None else None
     try:
         outs = node.apply(grads, as_tensors)
     except Exception as exc:
-        if node.trace is not None:
+        if trace is not None:
             _add_anomaly_note(exc, node)
         raise
-    if node.trace is not None:
+    if trace is not None:
         _check_nan(node, outs)
     if not retain_graph:
         node.release()
     return outs
 
 
-def _node_pre_hooks(node, grads, as_tensors):
+def _node_pre_hooks(node, extras, grads, as_tensors):
     from .._tensor import Tensor
     grads = list(grads)
     for nr in range(node.n_outputs):
         g = grads[nr]
         if g is None:
             continue
-        hooks = node.pre_hooks.get(nr) if node.pre_hooks else None
+        hooks = extras.pre_hooks.get(nr) if extras.pre_hooks else None
         if hooks:
             g = grads[nr] = _run_hooks(hooks, g, as_tensors)
-        ref = node.retained.get(nr) if node.retained else None
+        ref = extras.retained.get(nr) if extras.retained else None
         t = ref() if ref is not None else None
         if t is not None:
             if as_tensors:
@@ -278,8 +293,11 @@ def _check_nan(node, outs):
 
 def _add_anomaly_note(exc, node):
     note = (f"Error detected in {node.name}. Traceback of forward call that caused the error:\n"
-            + "".join(node.trace))
+            + "".join(node.extras.trace))
     if hasattr(exc, "add_note"):
         exc.add_note(note)
     else:  # Python < 3.11
         exc.args = (f"{exc.args[0] if exc.args else ''}\n{note}",) + tuple(exc.args[1:])
+
+
+graph.accumulate = accumulate_into_leaf

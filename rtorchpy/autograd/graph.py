@@ -10,7 +10,6 @@ rebuilt on demand with this node as ``grad_fn`` — holding the output tensor it
 """
 from __future__ import annotations
 
-import itertools
 import traceback
 import weakref
 
@@ -21,9 +20,6 @@ FREED_MESSAGE = (
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
     "graph a second time or if you need to access saved tensors after calling backward.")
-
-_sequence = itertools.count()
-
 
 def version_error(data, saved_version, current_version):
     from .._format import type_word_for
@@ -51,29 +47,41 @@ class SavedOutput:
         self.output_nr = tensor._output_nr
 
 
+class NodeExtras:
+    """What few nodes need, kept out of the common path: tensor hooks on outputs
+    ({output_nr: [hook, ...]}), retain_grad targets ({output_nr: weakref(tensor)}) and, in
+    anomaly mode, the stack that created the node."""
+
+    __slots__ = ("pre_hooks", "retained", "trace")
+
+    def __init__(self):
+        self.pre_hooks = None
+        self.retained = None
+        self.trace = None
+
+
 class Node:
     """A backward function in the graph. ``name`` is libtorch's class name for it.
 
     ``edges[i]`` is ``(node, output_nr)`` for input i, or None where the input needs no gradient.
     ``in_meta[i]`` is ``(shape, numpy dtype)`` of input i: the engine sums and casts each incoming
-    gradient back to it, so formulas never deal with broadcasting.
+    gradient back to it, so formulas never deal with broadcasting. ``out_meta`` is None for a
+    single-output node, else the outputs' ``(shape, dtype)`` (to zero-fill unused outputs).
+    ``saved`` becomes None once released: the node then refuses to run again.
     """
 
-    __slots__ = ("edges", "in_meta", "saved", "versions", "params", "seq", "pre_hooks",
-                 "retained", "freed", "trace", "n_outputs", "out_meta", "__weakref__")
+    __slots__ = ("edges", "in_meta", "saved", "versions", "params", "out_meta", "extras",
+                 "__weakref__")
     name = "Node"
 
     def __init__(self):
-        self.seq = next(_sequence)
-        self.pre_hooks = None   # {output_nr: [hook, ...]} for tensor hooks on non-leaves
-        self.retained = None    # {output_nr: weakref(tensor)} for retain_grad()
-        self.freed = False
+        self.edges = ()
+        self.in_meta = ()
         self.saved = ()
         self.versions = ()
         self.params = ()
-        self.n_outputs = 1
         self.out_meta = None
-        self.trace = None
+        self.extras = None
 
     # -- what users see -------------------------------------------------------------------
     @property
@@ -82,9 +90,15 @@ class Node:
         needs no gradient (libtorch's null function)."""
         return tuple(e if e is not None else (None, 0) for e in self.edges)
 
-    def register_hook(self, fn):
-        """A post-hook is not supported; hook tensors instead."""
-        raise NotImplementedError("hooks on nodes are not supported; use tensor.register_hook()")
+    @property
+    def n_outputs(self):
+        return 1 if self.out_meta is None else len(self.out_meta)
+
+    def extras_(self):
+        """The node's extras, created on first use."""
+        if self.extras is None:
+            self.extras = NodeExtras()
+        return self.extras
 
     def __repr__(self):
         return self.name
@@ -93,10 +107,11 @@ class Node:
     def unpack(self, as_tensors):
         """The saved values, checked against in-place changes. ``as_tensors`` gives graph-connected
         tensors (for create_graph), otherwise raw ndarrays (the fast path)."""
-        if self.freed:
+        saved = self.saved
+        if saved is None:
             raise RuntimeError(FREED_MESSAGE)
         out = []
-        for item, version in zip(self.saved, self.versions):
+        for item, version in zip(saved, self.versions):
             if type(item) is SavedOutput:
                 if item.version[0] != version:
                     raise version_error(item.data, version, item.version[0])
@@ -105,7 +120,7 @@ class Node:
                     item = Tensor._make(item.data, self, item.output_nr, item.version)
                 else:
                     item = item.data
-            elif version is not None:  # a saved input tensor
+            else:  # a saved input tensor
                 if item._version[0] != version:
                     raise version_error(item._data, version, item._version[0])
                 if not as_tensors:
@@ -116,14 +131,17 @@ class Node:
     def release(self):
         """Drop saved values after a backward without retain_graph."""
         if self.saved:
-            self.saved = ()
+            self.saved = None
             self.versions = ()
-            self.freed = True
 
     # -- the backward computation -----------------------------------------------------------
     def apply(self, grads, as_tensors):
         """Gradients w.r.t. each input edge, given the gradients w.r.t. each output."""
         raise NotImplementedError
+
+
+_ONE_NEED = (True,)
+_FORMULA_OPS = []  # [ARRAY_OPS, TENSOR_OPS], filled on first use (import cycle)
 
 
 class FormulaNode(Node):
@@ -133,17 +151,29 @@ class FormulaNode(Node):
     formula = None  # staticmethod(F, grad, needs, *saved, *params) -> tuple of input grads
 
     def apply(self, grads, as_tensors):
-        from .._formula_ops import TENSOR_OPS, ARRAY_OPS
-        F = TENSOR_OPS if as_tensors else ARRAY_OPS
-        needs = tuple(e is not None for e in self.edges)
-        g = grads[0] if self.n_outputs == 1 else grads
-        out = self.formula(F, g, needs, *self.unpack(as_tensors), *self.params)
+        if not _FORMULA_OPS:
+            from .._formula_ops import ARRAY_OPS, TENSOR_OPS
+            _FORMULA_OPS.extend((ARRAY_OPS, TENSOR_OPS))
+        edges = self.edges
+        needs = _ONE_NEED if len(edges) == 1 else tuple([e is not None for e in edges])
+        g = grads[0] if self.out_meta is None else grads
+        saved = self.saved
+        if saved:
+            out = self.formula(_FORMULA_OPS[as_tensors], g, needs, *self.unpack(as_tensors),
+                               *self.params)
+        elif saved is None:
+            raise RuntimeError(FREED_MESSAGE)
+        else:
+            out = self.formula(_FORMULA_OPS[as_tensors], g, needs, *self.params)
         return out if type(out) is tuple else (out,)
 
 
 def formula_node_class(name, formula):
     return type(name.replace("::", "_"), (FormulaNode,), {
         "__slots__": (), "name": name, "formula": staticmethod(formula)})
+
+
+accumulate = None  # engine.accumulate_into_leaf, installed by the engine module (import cycle)
 
 
 class AccumulateGrad(Node):
@@ -155,12 +185,9 @@ class AccumulateGrad(Node):
     def __init__(self, variable):
         super().__init__()
         self.variable = variable
-        self.edges = ()
-        self.in_meta = ()
 
     def apply(self, grads, as_tensors):
-        from .engine import accumulate_into_leaf
-        accumulate_into_leaf(self.variable, grads[0], as_tensors)
+        accumulate(self.variable, grads[0], as_tensors)
         return ()
 
     def release(self):
@@ -180,48 +207,67 @@ def grad_accumulator(leaf):
 
 def edge_of(t):
     """The edge a new node needs towards tensor ``t``, or None if ``t`` needs no gradient."""
-    if t._grad_fn is not None:
-        return (t._grad_fn, t._output_nr)
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
     if t._requires_grad:
         return (grad_accumulator(t), 0)
     return None
+
+
+_new = object.__new__
 
 
 def record(node_cls, inputs, outputs, saved=(), params=()):
     """Attach a new ``node_cls`` node as grad_fn of ``outputs`` (Tensors, already computed).
 
     ``inputs`` are the tensors whose gradients the formula returns, in order; ``saved`` are
-    tensors (inputs or outputs) and the formula receives them unpacked; ``params`` are plain values.
-    Callers check beforehand that grad mode is on and some input requires grad.
+    tensors (inputs or outputs) the formula receives unpacked; ``params`` are plain values.
+    Callers check beforehand that grad mode is on and some input requires grad. This runs once
+    per recorded op, so it avoids every allocation it can.
     """
-    node = node_cls()
-    node.edges = tuple([edge_of(t) for t in inputs])
-    node.in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
+    node = _new(node_cls)
+    if len(inputs) == 1:
+        t = inputs[0]
+        node.edges = (edge_of(t),)
+        node.in_meta = ((t._data.shape, t._data.dtype),)
+    else:
+        node.edges = tuple([edge_of(t) for t in inputs])
+        node.in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
     if saved:
-        node.saved = saved = _pack(saved, outputs)
-        node.versions = tuple([s.version[0] if type(s) is SavedOutput else s._version[0] for s in saved])
-    node.params = params
-    if STATE.anomaly_enabled:
-        node.trace = traceback.format_stack()[:-2]
-    n = len(outputs)
-    node.n_outputs = n
-    if n > 1:
-        node.out_meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
-    for i, o in enumerate(outputs):
-        o._grad_fn = node
-        o._output_nr = i
-        o._requires_grad = True
-    return node
-
-
-def _pack(saved, outputs):
-    packed = []
-    for s in saved:
-        if any(s is o for o in outputs):
-            packed.append(SavedOutput(s))
-        else:
+        packed = []
+        versions = []
+        for s in saved:
+            for o in outputs:
+                if s is o:
+                    s = SavedOutput(s)
+                    versions.append(s.version[0])
+                    break
+            else:
+                versions.append(s._version[0])
             packed.append(s)
-    return tuple(packed)
+        node.saved = tuple(packed)
+        node.versions = tuple(versions)
+    else:
+        node.saved = ()
+        node.versions = ()
+    node.params = params
+    node.extras = None
+    if STATE.anomaly_enabled:
+        node.extras_().trace = traceback.format_stack()[:-2]
+    if len(outputs) == 1:
+        node.out_meta = None
+        o = outputs[0]
+        o._grad_fn = node
+        o._output_nr = 0
+        o._requires_grad = True
+    else:
+        node.out_meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
+        for i, o in enumerate(outputs):
+            o._grad_fn = node
+            o._output_nr = i
+            o._requires_grad = True
+    return node
 
 
 class RemovableHandle:
