@@ -362,7 +362,6 @@ def _min_all(F, g, needs, self, result):
 @row("MaxBackward0")
 def _max_dim(F, g, needs, shape, dim, keepdim, indices):
     """self: g placed at the index of each maximum along dim (indices: no gradient)"""
-    g = g[0]
     return F.scatter_zeros(shape, dim, F.restore_dims(indices, (dim,), keepdim),
                            F.restore_dims(g, (dim,), keepdim))
 
@@ -370,7 +369,6 @@ def _max_dim(F, g, needs, shape, dim, keepdim, indices):
 @row("MinBackward0")
 def _min_dim(F, g, needs, shape, dim, keepdim, indices):
     """self: g placed at the index of each minimum along dim"""
-    g = g[0]
     return F.scatter_zeros(shape, dim, F.restore_dims(indices, (dim,), keepdim),
                            F.restore_dims(g, (dim,), keepdim))
 

@@ -282,8 +282,7 @@ def div(self, other, rounding_mode=None):
         x, y, dt = operands(self, other)
         if dt.kind != "f":
             dt = default_float()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = Tensor._make(fix_dtype(np.true_divide(x, y), dt))
+        out = Tensor._make(fix_dtype(np.true_divide(x, y), dt))
         if recording(self, other):
             record(_DIV0, (self, other), (out,), (self, other))
         return out
@@ -292,8 +291,7 @@ def div(self, other, rounding_mode=None):
     x, dt = scalar_operand(self, other)
     if dt.kind != "f":
         dt = default_float()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = Tensor._make(fix_dtype(np.true_divide(x, other), dt))
+    out = Tensor._make(fix_dtype(np.true_divide(x, other), dt))
     if STATE.grad_enabled and self._requires_grad:
         record(_DIV1, (self,), (out,), (), (other,))
     return out
@@ -309,15 +307,14 @@ def _div_rounded(self, other, mode):
     else:
         x, dt = scalar_operand(self, _number(other))
         y = other
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if dt.kind in "iub":
-            if np.any(np.asarray(y) == 0):
-                raise RuntimeError("ZeroDivisionError")
-            q = np.floor_divide(x, y) if mode == "floor" else \
-                (np.trunc(np.true_divide(x, y))).astype(dt)
-        else:
-            q = np.true_divide(x, y)
-            q = np.floor(q) if mode == "floor" else np.trunc(q)
+    if dt.kind in "iub":
+        if np.any(np.asarray(y) == 0):
+            raise RuntimeError("ZeroDivisionError")
+        q = np.floor_divide(x, y) if mode == "floor" else \
+            (np.trunc(np.true_divide(x, y))).astype(dt)
+    else:
+        q = np.true_divide(x, y)
+        q = np.floor(q) if mode == "floor" else np.trunc(q)
     out = Tensor._make(fix_dtype(q, dt))
     if b is not None and recording(self, b):
         record(NODES["DivBackward2"], (self, b), (out,))
@@ -345,8 +342,7 @@ def pow(self, exponent):
     if isinstance(exponent, Tensor):
         x, e, dt = operands(self, exponent)
         _check_int_pow(x, e)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = Tensor._make(fix_dtype(np.power(x, e), dt))
+        out = Tensor._make(fix_dtype(np.power(x, e), dt))
         if recording(self, exponent):
             record(NODES["PowBackward1"], (self, exponent), (out,), (self, exponent, out))
         return out
@@ -354,8 +350,7 @@ def pow(self, exponent):
         return pow(self, as_tensor(exponent))
     x, dt = scalar_operand(self, exponent)
     _check_int_pow(x, exponent)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.square(x) if exponent == 2 else np.power(x, exponent)
+    data = np.square(x) if exponent == 2 else np.power(x, exponent)
     out = Tensor._make(fix_dtype(data, dt))
     if STATE.grad_enabled and self._requires_grad:
         record(NODES["PowBackward0"], (self,), (out,), (self,), (exponent,))
@@ -373,8 +368,7 @@ def rpow(self, base):
         return pow(base, self)
     base = _number(base, "base")
     x, dt = scalar_operand(self, base)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = Tensor._make(fix_dtype(np.power(base, x), dt))
+    out = Tensor._make(fix_dtype(np.power(base, x), dt))
     if STATE.grad_enabled and self._requires_grad:
         record(NODES["PowBackward2"], (self,), (out,), (out,), (base,))
     return out
@@ -390,15 +384,13 @@ def _fmod_like(name, np_fn, node0, node1):
     def fn(self, other):
         if isinstance(other, Tensor):
             x, y, dt = operands(self, other)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                out = Tensor._make(fix_dtype(np_fn(x, y), dt))
+            out = Tensor._make(fix_dtype(np_fn(x, y), dt))
             if recording(self, other):
                 record(NODES[node0], (self, other), (out,), (self, other))
             return out
         other = _number(other)
         x, dt = scalar_operand(self, other)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = Tensor._make(fix_dtype(np_fn(x, other), dt))
+        out = Tensor._make(fix_dtype(np_fn(x, other), dt))
         if STATE.grad_enabled and self._requires_grad:
             record(NODES[node1], (self,), (out,))
         return out
@@ -466,8 +458,7 @@ def _unary(name, np_fn, node_name, saves, float_only=True, doc=""):
 
     def fn(self):
         x = float_data(self) if float_only else self._data
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            out = Tensor._make(np.asarray(np_fn(x)))
+        out = Tensor._make(np.asarray(np_fn(x)))
         if STATE.grad_enabled and self._requires_grad:
             record(node, (self,), (out,), (self,) if saves == "self" else
                    (out,) if saves == "result" else ())

@@ -55,9 +55,10 @@ def inplace(self, compute, *others):
             self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
             if self._retains_grad:
                 import weakref
-                if node.retained is None:
-                    node.retained = {}
-                node.retained[0] = weakref.ref(self)
+                extras = node.extras_()
+                if extras.retained is None:
+                    extras.retained = {}
+                extras.retained[0] = weakref.ref(self)
     else:
         with with_no_grad():
             result = compute(self)

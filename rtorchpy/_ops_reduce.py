@@ -30,6 +30,8 @@ def _dims_or_all(dim, ndim):
     dims = normalize_dims(dim, ndim)
     if dims is not None and len(dims) == 0:
         return None  # an empty dim list reduces everything, as in libtorch
+    if dims is not None and ndim == 0:
+        return ()  # a 0-dim tensor accepts dim 0 / -1; reducing over it changes nothing
     return dims
 
 
@@ -172,8 +174,7 @@ def logsumexp(self, dim, keepdim=False):
     dims = _dims_or_all(dim, x.ndim)
     m = np.max(x, axis=_axis(dims), keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
     m = np.where(np.isfinite(m), m, 0)
-    with np.errstate(divide="ignore"):
-        data = np.log(np.sum(np.exp(x - m), axis=_axis(dims), keepdims=True)) + m
+    data = np.log(np.sum(np.exp(x - m), axis=_axis(dims), keepdims=True)) + m
     if not keepdim:
         data = data.squeeze(axis=_axis(dims)) if dims is not None else data.reshape(())
     out = wrap(np.asarray(data, dtype=x.dtype))
@@ -195,8 +196,7 @@ def var(self, dim=None, unbiased=True, keepdim=False, correction=None):
     c = _correction(unbiased, correction)
     dims = _dims_or_all(dim, self._data.ndim)
     count = _count(self._data.shape, dims)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.var(self._data, axis=_axis(dims), ddof=c, keepdims=keepdim)
+    data = np.var(self._data, axis=_axis(dims), ddof=c, keepdims=keepdim)
     out = wrap(np.asarray(data, dtype=self._data.dtype))
     if recording(self):
         record(NODES["VarBackward0"], (self,), (out,), (self,), (dims, c, keepdim, count))
@@ -210,8 +210,7 @@ def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
     c = _correction(unbiased, correction)
     dims = _dims_or_all(dim, self._data.ndim)
     count = _count(self._data.shape, dims)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = np.std(self._data, axis=_axis(dims), ddof=c, keepdims=keepdim)
+    data = np.std(self._data, axis=_axis(dims), ddof=c, keepdims=keepdim)
     out = wrap(np.asarray(data, dtype=self._data.dtype))
     if recording(self):
         record(NODES["StdBackward0"], (self,), (out,), (self, out), (dims, c, keepdim, count))
