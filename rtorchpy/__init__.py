@@ -16,6 +16,7 @@ from . import _ops, _ops_inplace, _ops_linalg, _ops_reduce, _ops_shape  # noqa: 
 from ._ops import OPS
 from ._tensor import Tensor
 from .autograd.api import autograd_backward, autograd_grad
+from .autograd.function import AutogradContext, autograd_function
 from .autograd.gradcheck import (autograd_gradcheck, autograd_gradgradcheck, autograd_hessian,
                                  autograd_jacobian, autograd_jvp, autograd_vjp)
 from .autograd.grad_mode import (autograd_set_detect_anomaly, autograd_set_grad_mode,
@@ -57,5 +58,5 @@ __all__ = sorted(set(
         "with_enable_grad", "set_grad_enabled", "autograd_set_grad_mode", "is_grad_enabled",
         "with_detect_anomaly", "autograd_set_detect_anomaly", "is_anomaly_enabled",
         "autograd_gradcheck", "autograd_gradgradcheck", "autograd_jacobian", "autograd_hessian",
-        "autograd_vjp", "autograd_jvp",
+        "autograd_vjp", "autograd_jvp", "autograd_function", "AutogradContext",
     ]))
