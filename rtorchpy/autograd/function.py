@@ -288,7 +288,11 @@ class _Spec:
             arg = self.arg_names[i]
             g = by_name.get(arg)
             if g is None:
-                out.append(None)  # the engine treats it as zero
+                # as in R torch (and PyTorch's Python functions) an input that requires grad
+                # then gets zeros: its .grad is defined, and autograd_grad finds it "used"
+                shape, dtype = node.in_meta[k]
+                z = Tensor._make(np.zeros(shape, dtype=dtype))
+                out.append(z if as_tensors else z._data)
                 continue
             g = self._as_tensor(g, arg)
             check_grad_shape(tuple(g.shape), node.in_meta[k][0], k, fn_name=self.name)
