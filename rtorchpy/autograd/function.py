@@ -238,11 +238,11 @@ class FunctionNode(Node):
             self.versions = ()
 
 
-def _call_user(fn, where, name, *args):
+def _call_user(fn, where, name, *args, **kwargs):
     """Call user code; on error re-raise the same exception (type and str() intact, which the
     R shim relies on for R errors) with a note naming the custom function."""
     try:
-        return fn(*args)
+        return fn(*args, **kwargs)
     except Exception as exc:
         if hasattr(exc, "add_note"):
             exc.add_note(f"(raised in the {where} of custom autograd function {name})")
@@ -333,8 +333,10 @@ class _Spec:
     def _as_tensor(self, g, arg):
         if isinstance(g, Tensor):
             return g
-        if isinstance(g, (numbers.Number, np.generic, np.ndarray, list)) and not isinstance(
-                g, (str, bytes)):
+        if isinstance(g, (numbers.Number, np.generic)):
+            # as R torch converts a length-one vector: shape (1,), not 0-d
+            return Tensor._make(np.asarray([g]))
+        if isinstance(g, (np.ndarray, list)):
             from ..creation import torch_tensor
             return torch_tensor(g)
         raise TypeError(f"backward of {self.name} returned a {type(g).__name__} as the gradient "

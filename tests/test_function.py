@@ -1,0 +1,723 @@
+"""autograd_function / AutogradContext: R torch's test-autograd.R blocks 11-19, 32, 33 in Python
+form (marked "R test N"), then the Python face: calling conventions, backward's result,
+saved values, dirty and non-differentiable outputs, create_graph, hooks, anomaly mode."""
+import gc
+import inspect
+import weakref
+
+import numpy as np
+import pytest
+
+import rtorchpy as r
+from rtorchpy import autograd_function, torch_tensor
+from rtorchpy.autograd.graph import FREED_MESSAGE
+
+
+def t(*values, requires_grad=True):
+    return torch_tensor(list(values), requires_grad=requires_grad)
+
+
+def square_fwd(ctx, var1):
+    ctx.save_for_backward(var1)
+    return var1 ** 2
+
+
+def square_bwd(ctx, grad_output):
+    v = ctx.saved_variables[0]
+    assert isinstance(v, r.Tensor)
+    return {"var1": 2 * v}  # ignores grad_output on purpose (R test 11)
+
+
+custom_pow = autograd_function(square_fwd, square_bwd)
+
+
+# ============================================================ R test-autograd.R blocks
+def test_r11_simple_extension():
+    x = t(3.0)
+    out = custom_pow(x)
+    out.backward()
+    assert out.tolist() == [9.0] and x.grad.tolist() == [6.0]
+    x = t(3.0)
+    out = custom_pow(x) * custom_pow(x)
+    out.backward()
+    # each backward returns 2*v without the incoming gradient: the engine trusts it
+    assert out.tolist() == [81.0] and x.grad.tolist() == [12.0]
+
+
+def two_var_fwd(ctx, a, b):
+    ctx.save_for_backward(a, b)
+    return a ** 2 + b ** 3
+
+
+def two_var_bwd(ctx, grad_output):
+    a, b = ctx.saved_variables
+    return {"b": 3 * b ** 2, "a": 2 * a}  # the order of the names does not matter
+
+
+def test_r12_two_variables_matched_by_name():
+    custom = autograd_function(two_var_fwd, two_var_bwd)
+    for call in (lambda x, y: custom(x, y), lambda x, y: custom(b=y, a=x)):
+        x, y = t(3.0), t(4.0)
+        out = call(x, y)
+        out.backward()
+        assert out.tolist() == [9.0 + 64.0]
+        assert x.grad.tolist() == [6.0] and y.grad.tolist() == [48.0]
+
+
+def test_r13_named_saved_values():
+    def fwd(ctx, var1):
+        ctx.save_for_backward(var1=var1, var2=2 * var1)
+        return var1 ** 2
+
+    def bwd(ctx, grad_output):
+        v = ctx.saved_variables
+        assert isinstance(v.var1, r.Tensor) and isinstance(v["var2"], r.Tensor)
+        return {"var1": v.var2}
+
+    x = t(3.0)
+    out = autograd_function(fwd, bwd)(x)
+    out.backward()
+    assert out.tolist() == [9.0] and x.grad.tolist() == [6.0]
+
+
+# R test 14 (optional arguments, linear) is in test_seeds_extending.py
+
+
+def test_r15_errors_in_forward_and_backward_keep_their_message():
+    def bad_fwd(ctx, var1):
+        raise ValueError("stop forward")
+
+    f = autograd_function(bad_fwd, square_bwd)
+    with pytest.raises(ValueError) as info:
+        f(t(1.0))
+    assert str(info.value) == "stop forward"
+    notes = getattr(info.value, "__notes__", [])
+    assert any("forward of custom autograd function BadFwdBackward" in n for n in notes)
+
+    def bad_bwd(ctx, grad_output):
+        ctx.saved_variables[0]
+        raise RuntimeError("stop backward")
+
+    out = autograd_function(square_fwd, bad_bwd)(t(1.0))
+    with pytest.raises(RuntimeError) as info:
+        out.backward()
+    assert str(info.value) == "stop backward"
+    assert any("backward of custom autograd function" in n for n in info.value.__notes__)
+
+
+def test_r15_foreign_exception_objects_pass_through_unchanged():
+    # the R shim raises its own exception type carrying the R message; it must survive as is
+    class RError(Exception):
+        def __init__(self, message, call):
+            super().__init__(message)
+            self.call = call
+
+    def fwd(ctx, x):
+        raise RError("Error in f(): boom\n  with a second line", "f()")
+
+    with pytest.raises(RError) as info:
+        autograd_function(fwd, square_bwd)(t(1.0))
+    assert str(info.value) == "Error in f(): boom\n  with a second line"
+    assert info.value.call == "f()"
+
+
+def test_r16_constants_in_save_for_backward():
+    def fwd(ctx, var1, i):
+        ctx.save_for_backward(var1=var1, i=i)
+        return var1 ** i
+
+    def bwd(ctx, grad_output):
+        v = ctx.saved_variables
+        assert isinstance(v.var1, r.Tensor) and type(v.i) is int
+        assert v.names() == ["var1", "i"]
+        return {"var1": v.i * v.var1 ** (v.i - 1)}
+
+    f = autograd_function(fwd, bwd)
+    for i, value, grad in ((2, 4.0, 4.0), (3, 8.0, 12.0)):
+        x = t(2.0)
+        out = f(x, i)
+        out.backward()
+        assert out.tolist() == [value] and x.grad.tolist() == [grad]
+
+
+def test_r17_forward_returns_several_outputs():
+    def fwd(ctx, var1, i):
+        ctx.save_for_backward(var1=var1, i=i)
+        return [var1 ** i, var1 ** (i + 1)]
+
+    def bwd_star(ctx, *grad_output):
+        assert len(grad_output) == 2
+        assert all(isinstance(g, r.Tensor) for g in grad_output)
+        assert grad_output[1].tolist() == [0.0]  # the unused output's gradient is zeros
+        v = ctx.saved_variables
+        return {"var1": v.i * v.var1 ** (v.i - 1)}
+
+    def bwd_two(ctx, out1, out2):
+        return bwd_star(ctx, out1, out2)
+
+    for bwd in (bwd_star, bwd_two):
+        x = t(2.0)
+        res = autograd_function(fwd, bwd)(x, 2)
+        assert isinstance(res, list) and len(res) == 2
+        res[0].backward()
+        assert x.grad.tolist() == [4.0]
+
+
+def test_r18_mark_dirty():
+    def fwd(ctx, a, b):
+        ctx.mark_dirty(a)
+        return a.add_(b), b + 2
+
+    def bwd(ctx, ga, gb):
+        return {"a": ga, "b": ga + gb}
+
+    inplace = autograd_function(fwd, bwd)
+    x = t(2.0, requires_grad=False)
+    y = t(3.0)
+    res = inplace(x, y)
+    assert res[0] is x and x.tolist() == [5.0]
+    assert x.requires_grad and x.grad_fn is res[1].grad_fn
+    res[0].backward()
+    assert y.grad.tolist() == [1.0]
+
+
+def test_r18_mark_dirty_on_a_leaf_that_requires_grad():
+    def fwd(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x, x
+
+    def bwd(ctx, g1, g2):
+        return {"x": g1 * 2 + g2 * 2}
+
+    x = t(5.0)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad") as info:
+        autograd_function(fwd, bwd)(x)
+    assert str(info.value) == ("a leaf Variable that requires grad has been used in an "
+                               "in-place operation.")
+    assert x.tolist() == [10.0]  # the change happened before the check, as in libtorch
+    assert x.grad_fn is None
+
+
+def test_r19_mark_non_differentiable():
+    def fwd(ctx, input):
+        output = input > 0
+        ctx.mark_non_differentiable(output)
+        return output
+
+    myfun = autograd_function(fwd, lambda ctx, g: {"input": g * 0})
+    x = t(-1.0, 2.0)
+    mask = myfun(x)
+    assert not mask.requires_grad and mask.grad_fn is None
+    x.masked_fill(mask, 0).sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0]
+
+    def fwd2(ctx, input):
+        a, b = input + 1, input + 2
+        ctx.mark_non_differentiable(a)
+        return [a, b]
+
+    seen = {}
+
+    def bwd2(ctx, ga, gb):
+        seen.update(ga=ga.tolist(), gb=gb.tolist())
+        return {"input": gb}
+
+    x = t(1.0)
+    res = autograd_function(fwd2, bwd2)(x)
+    assert not res[0].requires_grad and res[1].requires_grad
+    res[1].backward()
+    assert seen == {"ga": [0.0], "gb": [1.0]} and x.grad.tolist() == [1.0]
+
+
+def test_r32_autograd_grad_with_a_custom_function():
+    def fwd(ctx, i):
+        result = i.exp()
+        ctx.save_for_backward(result=result)
+        return result
+
+    def bwd(ctx, grad_output):
+        return {"i": grad_output * ctx.saved_variables.result}
+
+    exp2 = autograd_function(fwd, bwd)
+    grads = []
+    for f in (r.torch_exp, exp2):
+        r.torch_manual_seed(7)
+        w1 = r.torch_randn(4, 3, 5, 5, requires_grad=True)
+        m1 = f(w1).mean()
+        # R passes 4-d grad_outputs for the 0-dim output (libtorch's C++ grad() does not check)
+        grads.append(r.autograd_grad(m1, w1, r.torch_ones_like(w1), check_grad_shapes=False)[0])
+        assert w1.grad is None
+    assert np.allclose(grads[0].numpy(), grads[1].numpy())
+
+
+def test_r33_autograd_grad_when_backward_fails():
+    def bwd(ctx, grad_output):
+        raise RuntimeError("GRADFOO")
+
+    x = t(1.0)
+    out = autograd_function(square_fwd, bwd)(x)
+    with pytest.raises(RuntimeError, match="GRADFOO"):
+        r.autograd_grad(out, x)
+
+
+# ============================================================ calling conventions
+def test_signature_binding_and_defaults():
+    def fwd(ctx, x, scale=2.0, *, shift=0.0):
+        return x * scale + shift
+
+    f = autograd_function(fwd, lambda ctx, g: (g * 2, None, None))
+    assert str(inspect.signature(f)) == "(x, scale=2.0, *, shift=0.0)"
+    assert f.__name__ == "fwd" and f.node_name == "FwdBackward"
+    x = t(1.0)
+    assert f(x).tolist() == [2.0] and f(x, 3.0, shift=1.0).tolist() == [4.0]
+    assert f(scale=1.0, x=x).tolist() == [1.0]
+    with pytest.raises(TypeError, match="FwdBackward: missing a required argument: 'x'"):
+        f()
+    with pytest.raises(TypeError, match="FwdBackward"):
+        f(x, 1, 2)
+
+
+def test_forward_needs_ctx_and_named_parameters():
+    with pytest.raises(TypeError, match="first argument"):
+        autograd_function(lambda: None, lambda ctx: None)
+    with pytest.raises(TypeError, match=r"\*args"):
+        autograd_function(lambda ctx, *args: None, lambda ctx: None)
+
+
+def test_inputs_pass_unchanged_and_forward_runs_without_grad():
+    seen = {}
+
+    def fwd(ctx, x, w, k, label):
+        seen.update(x=x, w=w, k=k, label=label, grad=r.is_grad_enabled(),
+                    req=(x.requires_grad, w.requires_grad))
+        return x * w * k
+
+    f = autograd_function(fwd, lambda ctx, g: {"x": g})
+    x, w = t(1.0), t(2.0, requires_grad=False)
+    out = f(x, w, 3, label="hi")
+    assert seen["x"] is x and seen["w"] is w and seen["k"] == 3 and seen["label"] == "hi"
+    assert seen["grad"] is False and seen["req"] == (True, False)
+    assert r.is_grad_enabled()
+    # only x requires grad, so the node has one edge
+    assert len(out.grad_fn.next_functions) == 1
+    assert out.grad_fn.next_functions[0][0].name == "torch::autograd::AccumulateGrad"
+
+
+def test_edges_follow_formal_order_not_call_order():
+    f = autograd_function(lambda ctx, a, b, c: a + b + c, lambda ctx, g: (g, 2 * g, 3 * g))
+    a, c = t(1.0), t(1.0)
+    b = t(1.0) * 1  # a non-leaf
+    out = f(c=c, b=b, a=a)
+    names = [n.name for n, _ in out.grad_fn.next_functions]
+    assert names == ["torch::autograd::AccumulateGrad", "MulBackward1",
+                     "torch::autograd::AccumulateGrad"]
+    out.backward()
+    assert (a.grad.tolist(), c.grad.tolist()) == ([1.0], [3.0])
+
+
+def test_needs_input_grad_reflects_requires_grad_not_grad_mode():
+    seen = []
+
+    def fwd(ctx, a, b, n):
+        seen.append(ctx.needs_input_grad)
+        return a + b
+
+    f = autograd_function(fwd, lambda ctx, g: (g, g, None))
+    a, b = t(1.0), t(2.0, requires_grad=False)
+    f(a, b, 3)
+    with r.with_no_grad():
+        out = f(a, b, 3)
+    for nig in seen:
+        assert nig.to_dict() == {"a": True, "b": False, "n": False}
+        assert list(nig) == [True, False, False] and nig[0] is True and nig.a is True
+    assert out.grad_fn is None and not out.requires_grad
+
+
+def test_no_grad_records_nothing_and_returned_inputs_are_detached():
+    f = autograd_function(lambda ctx, x: (x, x * 2), lambda ctx, g1, g2: g1 + 2 * g2)
+    x = t(1.0)
+    with r.with_no_grad():
+        a, b = f(x)
+    assert a is not x and a.tolist() == [1.0] and not a.requires_grad
+    assert b.grad_fn is None
+
+
+def test_returned_input_becomes_an_alias_with_the_new_history():
+    f = autograd_function(lambda ctx, x: x, lambda ctx, g: {"x": g * 3})
+    x = t(1.0, 2.0)
+    y = f(x)
+    assert y is not x and x.is_leaf and y.grad_fn.name == "CustomFunctionBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    with r.with_no_grad():
+        y.add_(1)  # shares storage and version counter with x
+    assert x.tolist() == [2.0, 3.0] and x._version is y._version
+
+
+def test_container_types_are_preserved():
+    def g(ctx, *grads):
+        return {"x": sum(gr for gr in grads if gr is not None)}
+
+    x = t(1.0)
+    assert isinstance(autograd_function(lambda ctx, x: (x * 1, x * 2), g)(x), tuple)
+    assert isinstance(autograd_function(lambda ctx, x: [x * 1], g)(x), list)
+    d = autograd_function(lambda ctx, x: {"lo": x * 1, "hi": x * 2}, g)(x)
+    assert list(d) == ["lo", "hi"]
+    (d["lo"] + d["hi"]).backward()
+    assert x.grad.tolist() == [2.0]  # backward got both gradients, in key order
+    with pytest.raises(TypeError, match="must return a Tensor"):
+        autograd_function(lambda ctx, x: 3, g)(x)
+
+
+def test_non_floating_outputs_are_non_differentiable():
+    seen = []
+
+    def bwd(ctx, g_out, g_mask):
+        seen.append((g_mask.dtype, g_mask.tolist()))
+        return {"x": g_out}
+
+    f = autograd_function(lambda ctx, x: (x * 2, x > 0), bwd)
+    x = t(-1.0, 1.0)
+    out, mask = f(x)
+    assert out.requires_grad and not mask.requires_grad and mask.grad_fn is None
+    out.sum().backward()
+    assert seen == [(r.torch_bool(), [False, False])]
+
+
+def test_set_materialize_grads_false_passes_none():
+    seen = []
+
+    def fwd(ctx, x):
+        ctx.set_materialize_grads(False)
+        return x * 1, x * 2
+
+    def bwd(ctx, g1, g2):
+        seen.append((g1 is None, g2 is None))
+        return {"x": g1 if g2 is None else g2 * 2}
+
+    x = t(1.0)
+    a, b = autograd_function(fwd, bwd)(x)
+    a.backward()
+    assert seen == [(False, True)] and x.grad.tolist() == [1.0]
+
+
+def test_node_name_default_and_override():
+    class Linear:
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+    x = t(1.0)
+    assert autograd_function(Linear.forward, lambda c, g: g)(x).grad_fn.name == "LinearBackward"
+    f = autograd_function(lambda ctx, x: x * 1, lambda c, g: g)
+    assert f(x).grad_fn.name == "CustomFunctionBackward"
+
+    def mul_constant(ctx, x):
+        return x * 2
+    assert autograd_function(mul_constant, lambda c, g: g)(x).grad_fn.name == \
+        "MulConstantBackward"
+    lantern = autograd_function(mul_constant, lambda c, g: g,
+                                name="torch::autograd::LanternNode")
+    out = lantern(x)
+    assert repr(out.grad_fn) == "torch::autograd::LanternNode"
+    assert repr(out).endswith("[ grad_fn = <torch::autograd::LanternNode> ]")
+
+
+# ============================================================ backward's result
+def _one(result_fn, *args, strict_names=True, name=None):
+    """Run a custom x*y-like function whose backward returns result_fn(g)."""
+    f = autograd_function(lambda ctx, x, y=None: x * 1, lambda ctx, g: result_fn(g),
+                          strict_names=strict_names, name=name)
+    return f(*args)
+
+
+def test_backward_result_forms():
+    # a dict by name, a tuple or list per argument (trailing Nones allowed)
+    for result in (lambda g: {"x": g * 2}, lambda g: (g * 2, None), lambda g: [g * 2, None],
+                   lambda g: (g * 2, None, None)):
+        x = t(1.0)
+        _one(result, x).backward()
+        assert x.grad.tolist() == [2.0]
+    # a bare Tensor when forward has one argument
+    x = t(1.0)
+    autograd_function(lambda ctx, x: x * 1, lambda ctx, g: g * 5)(x).backward()
+    assert x.grad.tolist() == [5.0]
+
+
+def test_missing_and_none_gradients_are_zeros():
+    for result in (lambda g: {}, lambda g: None, lambda g: {"y": g}, lambda g: (None, g)):
+        x, y = t(1.0), t(1.0)
+        _one(result, x, y).backward()
+        assert x.grad.tolist() == [0.0]
+    x = t(1.0)
+    out = _one(lambda g: None, x)
+    assert r.autograd_grad(out, x)[0].tolist() == [0.0]  # "used", with a zero gradient
+
+
+def test_unknown_names_are_errors_unless_not_strict():
+    x = t(1.0)
+    with pytest.raises(RuntimeError) as info:
+        _one(lambda g: {"x": g, "z": g, "w": g}, x).backward()
+    assert str(info.value) == ("backward of CustomFunctionBackward returned a gradient for "
+                               "'z', 'w', which is not an argument of forward; valid names: x, y")
+    x = t(1.0)
+    _one(lambda g: {"x": g * 2, "z": g}, x, strict_names=False).backward()
+    assert x.grad.tolist() == [2.0]
+
+
+def test_wrong_number_of_gradients():
+    with pytest.raises(RuntimeError, match="returned 3 gradients but forward has 2 arguments "
+                                           r"\(x, y\); expected 2"):
+        _one(lambda g: (g, g, g), t(1.0)).backward()
+    with pytest.raises(TypeError, match="returned a single Tensor, but forward has 2 arguments"):
+        _one(lambda g: g, t(1.0)).backward()
+    with pytest.raises(TypeError, match="must return a dict"):
+        _one(lambda g: "nope", t(1.0)).backward()
+
+
+def test_gradient_values_are_converted_and_validated():
+    x = t(1.0)
+    _one(lambda g: {"x": 4}, x).backward()  # a number: shape (1,), as R's length-one vectors
+    assert x.grad.tolist() == [4.0] and x.grad.dtype == r.torch_float32()
+    s = torch_tensor(1.0, requires_grad=True)  # 0-dim: the (1,) gradient sums down to it
+    _one(lambda g: (2.5, None), s).backward()
+    assert s.grad.tolist() == 2.5
+    x = t(1.0, 2.0)
+    _one(lambda g: {"x": np.array([1.0, 2.0])}, x).sum().backward()  # float64 -> float32
+    assert x.grad.tolist() == [1.0, 2.0] and x.grad.dtype == r.torch_float32()
+    with pytest.raises(TypeError, match="returned a str as the gradient of argument 'x'"):
+        _one(lambda g: {"x": "a"}, t(1.0)).backward()
+
+
+def test_broadcastable_gradient_is_summed_and_wrong_shape_is_an_error():
+    x = t(0.0, 0.0, 0.0)
+    _one(lambda g: {"x": r.torch_ones(2, 3)}, x).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(RuntimeError) as info:
+        _one(lambda g: {"x": r.torch_ones(3)}, t(0.0, 0.0), name="LinearBackward").sum().backward()
+    assert str(info.value) == ("Function LinearBackward returned an invalid gradient at index 0 - "
+                               "got [3] but expected shape compatible with [2]")
+    with pytest.raises(RuntimeError, match="torch::autograd::LanternNode returned an invalid "
+                                           "gradient at index 1"):
+        f = autograd_function(lambda ctx, a, b: a * b,
+                              lambda ctx, g: {"a": g, "b": r.torch_ones(5)},
+                              name="torch::autograd::LanternNode")
+        f(t(1.0, 2.0), t(1.0, 2.0)).sum().backward()
+
+
+# ============================================================ saved values
+def test_saved_variables_access_and_order():
+    seen = {}
+
+    def fwd(ctx, x):
+        ctx.save_for_backward(x, 7, weight=x * 2, bias=None)
+        ctx.constant = 2
+        return x * 1
+
+    def bwd(ctx, g):
+        s = ctx.saved_variables
+        seen.update(names=s.names(), n=len(s), first=s[0], last=s[-1], bias=s.bias,
+                    weight=s["weight"].tolist(), values=list(s)[1], const=ctx.constant,
+                    tensors=ctx.saved_tensors, has=("bias" in s, "nope" in s))
+        return g
+
+    x = t(1.0)
+    autograd_function(fwd, bwd)(x).backward()
+    assert seen["names"] == [None, None, "weight", "bias"] and seen["n"] == 4
+    assert seen["first"] is x and seen["last"] is None and seen["bias"] is None
+    assert seen["weight"] == [2.0] and seen["values"] == 7 and seen["const"] == 2
+    assert len(seen["tensors"]) == 4 and seen["has"] == (True, False)
+
+
+def test_save_for_backward_pairs_and_replacement():
+    pairs = []
+
+    def fwd(ctx, x):
+        ctx.save_for_backward(x)  # replaced by the next call
+        ctx.save_for_backward_pairs([(None, x), ("i", 2), (None, 3.5)])
+        return x * 1
+
+    def bwd(ctx, g):
+        pairs.extend(ctx.saved_variables.pairs())
+        return g
+
+    x = t(1.0)
+    autograd_function(fwd, bwd)(x).backward()
+    assert pairs == [(None, x), ("i", 2), (None, 3.5)]
+    with pytest.raises(RuntimeError, match="only be called from forward"):
+        r.autograd.function.AutogradContext("f", None).save_for_backward(x)
+    with pytest.raises(AttributeError, match="no entry named 'nope'"):
+        r.autograd.function.NamedValues([("a", 1)]).nope
+
+
+def test_saved_tensor_modified_in_place_is_detected():
+    x = t(1.0, 2.0)
+    w = t(3.0, 4.0, requires_grad=False)
+    f = autograd_function(lambda ctx, x, w: ctx.save_for_backward(w=w) or x * w,
+                          lambda ctx, g: {"x": g * ctx.saved_variables.w})
+    out = f(x, w)
+    w.add_(1)
+    with pytest.raises(RuntimeError, match="one of the variables needed for gradient "
+                                           r"computation has been modified by an inplace "
+                                           r"operation: \[CPUFloatType \[2\]\] is at version 1; "
+                                           "expected version 0 instead"):
+        out.sum().backward()
+
+
+def test_saved_values_are_freed_after_backward():
+    x = t(2.0)
+    out = custom_pow(x)
+    out.backward()
+    with pytest.raises(RuntimeError) as info:
+        out.backward()
+    assert str(info.value) == FREED_MESSAGE
+    # retain_graph keeps them; a function that saved nothing can always run again
+    x = t(2.0)
+    out = custom_pow(x)
+    out.backward(retain_graph=True)
+    out.backward()
+    assert x.grad.tolist() == [8.0]
+    y = autograd_function(lambda ctx, x: x * 2, lambda ctx, g: g * 2)(x)
+    y.backward()
+    y.backward()
+    assert x.grad.tolist() == [12.0]
+
+
+def test_constants_only_save_is_freed_too():
+    x = t(1.0)
+    f = autograd_function(lambda ctx, x: ctx.save_for_backward(k=3) or x * 3,
+                          lambda ctx, g: g * ctx.saved_variables.k)
+    out = f(x)
+    out.backward()
+    with pytest.raises(RuntimeError, match="graph a second time"):
+        out.backward()
+
+
+def test_saved_output_makes_no_reference_cycle():
+    def fwd(ctx, x):
+        y = x.exp()
+        ctx.save_for_backward(y)
+        ctx.mark = "ok"
+        return y
+
+    f = autograd_function(fwd, lambda ctx, g: g * ctx.saved_variables[0])
+    x = t(0.0)
+    gc.disable()
+    try:
+        out = f(x)
+        node = weakref.ref(out.grad_fn)
+        ref = weakref.ref(out)
+        del out
+        assert ref() is None and node() is None  # freed by reference counting alone
+    finally:
+        gc.enable()
+    out = f(x)
+    out.backward()
+    assert x.grad.tolist() == [1.0]
+
+
+# ============================================================ composition with the engine
+def cube_fwd(ctx, x):
+    ctx.save_for_backward(x)
+    return x ** 3
+
+
+def cube_bwd(ctx, g):
+    (x,) = ctx.saved_variables
+    return {"x": g * 3 * x ** 2}
+
+
+cube = autograd_function(cube_fwd, cube_bwd)
+
+
+def test_create_graph_through_a_custom_function():
+    x = t(2.0)
+    (g,) = r.autograd_grad(cube(x), x, create_graph=True)
+    assert g.tolist() == [12.0] and g.requires_grad
+    (gg,) = r.autograd_grad(g, x)
+    assert gg.tolist() == [12.0]  # 6x
+    x64 = torch_tensor([0.5, -1.0], dtype=r.torch_float64(), requires_grad=True)
+    assert r.autograd_gradgradcheck(cube, x64)
+
+
+def test_backward_grad_mode_follows_create_graph():
+    modes = []
+
+    def bwd(ctx, g):
+        modes.append((r.is_grad_enabled(), type(g) is r.Tensor))
+        return g
+
+    f = autograd_function(lambda ctx, x: x * 1, bwd)
+    x = t(1.0)
+    f(x).backward()
+    r.autograd_grad(f(x), x, create_graph=True)
+    assert modes == [(False, True), (True, True)]
+
+
+def test_hooks_retain_grad_and_multiple_uses():
+    x = t(1.0)
+    out = cube(x)
+    calls = []
+    out.register_hook(lambda g: calls.append(g.tolist()) or g * 2)
+    out.retain_grad()
+    (out + cube(x)).backward()
+    assert calls == [[1.0]] and out.grad.tolist() == [2.0]
+    assert x.grad.tolist() == [9.0]  # 3 * 2 + 3
+
+
+def test_nested_custom_functions():
+    def fwd(ctx, x):
+        return cube(x) * 1  # grad mode is off inside: the inner call records nothing
+
+    def bwd(ctx, g):
+        return g * 2
+
+    x = t(1.0)
+    out = autograd_function(fwd, bwd)(x)
+    assert out.grad_fn.next_functions[0][0].name == "torch::autograd::AccumulateGrad"
+    out.backward()
+    assert x.grad.tolist() == [2.0]
+
+
+def test_anomaly_mode_names_the_custom_node():
+    def bwd(ctx, g):
+        raise ValueError("bad backward")
+
+    f = autograd_function(lambda ctx, x: x * 1, bwd, name="MyNode")
+    with pytest.warns(UserWarning), r.with_detect_anomaly():
+        out = f(t(1.0))
+        with pytest.raises(ValueError) as info:
+            out.backward()
+    assert str(info.value) == "bad backward"
+    assert any("Error detected in MyNode" in n for n in info.value.__notes__)
+    nan = autograd_function(lambda ctx, x: x * 1, lambda ctx, g: g * float("nan"), name="NanNode")
+    with pytest.warns(UserWarning), r.with_detect_anomaly():
+        with pytest.raises(RuntimeError, match="Function 'NanNode' returned nan values"):
+            nan(t(1.0)).backward()
+
+
+def test_mark_dirty_on_a_non_leaf_rebases_history():
+    def fwd(ctx, a):
+        a.mul_(3)
+        ctx.mark_dirty(a)
+        return a
+
+    f = autograd_function(fwd, lambda ctx, g: g * 3, name="Triple")
+    x = t(1.0, 2.0)
+    h = x * 1
+    out = f(h)
+    assert out is h and h.grad_fn.name == "Triple" and h._version[0] == 1
+    assert h.grad_fn.next_functions[0][0].name == "MulBackward1"
+    out.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+
+
+def test_mark_dirty_requires_returning_the_tensor():
+    def fwd(ctx, a, b):
+        a.add_(1)
+        ctx.mark_dirty(a)
+        return b * 1
+
+    with pytest.raises(RuntimeError, match="marked tensors dirty that it did not return"):
+        autograd_function(fwd, lambda ctx, g: (None, g))(t(1.0, requires_grad=False), t(1.0))
