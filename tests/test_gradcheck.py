@@ -158,3 +158,59 @@ def test_vjp_jvp_tuple_conventions():
     outs, (j1, j2) = r.autograd_jvp(lambda a, b: (a * b, a * 0 + 1), (x, y),
                                     (r.torch_ones(2, dtype=r.torch_float64()),) * 2)
     assert np.allclose(j1.numpy(), x.numpy() + y.numpy()) and np.allclose(j2.numpy(), 0)
+
+
+# ------------------------------------------------------------------ custom functions
+def _exp_forward(ctx, x):
+    y = x.exp()
+    ctx.save_for_backward(y=y, x=x)
+    return y
+
+
+def test_gradcheck_on_custom_functions_right_and_wrong():
+    right = r.autograd_function(_exp_forward,
+                                lambda ctx, g: {"x": g * ctx.saved_variables.y})
+    wrong = r.autograd_function(_exp_forward,
+                                lambda ctx, g: {"x": g * ctx.saved_variables.x},
+                                name="WrongExpBackward")
+    x = randn(2, 2)
+    assert r.autograd_gradcheck(right, x)
+    assert r.autograd_gradgradcheck(right, x)
+    with pytest.raises(GradcheckError) as info:
+        r.autograd_gradcheck(wrong, (x,))
+    msg = str(info.value)
+    assert msg.startswith("Jacobian mismatch for output 0 with respect to input 0 ('x'):")
+    # the worst element is where exp(x) and x are furthest apart
+    xs = x.numpy()
+    worst = np.unravel_index(int(np.argmax(np.exp(xs) - xs)), xs.shape)
+    idx = "[" + ", ".join(str(int(i)) for i in worst) + "]"
+    assert f"worst element: d output{idx} / d input{idx}:" in msg
+    assert f"vs analytical {xs[worst]:.8g}" in msg
+    assert r.autograd_gradcheck(wrong, x, raise_exception=False) is False
+
+
+def test_gradgradcheck_catches_a_backward_that_is_not_differentiable():
+    # first derivative right, but computed from a detached value: no second derivative
+    flat = r.autograd_function(_exp_forward,
+                               lambda ctx, g: {"x": g * ctx.saved_variables.y.detach()})
+    x = randn(3)
+    assert r.autograd_gradcheck(flat, x)
+    with pytest.raises(GradcheckError, match=r"with respect to input 0 \('x'\)"):
+        r.autograd_gradgradcheck(flat, x)
+    assert r.autograd_gradgradcheck(flat, x, raise_exception=False) is False
+
+
+def test_gradcheck_on_a_multi_output_custom_function():
+    def fwd(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b, a + b
+
+    def bwd(ctx, g_prod, g_sum):
+        a, b = ctx.saved_variables
+        return g_prod * b + g_sum, g_prod * a + g_sum
+
+    f = r.autograd_function(fwd, bwd)
+    assert r.autograd_gradcheck(f, (randn(3), randn(3, seed=1)))
+    assert r.autograd_gradgradcheck(f, (randn(3), randn(3, seed=1)))
+    j = r.autograd_jacobian(f, (randn(2), randn(2, seed=1)))
+    assert len(j) == 2 and len(j[0]) == 2 and j[1][0].shape == (2, 2)
