@@ -214,3 +214,13 @@ def test_gradcheck_on_a_multi_output_custom_function():
     assert r.autograd_gradgradcheck(f, (randn(3), randn(3, seed=1)))
     j = r.autograd_jacobian(f, (randn(2), randn(2, seed=1)))
     assert len(j) == 2 and len(j[0]) == 2 and j[1][0].shape == (2, 2)
+
+
+def test_docstring_examples():
+    import doctest
+
+    import rtorchpy.autograd.function as function_module
+    import rtorchpy.autograd.gradcheck as gradcheck_module
+    for module in (function_module, gradcheck_module):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0

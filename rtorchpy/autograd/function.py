@@ -99,15 +99,6 @@ class NamedValues:
     def __contains__(self, name):
         return name in self._names
 
-    def __eq__(self, other):
-        if isinstance(other, NamedValues):
-            return self.pairs() == other.pairs()
-        if isinstance(other, Mapping):
-            return None not in self._names and self.to_dict() == dict(other)
-        if isinstance(other, (tuple, list)):
-            return self._values == list(other)
-        return NotImplemented
-
     def __repr__(self):
         items = [repr(v) if n is None else f"{n}={v!r}" for n, v in self.pairs()]
         return "NamedValues(" + ", ".join(items) + ")"
@@ -180,33 +171,31 @@ class AutogradContext:
 
     def mark_dirty(self, *tensors):
         """Declare the inputs forward modified in place; forward must return them. Their history
-        is moved onto this function's node. A leaf that requires grad cannot be dirty."""
-        if not self._in_forward:
-            raise RuntimeError("mark_dirty can only be called from forward")
-        self._dirty = tuple(self._dirty) + _tensors(tensors, "mark_dirty")
+        is moved onto this function's node. A leaf that requires grad cannot be dirty. A second
+        call replaces the first (as in libtorch); the in-place op itself bumped the version."""
+        self._dirty = self._forward_only_tensors(tensors, "mark_dirty")
 
     def mark_non_differentiable(self, *outputs):
         """Declare outputs that have no gradient: they are returned with ``requires_grad=False``
-        and backward receives zeros (or None, see :meth:`set_materialize_grads`) for them."""
-        if not self._in_forward:
-            raise RuntimeError("mark_non_differentiable can only be called from forward")
-        self._non_differentiable = tuple(self._non_differentiable) + _tensors(
-            outputs, "mark_non_differentiable")
+        and backward receives zeros (or None, see :meth:`set_materialize_grads`) for them.
+        A second call replaces the first."""
+        self._non_differentiable = self._forward_only_tensors(outputs, "mark_non_differentiable")
 
     def set_materialize_grads(self, value):
         """With True (default) backward receives zeros for outputs that got no gradient; with
         False it receives None for them."""
         self._materialize = bool(value)
 
+    def _forward_only_tensors(self, items, what):
+        if not self._in_forward:
+            raise RuntimeError(f"{what} can only be called from forward")
+        for t in items:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"{what} only accepts Tensors, got {type(t).__name__}")
+        return tuple(items)
+
     def __repr__(self):
         return f"<AutogradContext of {self._fn_name}>"
-
-
-def _tensors(items, what):
-    for t in items:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"{what} only accepts Tensors, got {type(t).__name__}")
-    return tuple(items)
 
 
 class FunctionNode(Node):
@@ -216,6 +205,8 @@ class FunctionNode(Node):
     __slots__ = ("ctx", "spec", "var_index", "out_info")
 
     def apply(self, grads, as_tensors):
+        """Call the user's backward with one Tensor per output (materializing undefined
+        gradients unless told not to) and map its result to the recorded inputs."""
         ctx, spec = self.ctx, self.spec
         args = []
         for g, info in zip(grads, self.out_info):
@@ -498,18 +489,21 @@ def autograd_function(forward, backward, name=None, strict_names=True):
     Errors raised by ``forward`` or ``backward`` propagate unchanged (same type and message)
     with a note naming the function.
 
-    Example::
-
-        def mul_constant(ctx, tensor, constant):
-            ctx.save_for_backward(constant=constant)
-            return tensor * constant
-
-        def mul_constant_backward(ctx, grad_output):
-            return {"tensor": grad_output * ctx.saved_variables.constant}
-
-        f = autograd_function(mul_constant, mul_constant_backward)
-        x = torch_tensor([1.0], requires_grad=True)
-        f(x, 2).backward()          # x.grad == 2
+    Examples:
+        >>> from rtorchpy import autograd_function, torch_tensor
+        >>> def mul_constant(ctx, tensor, constant):
+        ...     ctx.save_for_backward(constant=constant)
+        ...     return tensor * constant
+        >>> def mul_constant_backward(ctx, grad_output):
+        ...     return {"tensor": grad_output * ctx.saved_variables.constant}
+        >>> f = autograd_function(mul_constant, mul_constant_backward)
+        >>> x = torch_tensor([1.0], requires_grad=True)
+        >>> y = f(x, 2)
+        >>> y.grad_fn
+        MulConstantBackward
+        >>> y.backward()
+        >>> x.grad.tolist()
+        [2.0]
     """
     if not callable(forward) or not callable(backward):
         raise TypeError("autograd_function needs callable forward and backward")

@@ -110,6 +110,12 @@ def autograd_gradcheck(fn, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_excepti
 
     The error message names the input (index and parameter name), the output, the worst
     element's indices, and the numerical and analytical values there.
+
+    Examples:
+        >>> from rtorchpy import autograd_gradcheck, torch_randn
+        >>> x = torch_randn(3, requires_grad=True)
+        >>> autograd_gradcheck(lambda a: (a * a).sum(), x)
+        True
     """
     args = _Args(fn, inputs)
     args.values = [_float64_leaf(v) for v in args.values]
