@@ -278,6 +278,20 @@ def test_signature_binding_and_defaults():
         f(x, 1, 2)
 
 
+def test_forward_gets_arguments_by_name_except_positional_only():
+    calls = []
+
+    def fwd(ctx, x, /, k, *, m=1):
+        calls.append(k * m)
+        return x * k * m
+
+    f = autograd_function(fwd, lambda ctx, g: (g, None, None))
+    assert str(inspect.signature(f)) == "(x, /, k, *, m=1)"
+    x = t(1.0)
+    assert f(x, 2, m=3).tolist() == [6.0] and f(x, k=4).tolist() == [4.0]
+    assert calls == [6, 4]
+
+
 def test_forward_needs_ctx_and_named_parameters():
     with pytest.raises(TypeError, match="first argument"):
         autograd_function(lambda: None, lambda ctx: None)
@@ -721,3 +735,48 @@ def test_mark_dirty_requires_returning_the_tensor():
 
     with pytest.raises(RuntimeError, match="marked tensors dirty that it did not return"):
         autograd_function(fwd, lambda ctx, g: (None, g))(t(1.0, requires_grad=False), t(1.0))
+
+
+def test_unused_output_under_create_graph_gets_zeros():
+    seen = []
+
+    def bwd(ctx, g1, g2):
+        seen.append((g1.tolist(), g2.tolist(), g2.dtype))
+        (a,) = ctx.saved_variables
+        return g1 * 2 * a + g2 * 3
+
+    f = autograd_function(lambda ctx, a: ctx.save_for_backward(a) or (a * a, a * 3), bwd)
+    x = t(2.0)
+    p, _ = f(x)
+    (g,) = r.autograd_grad(p, x, create_graph=True)
+    assert seen == [([1.0], [0.0], r.torch_float32())]
+    assert g.tolist() == [4.0] and r.autograd_grad(g, x)[0].tolist() == [2.0]
+
+
+def test_r_shim_style_callables():
+    # the R shim wraps R closures as Python callables that take *args/**kwargs and carry the
+    # R formals as __signature__; the engine must go by that signature
+    def r_closure(*args, **kwargs):
+        ctx, = args
+        ctx.save_for_backward_pairs([("input", kwargs["input"]), (None, kwargs["bias"])])
+        return kwargs["input"] * 2
+
+    params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+              for n in ("ctx", "input")]
+    params.append(inspect.Parameter("bias", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                    default=None))
+    r_closure.__signature__ = inspect.Signature(params)
+
+    def r_backward(ctx, grad_output):
+        pairs = ctx.saved_variables.pairs()
+        assert [n for n, _ in pairs] == ["input", None] and pairs[1][1] is None
+        return {"input": grad_output * 2, "not_an_arg": 1}  # R ignores unknown names
+
+    f = autograd_function(r_closure, lambda ctx, g: r_backward(ctx, g),
+                          name="torch::autograd::LanternNode", strict_names=False)
+    assert str(inspect.signature(f)) == "(input, bias=None)"
+    x = t(1.0)
+    out = f(input=x)
+    assert out.grad_fn.name == "torch::autograd::LanternNode"
+    out.backward()
+    assert x.grad.tolist() == [2.0]

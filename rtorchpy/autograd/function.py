@@ -268,6 +268,7 @@ class _Spec:
                                 "supported; give every argument a name")
         self.signature = inspect.signature(forward).replace(parameters=params[1:])
         self.arg_names = tuple(p.name for p in params[1:])
+        self.positional_only = tuple(p.kind is p.POSITIONAL_ONLY for p in params[1:])
         self.node_class = type(name.replace("::", "_").replace(" ", "_"), (FunctionNode,),
                                {"__slots__": (), "name": name})
 
@@ -350,8 +351,11 @@ class _Spec:
         STATE.grad_enabled = False
         ctx._in_forward = True
         try:
-            result = _call_user(self.forward, "forward", self.name, ctx, *bound.args,
-                                **bound.kwargs)
+            # by name, as R torch calls forward (the R shim's wrappers rely on it); only
+            # positional-only parameters go by position
+            pos = [v for v, p in zip(values, self.positional_only) if p]
+            kw = {n: v for n, v, p in zip(self.arg_names, values, self.positional_only) if not p}
+            result = _call_user(self.forward, "forward", self.name, ctx, *pos, **kw)
         finally:
             STATE.grad_enabled = previous
             ctx._in_forward = False
