@@ -217,8 +217,9 @@ def _compare(num, ana, atol, rtol):
         oi = _index(r, out_shape)
         ii = _index(c, in_shape)
         return (f"worst element: d output{oi} / d input{ii}: numerical {num[r, c]:.8g} vs "
-                f"analytical {ana[r, c]:.8g} (|difference| {diff[r, c]:.3g} exceeds atol {atol:g} + "
-                f"rtol {rtol:g} * |numerical|); {int(bad.sum())} of {bad.size} elements differ")
+                f"analytical {ana[r, c]:.8g} (|difference| {diff[r, c]:.3g} exceeds "
+                f"atol {atol:g} + rtol {rtol:g} * |numerical|); "
+                f"{int(bad.sum())} of {bad.size} elements differ")
     return describe
 
 
