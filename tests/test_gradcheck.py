@@ -1,6 +1,8 @@
 """autograd_gradcheck / gradgradcheck and the torch.autograd.functional-style helpers."""
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rtorchpy as r
 from rtorchpy.autograd.gradcheck import GradcheckError
@@ -224,3 +226,32 @@ def test_docstring_examples():
     for module in (function_module, gradcheck_module):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0
+
+
+# ------------------------------------------------------------------ property: broadcasting
+@st.composite
+def broadcastable_shapes(draw):
+    out = draw(st.lists(st.integers(1, 3), min_size=0, max_size=3))
+
+    def shrink(shape):
+        kept = shape[draw(st.integers(0, len(shape))):]
+        return [1 if draw(st.booleans()) else s for s in kept]
+    return shrink(out), shrink(out)
+
+
+@settings(max_examples=25)
+@given(broadcastable_shapes(), st.integers(0, 2 ** 16))
+def test_custom_mul_with_unreduced_gradients_passes_gradcheck(shapes, seed):
+    # backward returns full broadcast-shaped gradients; the engine sums them back to each
+    # input's shape, which is what gradcheck verifies against finite differences
+    def fwd(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b
+
+    def bwd(ctx, g):
+        a, b = ctx.saved_variables
+        return g * b, g * a
+
+    mul = r.autograd_function(fwd, bwd)
+    a, b = randn(*shapes[0], seed=seed), randn(*shapes[1], seed=seed + 1)
+    assert r.autograd_gradcheck(mul, (a, b))
