@@ -11,6 +11,9 @@ Names for the R shim (see also the docstrings):
   torch's node name and its silent dropping of unknown names in backward's result;
 * ``ctx.save_for_backward_pairs([(name or None, value), ...])`` saves with R's interleaving of
   named and unnamed values, ``ctx.saved_variables.pairs()`` reads them back;
+* ``forward`` is called with ``ctx`` first and every argument by name (R torch's way);
+  ``backward`` gets one gradient per output, positionally (fitting them to an R backward's
+  formals, R's list-for-the-last-formal rule, is the shim's job);
 * an exception raised by ``forward`` or ``backward`` propagates as the same object (its str()
   untouched); the function's name is added as a note.
 """
@@ -475,9 +478,10 @@ def autograd_function(forward, backward, name=None, strict_names=True):
             for outputs that got none, or None after ``ctx.set_materialize_grads(False)``);
             returns the gradients w.r.t. the inputs as a dict keyed by argument name (R torch
             style), a tuple/list with one entry per forward argument (PyTorch style), or a
-            single Tensor when forward has one argument. Missing entries and None mean no
-            gradient. A gradient is summed down to its input's shape when broadcastable and cast
-            to its dtype; numbers and NumPy arrays are converted to tensors.
+            single Tensor when forward has one argument. Missing entries and None give a zero
+            gradient (as in R torch). A gradient is summed down to its input's shape when
+            broadcastable and cast to its dtype; NumPy arrays become tensors, and a number a
+            shape ``(1,)`` tensor (as R torch converts a length-one vector).
         name: the node's name, shown as ``grad_fn``. Default: forward's name in CamelCase plus
             ``Backward`` (``Linear.forward`` or ``linear`` -> ``LinearBackward``). The R shim
             passes ``"torch::autograd::LanternNode"``, R torch's name for every custom function.
