@@ -362,6 +362,8 @@ def _min_all(F, g, needs, self, result):
 @row("MaxBackward0")
 def _max_dim(F, g, needs, shape, dim, keepdim, indices):
     """self: g placed at the index of each maximum along dim (indices: no gradient)"""
+    if not shape:  # a 0-dim input: the value is the input itself
+        return g
     return F.scatter_zeros(shape, dim, F.restore_dims(indices, (dim,), keepdim),
                            F.restore_dims(g, (dim,), keepdim))
 
@@ -369,6 +371,8 @@ def _max_dim(F, g, needs, shape, dim, keepdim, indices):
 @row("MinBackward0")
 def _min_dim(F, g, needs, shape, dim, keepdim, indices):
     """self: g placed at the index of each minimum along dim"""
+    if not shape:  # a 0-dim input: the value is the input itself
+        return g
     return F.scatter_zeros(shape, dim, F.restore_dims(indices, (dim,), keepdim),
                            F.restore_dims(g, (dim,), keepdim))
 
@@ -427,19 +431,21 @@ def _norm(F, g, needs, self, result, p, dims, keepdim):
 @row("CumsumBackward0")
 def _cumsum(F, g, needs, dim):
     """self: reversed cumulative sum of g along dim"""
+    if not g.ndim:  # a 0-dim input: cumsum is the identity
+        return g
     return F.flip(F.cumsum(F.flip(g, (dim,)), dim), (dim,))
 
 
 @row("SoftmaxBackward0")
 def _softmax(F, g, needs, result, dim):
     """self: result * (g - sum(g * result, dim))"""
-    return result * (g - F.sum(g * result, (dim,), True))
+    return result * (g - F.sum(g * result, (dim,) if g.ndim else (), True))
 
 
 @row("LogSoftmaxBackward0")
 def _log_softmax(F, g, needs, result, dim):
     """self: g - exp(result) * sum(g, dim)"""
-    return g - F.exp(result) * F.sum(g, (dim,), True)
+    return g - F.exp(result) * F.sum(g, (dim,) if g.ndim else (), True)
 
 
 # ---------------------------------------------------------------- linear algebra
@@ -492,7 +498,7 @@ def _t(F, g, needs):
 @row("TransposeBackward0")
 def _transpose(F, g, needs, dim0, dim1):
     """self: g with dim0 and dim1 swapped back"""
-    return F.transpose(g, dim0, dim1)
+    return g if dim0 == dim1 else F.transpose(g, dim0, dim1)
 
 
 @row("PermuteBackward0")

@@ -203,6 +203,8 @@ def repeat(self, *repeats):
 def flip(self, dims):
     """Reverse the order of elements along ``dims``."""
     dims = normalize_dims(dims if isinstance(dims, (list, tuple)) else (dims,), self._data.ndim)
+    if self._data.ndim == 0:
+        dims = ()  # dim 0 / -1 of a 0-dim tensor: nothing to reverse
     out = wrap(np.flip(self._data, dims).copy())
     if recording(self):
         record(NODES["FlipBackward0"], (self,), (out,), (), (dims,))
