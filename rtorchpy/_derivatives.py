@@ -577,13 +577,18 @@ def _stack(F, g, needs, dim):
 @row("SplitBackward0")
 def _split(F, g, needs, dim):
     """self: the pieces' gradients concatenated along dim (missing ones are zeros)"""
-    return F.cat(list(g), dim)
+    return F.cat(_per_output(g), dim)
 
 
 @row("UnbindBackward0")
 def _unbind(F, g, needs, dim):
     """self: the slices' gradients stacked along dim (missing ones are zeros)"""
-    return F.stack(list(g), dim)
+    return F.stack(_per_output(g), dim)
+
+
+def _per_output(g):
+    """A multi-output node with a single output gets that output's gradient, not a list."""
+    return list(g) if isinstance(g, (list, tuple)) else [g]
 
 
 @row("SelectBackward0")
