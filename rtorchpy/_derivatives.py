@@ -628,9 +628,14 @@ def _gather(F, g, needs, shape, dim, index):
 
 
 @row("ScatterAddBackward0")
-def _scatter_add(F, g, needs, dim, index):
-    """self: g;  src: g gathered at index"""
-    return (g if needs[0] else None), (F.gather(g, dim, index) if needs[1] else None)
+def _scatter_add(F, g, needs, dim, index, src_shape):
+    """self: g;  src: g gathered at index (zeros where src is larger than index)"""
+    gs = None
+    if needs[1]:
+        gs = F.gather(g, dim, index)
+        if tuple(gs.shape) != tuple(src_shape):
+            gs = F.index_backward(gs, src_shape, tuple(slice(0, k) for k in index.shape))
+    return (g if needs[0] else None), gs
 
 
 @row("MaskedFillBackward0")

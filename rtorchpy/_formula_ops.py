@@ -139,7 +139,8 @@ class _ArrayOps:
 
     @staticmethod
     def gather(x, dim, index):
-        return np.take_along_axis(x, index, axis=dim)
+        corner = tuple(slice(None) if i == dim else slice(0, k) for i, k in enumerate(index.shape))
+        return np.take_along_axis(x[corner], index, axis=dim)
 
     @staticmethod
     def clamp_min(x, lo):

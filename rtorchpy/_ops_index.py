@@ -164,7 +164,8 @@ def scatter_zeros(shape, dim, index, src, accumulate=False):
         np.put_along_axis(z, idx, data, axis=dim)
     out = wrap(z)
     if recording(src):
-        record(NODES["ScatterAddBackward0"], (Tensor._make(z), src), (out,), (), (dim, idx))
+        record(NODES["ScatterAddBackward0"], (Tensor._make(z), src), (out,), (),
+               (dim, idx, data.shape))
     return out
 
 
@@ -184,11 +185,24 @@ def gather(self, dim, index):
         raise RuntimeError("gather(): Expected dtype int64 for index")
     d = normalize_dim(dim, self._data.ndim)
     idx = index._data.astype(np.int64, copy=False)
-    n = self._data.shape[d] if self._data.ndim else 1
+    x = self._data
+    if idx.ndim != max(x.ndim, 1) and not (x.ndim == 0 and idx.ndim == 0):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    n = x.shape[d] if x.ndim else 1
+    too_big = [i for i, (k, s) in enumerate(zip(idx.shape, x.shape)) if i != d and k > s]
+    if too_big:
+        raise RuntimeError(f"Size does not match at dimension {too_big[0]} expected index "
+                           f"{list(idx.shape)} to be no larger than self {list(x.shape)} apart "
+                           f"from dimension {d}")
     if idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx[(idx < -n) | (idx >= n)].flat[0]
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {n}")
-    out = wrap(np.take_along_axis(self._data, idx, axis=d))
+    if x.ndim:  # the index may be smaller than self in the other dims: only that corner is read
+        x = x[tuple(slice(None) if i == d else slice(0, k) for i, k in enumerate(idx.shape))]
+    else:
+        x, idx = x.reshape(1), idx.reshape(1)
+    data = np.take_along_axis(x, idx, axis=d)
+    out = wrap(data.reshape(index._data.shape))
     if recording(self):
         record(NODES["GatherBackward0"], (self,), (out,), (), (self._data.shape, d, idx))
     return out
@@ -204,7 +218,7 @@ def scatter_add(self, dim, index, src):
     _scatter_add_into(z, d, idx, src._data.astype(z.dtype, copy=False))
     out = wrap(z)
     if recording(self, src):
-        record(NODES["ScatterAddBackward0"], (self, src), (out,), (), (d, idx))
+        record(NODES["ScatterAddBackward0"], (self, src), (out,), (), (d, idx, src._data.shape))
     return out
 
 
