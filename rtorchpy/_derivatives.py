@@ -335,14 +335,7 @@ def _mean_dim(F, g, needs, shape, dims, keepdim, count):
 @row("ProdBackward0")
 def _prod(F, g, needs, self, dims, keepdim):
     """self: g * (product of all other elements), exact when self has zeros"""
-    g = F.restore_dims(g, dims, keepdim)
-    is_zero = self == 0
-    nonzero = F.where(is_zero, 1.0, self)
-    prod_nonzero = F.prod(nonzero, dims, True)
-    n_zero = F.sum(is_zero * 1.0, dims, True)
-    others = F.where(n_zero == 0, prod_nonzero / nonzero,
-                     F.where((n_zero == 1) & is_zero, prod_nonzero, 0.0))
-    return g * others
+    return F.restore_dims(g, dims, keepdim) * F.prod_others(self, dims)
 
 
 @row("MaxBackward1")

@@ -65,6 +65,17 @@ class _ArrayOps:
         return np.cumsum(x, axis=dim)
 
     @staticmethod
+    def prod_others(x, dims):
+        """For each element, the product of the other elements of its reduced slice."""
+        is_zero = x == 0
+        nonzero = np.where(is_zero, 1, x)
+        prod_nonzero = np.prod(nonzero, axis=dims, keepdims=True)
+        n_zero = np.sum(is_zero, axis=dims, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(n_zero == 0, prod_nonzero / nonzero,
+                            np.where((n_zero == 1) & is_zero, prod_nonzero, 0))
+
+    @staticmethod
     def flip(x, dims):
         return np.flip(x, dims)
 
@@ -235,6 +246,32 @@ class _TensorOps:
     @staticmethod
     def cumsum(x, dim):
         return x.cumsum(dim)
+
+    @staticmethod
+    def prod_others(x, dims):
+        """For each element, the product of the other elements of its reduced slice, built so
+        that it stays differentiable where ``x`` has zeros (no division there)."""
+        if not np.any(x._data == 0):
+            return _TensorOps.prod(x, dims, True) / x
+        nd = x.ndim
+        if nd == 0:
+            return _TensorOps.zeros_like(x) + 1.0
+        red = tuple(range(nd)) if dims is None else tuple(dims)
+        keep = tuple(d for d in range(nd) if d not in red)
+        perm = keep + red
+        xp = x.permute(*perm)
+        lead = xp.shape[:len(keep)]
+        n = 1
+        for d in red:
+            n *= x.shape[d]
+        flat = xp.reshape(*lead, n)
+        # rows[..., i, j] = x_j for j != i, 1 on the diagonal; the product of each row
+        rows = _TensorOps.where(np.eye(n, dtype=bool), 1.0, flat.unsqueeze(-2).expand(*lead, n, n))
+        others = rows.prod(dim=-1).reshape(*xp.shape)
+        inverse = [0] * nd
+        for i, d in enumerate(perm):
+            inverse[d] = i
+        return others.permute(*inverse)
 
     @staticmethod
     def flip(x, dims):
