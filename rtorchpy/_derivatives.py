@@ -703,14 +703,17 @@ def _nll(F, g, needs, shape, target, weight, reduction, ignore_index, total_weig
 
 @row("BinaryCrossEntropyBackward0")
 def _bce(F, g, needs, self, target, weight, reduction, count):
-    """self: g (self - target) / max(self (1 - self), 1e-12), times weight (/ N for mean)"""
-    denom = F.clamp_min(self * (1 - self), 1e-12)
-    grad = (self - target) / denom
-    if weight is not None:
-        grad = grad * weight
+    """self: g (self - target) / max(self (1 - self), 1e-12);  target: g (log(1 - self) -
+    log(self)); both times weight (/ N for mean)"""
+    scale = g if weight is None else g * weight
     if reduction == "mean":
-        grad = grad / count
-    return (g * grad if needs[0] else None), None
+        scale = scale / count
+    gs = gt = None
+    if needs[0]:
+        gs = scale * ((self - target) / F.clamp_min(self * (1 - self), 1e-12))
+    if needs[1]:
+        gt = scale * (F.log(1 - self) - F.log(self))
+    return gs, gt
 
 
 @row("IndexPutBackward0")
