@@ -607,6 +607,11 @@ def _bitwise(np_fn, logical):
 
 # ------------------------------------------------------------------------------ operators
 
+def _linalg():
+    from . import _ops_linalg
+    return _ops_linalg
+
+
 def _install_operators():
     T = Tensor
     T.__add__ = lambda a, b: add(a, b)
@@ -623,6 +628,8 @@ def _install_operators():
     T.__rfloordiv__ = lambda a, b: div(as_tensor(b), a, rounding_mode="floor")
     T.__mod__ = lambda a, b: remainder(a, b)
     T.__pow__ = lambda a, b: pow(a, b)
+    T.__matmul__ = lambda a, b: _linalg().matmul(a, b)
+    T.__rmatmul__ = lambda a, b: _linalg().matmul(as_tensor(b), a)
     T.__rpow__ = lambda a, b: rpow(a, b)
     T.__neg__ = lambda a: neg(a)
     T.__pos__ = lambda a: a
