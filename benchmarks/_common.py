@@ -1,0 +1,144 @@
+"""Shared helpers for the workload scripts.
+
+Import this module FIRST in every workload script, before numpy or torch: it reads
+``--threads N`` from the command line and pins the BLAS/OpenMP thread pools through the
+environment, which the libraries only read when they are loaded.
+"""
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+
+_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def _early_threads(argv):
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv):
+            return int(argv[i + 1])
+        if a.startswith("--threads="):
+            return int(a.split("=", 1)[1])
+    return 1
+
+
+THREADS = _early_threads(sys.argv)
+if "numpy" in sys.modules or "torch" in sys.modules:  # pragma: no cover - a programming error
+    raise RuntimeError("benchmarks/_common.py must be imported before numpy/torch")
+for _v in _THREAD_VARS:
+    os.environ[_v] = str(THREADS)
+# Idle pool threads sleep instead of spinning. Engines share a process (interleaved timing), and
+# with 2 threads on 2 cores a spinning OpenBLAS pool (NumPy) would steal the cores from
+# PyTorch's OpenMP pool and the other way round. No effect at 1 thread (no pool threads).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+if ROOT not in sys.path:  # a fresh clone without `pip install -e .` still benchmarks its own tree
+    sys.path.insert(0, ROOT)
+
+
+def parser(description):
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--quick", action="store_true", help="fewer repeats, smaller sizes")
+    p.add_argument("--json", default=None, help="write the result here (default: stdout)")
+    return p
+
+
+def load_torch():
+    """(torch module or None, note). Sets torch's intra-op and inter-op thread counts."""
+    try:
+        import torch
+    except Exception as exc:  # noqa: BLE001 - any import failure means "no PyTorch rows"
+        return None, f"PyTorch not importable ({type(exc).__name__}: {exc}); PyTorch rows skipped"
+    torch.set_num_threads(THREADS)
+    try:
+        torch.set_num_interop_threads(THREADS)
+    except RuntimeError:
+        pass
+    return torch, None
+
+
+def timeit(fns, repeat, number=1, warmup=2, setup=None):
+    """Median seconds per call of each callable in ``fns`` (dict name -> fn).
+
+    The engines are interleaved (one batch of ``number`` calls each per round, rotating the
+    order every round) so drift in the machine's speed hits all of them alike; ``warmup``
+    rounds are run and thrown away first. ``setup(name)`` runs untimed before each batch.
+    Objects alive before timing are frozen out of the garbage collector (see :func:`freeze`).
+    """
+    freeze()
+    names = list(fns)
+    samples = {n: [] for n in names}
+    for r in range(warmup + repeat):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for n in order:
+            fn = fns[n]
+            if setup is not None:
+                setup(n)
+            gc.collect()
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            dt = (time.perf_counter() - t0) / number
+            if r >= warmup:
+                samples[n].append(dt)
+    return {n: {"median": statistics.median(s), "min": min(s), "max": max(s), "n": len(s)}
+            for n, s in samples.items()}
+
+
+def row(case, engine, value, unit, **extra):
+    d = {"case": case, "engine": engine, "value": value, "unit": unit}
+    d.update(extra)
+    return d
+
+
+def target(name, value, limit, detail, comparison="<=", unit="×"):
+    """A target check: ``value`` (a ratio unless ``unit`` says otherwise) against ``limit``;
+    ``pass`` is None when it could not be measured (``value`` None)."""
+    ok = None if value is None else bool(value <= limit if comparison == "<=" else value >= limit)
+    return {"target": name, "value": value, "limit": limit, "comparison": comparison,
+            "unit": unit, "pass": ok, "detail": detail}
+
+
+def freeze():
+    """Move every object alive now (modules: rtorchpy's, NumPy's and PyTorch's when it is a
+    peer) out of the garbage collector's reach. Full collections walk every tracked object, so
+    without this one engine's imports would tax another's graph building, and each
+    ``gc.collect()`` between timing batches would cost ~70 ms with PyTorch loaded."""
+    gc.collect()
+    gc.freeze()
+
+
+def versions():
+    import numpy
+    out = {"python": sys.version.split()[0], "numpy": numpy.__version__, "threads": THREADS}
+    try:
+        import rtorchpy
+        out["rtorchpy"] = rtorchpy.__version__
+    except Exception:  # noqa: BLE001
+        pass
+    if "torch" in sys.modules:
+        out["torch"] = sys.modules["torch"].__version__
+    return out
+
+
+def emit(args, workload, rows, targets=(), notes=(), **extra):
+    result = {"workload": workload, "threads": THREADS, "quick": bool(args.quick),
+              "rows": list(rows), "targets": list(targets), "notes": list(notes),
+              "versions": versions()}
+    result.update(extra)
+    text = json.dumps(result, indent=1)
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(text)
+    else:
+        print(text)
+    return result
