@@ -662,15 +662,27 @@ def ops_page():
 R_REFERENCE = r"""
 args <- commandArgs(trailingOnly = TRUE)
 for (f in sort(list.files(args[[1]], pattern = "[.]Rd$", full.names = TRUE))) {
-  rd <- tools::parse_Rd(f)
   out <- file.path(args[[2]], sub("[.]Rd$", ".html", basename(f)))
-  tools::Rd2HTML(rd, out = out, fragment = TRUE, no_links = TRUE, package = "rtorchpy")
+  suppressWarnings(tools::Rd2HTML(f, out = out, no_links = TRUE, package = "rtorchpy"))
 }
 """
 
 
-def r_reference_page():
-    man = ROOT / "r-shim" / "man"
+def _rd_html(html):
+    """The body of one Rd2HTML page: (title, HTML with links removed and headings demoted)."""
+    body = re.search(r'<div class="container">(.*)</div>\s*</body>', html, re.DOTALL)
+    body = body.group(1) if body else html
+    body = re.sub(r"<table[^>]*><tr><td>[^<]*</td><td[^>]*>R Documentation</td></tr></table>",
+                  "", body)
+    title = re.search(r"<h2[^>]*>(.*?)</h2>", body, re.DOTALL)
+    body = re.sub(r"<h2[^>]*>.*?</h2>", "", body, count=1, flags=re.DOTALL)
+    body = re.sub(r"<a\b[^>]*>(.*?)</a>", r"\1", body, flags=re.DOTALL)
+    body = re.sub(r"<(/?)h3>", r"<\1h4>", body)
+    return (re.sub(r"<[^>]+>", "", title.group(1)).strip() if title else ""), body.strip()
+
+
+def r_reference_page(man=ROOT / "r-shim" / "man"):
+    man = Path(man)
     head = ["<!-- Generated from r-shim/man/*.Rd by scripts/build_docs.py. -->", "",
             "# R reference", ""]
     files = sorted(man.glob("*.Rd")) if man.is_dir() else []
@@ -693,11 +705,10 @@ def r_reference_page():
                       "(`r-shim/man`).", ""]
         out += [f"- [`{f.stem}`](#{_anchor(f.stem)})" for f in files] + [""]
         for f in files:
-            html = Path(tmp, f.stem + ".html").read_text(encoding="utf-8")
-            html = re.sub(r"<a\b[^>]*>(.*?)</a>", r"\1", html, flags=re.S)
-            html = re.sub(r"<h2[^>]*>(.*?)</h2>", r"<h3>\1</h3>", html, flags=re.S)
-            out += [f"## `{f.stem}` {{#{_anchor(f.stem)}}}", "",
-                    '<div class="rd" markdown="0">', html.strip(), "</div>", ""]
+            title, html = _rd_html(Path(tmp, f.stem + ".html").read_text(encoding="utf-8"))
+            out += [f"## `{f.stem}`" + (f": {title}" if title else "")
+                    + f" {{#{_anchor(f.stem)}}}", "",
+                    '<div class="rd" markdown="0">', html, "</div>", ""]
         return "\n".join(out)
 
 
