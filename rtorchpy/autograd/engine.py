@@ -259,14 +259,16 @@ def _node_pre_hooks(node, extras, grads, as_tensors):
 
 
 def _fill_missing(node, grads, as_tensors):
-    """Outputs nobody used get a zero gradient, so formulas always see one per output."""
+    """Outputs nobody used get a zero gradient, so formulas always see one per output. A node
+    whose ``out_meta`` entry is None fills (or not) by itself: custom functions must tell "no
+    gradient" from a zero one (``set_materialize_grads``)."""
     if all(g is not None for g in grads):
         return grads
     from .._tensor import Tensor
     out = []
-    for g, (shape, dtype) in zip(grads, node.out_meta):
-        if g is None:
-            z = np.zeros(shape, dtype=dtype)
+    for g, meta in zip(grads, node.out_meta):
+        if g is None and meta is not None:
+            z = np.zeros(meta[0], dtype=meta[1])
             g = Tensor._make(z) if as_tensors else z
         out.append(g)
     return out

@@ -36,13 +36,6 @@ __all__ = ["autograd_function", "AutogradContext", "NamedValues", "FunctionNode"
 
 LEAF_DIRTY_ERROR = "a leaf Variable that requires grad has been used in an in-place operation."
 
-# The engine zero-fills the missing gradients of a multi-output node from ``out_meta`` before
-# ``apply``. A custom node must tell undefined gradients from real ones (set_materialize_grads),
-# so it reports 0-d object-dtype entries: the engine's "zeros" then mark the undefined slots,
-# and ``FunctionNode.apply`` materializes them itself (with the output's real shape and dtype).
-_UNDEFINED_META = ((), np.dtype(object))
-
-
 class NamedValues:
     """An ordered sequence of (name, value) pairs, read like an R named list.
 
@@ -213,9 +206,7 @@ class FunctionNode(Node):
         ctx, spec = self.ctx, self.spec
         args = []
         for g, info in zip(grads, self.out_info):
-            if g is not None and getattr(g, "_data", g).dtype == object:
-                g = None  # the engine's marker for "no gradient arrived"
-            if g is None:
+            if g is None:  # no gradient arrived (out_meta entries are None: engine leaves it)
                 if info is not None and ctx._materialize:
                     g = Tensor._make(np.zeros(info[0], dtype=info[1]))
             elif not as_tensors:
@@ -418,7 +409,7 @@ class _Spec:
         ctx._dirty = ctx._non_differentiable = ()  # they may be outputs: no cycles via ctx
         if node is not None:
             node.out_info = tuple(info)
-            node.out_meta = None if len(flat) == 1 else (_UNDEFINED_META,) * len(flat)
+            node.out_meta = None if len(flat) == 1 else (None,) * len(flat)
             _pack_saved(ctx, node)
         return rebuild(flat)
 
