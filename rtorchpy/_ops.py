@@ -118,6 +118,9 @@ def promote(a, b):
         return da
     za, zb = a._data.ndim == 0, b._data.ndim == 0
     if za == zb:
+        ca, cb = _CATEGORY[da.kind], _CATEGORY[db.kind]
+        if ca != cb:  # the higher category wins as it is: int64 with float32 is float32
+            return da if ca > cb else db
         return np.promote_types(da, db)
     dim_dt, zero_dt = (db, da) if za else (da, db)
     if _CATEGORY[zero_dt.kind] > _CATEGORY[dim_dt.kind]:
