@@ -149,26 +149,43 @@ def _size(size):
     return tuple(out)
 
 
+def _size_of(size_args, size):
+    """The size given positionally (``f(2, 3)``, ``f((2, 3))``) or as ``size=``."""
+    if size is not None:
+        if size_args:
+            raise TypeError("give the size either positionally or as size=, not both")
+        return _size(size if isinstance(size, (tuple, list, np.ndarray)) else (size,))
+    return _size(size_args)
+
+
+def _random_float_dtype(dtype, what):
+    target = _float_dtype(dtype)
+    if target.kind != "f":
+        raise RuntimeError(f"{what}: expected a floating point dtype, got "
+                           f"{_dt.from_numpy_dtype(target)!r}")
+    return target
+
+
 def _float_dtype(dtype):
     return _dt.as_dtype(dtype).numpy if dtype is not None else _dt.torch_get_default_dtype().numpy
 
 
-def torch_ones(*size, dtype=None, device=None, requires_grad=False):
+def torch_ones(*size_args, size=None, dtype=None, device=None, requires_grad=False):
     """A tensor of ones: ``torch_ones(2, 3)`` or ``torch_ones((2, 3))``."""
     _check_device(device)
-    return _finish(np.ones(_size(size), _float_dtype(dtype)), requires_grad)
+    return _finish(np.ones(_size_of(size_args, size), _float_dtype(dtype)), requires_grad)
 
 
-def torch_zeros(*size, dtype=None, device=None, requires_grad=False):
+def torch_zeros(*size_args, size=None, dtype=None, device=None, requires_grad=False):
     """A tensor of zeros."""
     _check_device(device)
-    return _finish(np.zeros(_size(size), _float_dtype(dtype)), requires_grad)
+    return _finish(np.zeros(_size_of(size_args, size), _float_dtype(dtype)), requires_grad)
 
 
-def torch_empty(*size, dtype=None, device=None, requires_grad=False):
+def torch_empty(*size_args, size=None, dtype=None, device=None, requires_grad=False):
     """A tensor whose values are not initialised."""
     _check_device(device)
-    return _finish(np.empty(_size(size), _float_dtype(dtype)), requires_grad)
+    return _finish(np.empty(_size_of(size_args, size), _float_dtype(dtype)), requires_grad)
 
 
 def torch_full(size, fill_value, dtype=None, device=None, requires_grad=False):
@@ -229,16 +246,18 @@ def torch_logspace(start, end, steps=100, base=10.0, dtype=None, device=None,
                    requires_grad)
 
 
-def torch_rand(*size, dtype=None, device=None, requires_grad=False):
+def torch_rand(*size_args, size=None, dtype=None, device=None, requires_grad=False):
     """Uniform random values in [0, 1)."""
     _check_device(device)
-    return _finish(generator().random(_size(size)).astype(_float_dtype(dtype)), requires_grad)
+    target = _random_float_dtype(dtype, "torch_rand")
+    return _finish(generator().random(_size_of(size_args, size)).astype(target), requires_grad)
 
 
-def torch_randn(*size, dtype=None, device=None, requires_grad=False):
+def torch_randn(*size_args, size=None, dtype=None, device=None, requires_grad=False):
     """Standard normal random values."""
     _check_device(device)
-    return _finish(generator().standard_normal(_size(size)).astype(_float_dtype(dtype)),
+    target = _random_float_dtype(dtype, "torch_randn")
+    return _finish(generator().standard_normal(_size_of(size_args, size)).astype(target),
                    requires_grad)
 
 
