@@ -73,6 +73,13 @@ def machine_info():
     return info
 
 
+def _loadavg():
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
 def git_info():
     def git(*a):
         try:
@@ -80,7 +87,11 @@ def git_info():
                                   timeout=30).stdout.strip()
         except (OSError, subprocess.SubprocessError):
             return ""
-    return {"commit": git("rev-parse", "--short", "HEAD"),
+    commit = git("rev-parse", "--short", "HEAD")
+    if not commit:  # an exported tree (git archive) benchmarked outside the repository
+        return {"commit": os.environ.get("RTORCHPY_BENCH_COMMIT", "unknown"),
+                "rtorchpy_dirty": False}
+    return {"commit": commit,
             "rtorchpy_dirty": bool(git("status", "--porcelain", "--", "rtorchpy"))}
 
 
@@ -204,6 +215,14 @@ def render(report):
         "Timings are medians of interleaved repeats after warm-up; ratios are rtorchpy's time "
         "(or memory) divided by the peer's, so < 1 means rtorchpy is faster.",
         "",
+    ]
+    load = report.get("loadavg_1min", {})
+    busy = [v for v in load.values() if v is not None and v > 0.7]
+    if busy:
+        lines += [f"**Note:** the 1-minute load average was {load.get('start')} at the start and "
+                  f"{load.get('end')} at the end: other processes shared the "
+                  f"{m.get('nproc')} CPUs, so these numbers are noisier than usual.", ""]
+    lines += [
         "## Targets (judged at 1 thread, paired with the peers in the same run)",
         "",
     ]
@@ -257,6 +276,7 @@ def main():
     threads = [int(t) for t in args.threads.split(",")]
     os.makedirs(args.out, exist_ok=True)
     t_start = time.perf_counter()
+    load_start = _loadavg()
     results = {}
     for th in threads:
         log(f"threads = {th}")
@@ -274,6 +294,7 @@ def main():
         "targets_by_threads": {t: [x for n in names for x in by_name[n].get("targets", [])]
                                for t, by_name in results.items()},
         "elapsed_s": time.perf_counter() - t_start,
+        "loadavg_1min": {"start": load_start, "end": _loadavg()},
     }
     md = render(report)
     with open(os.path.join(args.out, "latest.json"), "w") as f:
