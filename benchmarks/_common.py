@@ -90,8 +90,45 @@ def timeit(fns, repeat, number=1, warmup=2, setup=None):
             dt = (time.perf_counter() - t0) / number
             if r >= warmup:
                 samples[n].append(dt)
-    return {n: {"median": statistics.median(s), "min": min(s), "max": max(s), "n": len(s)}
-            for n, s in samples.items()}
+    return {n: summarize(s) for n, s in samples.items()}
+
+
+def summarize(s):
+    return {"median": statistics.median(s), "min": min(s), "max": max(s), "n": len(s),
+            "samples": list(s)}
+
+
+def run_isolated(script, engines, rounds, extra=()):
+    """Time each engine in processes of its own: ``rounds`` rounds, each spawning one child per
+    engine (order rotating), whose samples are pooled. ``script --engine E`` must print
+    ``{"samples": {case: [seconds, ...]}}`` as its last line.
+
+    For workloads with large buffers: glibc malloc adapts its mmap threshold to the sizes it
+    has seen freed, so in a shared process one engine's frees decide whether another's
+    temporaries come back as fresh, page-faulting mappings or as reused heap memory (measured:
+    rtorchpy's W4 step 28 ms alone, 18 ms interleaved with PyTorch). A process per engine
+    gives each the allocator state it would have on its own.
+    """
+    import subprocess
+    pooled = {e: {} for e in engines}
+    for r in range(rounds):
+        order = engines[r % len(engines):] + engines[:r % len(engines)]
+        for e in order:
+            cmd = [sys.executable, script, "--threads", str(THREADS), "--engine", e, *extra]
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+            if proc.returncode != 0:
+                raise RuntimeError(f"{os.path.basename(script)} --engine {e} failed:\n"
+                                   f"{proc.stderr[-3000:]}")
+            out = json.loads(proc.stdout.strip().splitlines()[-1])
+            for case, samples in out["samples"].items():
+                pooled[e].setdefault(case, []).extend(samples)
+    return {e: {case: summarize(s) for case, s in cases.items()} for e, cases in pooled.items()}
+
+
+def child_emit(res):
+    """A child's result for :func:`run_isolated`: {case: {engine: summary}} -> samples."""
+    print(json.dumps({"samples": {case: next(iter(r.values()))["samples"]
+                                  for case, r in res.items()}}))
 
 
 def row(case, engine, value, unit, **extra):

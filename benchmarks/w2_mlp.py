@@ -1,7 +1,7 @@
 """W2 MLP training step: batch 256, 784-512-512-10, ReLU, cross-entropy, SGD under no-grad.
 
-Time: ms per step (forward, backward, in-place SGD update, gradients reset), engines
-interleaved in one process. Memory: each engine in a FRESH process (this script re-runs
+Time: ms per step (forward, backward, in-place SGD update, gradients reset), each engine in
+processes of its own (3 rounds, samples pooled; see ``_common.run_isolated`` for why). Memory: each engine in a FRESH process (this script re-runs
 itself with --memory ENGINE --meter METER) measuring peak growth during training steps over
 the state just before them:
 * tracemalloc: peak traced bytes over the post-warm-up baseline (NumPy reports its buffers to
@@ -257,9 +257,16 @@ def main():
     p.add_argument("--memory", default=None, help="internal: measure one engine's memory")
     p.add_argument("--meter", default="tracemalloc", choices=["tracemalloc", "rss"])
     p.add_argument("--steps", type=int, default=3)
+    p.add_argument("--engine", default=None, help="internal: time one engine")
     args = p.parse_args()
     if args.memory:
         return memory_child(args.memory, args.meter, args.steps)
+    if args.engine:
+        repeat, number = (5, 2) if args.quick else (5, 3)
+        step = build(args.engine, *make_data())[0]
+        _common.child_emit({"step time": _common.timeit({args.engine: step}, repeat=repeat,
+                                                        number=number, warmup=2)})
+        return
 
     torch, note = _common.load_torch()
     notes = [note] if note else []
@@ -279,15 +286,16 @@ def main():
         np.testing.assert_allclose(_to_np(fresh[e][2][0]), _to_np(fresh["numpy"][2][0]),
                                    rtol=1e-3, atol=1e-5)
     del fresh
+    notes.append("step time: each engine timed in its own processes (3 rounds × 5 batches of "
+                 "3 steps, pooled median; --quick: 1 round)")
     notes.append(f"float32 check passed: {n_nodes} recorded nodes, all inputs/grads/params "
                  "float32; first-step losses agree across engines")
 
-    repeat, number = (5, 2) if args.quick else (12, 3)
-    res = _common.timeit({e: built[e][0] for e in engines}, repeat=repeat, number=number,
-                         warmup=2)
+    res = _common.run_isolated(os.path.abspath(__file__), engines, 1 if args.quick else 3,
+                               ["--quick"] if args.quick else [])
+    res = {e: r["step time"] for e, r in res.items()}
     rows = [_common.row("step time", e, r["median"] * 1e3, "ms/step", min=r["min"] * 1e3,
-                        max=r["max"] * 1e3) for e, r in res.items()]
-    del built
+                        max=r["max"] * 1e3, samples=r["n"]) for e, r in res.items()]
 
     mem = {}
     for e in engines:

@@ -2,77 +2,99 @@
 
 Memory-bandwidth bound: every op streams 16 MB. NumPy by hand computes the forward as written
 and the hand-derived gradient 2*x + 3. Also reported: the forward alone, recording.
+Each engine is timed in processes of its own (3 rounds, samples pooled): with 16 MB
+temporaries, glibc malloc's adaptive mmap threshold would otherwise let one engine's frees
+decide whether another's allocations page-fault (see ``_common.run_isolated``).
 """
 from __future__ import annotations
 
 import _common  # noqa: F401  (first: pins the thread count before numpy is loaded)
 
+import os
+
 import numpy as np
 
 SHAPE = (2000, 2000)
+MODES = ("forward, recording", "forward+backward")
+
+
+def data():
+    return np.random.default_rng(0).uniform(-1, 1, SHAPE).astype(np.float32)
+
+
+def build(engine, x0):
+    """{mode: fn} for one engine, and a function returning (loss, grad) as ndarrays."""
+    if engine == "numpy":
+        def fwd():
+            return (x0 * x0 + 3 * x0 + 2).sum()
+
+        def fwdbwd():
+            s = (x0 * x0 + 3 * x0 + 2).sum()
+            gx = 2 * x0 + 3
+            return s, gx
+        return {MODES[0]: fwd, MODES[1]: fwdbwd}, fwdbwd
+
+    if engine == "rtorchpy":
+        import rtorchpy as rt
+        x = rt.torch_tensor(x0, requires_grad=True)
+        grad = lambda: x.grad._data  # noqa: E731
+        loss_dtype = lambda y: y._data.dtype  # noqa: E731
+    else:
+        torch, _ = _common.load_torch()
+        x = torch.tensor(x0, requires_grad=True)
+        grad = lambda: x.grad.numpy()  # noqa: E731
+        loss_dtype = lambda y: y.detach().numpy().dtype  # noqa: E731
+
+    def fwd():
+        return (x * x + 3 * x + 2).sum()
+
+    def fwdbwd():
+        x.grad = None
+        (x * x + 3 * x + 2).sum().backward()
+
+    def check():
+        fwdbwd()
+        return loss_dtype(fwd()), grad()
+    return {MODES[0]: fwd, MODES[1]: fwdbwd}, check
 
 
 def main():
-    args = _common.parser(__doc__.splitlines()[0]).parse_args()
-    import rtorchpy as rt
+    p = _common.parser(__doc__.splitlines()[0])
+    p.add_argument("--engine", default=None, help="internal: time one engine")
+    args = p.parse_args()
+    repeat, number = (5, 1) if args.quick else (5, 2)
+    x0 = data()
+    if args.engine:
+        fns, _ = build(args.engine, x0)
+        _common.child_emit({m: _common.timeit({args.engine: f}, repeat=repeat, number=number,
+                                              warmup=2) for m, f in fns.items()})
+        return
     torch, note = _common.load_torch()
     notes = [note] if note else []
-    x0 = np.random.default_rng(0).uniform(-1, 1, SHAPE).astype(np.float32)
+    engines = ["rtorchpy", "numpy"] + (["torch"] if torch is not None else [])
 
-    rx = rt.torch_tensor(x0, requires_grad=True)
+    # correctness and dtypes, all engines side by side (untimed)
+    s, gx = build("numpy", x0)[1]()
+    assert s.dtype == np.float32 and gx.dtype == np.float32
+    for e in engines[:1] + engines[2:]:
+        dt, g = build(e, x0)[1]()
+        assert dt == np.float32 and g.dtype == np.float32, (e, dt, g.dtype)
+        np.testing.assert_allclose(g, gx, rtol=1e-6)
 
-    def rt_fwd():
-        return (rx * rx + 3 * rx + 2).sum()
-
-    def rt_fwdbwd():
-        rx.grad = None
-        (rx * rx + 3 * rx + 2).sum().backward()
-
-    def np_fwd():
-        return (x0 * x0 + 3 * x0 + 2).sum()
-
-    def np_fwdbwd():
-        s = (x0 * x0 + 3 * x0 + 2).sum()
-        gx = 2 * x0 + 3
-        return s, gx
-
-    modes = {"forward, recording": {"rtorchpy": rt_fwd, "numpy": np_fwd},
-             "forward+backward": {"rtorchpy": rt_fwdbwd, "numpy": np_fwdbwd}}
-    if torch is not None:
-        tx = torch.tensor(x0, requires_grad=True)
-
-        def t_fwd():
-            return (tx * tx + 3 * tx + 2).sum()
-
-        def t_fwdbwd():
-            tx.grad = None
-            (tx * tx + 3 * tx + 2).sum().backward()
-
-        modes["forward, recording"]["torch"] = t_fwd
-        modes["forward+backward"]["torch"] = t_fwdbwd
-
-    rt_fwdbwd()
-    s, gx = np_fwdbwd()
-    assert rx.grad._data.dtype == np.float32 and gx.dtype == np.float32
-    assert rt_fwd()._data.dtype == np.float32 and s.dtype == np.float32
-    np.testing.assert_allclose(rx.grad._data, gx, rtol=1e-6)
-    if torch is not None:
-        t_fwdbwd()
-        assert tx.grad.dtype == torch.float32
-        np.testing.assert_allclose(tx.grad.numpy(), gx, rtol=1e-6)
-
-    repeat, number = (5, 1) if args.quick else (15, 2)
-    rows, res = [], {}
-    for mode, fns in modes.items():
-        res[mode] = _common.timeit(fns, repeat=repeat, number=number, warmup=2)
-        for e, r in res[mode].items():
+    res = _common.run_isolated(os.path.abspath(__file__), engines, 1 if args.quick else 3,
+                               ["--quick"] if args.quick else [])
+    rows = []
+    for mode in MODES:
+        for e in engines:
+            r = res[e][mode]
             rows.append(_common.row(mode, e, r["median"] * 1e3, "ms", min=r["min"] * 1e3,
-                                    max=r["max"] * 1e3))
-    fb = res["forward+backward"]
+                                    max=r["max"] * 1e3, samples=r["n"]))
+    fb = {e: res[e]["forward+backward"]["median"] for e in engines}
     targets = [_common.target("W4 forward+backward ≤ 1.1× NumPy by hand",
-                              fb["rtorchpy"]["median"] / fb["numpy"]["median"], 1.1,
-                              f"{fb['rtorchpy']['median'] * 1e3:.2f} vs "
-                              f"{fb['numpy']['median'] * 1e3:.2f} ms")]
+                              fb["rtorchpy"] / fb["numpy"], 1.1,
+                              f"{fb['rtorchpy'] * 1e3:.2f} vs {fb['numpy'] * 1e3:.2f} ms")]
+    notes.append("each engine timed in its own processes (3 rounds × 5 batches, pooled "
+                 "median; --quick: 1 round)")
     _common.emit(args, "W4", rows, targets, notes,
                  description="(x*x + 3*x + 2).sum() on (2000, 2000) float32, forward+backward")
 
