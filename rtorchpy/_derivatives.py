@@ -99,27 +99,27 @@ def _div_rounded_tensor(F, g, needs):
 
 
 @row("FmodBackward0")
+def _fmod_scalar(F, g, needs):
+    """self: g   (fmod.Scalar comes first in libtorch's table)"""
+    return g
+
+
+@row("FmodBackward1")
 def _fmod(F, g, needs, self, other):
     """self: g;  other: -g * trunc(self / other)"""
     return (g if needs[0] else None), (-g * F.trunc(self / other) if needs[1] else None)
 
 
-@row("FmodBackward1")
-def _fmod_scalar(F, g, needs):
-    """self: g"""
-    return g
-
-
 @row("RemainderBackward0")
-def _remainder(F, g, needs, self, other):
-    """self: g;  other: -g * floor(self / other)"""
-    return (g if needs[0] else None), (-g * F.floor(self / other) if needs[1] else None)
+def _remainder_scalar(F, g, needs):
+    """self: g   (remainder.Scalar comes first in libtorch's table)"""
+    return g
 
 
 @row("RemainderBackward1")
-def _remainder_scalar(F, g, needs):
-    """self: g"""
-    return g
+def _remainder(F, g, needs, self, other):
+    """self: g;  other: -g * floor(self / other)"""
+    return (g if needs[0] else None), (-g * F.floor(self / other) if needs[1] else None)
 
 
 @row("NegBackward0")
@@ -184,7 +184,7 @@ def _log(F, g, needs, self):
     return g / self
 
 
-@row("Log1pBackward0")
+@row("Log1PBackward0")  # libtorch spells it with a capital P
 def _log1p(F, g, needs, self):
     """self: g / (self + 1)"""
     return g / (self + 1)

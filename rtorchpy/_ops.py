@@ -403,9 +403,9 @@ def _fmod_like(name, np_fn, node0, node1):
     return fn
 
 
-fmod = op("fmod")(_fmod_like("fmod", np.fmod, "FmodBackward0", "FmodBackward1"))
-remainder = op("remainder")(_fmod_like("remainder", np.remainder, "RemainderBackward0",
-                                       "RemainderBackward1"))
+fmod = op("fmod")(_fmod_like("fmod", np.fmod, "FmodBackward1", "FmodBackward0"))
+remainder = op("remainder")(_fmod_like("remainder", np.remainder, "RemainderBackward1",
+                                       "RemainderBackward0"))
 
 
 @op("maximum")
@@ -489,7 +489,7 @@ def _rsqrt(x):
 exp = _unary("exp", np.exp, "ExpBackward0", "result")
 expm1 = _unary("expm1", np.expm1, "Expm1Backward0", "result")
 log = _unary("log", np.log, "LogBackward0", "self", doc="Natural logarithm.")
-log1p = _unary("log1p", np.log1p, "Log1pBackward0", "self")
+log1p = _unary("log1p", np.log1p, "Log1PBackward0", "self")
 log2 = _unary("log2", np.log2, "Log2Backward0", "self")
 log10 = _unary("log10", np.log10, "Log10Backward0", "self")
 sqrt = _unary("sqrt", np.sqrt, "SqrtBackward0", "result")
