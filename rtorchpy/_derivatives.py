@@ -267,6 +267,10 @@ def _clamp(F, g, needs, self, lo, hi):
     return g * mask
 
 
+row("ClampMinBackward0")(_clamp)  # clamp_min(x, min): the same formula with max = None
+row("ClampMaxBackward0")(_clamp)
+
+
 @row("MaximumBackward0")
 def _maximum(F, g, needs, self, other):
     """self: g where self > other (g/2 on ties);  other: the rest"""

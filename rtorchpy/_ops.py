@@ -522,24 +522,33 @@ def clamp(self, min=None, max=None):
     """Limit values to [min, max]; either bound may be None."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return _clamp(self, min, max, "ClampBackward1")
+
+
+def _clamp(self, min, max, node):
     lo = _number(min, "min") if min is not None else None
     hi = _number(max, "max") if max is not None else None
-    x, dt = scalar_operand(self, lo if lo is not None else hi)
-    data = np.clip(x, lo, hi)
+    dt = self._data.dtype
+    for bound in (lo, hi):  # both bounds take part in type promotion
+        if bound is not None:
+            dt = scalar_dtype(dt, bound)
+    data = np.clip(self._data.astype(dt, copy=False), lo, hi)
     out = Tensor._make(fix_dtype(data, dt))
     if STATE.grad_enabled and self._requires_grad:
-        record(NODES["ClampBackward1"], (self,), (out,), (self,), (lo, hi))
+        record(NODES[node], (self,), (out,), (self,), (lo, hi))
     return out
 
 
 @op("clamp_min")
 def clamp_min(self, min):
-    return clamp(self, min=min)
+    """``clamp(min=min)``, recorded as libtorch's ClampMinBackward0."""
+    return _clamp(self, min, None, "ClampMinBackward0")
 
 
 @op("clamp_max")
 def clamp_max(self, max):
-    return clamp(self, max=max)
+    """``clamp(max=max)``, recorded as libtorch's ClampMaxBackward0."""
+    return _clamp(self, None, max, "ClampMaxBackward0")
 
 
 # ------------------------------------------------------------------------------ comparisons, logic
