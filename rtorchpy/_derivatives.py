@@ -342,6 +342,9 @@ def _prod(F, g, needs, self, dims, keepdim):
     return F.restore_dims(g, dims, keepdim) * F.prod_others(self, dims)
 
 
+row("ProdBackward1")(_prod)  # prod(x, dim): the same formula
+
+
 @row("MaxBackward1")
 def _max_all(F, g, needs, self, result):
     """self: g shared evenly among the elements equal to the maximum"""
@@ -577,6 +580,9 @@ def _split(F, g, needs, dim):
     return F.cat(_per_output(g), dim)
 
 
+row("SplitWithSizesBackward0")(_split)  # split(x, [sizes]): the same formula
+
+
 @row("UnbindBackward0")
 def _unbind(F, g, needs, dim):
     """self: the slices' gradients stacked along dim (missing ones are zeros)"""
@@ -703,6 +709,9 @@ def _mse(F, g, needs, self, target, reduction, count):
 def _nll(F, g, needs, shape, target, weight, reduction, ignore_index, total_weight):
     """self: -weight[target] * g at each target position (divided by the total weight for mean)"""
     return F.nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight)
+
+
+row("NllLoss2DBackward0")(_nll)  # (N, C, d1, ...) inputs: the same formula
 
 
 @row("BinaryCrossEntropyBackward0")

@@ -89,8 +89,8 @@ def prod(self, dim=None, keepdim=False, dtype=None):
     dims = _dims_or_all(dim, x.ndim)
     out = wrap(np.asarray(x.prod(axis=_axis(dims), keepdims=keepdim, dtype=x.dtype)))
     if recording(self):
-        record(NODES["ProdBackward0"], (self,), (out,), (self,),
-               (dims, keepdim))
+        record(NODES["ProdBackward0" if dim is None else "ProdBackward1"], (self,), (out,),
+               (self,), (dims, keepdim))
     return out
 
 

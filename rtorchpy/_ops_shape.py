@@ -329,7 +329,7 @@ def stack(tensors, dim=0):
     return out
 
 
-def _split_at(self, d, sizes):
+def _split_at(self, d, sizes, node="SplitBackward0"):
     data = self._data
     outs, start = [], 0
     for s in sizes:
@@ -340,7 +340,7 @@ def _split_at(self, d, sizes):
         o._version = self._version
         o._base = self._base if self._base is not None else self
     if recording(self):
-        record(NODES["SplitBackward0"], (self,), tuple(outs), (), (d,))
+        record(NODES[node], (self,), tuple(outs), (), (d,))
     return tuple(outs)
 
 
@@ -355,6 +355,7 @@ def split(self, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
                                f"(input tensor's size at dimension {d}), but got "
                                f"split_sizes={sizes}")
+        return _split_at(self, d, sizes, "SplitWithSizesBackward0")
     else:
         step = int(split_size_or_sections)
         if step <= 0:

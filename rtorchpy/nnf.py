@@ -121,7 +121,9 @@ def nnf_nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"
         data = picked.sum() / total
     out = wrap(np.asarray(data, dtype=input._data.dtype))
     if recording(input):
-        record(NODES["NllLossBackward0"], (input,), (out,), (),
+        # libtorch's nll_loss_nd goes through nll_loss2d for inputs of 3 or more dims
+        node = NODES["NllLoss2DBackward0" if input.ndim >= 3 else "NllLossBackward0"]
+        record(node, (input,), (out,), (),
                (input.shape, target._data, wdata, reduction, ignore_index, total))
     return out
 
