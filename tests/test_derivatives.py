@@ -331,7 +331,7 @@ def _div_rounded(draw, rng, name):
     return Case(lambda a, b: a.div(b, rounding_mode=mode), x, y)
 
 
-@builder("FmodBackward0", "RemainderBackward0")
+@builder("FmodBackward1", "RemainderBackward1")
 def _fmod(draw, rng, name):
     s1, s2 = bshapes(draw)
     y = away0(rng, s2)
@@ -344,7 +344,7 @@ def _fmod(draw, rng, name):
     return Case(lambda a, b: a.remainder(b), x, y)
 
 
-@builder("FmodBackward1", "RemainderBackward1")
+@builder("FmodBackward0", "RemainderBackward0")
 def _fmod_scalar(draw, rng, name):
     c = draw(st.sampled_from([1.5, -1.5]))
     x = non_integer_quotient(rng, shape(draw), c)
@@ -407,7 +407,7 @@ UNARY = {
     "ExpBackward0": ("exp", anyv),
     "Expm1Backward0": ("expm1", anyv),
     "LogBackward0": ("log", pos),
-    "Log1pBackward0": ("log1p", lambda rng, s: rng.uniform(-0.5, 2, s)),
+    "Log1PBackward0": ("log1p", lambda rng, s: rng.uniform(-0.5, 2, s)),
     "Log2Backward0": ("log2", pos),
     "Log10Backward0": ("log10", pos),
     "SqrtBackward0": ("sqrt", pos),
@@ -450,10 +450,11 @@ def _nnf_relu(draw, rng, name):
     return Case(lambda a: rt.nnf_relu(a), away0(rng, shape(draw)))
 
 
-@builder("ClampBackward1")
+@builder("ClampBackward1", "ClampMinBackward0", "ClampMaxBackward0")
 def _clamp(draw, rng, name):
     x = off_grid(rng, shape(draw))  # bounds are integers: never within 0.1 of a value
-    kind = draw(st.sampled_from(["min", "max", "both", "clamp_min", "clamp_max", "clip"]))
+    kind = {"ClampMinBackward0": "clamp_min", "ClampMaxBackward0": "clamp_max"}.get(name) or \
+        draw(st.sampled_from(["min", "max", "both", "clip"]))
     fn = {"min": lambda a: a.clamp(min=0),
           "max": lambda a: a.clamp(max=1),
           "both": lambda a: rt.torch_clamp(a, -1, 1),
@@ -522,14 +523,14 @@ def _reduce_dim(draw, rng, name):
     return Case(lambda a: getattr(a, kind)(dim=dim, keepdim=keepdim), anyv(rng, s))
 
 
-@builder("ProdBackward0")
+@builder("ProdBackward0", "ProdBackward1")
 def _prod(draw, rng, name):
     s = shape(draw)
     x = anyv(rng, s)
     zeros = draw(st.integers(0, min(2, x.size)))
     flat = x.reshape(-1)
     flat[rng.choice(x.size, zeros, replace=False)] = 0.0
-    if draw(st.booleans()):
+    if name == "ProdBackward0":
         return Case(lambda a: a.prod(), x)
     dim = one_dim(draw, len(s))
     keepdim = draw(st.booleans())
@@ -792,12 +793,13 @@ def _stack(draw, rng, name):
     return Case(lambda *xs: rt.torch_stack(list(xs), d), *[anyv(rng, s) for _ in range(k)])
 
 
-@builder("SplitBackward0")
+@builder("SplitBackward0", "SplitWithSizesBackward0")
 def _split(draw, rng, name):
     s = shape(draw, min_dims=1)
     d = one_dim(draw, len(s))
     n = s[d]
-    kind = draw(st.sampled_from(["split", "sizes", "chunk"]))
+    kind = "sizes" if name == "SplitWithSizesBackward0" else draw(st.sampled_from(["split",
+                                                                                  "chunk"]))
     if kind == "split":
         arg = draw(st.integers(1, 3))
         fn0 = lambda a: a.split(arg, d)  # noqa: E731
@@ -1002,13 +1004,14 @@ def _mse(draw, rng, name):
     return Case(lambda a: rt.nnf_mse_loss(a, t, reduction), anyv(rng, s))
 
 
-@builder("NllLossBackward0")
+@builder("NllLossBackward0", "NllLoss2DBackward0")
 def _nll(draw, rng, name):
     c = draw(st.integers(2, 4))
-    layout = draw(st.sampled_from(["NC", "C", "NCd"]))
+    layout = draw(st.sampled_from(["NC", "C"] if name == "NllLossBackward0" else
+                                  ["NCd", "NCdd"]))
     n, extra = draw(st.integers(1, 3)), draw(st.integers(1, 2))
-    in_shape = {"NC": (n, c), "C": (c,), "NCd": (n, c, extra)}[layout]
-    t_shape = {"NC": (n,), "C": (), "NCd": (n, extra)}[layout]
+    in_shape = {"NC": (n, c), "C": (c,), "NCd": (n, c, extra), "NCdd": (n, c, extra, 2)}[layout]
+    t_shape = {"NC": (n,), "C": (), "NCd": (n, extra), "NCdd": (n, extra, 2)}[layout]
     target = rng.integers(0, c, t_shape)
     ignore = draw(st.sampled_from([-100, 1]))
     if ignore == 1 and not np.any(target != 1):
@@ -1261,6 +1264,13 @@ NAME_CASES = [
     ("x.relu()", lambda: _x(3).relu(), "ReluBackward0"),
     ("nnf_relu(x)", lambda: rt.nnf_relu(_x(3)), "ReluBackward0"),
     ("x.clamp(min=0)", lambda: _x(3).clamp(min=0), "ClampBackward1"),
+    ("x.clamp_min(0)", lambda: _x(3).clamp_min(0), "ClampMinBackward0"),
+    ("x.clamp_max(0)", lambda: _x(3).clamp_max(0), "ClampMaxBackward0"),
+    ("x.log1p()", lambda: _xpos(3).log1p(), "Log1PBackward0"),
+    ("torch_fmod(x, 2)", lambda: rt.torch_fmod(_x(3), 2), "FmodBackward0"),
+    ("torch_fmod(x, y)", lambda: rt.torch_fmod(_x(3), _xpos(3)), "FmodBackward1"),
+    ("x % 2", lambda: _x(3) % 2, "RemainderBackward0"),
+    ("x % y", lambda: _x(3) % _xpos(3), "RemainderBackward1"),
     ("torch_where", lambda: rt.torch_where(rt.torch_tensor([True, False]), _x(2), _x(2)),
      "WhereBackward0"),
     ("x.masked_fill(mask, 0)", lambda: _x(2).masked_fill(rt.torch_tensor([True, False]), 0),
@@ -1275,6 +1285,8 @@ NAME_CASES = [
     ("x[x > 0]", lambda: (lambda x: x[x > 0])(_x(5)), "IndexBackward0"),
     ("x.unbind()[0]", lambda: _x(2, 3).unbind()[0], "UnbindBackward0"),
     ("x.chunk(2)[0]", lambda: _x(4).chunk(2)[0], "SplitBackward0"),
+    ("x.split(2)[0]", lambda: _x(4).split(2)[0], "SplitBackward0"),
+    ("x.split([1, 3])[0]", lambda: _x(4).split([1, 3])[0], "SplitWithSizesBackward0"),
     ("torch_cat", lambda: rt.torch_cat([_x(2), _x(3)]), "CatBackward0"),
     ("torch_stack", lambda: rt.torch_stack([_x(2), _x(2)]), "StackBackward0"),
     ("x.max()", lambda: _x(3).max(), "MaxBackward1"),
@@ -1284,6 +1296,7 @@ NAME_CASES = [
     ("x.to(dtype=double)", lambda: _x(3).to(dtype=rt.torch_double()), "ToCopyBackward0"),
     ("x.cumsum(0)", lambda: _x(3).cumsum(0), "CumsumBackward0"),
     ("x.prod()", lambda: _x(3).prod(), "ProdBackward0"),
+    ("x.prod(dim=0)", lambda: _x(3).prod(dim=0), "ProdBackward1"),
     ("x.std()", lambda: _x(3).std(), "StdBackward0"),
     ("x.var()", lambda: _x(3).var(), "VarBackward0"),
     ("x.norm()", lambda: _x(3).norm(), "NormBackward0"),
@@ -1296,6 +1309,9 @@ NAME_CASES = [
      "NllLossBackward0"),
     ("nnf_cross_entropy", lambda: rt.nnf_cross_entropy(_x(2, 3), rt.torch_tensor([0, 2])),
      "NllLossBackward0"),
+    ("nnf_nll_loss (N, C, d)", lambda: rt.nnf_nll_loss(_x(2, 3, 2), rt.torch_tensor([[0, 2],
+                                                                                      [1, 1]])),
+     "NllLoss2DBackward0"),
     ("nnf_binary_cross_entropy",
      lambda: rt.nnf_binary_cross_entropy(_x(3).sigmoid(), rt.torch_rand(3)),
      "BinaryCrossEntropyBackward0"),
