@@ -259,7 +259,8 @@ def softmax(self, dim, dtype=None):
     x = self._data.astype(_dt.as_dtype(dtype).numpy) if dtype is not None else self._data
     x = x if x.dtype.kind == "f" else x.astype(default_float())
     d = normalize_dim(dim, x.ndim)
-    e = np.exp(x - np.max(x, axis=d, keepdims=True)) if x.ndim else np.ones_like(x)
+    e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf)) if x.ndim else \
+        np.ones_like(x)
     out = wrap(e / np.sum(e, axis=d, keepdims=True) if x.ndim else e)
     if recording(self):
         record(NODES["SoftmaxBackward0"], (self,), (out,), (out,), (d,))
@@ -273,7 +274,7 @@ def log_softmax(self, dim, dtype=None):
     x = x if x.dtype.kind == "f" else x.astype(default_float())
     d = normalize_dim(dim, x.ndim)
     if x.ndim:
-        shifted = x - np.max(x, axis=d, keepdims=True)
+        shifted = x - np.max(x, axis=d, keepdims=True, initial=-np.inf)
         data = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
     else:
         data = np.zeros_like(x)

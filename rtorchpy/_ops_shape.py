@@ -371,8 +371,9 @@ def chunk(self, chunks, dim=0):
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     d = normalize_dim(dim, self._data.ndim)
     n = self._data.shape[d]
-    step = -(-n // int(chunks)) if n else 1
-    return split(self, step, d)
+    if n == 0:  # libtorch: `chunks` empty pieces
+        return _split_at(self, d, [0] * int(chunks))
+    return split(self, -(-n // int(chunks)), d)
 
 
 @op("unbind", dims=("dim",))
