@@ -1,0 +1,180 @@
+# Autograd: grad mode, backward/grad, hooks, graph nodes.
+
+.set_grad_mode <- function(enabled) .bridge("set_grad_mode", enabled)
+.set_anomaly <- function(enabled) .bridge("set_anomaly_mode", enabled)
+
+#' Enable or disable gradient recording
+#'
+#' `with_no_grad(code)` evaluates `code` (in the calling environment, so assignments made in
+#' it are visible afterwards) with recording off, and `with_enable_grad(code)` with recording
+#' on; both restore the previous mode afterwards, also on error, and return the value of
+#' `code`. `local_no_grad()` and `local_enable_grad()` set the mode until the calling function
+#' exits. `autograd_set_grad_mode()` sets it for good.
+#'
+#' @param code Code to evaluate.
+#' @param .env The environment whose exit restores the mode.
+#' @param enabled `TRUE` or `FALSE`.
+#' @return `with_*`: the value of `code`. The others: `NULL`, invisibly.
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_ones(2, requires_grad = TRUE)
+#'   with_no_grad({ y <- x * 2 })
+#'   y$requires_grad
+#' }
+#' @export
+with_no_grad <- function(code) {
+  old <- .set_grad_mode(FALSE)
+  on.exit(.set_grad_mode(old), add = TRUE)
+  force(code)
+}
+
+#' @rdname with_no_grad
+#' @export
+with_enable_grad <- function(code) {
+  old <- .set_grad_mode(TRUE)
+  on.exit(.set_grad_mode(old), add = TRUE)
+  force(code)
+}
+
+#' @rdname with_no_grad
+#' @export
+local_no_grad <- function(.env = parent.frame()) {
+  old <- .set_grad_mode(FALSE)
+  withr::defer(.set_grad_mode(old), envir = .env)
+  invisible(NULL)
+}
+
+#' @rdname with_no_grad
+#' @export
+local_enable_grad <- function(.env = parent.frame()) {
+  old <- .set_grad_mode(TRUE)
+  withr::defer(.set_grad_mode(old), envir = .env)
+  invisible(NULL)
+}
+
+#' @rdname with_no_grad
+#' @export
+autograd_set_grad_mode <- function(enabled) {
+  .set_grad_mode(isTRUE(enabled))
+  invisible(NULL)
+}
+
+#' Detect anomalies in the backward pass
+#'
+#' Evaluates `code` with anomaly detection on: a backward that fails names the forward
+#' operation. Always warns first, as R torch does.
+#' @param code Code to evaluate.
+#' @return The value of `code`.
+#' @export
+with_detect_anomaly <- function(code) {
+  rlang::warn(paste0("This mode should be enabled only for debugging as the different tests ",
+                     "will slow down your program execution."))
+  old <- .set_anomaly(TRUE)
+  on.exit(.set_anomaly(old), add = TRUE)
+  force(code)
+}
+
+.tensor_list <- function(x) {
+  if (is.null(x)) return(NULL)
+  if (is_torch_tensor(x)) x <- list(x)
+  lapply(x, function(t) if (is.null(t) || is_undefined_tensor(t)) NULL else .h(t))
+}
+
+#' Compute gradients of tensors with respect to graph leaves
+#'
+#' Adds into `$grad` of every leaf the gradient of `sum(tensors[[i]] * grad_tensors[[i]])`.
+#' @param tensors A tensor or a list of tensors.
+#' @param grad_tensors `NULL` (ones, for one-element tensors), a tensor, or a list of tensors
+#'   (`NULL` entries allowed).
+#' @param retain_graph Keep the graph for another backward.
+#' @param create_graph Record the backward pass (higher-order derivatives).
+#' @return `NULL`, invisibly.
+#' @export
+autograd_backward <- function(tensors, grad_tensors = NULL, retain_graph = create_graph,
+                              create_graph = FALSE) {
+  .bridge("autograd_backward", .tensor_list(tensors), .tensor_list(grad_tensors),
+          retain_graph, isTRUE(create_graph))
+  invisible(NULL)
+}
+
+#' Gradients of outputs with respect to inputs
+#'
+#' Nothing is accumulated into `$grad`. As in R torch (libtorch's C++ API) the shapes of
+#' `grad_outputs` are not checked against the outputs.
+#' @param outputs A tensor or a list of tensors.
+#' @param inputs A tensor or a list of tensors to differentiate with respect to.
+#' @param grad_outputs `NULL`, a tensor or a list of tensors (the vector of the
+#'   vector-Jacobian product).
+#' @param retain_graph Keep the graph for another backward.
+#' @param create_graph Record the backward pass (higher-order derivatives).
+#' @param allow_unused An input the outputs do not depend on gets an undefined tensor instead
+#'   of an error.
+#' @return An unnamed list with one gradient per input.
+#' @export
+autograd_grad <- function(outputs, inputs, grad_outputs = NULL, retain_graph = create_graph,
+                          create_graph = FALSE, allow_unused = FALSE) {
+  r <- .bridge("autograd_grad", .tensor_list(outputs), .tensor_list(inputs),
+               .tensor_list(grad_outputs), retain_graph, isTRUE(create_graph),
+               isTRUE(allow_unused))
+  unname(r)
+}
+
+# -- graph nodes -----------------------------------------------------------------------------
+
+autograd_node <- R6::R6Class("autograd_node",
+  public = list(
+    ptr = NULL,
+    name = NULL,
+    initialize = function(ptr, name) {
+      self$ptr <- ptr
+      self$name <- name
+    },
+    print = function(newline = TRUE) {
+      cat(if (is.null(self$name)) "NULL" else self$name)
+      if (newline) cat("\n")
+      invisible(self)
+    }
+  ),
+  active = list(
+    next_functions = function() {
+      if (is.null(self$name)) return(list())
+      .bridge("node_next_functions", .h(self$ptr))
+    }
+  )
+)
+
+.node <- function(h, name) {
+  autograd_node$new(.handle_env(h, "rtorchpy_object"), name)
+}
+
+# -- hooks -----------------------------------------------------------------------------------
+
+torch_hook <- R6::R6Class("torch_hook",
+  public = list(
+    x = NULL,
+    pos = NULL,
+    initialize = function(x, pos) {
+      self$x <- x
+      self$pos <- pos
+    },
+    remove = function() {
+      .bridge("remove_hook", .h(self$pos))
+      invisible(NULL)
+    },
+    print = function(...) {
+      cat("<torch_hook>\n")
+      invisible(self)
+    }
+  )
+)
+
+.register_hook <- function(x, hook) {
+  force(hook)
+  r_hook <- function(g) {
+    .callback({
+      res <- hook(.t(g))
+      if (is_torch_tensor(res)) .h(res) else NULL
+    })
+  }
+  torch_hook$new(x, .bridge("register_hook", .h(x), .py_callback(r_hook)))
+}

@@ -1,0 +1,219 @@
+# The R side of the bridge to Python (see rtorchpy/_rbridge.py for the protocol).
+#
+# Every R object that stands for a Python object (tensor, node, hook, context) is an environment
+# holding a handle `h`: a complex number whose real part is the key of the object in the Python
+# registry. Handles are the only thing passed to Python for them, because reticulate converts an
+# unclassed complex number in C++, while any classed R object costs an R-level dispatch. When the
+# R object is garbage collected its finalizer queues the key; the queue is released in batches.
+
+.rt <- new.env(parent = emptyenv())
+.rt$ready <- FALSE
+.rt$dead <- NULL    # keys of collected handles, as a linked list: list(key, rest)
+.rt$ndead <- 0L
+
+.MAGIC <- -7.25
+.TENSOR_CLASS <- c("torch_tensor", "R7")
+
+# -- handles ---------------------------------------------------------------------------------
+
+# Runs during R's garbage collection: only R work here (Python is told in .release_dead()).
+.finalize_handle <- function(e) {
+  .rt$dead <- list(Re(.subset2(e, "h")), .rt$dead)
+  .rt$ndead <- .rt$ndead + 1L
+}
+
+.handle_env <- function(h, class) {
+  e <- new.env(hash = FALSE, parent = emptyenv(), size = 1L)
+  assign("h", h, envir = e)
+  if (Re(h) != 0) reg.finalizer(e, .finalize_handle)
+  class(e) <- class
+  e
+}
+
+# A new R tensor for the handle Python returned.
+.t <- function(h) {
+  e <- new.env(hash = FALSE, parent = emptyenv(), size = 1L)
+  assign("h", h, envir = e)
+  if (Re(h) != 0) reg.finalizer(e, .finalize_handle)
+  class(e) <- .TENSOR_CLASS
+  if (Im(h) != .MAGIC || .rt$ndead > 1024L) .housekeeping(Im(h) != .MAGIC)
+  e
+}
+
+.h <- function(x) .subset2(x, "h")
+
+.release_dead <- function() {
+  q <- .rt$dead
+  n <- .rt$ndead
+  .rt$dead <- NULL
+  .rt$ndead <- 0L
+  if (n == 0L) return(invisible())
+  keys <- numeric(n)
+  i <- 0L
+  while (!is.null(q) && i < n) {
+    i <- i + 1L
+    keys[[i]] <- q[[1L]]
+    q <- q[[2L]]
+  }
+  .rt$impl(.rt$bridge_release, list(keys[seq_len(i)]), NULL)
+  invisible()
+}
+
+# Python holds NumPy memory for every handle R holds; R's garbage collector does not see it, so
+# when Python reports that the memory held grew a lot, collect (and release) now.
+.housekeeping <- function(collect) {
+  if (collect) {
+    gc(verbose = FALSE)
+    .release_dead()
+    .rt$impl(.rt$bridge_collected, list(), NULL)
+  } else {
+    .release_dead()
+  }
+  .release_rvalues()
+}
+
+# -- calls -----------------------------------------------------------------------------------
+
+# Call a Python bridge function (a cached callable) with R values; decode its reply.
+.pycall <- function(f, args) .res(.rt$p2r(.rt$impl(f, args, NULL)))
+
+# Call op `name` (the callables are fetched from Python once).
+.op <- function(name, args) {
+  f <- .rt$ops[[name]]
+  if (is.null(f)) f <- .op_callable(name)
+  .res(.rt$p2r(.rt$impl(f, args, NULL)))
+}
+
+# Call a non-op function of the package (creation functions, nnf_*, ...).
+.fn <- function(name, args, kwargs = NULL) {
+  f <- .rt$fns[[name]]
+  if (is.null(f)) f <- .fn_callable(name)
+  .res(.rt$p2r(.rt$impl(f, args, kwargs)))
+}
+
+# Call a function of the bridge module itself.
+.bridge <- function(name, ...) {
+  f <- .rt$bfns[[name]]
+  if (is.null(f)) f <- .bridge_callable(name)
+  .res(.rt$p2r(.rt$impl(f, list(...), NULL)))
+}
+
+.op_callable <- function(name) {
+  .ensure_python()
+  f <- .rt$ops[[name]]
+  if (is.null(f)) {
+    f <- .rt$bridge$op_caller(name)
+    assign(name, f, envir = .rt$ops)
+  }
+  f
+}
+
+.fn_callable <- function(name) {
+  .ensure_python()
+  f <- .rt$bridge$fn_caller(name)
+  assign(name, f, envir = .rt$fns)
+  f
+}
+
+.bridge_callable <- function(name) {
+  .ensure_python()
+  f <- reticulate::py_get_attr(.rt$bridge, name)
+  assign(name, f, envir = .rt$bfns)
+  f
+}
+
+# -- replies ---------------------------------------------------------------------------------
+
+.res <- function(r) {
+  if (is.complex(r)) return(.t(r))
+  switch(r[[1L]],
+    v = r[[2L]],
+    L = lapply(r[[2L]], .res_item),
+    E = .raise(r[[2L]]),
+    R = .reraise(r[[2L]]),
+    N = .node(r[[2L]], r[[3L]]),
+    D = .dtype(r[[2L]], r[[3L]]),
+    O = .handle_env(r[[2L]], "rtorchpy_object"),
+    SV = r,
+    stop("rtorchpy: unexpected reply from Python", call. = FALSE)
+  )
+}
+
+.res_item <- function(x) if (is.complex(x)) .t(x) else .res(x)
+
+.raise <- function(msg) {
+  cond <- structure(class = c("rtorchpy_error", "error", "condition"),
+                    list(message = msg, call = sys.call(-3L)))
+  stop(cond)
+}
+
+# An R error raised inside an R function called by Python (hook, custom forward/backward):
+# re-raise the original condition, as R torch does.
+.reraise <- function(msg) {
+  cond <- .rt$callback_error
+  .rt$callback_error <- NULL
+  if (inherits(cond, "condition")) stop(cond)
+  stop(msg, call. = FALSE)
+}
+
+# Run an R callback for Python: errors are kept (to re-raise in R) and reported as a marker.
+.callback <- function(expr) {
+  tryCatch(expr, error = function(e) {
+    .rt$callback_error <- e
+    list("__rerror__", conditionMessage(e))
+  })
+}
+
+# An R function as a Python callable whose arguments and result are converted (handles stay
+# complex numbers, lists become R lists).
+.py_callback <- function(f) reticulate::r_to_py(f, convert = TRUE)
+
+# -- arguments -------------------------------------------------------------------------------
+
+# An R argument as the bridge expects it: tensors (and other handle objects) as their handle,
+# dtypes by name, arrays as raw bytes; everything else as reticulate converts it.
+.a <- function(v) {
+  if (is.object(v)) return(.a_object(v))
+  if (is.list(v)) return(lapply(v, .a))
+  if (!is.null(attr(v, "dim", exact = TRUE))) return(.r_array(v))
+  v
+}
+
+.a_object <- function(v) {
+  if (is.environment(v)) {
+    h <- .subset2(v, "h")
+    if (!is.null(h)) return(h)
+    if (inherits(v, "R6") && !is.null(v$ptr)) return(.subset2(v$ptr, "h"))
+  }
+  if (inherits(v, "torch_dtype")) return(v$name)
+  if (inherits(v, "torch_device")) return(v$type)
+  if (inherits(v, "factor")) return(as.integer(v))
+  if (is.list(v)) return(lapply(unclass(v), .a))
+  .a(unclass(v))
+}
+
+# The values of `...` flattened into one list (sizes, dims: `f(2, 3)` or `f(c(2, 3))`).
+.dots <- function(...) {
+  d <- list(...)
+  if (!length(d)) return(list())
+  as.list(unlist(lapply(d, function(v) if (is_torch_tensor(v)) as_array(v) else v),
+                 use.names = FALSE))
+}
+
+# An R vector, matrix or array as the bridge's raw form (column-major bytes, R type, dims).
+.r_array <- function(data) {
+  if (is.null(data)) data <- logical(0)
+  if (is.factor(data)) data <- as.integer(data)
+  kind <- typeof(data)
+  d <- dim(data)
+  if (is.null(d)) d <- length(data)
+  bytes <- switch(kind,
+    double = writeBin(as.vector(data), raw(), endian = "little"),
+    integer = writeBin(as.vector(data), raw(), endian = "little"),
+    logical = writeBin(as.integer(data), raw(), endian = "little"),
+    raw = as.vector(data),
+    complex = stop("complex tensors are not supported by rtorchpy", call. = FALSE),
+    stop("can't convert an R object of type '", kind, "' to a tensor", call. = FALSE)
+  )
+  list("__rarray__", bytes, kind, as.list(as.integer(d)))
+}

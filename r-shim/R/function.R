@@ -1,0 +1,280 @@
+# Custom autograd functions with R forward/backward (R torch's autograd_function), and the
+# gradcheck family. The Python engine records one node per call and calls back into R.
+
+#' Define a custom differentiable function
+#'
+#' `forward(ctx, ...)` computes the result (with gradient recording off) and may save values
+#' for the backward pass with `ctx$save_for_backward()`. `backward(ctx, grad_output)` returns a
+#' named list with the gradient for each forward argument that needs one (see
+#' `ctx$needs_input_grad`); missing names or `NULL` mean zeros. The returned function has the
+#' arguments of `forward` without `ctx` (defaults included). Tensor arguments that require
+#' grad become the inputs of the recorded node; everything else is passed through unchanged.
+#' Its outputs show `grad_fn` `torch::autograd::LanternNode`, as in R torch.
+#'
+#' @param forward,backward Functions, both taking the context as first argument.
+#' @return An R function.
+#' @seealso [AutogradContext]
+#' @examples
+#' if (rtorchpy_available()) {
+#'   mul_constant <- autograd_function(
+#'     forward = function(ctx, tensor, constant) {
+#'       ctx$save_for_backward(constant = constant)
+#'       tensor * constant
+#'     },
+#'     backward = function(ctx, grad_output) {
+#'       v <- ctx$saved_variables
+#'       list(tensor = grad_output * v$constant)
+#'     }
+#'   )
+#'   x <- torch_tensor(1, requires_grad = TRUE)
+#'   o <- mul_constant(x, 2)
+#'   o$backward()
+#'   x$grad
+#' }
+#' @export
+autograd_function <- function(forward, backward) {
+  force(forward)
+  force(backward)
+  .rtp_formals <- formals(forward)[-1L]
+  .rtp_names <- names(.rtp_formals)
+  if (is.null(.rtp_names)) .rtp_names <- character(0)
+  .rtp_state <- new.env(parent = emptyenv())
+  .rtp_state$stack <- list()
+
+  .rtp_fwd <- function(ctx_h) {
+    .callback({
+      args <- .rtp_state$stack[[length(.rtp_state$stack)]]
+      ctx <- AutogradContext$new(.handle_env(ctx_h, "rtorchpy_object"), .rtp_names)
+      .forward_result(do.call(forward, c(list(ctx), args)))
+    })
+  }
+  .rtp_bwd <- function(ctx_h, grads) {
+    .callback({
+      ctx <- AutogradContext$new(.handle_env(ctx_h, "rtorchpy_object"), .rtp_names)
+      grads <- lapply(grads, .res_item)
+      .backward_result(.call_backward(backward, ctx, grads), .rtp_names)
+    })
+  }
+  f <- function() {
+    .rtp_call(.rtp_state, mget(.rtp_names, envir = environment()), .rtp_fwd, .rtp_bwd)
+  }
+  formals(f) <- .rtp_formals
+  f
+}
+
+.rtp_call <- function(state, args, fwd, bwd) {
+  if (is.null(state$fn)) {
+    state$fn <- .bridge("make_function", length(args), .py_callback(fwd), .py_callback(bwd))
+  }
+  n <- length(state$stack) + 1L
+  state$stack[[n]] <- args
+  on.exit(state$stack[[n]] <- NULL, add = TRUE)
+  py_args <- lapply(unname(args), function(v) if (is_torch_tensor(v)) .h(v) else NULL)
+  .bridge("call_function", .h(state$fn), py_args)
+}
+
+.forward_result <- function(res) {
+  one <- function(v) {
+    if (is.null(v)) return(complex(real = 0, imaginary = .MAGIC))
+    if (is_torch_tensor(v)) return(.h(v))
+    if (is.atomic(v)) return(.rt_keep(torch_tensor(v)))
+    stop("Expected a torch_tensor.", call. = FALSE)
+  }
+  if (is.list(res) && !is.object(res)) return(list("__list__", unname(lapply(res, one))))
+  one(res)
+}
+
+# Temporary tensors whose handles go back to Python must outlive the R callback's return.
+.rt_keep <- function(t) {
+  .rt$keep <- c(.rt$keep, list(t))
+  if (length(.rt$keep) > 64L) .rt$keep <- utils::tail(.rt$keep, 64L)
+  .h(t)
+}
+
+# R torch's rule for passing k output gradients to a backward with m formals after ctx.
+.call_backward <- function(backward, ctx, grads) {
+  m <- length(formals(backward)) - 1L
+  k <- length(grads)
+  args <- if (k <= m || m < 1L) {
+    grads
+  } else if (m == 1L) {
+    list(grads)
+  } else {
+    c(grads[seq_len(m - 1L)], list(grads[m:k]))
+  }
+  do.call(backward, c(list(ctx), unname(args)))
+}
+
+.backward_result <- function(res, arg_names) {
+  if (is_torch_tensor(res) || !is.list(res)) stop("Unsupported index.", call. = FALSE)
+  out <- list()
+  nms <- names(res)
+  if (is.null(nms)) return(out)  # an unnamed list: every gradient is zero (as in R torch)
+  for (i in seq_along(arg_names)) {
+    nm <- arg_names[[i]]
+    if (!nm %in% nms) next
+    v <- res[[nm]]
+    if (is.null(v)) next
+    h <- if (is_torch_tensor(v)) {
+      .h(v)
+    } else if (is.atomic(v)) {
+      .rt_keep(torch_tensor(v))
+    } else {
+      stop("Expected a torch_tensor.", call. = FALSE)
+    }
+    out[[paste0("a", i - 1L)]] <- h
+  }
+  out
+}
+
+#' The context of a custom autograd function
+#'
+#' The `ctx` that `forward` and `backward` of [autograd_function()] receive.
+#'
+#' * `ctx$save_for_backward(...)`: keep tensors and other R values (named or not) for
+#'   backward; a second call replaces the first.
+#' * `ctx$saved_variables`: what was saved, as a list in the same order. Names are kept for
+#'   non-tensors, and for tensors when at least one saved tensor was named.
+#' * `ctx$needs_input_grad`: a named list of logicals, one per forward argument.
+#' * `ctx$mark_dirty(...)`: inputs modified in place by forward.
+#' * `ctx$mark_non_differentiable(...)`: outputs without gradient.
+#'
+#' The object is locked: store data with `save_for_backward()`.
+#' @name AutogradContext
+NULL
+
+AutogradContext <- R6::R6Class("torch_autograd_context",
+  public = list(
+    ptr = NULL,
+    initialize = function(ptr, arg_names) {
+      self$ptr <- ptr
+      private$arg_names <- arg_names
+    },
+    save_for_backward = function(...) {
+      args <- rlang::list2(...)
+      nms <- names(args)
+      if (is.null(nms)) nms <- rep("", length(args))
+      vals <- lapply(args, function(v) if (is_torch_tensor(v)) .h(v) else .stash_rvalue(v))
+      .bridge("ctx_save", .h(self$ptr), as.list(nms), unname(vals))
+      invisible(NULL)
+    },
+    mark_dirty = function(...) {
+      .bridge("ctx_mark", .h(self$ptr), "mark_dirty", unname(lapply(list(...), .h)))
+      invisible(NULL)
+    },
+    mark_non_differentiable = function(...) {
+      .bridge("ctx_mark", .h(self$ptr), "mark_non_differentiable",
+              unname(lapply(list(...), .h)))
+      invisible(NULL)
+    }
+  ),
+  active = list(
+    saved_variables = function() {
+      r <- .bridge("ctx_saved", .h(self$ptr))
+      nms <- vapply(r[[2L]], function(n) if (is.null(n)) "" else n, "")
+      is_tensor <- vapply(r[[3L]], is.complex, TRUE)
+      vals <- lapply(r[[3L]], function(v) {
+        if (is.complex(v)) return(.t(v))
+        if (identical(v[[1L]], "r")) return(.rt$rvalues[[as.character(v[[2L]])]])
+        v[[2L]]
+      })
+      if (!any(nzchar(nms[is_tensor]))) nms[is_tensor] <- ""
+      if (any(nzchar(nms))) names(vals) <- nms
+      vals
+    },
+    needs_input_grad = function() {
+      r <- unlist(.bridge("ctx_needs_input_grad", .h(self$ptr)))
+      stats::setNames(as.list(as.logical(r)), private$arg_names)
+    }
+  ),
+  private = list(arg_names = NULL)
+)
+
+.stash_rvalue <- function(v) {
+  key <- .rt$rvalue_key <- if (is.null(.rt$rvalue_key)) 1L else .rt$rvalue_key + 1L
+  assign(as.character(key), v, envir = .rt$rvalues)
+  list("r", key)
+}
+
+.release_rvalues <- function() {
+  if (!isTRUE(.rt$ready)) return(invisible())
+  keys <- unlist(.bridge("dead_rvalues"))
+  if (length(keys)) rm(list = as.character(keys), envir = .rt$rvalues)
+  invisible()
+}
+
+# -- gradcheck, jacobian, hessian, vjp, jvp ------------------------------------------------------
+
+.r_fn <- function(func) {
+  force(func)
+  .py_callback(function(args) {
+    .callback({
+      args <- lapply(args, .res_item)
+      .forward_result(do.call(func, args))
+    })
+  })
+}
+
+.inputs <- function(inputs) {
+  if (is_torch_tensor(inputs)) return(.h(inputs))
+  unname(lapply(inputs, .a))
+}
+
+#' Check gradients numerically; Jacobians, Hessians and vector products
+#'
+#' `autograd_gradcheck()` compares the gradients computed by backward with central finite
+#' differences in float64 (floating inputs are copied to float64); `autograd_gradgradcheck()`
+#' does the same for second derivatives. `autograd_jacobian()`, `autograd_hessian()`,
+#' `autograd_vjp()` and `autograd_jvp()` follow `torch.autograd.functional`.
+#' @param func A function of the inputs returning a tensor or a list of tensors.
+#' @param inputs A tensor or a list of tensors (and other values, passed through).
+#' @param eps,atol,rtol Finite-difference step and tolerances.
+#' @param raise_exception Error on a mismatch (default) instead of returning `FALSE`.
+#' @param grad_outputs Optional list of tensors for `autograd_gradgradcheck()`.
+#' @param create_graph Make the result differentiable.
+#' @param v The vector of the product.
+#' @return `TRUE`/`FALSE` for the checks; a tensor or (nested) list of tensors otherwise.
+#' @name autograd_gradcheck
+#' @export
+autograd_gradcheck <- function(func, inputs, eps = 1e-6, atol = 1e-5, rtol = 1e-3,
+                               raise_exception = TRUE) {
+  .bridge("gradcheck", "autograd_gradcheck", .r_fn(func), .inputs(inputs),
+          list(eps = eps, atol = atol, rtol = rtol, raise_exception = raise_exception))
+}
+
+#' @rdname autograd_gradcheck
+#' @export
+autograd_gradgradcheck <- function(func, inputs, grad_outputs = NULL, eps = 1e-6, atol = 1e-5,
+                                   rtol = 1e-3, raise_exception = TRUE) {
+  .bridge("gradcheck", "autograd_gradgradcheck", .r_fn(func), .inputs(inputs),
+          list(grad_outputs = .tensor_list(grad_outputs), eps = eps, atol = atol, rtol = rtol,
+               raise_exception = raise_exception))
+}
+
+#' @rdname autograd_gradcheck
+#' @export
+autograd_jacobian <- function(func, inputs, create_graph = FALSE) {
+  .bridge("gradcheck", "autograd_jacobian", .r_fn(func), .inputs(inputs),
+          list(create_graph = create_graph))
+}
+
+#' @rdname autograd_gradcheck
+#' @export
+autograd_hessian <- function(func, inputs, create_graph = FALSE) {
+  .bridge("gradcheck", "autograd_hessian", .r_fn(func), .inputs(inputs),
+          list(create_graph = create_graph))
+}
+
+#' @rdname autograd_gradcheck
+#' @export
+autograd_vjp <- function(func, inputs, v = NULL, create_graph = FALSE) {
+  .bridge("gradcheck", "autograd_vjp", .r_fn(func), .inputs(inputs),
+          list(v = if (is.list(v)) .tensor_list(v) else .a(v), create_graph = create_graph))
+}
+
+#' @rdname autograd_gradcheck
+#' @export
+autograd_jvp <- function(func, inputs, v = NULL, create_graph = FALSE) {
+  .bridge("gradcheck", "autograd_jvp", .r_fn(func), .inputs(inputs),
+          list(v = if (is.list(v)) .tensor_list(v) else .a(v), create_graph = create_graph))
+}

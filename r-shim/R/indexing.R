@@ -1,0 +1,130 @@
+# `[` and `[<-` with R torch's rules. The index expressions are read unevaluated: `a:b` is an
+# inclusive range (not a vector), `N` is the size of the dimension, `..` stands for the dims
+# not indexed, an empty argument is the whole dimension, `newaxis` or `NULL` adds a dimension.
+# Each argument becomes one item for the bridge (see rtorchpy/_rbridge.py, `index`).
+
+#' Index tensors as R torch does
+#'
+#' Indices are 1-based and negative ones count from the end (`x[-1]` is the last element).
+#' `a:b` is inclusive at both ends and `a:b:s` has a step; `N` is the size of the dimension
+#' (`x[2:N]`); an empty argument keeps the whole dimension; `..` stands for all dimensions not
+#' indexed; `newaxis` or `NULL` inserts a dimension. A vector of indices (or a long tensor)
+#' selects along its own dimension, independently of the other arguments; a logical vector or
+#' bool tensor is a mask. A number drops its dimension unless `drop = FALSE`.
+#'
+#' @param x A tensor.
+#' @param ... Indices, one per dimension.
+#' @param drop Drop the dimensions indexed by a single number.
+#' @param value A tensor or a number to write (in place) at the indexed positions.
+#' @return `[`: a tensor. `[<-`: `x`, modified in place.
+#' @name tensor-indexing
+NULL
+
+#' @rdname tensor-indexing
+#' @export
+`[.torch_tensor` <- function(x, ..., drop = TRUE) {
+  exprs <- as.list(substitute(list(...)))[-1L]
+  if (!length(exprs)) return(x)
+  .bridge("index", .h(x), .index_items(x, exprs, parent.frame()), isTRUE(drop))
+}
+
+#' @rdname tensor-indexing
+#' @export
+`[<-.torch_tensor` <- function(x, ..., value) {
+  exprs <- as.list(substitute(list(...)))[-1L]
+  .bridge("set_index", .h(x), .index_items(x, exprs, parent.frame()), .a(value))
+  x
+}
+
+#' Slices for indexing
+#'
+#' `slc(start, end, step)` is the range `start:end:step` built from variables, for use inside
+#' `[`. Ends are inclusive.
+#' @param start,end First and last index (1-based, negative from the end).
+#' @param step Step, at least 1.
+#' @return A `slice` object.
+#' @export
+slc <- function(start, end, step = 1) {
+  structure(list(start = start, end = end, step = step), class = "slice")
+}
+
+#' @export
+print.slice <- function(x, ...) {
+  cat("<slice>\n")
+  invisible(x)
+}
+
+#' @rdname tensor-indexing
+#' @format `newaxis`: `NULL`, so that `x[newaxis, ]` inserts a dimension.
+#' @export
+newaxis <- NULL
+
+.expr_kind <- function(e) {
+  if (identical(e, quote(expr = ))) return("f")   # empty argument: the whole dimension
+  if (is.null(e)) return("n")
+  if (is.symbol(e) && identical(e, quote(..))) return("e")
+  if (is.symbol(e) && identical(e, quote(newaxis))) return("n")
+  "x"
+}
+
+.index_items <- function(x, exprs, env) {
+  kinds <- vapply(exprs, .expr_kind, "")
+  takes_dim <- kinds %in% c("f", "x")
+  shape <- NULL
+  # the dimension argument k refers to, for `N` (counted from the end after `..`)
+  dim_of <- function(k) {
+    if (is.null(shape)) shape <<- dim(x)
+    before <- seq_len(k - 1L)
+    if (!any(kinds[before] == "e")) return(sum(takes_dim[before]) + 1L)
+    length(shape) - sum(takes_dim[-seq_len(k)])
+  }
+  items <- vector("list", length(exprs))
+  for (k in seq_along(exprs)) {
+    if (kinds[[k]] != "x") {
+      items[[k]] <- list(kinds[[k]])
+      next
+    }
+    e <- exprs[[k]]
+    ev <- env
+    if ("N" %in% all.names(e)) {
+      d <- dim_of(k)
+      ev <- new.env(parent = env)
+      ev$N <- shape[[d]]
+    }
+    items[[k]] <- .index_item(e, ev)
+  }
+  items
+}
+
+.index_item <- function(e, env) {
+  if (is.null(e)) return(list("n"))
+  if (is.symbol(e)) {
+    if (identical(e, quote(..))) return(list("e"))
+    if (identical(e, quote(newaxis))) return(list("n"))
+  }
+  if (is.call(e) && identical(e[[1L]], quote(`:`))) {
+    lhs <- e[[2L]]
+    if (is.call(lhs) && identical(lhs[[1L]], quote(`:`))) {
+      return(list("s", .index_number(lhs[[2L]], env), .index_number(lhs[[3L]], env),
+                  .index_number(e[[3L]], env)))
+    }
+    return(list("s", .index_number(lhs, env), .index_number(e[[3L]], env), 1L))
+  }
+  v <- eval(e, env)
+  if (is.null(v)) return(list("n"))
+  if (is_torch_tensor(v)) return(list("i", .h(v)))
+  if (inherits(v, "slice")) return(list("s", v$start, v$end, v$step))
+  if (is.logical(v)) return(list("m", as.list(v)))
+  if (is.numeric(v)) {
+    if (length(v) == 1L) return(list("i", as.vector(v)))
+    return(list("v", as.list(as.vector(v))))
+  }
+  stop("Unsupported index.", call. = FALSE)
+}
+
+.index_number <- function(e, env) {
+  v <- eval(e, env)
+  if (is_torch_tensor(v)) v <- v$item()
+  if (!is.numeric(v) || length(v) != 1L) stop("Unsupported index.", call. = FALSE)
+  v
+}

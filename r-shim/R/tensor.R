@@ -1,0 +1,314 @@
+# Tensors: `$` (active bindings and methods), printing, conversion to R.
+
+#' Is an object a tensor?
+#'
+#' @param x Any R object.
+#' @return `TRUE` or `FALSE`. `is_undefined_tensor()` is `TRUE` for the undefined tensor that
+#'   `x$grad` returns before any gradient was computed.
+#' @export
+is_torch_tensor <- function(x) inherits(x, "torch_tensor")
+
+#' @rdname is_torch_tensor
+#' @export
+is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
+
+.undefined_tensor <- function() .handle_env(complex(real = 0, imaginary = .MAGIC), .TENSOR_CLASS)
+
+# -- `$` ---------------------------------------------------------------------------------------
+
+.BINDINGS <- c("grad", "requires_grad", "grad_fn", "is_leaf", "shape", "dtype", "ndim",
+               "device", "is_cuda", "names", "ptr")
+
+#' @export
+`$.torch_tensor` <- function(x, name) {
+  switch(name,
+    grad = , requires_grad = , grad_fn = , is_leaf = , shape = , dtype = , ndim = .attr(x, name),
+    device = torch_device("cpu"),
+    is_cuda = FALSE,
+    names = NULL,
+    ptr = x,
+    {
+      f <- .methods[[name]]
+      if (is.null(f)) f <- .fallback_method(name)
+      if (is.null(f)) return(NULL)
+      function(...) f(x, ...)
+    }
+  )
+}
+
+#' @export
+`[[.torch_tensor` <- function(x, name) `$.torch_tensor`(x, name)
+
+#' @export
+`$<-.torch_tensor` <- function(x, name, value) {
+  switch(name,
+    requires_grad = .bridge("set_requires_grad", .h(x), isTRUE(value)),
+    grad = .bridge("set_grad", .h(x), if (is.null(value)) NULL else .a(.as_grad(value))),
+    stop("cannot add bindings to a locked environment", call. = FALSE)
+  )
+  invisible(x)
+}
+
+#' @export
+`[[<-.torch_tensor` <- function(x, name, value) `$<-.torch_tensor`(x, name, value)
+
+.as_grad <- function(value) {
+  if (!is_torch_tensor(value)) stop("the gradient must be a tensor", call. = FALSE)
+  if (is_undefined_tensor(value)) NULL else value
+}
+
+.attr <- function(x, name) {
+  r <- .bridge("get_attr", .h(x), name)
+  if (name == "shape") as.integer(unlist(r)) else r
+}
+
+# A method registered in Python but missing from gen-ops.R (stale generated file).
+.fallback_method <- function(name) {
+  .ensure_python()
+  if (!name %in% .rt$py_methods) return(NULL)
+  function(self, ...) {
+    args <- list(...)
+    nms <- names(args)
+    if (is.null(nms)) nms <- rep("", length(args))
+    f <- .op_callable(name)
+    .res(.rt$p2r(.rt$impl(f, c(list(.h(self)), lapply(args[nms == ""], .a)),
+                          lapply(args[nms != ""], .a))))
+  }
+}
+
+.methods <- new.env(parent = emptyenv())
+
+.build_method_table <- function() {
+  for (nm in names(.OP_METHODS)) assign(nm, get(.OP_METHODS[[nm]]), envir = .methods)
+  for (nm in names(.TENSOR_METHODS)) assign(nm, .TENSOR_METHODS[[nm]], envir = .methods)
+}
+
+.call_method <- function(self, name, args = list(), kwargs = NULL) {
+  .bridge("tensor_method", .h(self), name, args, kwargs)
+}
+
+# Tensor methods that are not ops of the registry (attributes and autograd of a tensor).
+.TENSOR_METHODS <- list(
+  backward = function(self, gradient = list(), retain_graph = create_graph,
+                      create_graph = FALSE, inputs = NULL, ...) {
+    dots <- list(...)
+    if ("keep_graph" %in% names(dots)) {
+      rlang::warn("`keep_graph` has been deprecated. Please use `retain_graph` instead.",
+                  .frequency = "once", .frequency_id = "rtorchpy_keep_graph")
+      retain_graph <- dots$keep_graph
+    }
+    if (is.list(gradient) && !length(gradient)) gradient <- NULL
+    .call_method(self, "backward", list(.a(gradient), retain_graph, isTRUE(create_graph),
+                                        .a(inputs)))
+    invisible(NULL)
+  },
+  detach = function(self) .call_method(self, "detach"),
+  detach_ = function(self) {
+    .call_method(self, "detach_")
+    invisible(self)
+  },
+  retain_grad = function(self) {
+    .call_method(self, "retain_grad")
+    invisible(NULL)
+  },
+  retains_grad = function(self) .attr(self, "retains_grad"),
+  requires_grad_ = function(self, requires_grad = TRUE) {
+    .bridge("set_requires_grad", .h(self), isTRUE(requires_grad))
+    self
+  },
+  register_hook = function(self, hook) .register_hook(self, hook),
+  item = function(self) .bridge("item", .h(self)),
+  numel = function(self) .call_method(self, "numel"),
+  size = function(self, dim = NULL) {
+    if (!is.null(dim) && isTRUE(all(dim == 0))) {
+      stop("Indexing starts at 1 and got a 0.", call. = FALSE)
+    }
+    as.integer(unlist(.call_method(self, "size", list(dim))))
+  },
+  dim = function(self) .call_method(self, "dim"),
+  ndimension = function(self) .call_method(self, "dim"),
+  is_floating_point = function(self) .attr(self, "dtype")$is_floating_point,
+  is_contiguous = function(self) TRUE,
+  cpu = function(self) self,
+  cuda = function(self, ...) stop("CUDA is not available: rtorchpy computes on the CPU",
+                                  call. = FALSE),
+  print = function(self, n = 30) print.torch_tensor(self, n = n),
+  numpy = function(self) as_array(self),
+  element_size = function(self) .attr(self, "dtype")$itemsize
+)
+
+# -- printing ------------------------------------------------------------------------------------
+
+#' Print a tensor as R torch does
+#'
+#' @param x A tensor.
+#' @param n Lines of values to show before the output is truncated (`-1`: no limit).
+#' @param ... Unused.
+#' @return `x`, invisibly.
+#' @export
+print.torch_tensor <- function(x, n = 30, ...) {
+  cat(.bridge("format_tensor", .h(x), n), "\n", sep = "")
+  invisible(x)
+}
+
+#' @export
+format.torch_tensor <- function(x, n = 30, ...) .bridge("format_tensor", .h(x), n)
+
+#' @export
+as.character.torch_tensor <- function(x, ...) format.torch_tensor(x, ...)
+
+#' @export
+str.torch_tensor <- function(object, ...) {
+  if (is_undefined_tensor(object)) {
+    cat("Undefined tensor\n")
+  } else {
+    cat("Float tensor", paste0("[", paste(dim(object), collapse = ", "), "]"), "\n")
+  }
+  invisible(NULL)
+}
+
+# -- conversion to R -------------------------------------------------------------------------------
+
+#' Convert a tensor to an R array
+#'
+#' Works on tensors that require grad (no `detach()` needed). A 0-d or 1-d tensor gives a
+#' vector, a 2-d tensor a matrix, more dims an array with the same `[i, j, k]` positions.
+#' Floats give doubles, integers R integers (with a warning when a value does not fit), bools
+#' logicals.
+#' @param x A tensor.
+#' @return An R vector, matrix or array.
+#' @export
+as_array <- function(x) UseMethod("as_array")
+
+#' @export
+as_array.default <- function(x) as.array(x)
+
+#' @export
+as_array.torch_tensor <- function(x) {
+  r <- .bridge("to_r", .h(x))
+  bytes <- r[[1L]]
+  kind <- r[[2L]]
+  shape <- as.integer(unlist(r[[3L]]))
+  n <- if (length(shape)) prod(shape) else 1L
+  if (kind == "integer_overflow") {
+    warning("A value of the tensor does not fit an R integer; such values became NA ",
+            "bounds (+/- .Machine$integer.max).", call. = FALSE)
+    kind <- "integer"
+  }
+  v <- switch(kind,
+    double = readBin(bytes, "double", n = n, size = 8L, endian = "little"),
+    integer = readBin(bytes, "integer", n = n, size = 4L, endian = "little"),
+    logical = as.logical(readBin(bytes, "integer", n = n, size = 4L, endian = "little"))
+  )
+  if (length(shape) >= 2L) dim(v) <- shape
+  v
+}
+
+#' @export
+as.array.torch_tensor <- function(x, ...) {
+  v <- as_array(x)
+  if (is.null(dim(v))) array(v, dim = length(v)) else v
+}
+
+#' @export
+as.matrix.torch_tensor <- function(x, ...) as.matrix(as_array(x))
+
+#' @export
+as.double.torch_tensor <- function(x, ...) as.double(as_array(x))
+
+#' @export
+as.numeric.torch_tensor <- function(x, ...) as.double(as_array(x))
+
+#' @export
+as.integer.torch_tensor <- function(x, ...) as.integer(as_array(x))
+
+#' @export
+as.logical.torch_tensor <- function(x, ...) as.logical(as_array(x))
+
+#' @export
+as.vector.torch_tensor <- function(x, mode = "any") as.vector(as_array(x), mode = mode)
+
+#' @export
+as.list.torch_tensor <- function(x, ...) as.list(as_array(x))
+
+#' @export
+dim.torch_tensor <- function(x) .attr(x, "shape")
+
+#' @export
+length.torch_tensor <- function(x) {
+  if (is_undefined_tensor(x)) return(0L)
+  .call_method(x, "numel")
+}
+
+#' @export
+names.torch_tensor <- function(x) NULL
+
+#' @method all.equal torch_tensor
+#' @export
+all.equal.torch_tensor <- function(target, current, ...) {
+  if (is_torch_tensor(current)) current <- as_array(current)
+  all.equal(as_array(target), current, ...)
+}
+
+# -- dtypes and devices -------------------------------------------------------------------------
+
+.dtype <- function(name, word) {
+  structure(list(name = name, word = word,
+                 is_floating_point = name %in% c("float16", "float32", "float64"),
+                 itemsize = switch(name, float64 = , int64 = 8L, float32 = , int32 = 4L,
+                                   float16 = , int16 = 2L, 1L)),
+            class = "torch_dtype")
+}
+
+#' @export
+print.torch_dtype <- function(x, ...) {
+  cat("torch_", x$word, "\n", sep = "")
+  invisible(x)
+}
+
+#' @export
+as.character.torch_dtype <- function(x, ...) x$word
+
+#' @export
+Ops.torch_dtype <- function(e1, e2) {
+  name <- function(e) if (inherits(e, "torch_dtype")) e$name else as.character(e)
+  switch(.Generic,
+    "==" = name(e1) == name(e2),
+    "!=" = name(e1) != name(e2),
+    stop("`", .Generic, "` is not defined for dtypes", call. = FALSE))
+}
+
+#' The default floating point dtype
+#'
+#' @param d A floating point dtype, e.g. `torch_float64()`.
+#' @return `torch_get_default_dtype()`: a dtype. `torch_set_default_dtype()`: `NULL`, invisibly.
+#' @export
+torch_get_default_dtype <- function() .fn("torch_get_default_dtype", list())
+
+#' @rdname torch_get_default_dtype
+#' @export
+torch_set_default_dtype <- function(d) {
+  .fn("torch_set_default_dtype", list(.a(d)))
+  invisible(NULL)
+}
+
+#' A device
+#'
+#' rtorchpy computes on the CPU; `torch_device("cpu")` exists so that code passing `device =`
+#' runs unchanged.
+#' @param type Device type: `"cpu"`.
+#' @param index Ignored.
+#' @return A `torch_device`.
+#' @export
+torch_device <- function(type = "cpu", index = NULL) {
+  if (!identical(tolower(type), "cpu")) {
+    stop("rtorchpy computes on the CPU only; got device '", type, "'", call. = FALSE)
+  }
+  structure(list(type = "cpu"), class = "torch_device")
+}
+
+#' @export
+print.torch_device <- function(x, ...) {
+  cat("torch_device(type='cpu') \n")
+  invisible(x)
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(rtorchpy)
+
+test_check("rtorchpy")

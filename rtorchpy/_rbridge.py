@@ -1,0 +1,932 @@
+"""Python-side glue for the R package ``rtorchpy`` (``r-shim/``). Not a public API.
+
+The R package calls into this module through reticulate, once per operation, and never relies
+on reticulate's array conversion (reticulate 1.28 cannot convert NumPy 2 arrays, and passing a
+classed R object costs an R-level dispatch). So the protocol between the two sides uses only
+values reticulate converts cheaply in C++:
+
+* **Handles.** Every Python object the R side holds (tensors, nodes, hooks, contexts, custom
+  functions) lives in :data:`_OBJECTS` under an integer key. R sees the key as a *complex* number
+  ``key + MAGIC*1i``: no R argument is ever a complex number with that imaginary part, so any
+  argument can carry a tensor. Key 0 is the undefined tensor (Python ``None``). R frees a key
+  with :func:`release` when the R object holding it is garbage collected.
+* **Results.** A tensor comes back as its handle; anything else as a tagged Python list (lists
+  cross to R much faster than tuples with reticulate 1.28), which R receives as a list: ``("v", value)`` a plain R value, ``("L", [...])`` a list (tensors, or ``None`` as
+  the undefined tensor), ``("N", handle, name)`` a graph node, ``("D", name, word)`` a dtype,
+  ``("E", message)`` an error (dims already 1-based), ``("R", message)`` an R error raised in an R
+  callback (R re-raises the original condition).
+* **R conventions** are applied here: 1-based dims (from the op registry's ``dim_args``) and
+  index arguments, 1-based indices in results (``returns_index``), R's ``[`` rules, R torch's
+  inclusive ``torch_arange``, values created from R vectors (column-major bytes, R dtypes).
+
+``python -m rtorchpy._rbridge r-shim/R/gen-ops.R`` regenerates the R side's op wrappers from the
+op registry; a test checks the committed file is current.
+"""
+from __future__ import annotations
+
+import inspect
+import itertools
+import re
+import sys
+
+import numpy as np
+
+import rtorchpy
+from . import dtypes as _dt
+from ._ops import OPS
+from ._tensor import Tensor
+from .autograd import grad_mode as _gm
+from .autograd.graph import Node
+
+MAGIC = -7.25      # imaginary part of every handle R holds
+MAGIC_GC = -7.5    # the same, when Python asks R to collect garbage (see _put)
+
+_OBJECTS: dict = {0: None}
+_counter = itertools.count(1)
+
+# Tensors held only by dead-but-not-yet-collected R objects keep NumPy memory alive; R's
+# garbage collector knows nothing of it. Count the bytes R holds and ask R to collect when they
+# grow (the flag rides on the imaginary part of the next handle).
+_held_bytes = 0
+_gc_threshold = 256 << 20
+
+
+def _put(obj) -> complex:
+    global _held_bytes
+    key = next(_counter)
+    _OBJECTS[key] = obj
+    if type(obj) is Tensor:
+        _held_bytes += obj._data.nbytes
+        if _held_bytes > _gc_threshold:
+            return complex(key, MAGIC_GC)
+    return complex(key, MAGIC)
+
+
+def release(keys):
+    """Forget the handles R no longer holds (a list of their real parts)."""
+    global _held_bytes
+    if type(keys) is not list:
+        keys = [keys]
+    objs = _OBJECTS
+    for k in keys:
+        obj = objs.pop(int(k), None)
+        if type(obj) is Tensor:
+            _held_bytes -= obj._data.nbytes
+    return None
+
+
+def collected():
+    """R ran its garbage collector (and released what it freed): reset the threshold."""
+    global _gc_threshold
+    _gc_threshold = max(256 << 20, 2 * _held_bytes)
+    return _held_bytes
+
+
+def stats():
+    return {"handles": len(_OBJECTS) - 1, "held_bytes": _held_bytes,
+            "gc_threshold": _gc_threshold}
+
+
+def _get(h):
+    try:
+        return _OBJECTS[int(h.real)]
+    except KeyError:
+        raise RuntimeError("this object was freed (its R handle is no longer valid)") from None
+
+
+def _dec(a):
+    """An R argument as Python: handles become their objects, lists are decoded element-wise."""
+    t = type(a)
+    if t is complex:
+        return _get(a)
+    if t is list:
+        if a and a[0] == "__rarray__":
+            return _array_from_r(a[1], a[2], a[3])
+        return [_dec(v) for v in a]
+    if t is dict:
+        return {k: _dec(v) for k, v in a.items()}
+    return a
+
+
+class Raw(list):
+    """A result already in the protocol's form (returned as is)."""
+
+
+def _enc(r):
+    """A Python result as the R side expects it (see the module docstring)."""
+    t = type(r)
+    if t is Tensor:
+        return _put(r)
+    if t is Raw:
+        return list(r)
+    if r is None or t in (bool, int, float, str):
+        return ["v", r]
+    if t in (tuple, list):
+        return ["L", [_enc_item(v) for v in r]]
+    if isinstance(r, Node):
+        return ["N", _put(r), r.name]
+    if isinstance(r, _dt.dtype):
+        return ["D", r.numpy.name, r.word]
+    if isinstance(r, np.generic):
+        return ["v", r.item()]
+    return ["O", _put(r)]
+
+
+def _enc_item(v):
+    if v is None:
+        return complex(0, MAGIC)  # in a list of results, None is the undefined tensor
+    if type(v) is Tensor:
+        return _put(v)
+    return _enc(v)
+
+
+# ----------------------------------------------------------------------------- errors
+
+class RCallbackError(Exception):
+    """An R error raised inside an R function that Python called (a hook, or a custom function's
+    forward or backward). The R side keeps the original condition and re-raises it."""
+
+
+class RIndexError(IndexError):
+    """An R-convention error raised before Python is reached (its text is R torch's)."""
+
+
+ZERO_DIM = "Indexing starts at 1 but found a 0."
+ZERO_INDEX = "Indexing in R is 1-based and found a 0."
+
+
+def _shift(m, *groups, always=False):
+    """Rebuild match ``m`` with the numbers in ``groups`` shifted by +1 (non-negative ones only,
+    unless ``always``)."""
+    s, out, last = m.string, [], m.start()
+    for g in groups:
+        v = int(m.group(g))
+        out.append(s[last:m.start(g)])
+        out.append(str(v + 1 if (always or v >= 0) else v))
+        last = m.end(g)
+    out.append(s[last:m.end()])
+    return "".join(out)
+
+
+_TRANSLATIONS = [
+    (re.compile(r"Dimension out of range \(expected to be in range of \[-?\d+, (-?\d+)\], "
+                r"but got (-?\d+)\)"), (1, 2), False),
+    (re.compile(r"dimension (\d+) does not have size"), (1,), False),
+    (re.compile(r"inputs dimension (\d+) must have length"), (1,), False),
+    (re.compile(r"for tensor number (\d+) in the list"), (1,), False),
+    (re.compile(r"Sizes of tensors must match except in dimension (\d+)"), (1,), False),
+    (re.compile(r"Found an invalid max index: (\d+)"), (1,), False),
+    (re.compile(r"index (-?\d+) out of range for tensor of size \[[^\]]*\] at dimension (\d+)"),
+     (1, 2), False),
+    (re.compile(r"Target (-?\d+) is out of bounds"), (1,), True),
+    (re.compile(r"contracted dimensions.*?dim (\d+).*?dim (\d+)"), (1, 2), False),
+    (re.compile(r"index (-?\d+) is out of bounds for dimension (\d+) with size"), (1, 2), False),
+]
+
+
+def translate_error(msg: str) -> str:
+    """Dimension and index numbers in an error message, 1-based as R torch reports them."""
+    for rx, groups, always in _TRANSLATIONS:
+        msg = rx.sub(lambda m: _shift(m, *groups, always=always), msg)
+    return msg
+
+
+def _err(exc):
+    if isinstance(exc, RCallbackError):
+        return ["R", str(exc)]
+    if isinstance(exc, RIndexError):
+        return ["E", str(exc.args[0]) if exc.args else ""]
+    if isinstance(exc, KeyError) and exc.args:
+        return ["E", translate_error(str(exc.args[0]))]
+    return ["E", translate_error(str(exc))]
+
+
+def guarded(fn):
+    """Wrap a bridge entry point: results encoded, exceptions returned as ["E", msg]."""
+    def entry(*args, **kwargs):
+        try:
+            return _enc(fn(*args, **kwargs))
+        except Exception as exc:  # noqa: BLE001 - every error goes back to R as an R error
+            return _err(exc)
+    entry.__name__ = fn.__name__
+    entry.__doc__ = fn.__doc__
+    return entry
+
+
+# ----------------------------------------------------------------------------- R conventions
+
+def _r_int(v):
+    if isinstance(v, Tensor):
+        v = v.item()
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+def r_dim(d):
+    """A 1-based R dim (or list of dims) as 0-based; negative dims count from the end as in
+    Python; 0 is R torch's error."""
+    if d is None:
+        return None
+    if isinstance(d, (list, tuple)):
+        return [r_dim(x) for x in d]
+    d = _r_int(d)
+    if isinstance(d, int) and not isinstance(d, bool):
+        if d > 0:
+            return d - 1
+        if d == 0:
+            raise RIndexError(ZERO_DIM)
+    return d
+
+
+def _index_values(v):
+    """1-based R indices (a tensor, vector or number) as a 0-based int64 array."""
+    if isinstance(v, Tensor):
+        a = v._data
+        if a.dtype.kind == "b":
+            return a
+    else:
+        a = np.asarray(v)
+    if a.dtype.kind == "f":
+        if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
+            raise RIndexError("Index must be an integer, got a non-integer value.")
+    a = a.astype(np.int64)
+    if np.any(a == 0):
+        raise RIndexError(ZERO_INDEX)
+    return np.where(a > 0, a - 1, a)
+
+
+def r_index_arg(v):
+    """An index-tensor argument (gather, index_select, ...) from 1-based to 0-based."""
+    if v is None:
+        return None
+    if isinstance(v, Tensor) and v._data.dtype.kind not in "iu":
+        return v
+    return Tensor._make(_index_values(v))
+
+
+def _plus_one(t):
+    return Tensor._make(t._data + 1) if isinstance(t, Tensor) else t
+
+
+def r_value_tensor(v):
+    """An R value on the left of an operator, or in a list: R torch's ``torch_tensor(v)``
+    (double -> float32, integer -> int64, logical -> bool; a number has shape {1})."""
+    if isinstance(v, Tensor):
+        return v
+    if isinstance(v, bool):
+        return Tensor._make(np.array([v], dtype=np.bool_))
+    if isinstance(v, int):
+        return Tensor._make(np.array([v], dtype=np.int64))
+    if isinstance(v, float):
+        return Tensor._make(np.array([v], dtype=_dt.torch_get_default_dtype().numpy))
+    if isinstance(v, list):
+        if all(isinstance(x, bool) for x in v) and v:
+            return Tensor._make(np.array(v, dtype=np.bool_))
+        if all(isinstance(x, int) for x in v) and v:
+            return Tensor._make(np.array(v, dtype=np.int64))
+        return Tensor._make(np.array(v, dtype=_dt.torch_get_default_dtype().numpy))
+    raise TypeError(f"can't convert an R value of Python type {type(v).__name__} to a tensor")
+
+
+# ----------------------------------------------------------------------------- op callers
+
+# ops flagged returns_index whose single result is always an index tensor (max/min return
+# values without dim, and (values, indices) with it)
+_INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero"}
+
+
+class _Plan:
+    """How to call one function with R's arguments: which parameters are dims or indices."""
+
+    def __init__(self, fn, dims=(), index_args=(), returns_index=False, name="", conv=None):
+        self.fn, self.name = fn, name
+        params = list(inspect.signature(fn).parameters.values())
+        self.names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                             p.POSITIONAL_OR_KEYWORD)]
+        var = [p for p in params if p.kind is p.VAR_POSITIONAL]
+        self.varpos = var[0].name if var else None
+        self.varpos_at = len(self.names)
+        self.conv = {d: r_dim for d in dims}
+        self.conv.update({a: r_index_arg for a in index_args})
+        self.conv.update(conv or {})
+        self.returns_index = returns_index
+        self.always_index = name in _INDEX_RESULTS
+
+    def convert(self, args, kwargs):
+        for name, conv in self.conv.items():
+            if name == self.varpos:
+                args[self.varpos_at:] = [conv(a) for a in args[self.varpos_at:]]
+            elif name in kwargs:
+                kwargs[name] = conv(kwargs[name])
+            elif name in self.names:
+                i = self.names.index(name)
+                if i < len(args):
+                    args[i] = conv(args[i])
+        return args, kwargs
+
+    def fix_result(self, r):
+        if isinstance(r, tuple) and len(r) == 2:
+            return (r[0], _plus_one(r[1]))
+        if self.always_index:
+            return _plus_one(r)
+        return r
+
+    def __call__(self, *args, **kwargs):
+        try:
+            args = [_dec(a) for a in args]
+            if kwargs:
+                kwargs = {k: _dec(v) for k, v in kwargs.items()}
+                if self.varpos and self.varpos not in kwargs:
+                    # R torch names the size arguments (x$reshape(shape = ), x$view(size = )):
+                    # one keyword that is not a parameter is the variadic argument
+                    extra = [k for k in kwargs if k not in self.names]
+                    if len(extra) == 1 and len(args) == self.varpos_at:
+                        args.append(kwargs.pop(extra[0]))
+            if self.conv:
+                args, kwargs = self.convert(args, kwargs)
+            r = self.fn(*args, **kwargs)
+            return _enc(self.fix_result(r) if self.returns_index else r)
+        except Exception as exc:  # noqa: BLE001
+            return _err(exc)
+
+
+def _where(condition, self=None, other=None):
+    if self is None and other is None:
+        return tuple(_plus_one(i) for i in rtorchpy.torch_where(condition))
+    return rtorchpy.torch_where(condition, self, other)
+
+
+def _op_plans():
+    plans = {}
+    for key, info in OPS.items():
+        if key.startswith("_"):
+            continue
+        fn = _where if key == "where" else info.fn
+        plans[key] = _Plan(fn, info.dim_args, info.index_args, info.returns_index, key)
+    return plans
+
+
+_PLANS = _op_plans()
+
+
+def op_caller(name):
+    """The callable R uses for op ``name`` (one call = one op)."""
+    return _PLANS[name]
+
+
+def op_callers():
+    return dict(_PLANS)
+
+
+def method_names():
+    """Names usable as ``x$name()``: every registered method."""
+    return sorted(k for k, v in OPS.items() if v.method and not k.startswith("_"))
+
+
+# nnf_* functions are not in the op registry; their R conventions are listed here.
+_NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",)}
+_NNF_TARGETS = {"nnf_nll_loss", "nnf_cross_entropy"}
+
+
+def _nnf_target(t):
+    if t is None or (isinstance(t, Tensor) and t._data.dtype.kind not in "iu"):
+        return t  # class probabilities, not class indices
+    return r_index_arg(t)
+
+
+_NNF = {name: _Plan(getattr(rtorchpy.nnf, name), _NNF_DIMS.get(name, ()), name=name,
+                    conv={"target": _nnf_target} if name in _NNF_TARGETS else None)
+        for name in rtorchpy.nnf.__all__}
+
+
+def fn_caller(name):
+    """A guarded caller for a non-op function of the package (creation, nnf, dtypes, ...)."""
+    if name in _NNF:
+        return _NNF[name]
+    return _Plan(getattr(rtorchpy, name), name=name)
+
+
+# ----------------------------------------------------------------------------- operators
+
+def _unary_minus(x):
+    return rtorchpy.torch_zeros_like(x) - x   # R torch: SubBackward0, not NegBackward0
+
+
+def _unary_plus(x):
+    return x + rtorchpy.torch_zeros_like(x)
+
+
+def _binary(fn):
+    def call(a, b):
+        try:
+            a = _get(a) if type(a) is complex else r_value_tensor(_dec(a))
+            if type(b) is complex:
+                b = _get(b)
+            elif type(b) is list:
+                b = r_value_tensor(_dec(b))
+            return _enc(fn(a, b))
+        except Exception as exc:  # noqa: BLE001
+            return _err(exc)
+    return call
+
+
+def _unary(fn):
+    def call(a):
+        try:
+            return _enc(fn(_get(a)))
+        except Exception as exc:  # noqa: BLE001
+            return _err(exc)
+    return call
+
+
+_ops = rtorchpy._ops
+BINARY = {
+    "+": _binary(_ops.add), "-": _binary(_ops.sub), "*": _binary(_ops.mul),
+    "/": _binary(_ops.div), "^": _binary(_ops.pow), "%%": _binary(_ops.fmod),
+    "%/%": _binary(lambda a, b: _ops.div(a, b, rounding_mode="trunc")),
+    "==": _binary(_ops.eq), "!=": _binary(_ops.ne), "<": _binary(_ops.lt),
+    "<=": _binary(_ops.le), ">": _binary(_ops.gt), ">=": _binary(_ops.ge),
+    "&": _binary(_ops.logical_and), "|": _binary(_ops.logical_or),
+    "%*%": _binary(rtorchpy._ops_linalg.matmul),
+}
+UNARY = {"-": _unary(_unary_minus), "+": _unary(_unary_plus), "!": _unary(_ops.logical_not)}
+
+
+def binary_callers():
+    return dict(BINARY)
+
+
+def unary_callers():
+    return dict(UNARY)
+
+
+# ----------------------------------------------------------------------------- values <-> R
+
+_R_KINDS = {"double": "<f8", "integer": "<i4", "logical": "<i4", "raw": "u1"}
+_R_DEFAULT = {"double": None, "integer": np.int64, "logical": np.bool_, "raw": np.uint8}
+
+
+def _array_from_r(data, kind, shape, dtype=None):
+    """A tensor from an R vector sent as raw bytes (R's column-major order, R's own types):
+    double -> float32, integer -> int64, logical -> bool, unless ``dtype`` is given."""
+    arr = np.frombuffer(bytes(data), dtype=_R_KINDS[kind])
+    shape = [int(s) for s in (shape if isinstance(shape, list) else [shape])]
+    arr = arr.reshape(shape, order="F") if len(shape) > 1 else arr.reshape(shape)
+    if dtype is not None:
+        target = _dt.as_dtype(dtype).numpy
+    else:
+        target = _R_DEFAULT[kind] or _dt.torch_get_default_dtype().numpy
+    out = (arr != 0) if (kind == "logical" and target == np.bool_) else arr.astype(target)
+    return Tensor._make(np.ascontiguousarray(out))
+
+
+@guarded
+def from_r(rarray, dtype=None, requires_grad=False):
+    """``torch_tensor()`` of an R vector, matrix or array (see :func:`_array_from_r`)."""
+    t = _array_from_r(rarray[1], rarray[2], rarray[3], dtype)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+@guarded
+def to_r(h):
+    """A tensor's values for R: (bytes in column-major order, R type, shape). Floats become
+    doubles, integers R integers (int32; values beyond R's range flagged), bools logicals."""
+    a = _get(h)._data
+    shape = list(a.shape)
+    if a.dtype.kind == "f":
+        kind, out = "double", a.astype(np.float64, copy=False)
+    elif a.dtype.kind == "b":
+        kind, out = "logical", a.astype(np.int32)
+    elif a.dtype.kind in "iu":
+        kind = "integer"
+        big = bool(a.size) and (a.max() > 2147483647 or a.min() < -2147483647)
+        out = np.clip(a, -2147483647, 2147483647).astype(np.int32)
+        if big:
+            kind = "integer_overflow"
+    else:
+        raise TypeError(f"can't convert a tensor of dtype {a.dtype} to R")
+    return Raw(["v", [bytearray(out.tobytes(order="F")), kind, shape]])
+
+
+@guarded
+def format_tensor(h, n=30):
+    t = _get(h)
+    if t is None:
+        return "torch_tensor\n[ Tensor (undefined) ]"
+    return t.format(int(n))
+
+
+@guarded
+def item(h):
+    return _get(h).item()
+
+
+# ----------------------------------------------------------------------------- tensor attributes
+
+def _node(n):
+    return ["N", _put(n), n.name]
+
+
+def get_attr(h, name):
+    """``x$name`` for the attributes R torch exposes as active bindings."""
+    try:
+        t = _get(h)
+        if name == "grad":
+            g = t.grad
+            return complex(0, MAGIC) if g is None else _put(g)
+        if name == "requires_grad":
+            return ["v", t.requires_grad]
+        if name == "grad_fn":
+            return ["v", None] if t.grad_fn is None else _node(t.grad_fn)
+        if name == "is_leaf":
+            return ["v", t.is_leaf]
+        if name == "shape":
+            return ["v", list(t.shape)]
+        if name == "dtype":
+            return _enc(t.dtype)
+        if name == "ndim":
+            return ["v", t.ndim]
+        if name == "retains_grad":
+            return ["v", t.retains_grad]
+        if name == "version":
+            return ["v", t._version[0]]
+        raise AttributeError(f"no attribute '{name}'")
+    except Exception as exc:  # noqa: BLE001
+        return _err(exc)
+
+
+@guarded
+def set_requires_grad(h, flag):
+    _get(h).requires_grad_(bool(flag))
+    return None
+
+
+@guarded
+def set_grad(h, g):
+    _get(h).grad = _dec(g) if g is not None else None
+    return None
+
+
+@guarded
+def tensor_method(h, name, args, kwargs):
+    """The Tensor methods that are not registered ops (size, numel, detach, backward, ...)."""
+    t = _get(h)
+    args = [_dec(a) for a in (args or [])]
+    kwargs = {k: _dec(v) for k, v in (kwargs or {}).items()}
+    if name == "size":
+        dim = args[0] if args else kwargs.get("dim")
+        return list(t.shape) if dim is None else t.size(r_dim(dim))
+    if name == "backward":
+        t.backward(*args, **kwargs)
+        return None
+    return getattr(t, name)(*args, **kwargs)
+
+
+@guarded
+def node_next_functions(h):
+    return Raw(["L", [_node(n) if n is not None else ["N", complex(0, MAGIC), None]
+                      for n, _ in _get(h).next_functions]])
+
+
+# ----------------------------------------------------------------------------- grad mode
+
+@guarded
+def set_grad_mode(flag):
+    old = _gm.is_grad_enabled()
+    if flag is not None:
+        _gm.autograd_set_grad_mode(bool(flag))
+    return old
+
+
+@guarded
+def set_anomaly_mode(flag):
+    old = _gm.is_anomaly_enabled()
+    if flag is not None:
+        _gm.autograd_set_detect_anomaly(bool(flag))
+    return old
+
+
+def _tensor_list(x):
+    """R's tensors / list of tensors (NULL entries meaning undefined) as a Python list."""
+    if x is None:
+        return None
+    x = _dec(x)
+    return [x] if isinstance(x, Tensor) else list(x)
+
+
+@guarded
+def autograd_backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+                      inputs=None):
+    rtorchpy.autograd_backward(_tensor_list(tensors), _tensor_list(grad_tensors), retain_graph,
+                               bool(create_graph), inputs=_tensor_list(inputs))
+    return None
+
+
+@guarded
+def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+                  allow_unused=False):
+    # R torch goes through libtorch's C++ grad(), which does not check grad_outputs' shapes
+    return list(rtorchpy.autograd_grad(
+        _tensor_list(outputs), _tensor_list(inputs), _tensor_list(grad_outputs), retain_graph,
+        bool(create_graph), bool(allow_unused), check_grad_shapes=False))
+
+
+# ----------------------------------------------------------------------------- creation
+
+@guarded
+def arange(start, end, step, dtype=None, all_integer=False, requires_grad=False):
+    """R torch's torch_arange: the end is inclusive (``torch_arange(1, 3)`` is 1, 2, 3)."""
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is None and all_integer:
+        target = np.dtype(np.int64)
+    else:
+        target = _dt.as_dtype(dtype).numpy if dtype is not None else \
+            _dt.torch_get_default_dtype().numpy
+    if target.kind in "iub":
+        stop = end + (1 if step > 0 else -1)
+        if all_integer or (float(start).is_integer() and float(step).is_integer()):
+            start, stop, step = int(start), int(stop), int(step)
+    else:
+        # one representable float beyond end, as R torch does with torch_nextafter
+        f = np.dtype(np.float32) if target.itemsize <= 4 else np.dtype(np.float64)
+        stop = float(np.nextafter(f.type(end), f.type(np.inf if step > 0 else -np.inf)))
+    return rtorchpy.torch_arange(start, stop, step, dtype=_dt.from_numpy_dtype(target),
+                                 requires_grad=bool(requires_grad))
+
+
+# ----------------------------------------------------------------------------- x[...] (R rules)
+# R sends one item per index argument: ("f",) an empty argument (full range), ("e",) `..`,
+# ("n",) newaxis/NULL, ("i", i) a number or 0-d integer tensor, ("s", start, end, step) an
+# inclusive `a:b:s` range (None = open), ("v", values) a vector of indices (numbers or an integer
+# tensor), ("m", mask) a logical vector or bool tensor.
+
+def _r_position(i, n):
+    i = _r_int(i)
+    if not isinstance(i, int) or isinstance(i, bool):
+        raise RIndexError("Unsupported index.")
+    if i == 0:
+        raise RIndexError(ZERO_INDEX)
+    return i - 1 if i > 0 else i
+
+
+def _r_slice(start, end, step, n):
+    a = None if start is None else _r_position(start, n)
+    b = None
+    if end is not None:
+        e = _r_int(end)
+        if e == 0:
+            raise RIndexError(ZERO_INDEX)
+        b = e if e > 0 else n + e + 1
+        if b >= n:
+            b = None
+    s = 1 if step is None else int(_r_int(step))
+    return slice(a, b, s)
+
+
+def _as_mask(v):
+    m = v._data if isinstance(v, Tensor) else np.asarray(v, dtype=np.bool_)
+    if m.dtype.kind != "b":
+        raise RIndexError("Unsupported index.")
+    return m
+
+
+def _parse_items(items, ndim):
+    """Decoded items, with ``..`` replaced by the number of dims it covers."""
+    items = [[_dec(x) for x in it] for it in items]
+    used = 0
+    for it in items:
+        if it[0] == "m":
+            used += max(_as_mask(it[1]).ndim, 1)
+        elif it[0] not in ("e", "n"):
+            used += 1
+    if sum(1 for it in items if it[0] == "e") > 1:
+        raise RIndexError("an index can only have a single ellipsis ('..')")
+    if used > ndim:
+        raise RIndexError(f"too many indices for tensor of dimension {ndim}")
+    return [["e", ndim - used] if it[0] == "e" else it for it in items]
+
+
+def _item_kind(it):
+    kind, v = it[0], (it[1] if len(it) > 1 else None)
+    if kind == "i" and isinstance(v, Tensor):
+        if v._data.dtype.kind == "b":
+            return "m", v
+        if v._data.ndim > 0:
+            return "v", v
+    if kind == "v" and isinstance(v, Tensor) and v._data.dtype.kind == "b":
+        return "m", v
+    return kind, v
+
+
+@guarded
+def index(h, items, drop=True):
+    """``x[...]`` with R torch's rules: 1-based, inclusive ranges, one index per dimension
+    applied independently (R semantics for vectors), scalars drop their dim unless
+    ``drop = FALSE``, an empty argument is a (recorded) full slice."""
+    from ._ops_index import getitem
+    out = _get(h)
+    d = 0
+    for it in _parse_items(items, out.ndim):
+        kind, v = _item_kind(it)
+        before = (slice(None),) * d
+        if kind == "e":
+            d += v
+        elif kind == "n":
+            out = out.unsqueeze(d)
+            d += 1
+        elif kind == "f":
+            out = getitem(out, before + (slice(None),), keep_full_slices=True)
+            d += 1
+        elif kind == "i":
+            out = out.select(d, _r_position(v, out.shape[d]))
+            if not drop:
+                out = out.unsqueeze(d)
+                d += 1
+        elif kind == "s":
+            out = getitem(out, before + (_r_slice(v, it[2], it[3], out.shape[d]),),
+                          keep_full_slices=True)
+            d += 1
+        elif kind == "v":
+            out = getitem(out, before + (_index_values(v),))
+            d += 1
+        elif kind == "m":
+            out = getitem(out, before + (_as_mask(v),))
+            d += 1
+        else:
+            raise RIndexError("Unsupported index.")
+    return out
+
+
+@guarded
+def set_index(h, items, value):
+    """``x[...] <- value`` (in place): numbers, ranges, masks, `..`; one vector at most."""
+    t = _get(h)
+    key, d, vectors = [], 0, 0
+    for it in _parse_items(items, t.ndim):
+        kind, v = _item_kind(it)
+        if kind == "e":
+            key.extend([slice(None)] * v)
+            d += v
+            continue
+        if kind == "n":
+            key.append(None)
+            continue
+        n = t.shape[d] if d < t.ndim else 1
+        if kind == "f":
+            key.append(slice(None))
+        elif kind == "i":
+            key.append(_r_position(v, n))
+        elif kind == "s":
+            key.append(_r_slice(v, it[2], it[3], n))
+        elif kind == "v":
+            vectors += 1
+            key.append(_index_values(v))
+        elif kind == "m":
+            m = _as_mask(v)
+            key.append(m)
+            d += max(m.ndim, 1) - 1
+        d += 1
+    if vectors > 1:
+        raise RIndexError("Vector-like indices are not allowed in assignment: use one vector, "
+                          "or assign through a mask.")
+    value = _dec(value)
+    if isinstance(value, list):
+        value = r_value_tensor(value)
+    t[tuple(key)] = value
+    return t
+
+
+# ----------------------------------------------------------------------------- R callbacks
+
+_R_ERROR = "__rerror__"
+
+
+def _check_r(r):
+    """An R callback's result: R's error marker raises, handles become objects."""
+    if type(r) is list and r and r[0] == _R_ERROR:
+        raise RCallbackError(r[1] if len(r) > 1 else "error in an R function")
+    return _dec(r)
+
+
+@guarded
+def register_hook(h, r_fn):
+    """``x$register_hook(f)``: ``r_fn`` receives the gradient's handle and returns a handle (the
+    new gradient) or NULL (keep it)."""
+    def hook(g):
+        r = _check_r(r_fn(_put(g)))
+        return r if isinstance(r, Tensor) else None
+    return _get(h).register_hook(hook)
+
+
+@guarded
+def remove_hook(h):
+    _get(h).remove()
+    return None
+
+
+class RValue:
+    """An R object saved with ``ctx$save_for_backward`` (it stays in R: this is its key)."""
+
+    __slots__ = ("key",)
+    dead: list = []
+
+    def __init__(self, key):
+        self.key = key
+
+    def __del__(self):
+        RValue.dead.append(self.key)
+
+
+@guarded
+def dead_rvalues():
+    out, RValue.dead[:] = list(RValue.dead), []
+    return out
+
+
+@guarded
+def make_function(n_args, r_forward, r_backward):
+    """A custom autograd function whose forward and backward are R functions.
+
+    Parameters are named ``a0, a1, ...`` (R's names need not be Python identifiers); the R side
+    maps them. ``r_forward(ctx)`` gets the context's handle (the arguments stay in R) and returns
+    a handle or a list of handles; ``r_backward(ctx, grads)`` gets the context and the list of
+    output gradients' handles and returns a dict ``{"a<i>": handle}``.
+    """
+    from .autograd.function import autograd_function
+    params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + [
+        inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for i in range(int(n_args))]
+
+    def forward(ctx, *args, **kwargs):
+        r = _check_r(r_forward(_put(ctx)))
+        return list(r[1]) if type(r) is list and r and r[0] == "__list__" else r
+
+    def backward(ctx, *grads):
+        r = _check_r(r_backward(_put(ctx), [_enc_item(g) for g in grads]))
+        return r if isinstance(r, dict) else {}
+
+    forward.__signature__ = inspect.Signature(params)
+    return autograd_function(forward, backward, name="torch::autograd::LanternNode",
+                             strict_names=False)
+
+
+@guarded
+def call_function(f, args):
+    """Call a custom function with its arguments (tensors, or None for R-side values)."""
+    return _get(f)(*[_dec(a) for a in args])
+
+
+@guarded
+def ctx_save(ctx, names, values):
+    """``ctx$save_for_backward(...)``: tensors as handles, R values as ["r", key] pairs."""
+    pairs = []
+    for n, v in zip(names, values):
+        v = RValue(v[1]) if type(v) is list and v and v[0] == "r" else _dec(v)
+        pairs.append((n or None, v))
+    _get(ctx).save_for_backward_pairs(pairs)
+    return None
+
+
+@guarded
+def ctx_saved(ctx):
+    """(names, values) of ``ctx$saved_variables``: values are tensors or ["r", key]."""
+    pairs = _get(ctx).saved_variables.pairs()
+    names = [n for n, _ in pairs]
+    values = [_put(v) if isinstance(v, Tensor) else
+              ["r", v.key] if isinstance(v, RValue) else ["v", v] for _, v in pairs]
+    return Raw(["SV", names, values])
+
+
+@guarded
+def ctx_needs_input_grad(ctx):
+    return [bool(b) for b in _get(ctx).needs_input_grad]
+
+
+@guarded
+def ctx_mark(ctx, what, tensors):
+    tensors = [_dec(t) for t in tensors]
+    getattr(_get(ctx), what)(*tensors)
+    return None
+
+
+# ----------------------------------------------------------------------------- gradcheck family
+
+def _r_callable(r_fn):
+    """An R function of tensors as a Python function (results decoded)."""
+    def fn(*args):
+        r = _check_r(r_fn([_enc_item(a) for a in args]))
+        return tuple(r[1]) if type(r) is list and r and r[0] == "__list__" else r
+    return fn
+
+
+@guarded
+def gradcheck(what, r_fn, inputs, kwargs):
+    """autograd_gradcheck / gradgradcheck / jacobian / hessian / vjp / jvp with an R function."""
+    fn = getattr(rtorchpy, what)
+    inputs = _dec(inputs)
+    kwargs = {k: _dec(v) for k, v in (kwargs or {}).items()}
+    if isinstance(inputs, list) and what not in ("autograd_gradcheck", "autograd_gradgradcheck"):
+        inputs = tuple(inputs)
+    return fn(_r_callable(r_fn), inputs, **kwargs)
