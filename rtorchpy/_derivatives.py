@@ -401,15 +401,22 @@ def _logsumexp(F, g, needs, self, result, dims, keepdim):
 def _var(F, g, needs, self, dims, correction, keepdim, count):
     """self: g * 2 (self - mean) / (N - correction)"""
     centered = self - F.mean(self, dims, True)
-    return F.restore_dims(g, dims, keepdim) * centered * (2.0 / max(count - correction, 0))
+    return F.restore_dims(g, dims, keepdim) * centered * (2.0 * _inverse(count - correction))
 
 
 @row("StdBackward0")
 def _std(F, g, needs, self, result, dims, correction, keepdim, count):
-    """self: g * (self - mean) / (std * (N - correction))"""
+    """self: g * (self - mean) / (std * (N - correction))   (0 where std == 0, as libtorch)"""
     centered = self - F.mean(self, dims, True)
     std = F.restore_dims(result, dims, keepdim)
-    return F.restore_dims(g, dims, keepdim) * centered / (std * max(count - correction, 0))
+    zero = std == 0
+    scaled = F.where(zero, 0.0, F.restore_dims(g, dims, keepdim) / F.where(zero, 1.0, std))
+    return scaled * centered * _inverse(count - correction)
+
+
+def _inverse(dof):
+    """1 / max(dof, 0), infinite (not an error) for no degrees of freedom, as libtorch."""
+    return 1.0 / dof if dof > 0 else float("inf")
 
 
 @row("NormBackward0")
