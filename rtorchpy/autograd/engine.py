@@ -1,13 +1,18 @@
-"""The backward pass: iterative, dependency-counted, no recursion (a 10^6-deep graph works).
+"""The backward pass: iterative, no recursion (a 10^6-deep graph works).
 
-1. Discover every node reachable from the roots and count, for each, how many edges lead to it.
-2. Seed the roots' gradient buffers, then repeatedly take a node whose count is zero, run its
-   tensor hooks, apply its formula, and hand each input gradient to the next node (summed and
-   cast back to that input's shape and dtype — the one place broadcasting is undone).
+Nodes run in decreasing creation order (``Node.seq``, a max-heap): a node is always created after
+the nodes its edges point to, so by the time it is popped every consumer that could send it a
+gradient has run and its gradient is complete. This needs no separate pass to count
+dependencies; only nodes that actually receive a gradient are ever visited. For each node: run
+its tensor hooks, apply its formula, and hand each input gradient to the next node — summed and
+cast back to that input's shape and dtype (the one place broadcasting is undone).
 Gradients are ndarrays on the fast path and Tensors under ``create_graph`` (then the formulas'
 own ops are recorded, which gives higher-order derivatives).
 """
 from __future__ import annotations
+
+import heapq
+import sys
 
 import numpy as np
 
@@ -70,8 +75,13 @@ def accumulate_into_leaf(leaf, g, as_tensors):
         return
     old = leaf._grad
     if old is None:
-        # the same array may be handed to several leaves (x + y): copy unless it's ours alone
-        leaf._grad = Tensor._make(np.array(g, dtype=leaf._data.dtype, copy=True))
+        # the same array may be handed to several leaves (x + y), or be a view of something
+        # else: keep it only when it is a fresh array nobody else holds (the engine's buffer list,
+        # this frame and getrefcount's argument), else copy
+        if _owned(g, 3) and g.dtype == leaf._data.dtype:
+            leaf._grad = Tensor._make(g)
+        else:
+            leaf._grad = Tensor._make(np.array(g, dtype=leaf._data.dtype, copy=True))
     elif old._grad_fn is None and not old._requires_grad and old._data.shape == g.shape \
             and old._data.flags.writeable:
         np.add(old._data, g, out=old._data, casting="unsafe")
@@ -102,26 +112,16 @@ def _run_hooks(hooks, g, as_tensors):
     return g
 
 
-def _discover(roots):
-    """Dependency counts of every node reachable from ``roots``; iterative DFS."""
-    deps = {}
-    seen = set()
-    stack = []
-    for node in roots:
-        if node not in seen:
-            seen.add(node)
-            stack.append(node)
+def _reachable(roots):
+    """Every node reachable from ``roots`` (iterative DFS)."""
+    seen = set(roots)
+    stack = list(seen)
     while stack:
-        node = stack.pop()
-        for edge in node.edges:
-            if edge is None:
-                continue
-            child = edge[0]
-            deps[child] = deps.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return deps, seen
+        for edge in stack.pop().edges:
+            if edge is not None and edge[0] not in seen:
+                seen.add(edge[0])
+                stack.append(edge[0])
+    return seen
 
 
 def _needed_nodes(seen, targets):
@@ -148,66 +148,80 @@ def execute(roots, retain_graph, create_graph, capture=None, accumulate=True):
     that slot instead of being propagated further (``autograd_grad``). With ``accumulate=False``
     leaves' ``.grad`` is left alone and only nodes leading to a capture point run.
     """
-    root_nodes = [r[0] for r in roots]
-    deps, seen = _discover(root_nodes)
     needed = None
     if capture is not None and not accumulate:
-        needed = _needed_nodes(seen, {key[0] for key in capture})
+        needed = _needed_nodes(_reachable([r[0] for r in roots]), {key[0] for key in capture})
     captured = [None] * (len(capture) if capture else 0)
     buffers = {}
+    heap = []
     for node, nr, g in roots:
+        if node not in buffers:
+            heapq.heappush(heap, (-node.seq, node))
         _add_to_buffer(buffers, node, nr, g)
-    ready = [n for n in dict.fromkeys(root_nodes) if deps.get(n, 0) == 0]
     as_tensors = bool(create_graph)
     previous_mode = STATE.grad_enabled
     STATE.grad_enabled = as_tensors
+    pop, push = heapq.heappop, heapq.heappush
     try:
-        while ready:
-            node = ready.pop()
-            grads = buffers.pop(node, None)
-            if grads is None or (needed is not None and node not in needed):
-                outs = ()
-            elif node.extras is None and node.out_meta is None and capture is None:
+        while heap:
+            node = pop(heap)[1]
+            grads = buffers.pop(node)
+            if needed is not None and node not in needed:
+                continue
+            if node.extras is None and node.out_meta is None and capture is None:
                 outs = node.apply(grads, as_tensors)  # the common case, kept lean
                 if not retain_graph:
                     node.release()
             else:
                 outs = _run_node(node, grads, as_tensors, retain_graph, capture, captured,
                                  accumulate)
+            del grads
             edges = node.edges
-            n_out = len(outs)
-            for i in range(len(edges)):
+            for i in range(len(outs)):
+                g = outs[i]
                 edge = edges[i]
-                if edge is None:
+                if g is None or edge is None:
                     continue
-                child = edge[0]
-                g = outs[i] if i < n_out else None
-                if g is not None:
-                    shape, dtype = node.in_meta[i]
-                    if g.shape != shape:
-                        g = sum_to_shape(g, shape, as_tensors)
-                    if as_tensors:
-                        if g._data.dtype != dtype:
-                            g = g.to(dtype)
-                    elif g.dtype is not dtype and g.dtype != dtype:  # identity: the cheap check
-                        g = g.astype(dtype)
-                    buf = buffers.get(child)
-                    if buf is None:
-                        if child.out_meta is None:
-                            buffers[child] = [g]
-                        else:
-                            buf = buffers[child] = [None] * len(child.out_meta)
-                            buf[edge[1]] = g
+                shape, dtype = node.in_meta[i]
+                if g.shape != shape:
+                    g = sum_to_shape(g, shape, as_tensors)
+                if as_tensors:
+                    if g._data.dtype != dtype:
+                        g = g.to(dtype)
+                elif g.dtype is not dtype and g.dtype != dtype:  # identity: the cheap check
+                    g = g.astype(dtype)
+                child, nr = edge
+                buf = buffers.get(child)
+                if buf is None:
+                    if child.out_meta is None:
+                        buffers[child] = [g]
                     else:
-                        old = buf[edge[1]]
-                        buf[edge[1]] = g if old is None else old + g
-                left = deps[child] - 1
-                deps[child] = left
-                if left == 0:
-                    ready.append(child)
+                        buffers[child] = buf = [None] * len(child.out_meta)
+                        buf[nr] = g
+                    push(heap, (-child.seq, child))
+                else:
+                    old = buf[nr]
+                    buf[nr] = g if old is None else _accumulate(old, g, as_tensors)
+            outs = g = None  # drop references now: owned buffers can then be added into in place
     finally:
         STATE.grad_enabled = previous_mode
     return captured
+
+
+def _owned(a, refs):
+    """Whether ndarray ``a`` owns its memory and nothing but ``refs`` references holds it (the
+    test NumPy itself uses to reuse temporaries), so it may be overwritten in place."""
+    return (type(a) is np.ndarray and a.base is None and a.flags.writeable
+            and sys.getrefcount(a) <= refs)
+
+
+def _accumulate(old, g, as_tensors):
+    """``old + g``, written into ``old`` when the engine owns it (saves an allocation per
+    addition: a large gradient otherwise page-faults a fresh array every time)."""
+    if not as_tensors and _owned(old, 3) and old.shape == g.shape:
+        np.add(old, g, out=old)
+        return old
+    return old + g
 
 
 def _run_node(node, grads, as_tensors, retain_graph, capture, captured, accumulate):

@@ -10,6 +10,7 @@ rebuilt on demand with this node as ``grad_fn`` — holding the output tensor it
 """
 from __future__ import annotations
 
+import itertools
 import traceback
 import weakref
 
@@ -34,6 +35,9 @@ def version_error(data, saved_version, current_version):
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [CPU{type_word_for(data.dtype)}Type [{shape}]] is at version {current_version}; "
         f"expected version {saved_version} instead. {hint}")
+
+
+_sequence = itertools.count(1)
 
 
 class SavedOutput:
@@ -68,13 +72,16 @@ class Node:
     gradient back to it, so formulas never deal with broadcasting. ``out_meta`` is None for a
     single-output node, else the outputs' ``(shape, dtype)`` (to zero-fill unused outputs).
     ``saved`` becomes None once released: the node then refuses to run again.
+    ``seq`` orders backward: a node is created after every node its edges point to, so running
+    nodes in decreasing ``seq`` runs each one after all its consumers (see ``engine.py``).
     """
 
-    __slots__ = ("edges", "in_meta", "saved", "versions", "params", "out_meta", "extras",
+    __slots__ = ("edges", "in_meta", "saved", "versions", "params", "out_meta", "extras", "seq",
                  "__weakref__")
     name = "Node"
 
     def __init__(self):
+        self.seq = next(_sequence)
         self.edges = ()
         self.in_meta = ()
         self.saved = ()
@@ -177,13 +184,17 @@ accumulate = None  # engine.accumulate_into_leaf, installed by the engine module
 
 
 class AccumulateGrad(Node):
-    """The sink for a leaf tensor: runs the leaf's hooks, then adds into ``leaf.grad``."""
+    """The sink for a leaf tensor: runs the leaf's hooks, then adds into ``leaf.grad``.
+
+    It is created lazily, by the first op that uses the leaf, so it can be younger than nodes
+    that feed it later; it has no edges, so it simply runs last (negative ``seq``)."""
 
     __slots__ = ("variable",)
     name = "torch::autograd::AccumulateGrad"
 
     def __init__(self, variable):
         super().__init__()
+        self.seq = -next(_sequence)
         self.variable = variable
 
     def apply(self, grads, as_tensors):
@@ -227,6 +238,7 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
     per recorded op, so it avoids every allocation it can.
     """
     node = _new(node_cls)
+    node.seq = next(_sequence)
     if len(inputs) == 1:
         t = inputs[0]
         node.edges = (edge_of(t),)
