@@ -306,33 +306,45 @@ def _python_worker(req_path, out_path):
 
 
 R_WORKER = r"""
-options(warn = 1, width = 80, encoding = "UTF-8")
-args <- commandArgs(trailingOnly = TRUE)
-req <- jsonlite::read_json(args[[1]], simplifyVector = FALSE)
-setwd(req$cwd)
-results <- list()
-for (ch in req$chunks) {
-  segs <- list(); err <- ""; figs <- 0L
-  add <- function(type, text) segs[[length(segs) + 1L]] <<- list(type, text)
-  if (isTRUE(ch$fig)) grDevices::png(ch$fig_path, width = ch$fig_width, height = ch$fig_height,
-                                     units = "in", res = 96)
-  ev <- evaluate::evaluate(ch$code, envir = globalenv(), new_device = !isTRUE(ch$fig),
-                           stop_on_error = 1L)
-  for (item in ev) {
-    if (inherits(item, "source")) add("code", sub("\n$", "", item$src))
-    else if (is.character(item)) add("out", item)
-    else if (inherits(item, "recordedplot")) figs <- figs + 1L
-    else if (inherits(item, "error")) { err <- paste0("Error: ", conditionMessage(item)); add("err", err) }
-    else if (inherits(item, "warning")) add("out", paste0("Warning: ", conditionMessage(item), "\n"))
-    else if (inherits(item, "message")) add("out", conditionMessage(item))
+# The worker's own variables live in this function, so that chunks (run in the global
+# environment, like a script) cannot overwrite them.
+run_worker <- function(args) {
+  # no "The following object is masked" notes when a chunk attaches a package
+  options(warn = 1, width = 80, encoding = "UTF-8", conflicts.policy = list(warn = FALSE))
+  req <- jsonlite::read_json(args[[1]], simplifyVector = FALSE)
+  setwd(req$cwd)
+  results <- list()
+  for (ch in req$chunks) {
+    segs <- list(); err <- ""; figs <- 0L
+    add <- function(type, text) segs[[length(segs) + 1L]] <<- list(type, text)
+    if (isTRUE(ch$fig)) {
+      grDevices::png(ch$fig_path, width = ch$fig_width, height = ch$fig_height, units = "in",
+                     res = 96)
+      grDevices::dev.control(displaylist = "enable")   # so that evaluate() sees the plot
+    }
+    ev <- evaluate::evaluate(ch$code, envir = globalenv(), new_device = !isTRUE(ch$fig),
+                             stop_on_error = 1L)
+    for (item in ev) {
+      if (inherits(item, "source")) add("code", sub("\n$", "", item$src))
+      else if (is.character(item)) add("out", item)
+      else if (inherits(item, "recordedplot")) figs <- figs + 1L
+      else if (inherits(item, "error")) {
+        err <- paste0("Error: ", conditionMessage(item))
+        add("err", err)
+      }
+      else if (inherits(item, "warning")) add("out", paste0("Warning: ", conditionMessage(item),
+                                                             "\n"))
+      else if (inherits(item, "message")) add("out", conditionMessage(item))
+    }
+    if (isTRUE(ch$fig)) {
+      grDevices::dev.off()
+      if (file.exists(ch$fig_path) && figs > 0L) add("fig", basename(ch$fig_path))
+    }
+    results[[length(results) + 1L]] <- list(segments = segs, error = err, figures = figs)
   }
-  if (isTRUE(ch$fig)) {
-    grDevices::dev.off()
-    if (file.exists(ch$fig_path) && figs > 0L) add("fig", basename(ch$fig_path))
-  }
-  results[[length(results) + 1L]] <- list(segments = segs, error = err, figures = figs)
+  jsonlite::write_json(results, args[[2]], auto_unbox = TRUE, null = "null")
 }
-jsonlite::write_json(results, args[[2]], auto_unbox = TRUE, null = "null")
+run_worker(commandArgs(trailingOnly = TRUE))
 """
 
 
@@ -562,6 +574,7 @@ def render_rmd(vig):
            "```{r, include = FALSE}",
            "knitr::opts_chunk$set(collapse = TRUE, comment = \"#>\",",
            "                      eval = reticulate::py_module_available(\"rtorchpy\"))",
+           "options(conflicts.policy = list(warn = FALSE))",
            "```", ""]
     for kind, item in vig.items:
         if kind == "text":
