@@ -236,9 +236,8 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves and add it into their
         ``.grad``. ``gradient`` is needed unless the tensor has exactly one element."""
-        from .autograd.api import autograd_backward
-        autograd_backward([self], None if gradient is None else [gradient], retain_graph,
-                          create_graph, inputs=inputs)
+        _api.autograd_backward([self], None if gradient is None else [gradient], retain_graph,
+                               create_graph, inputs=inputs)
 
     def detach(self):
         """A new leaf sharing this tensor's storage (and version counter), without history."""
@@ -271,3 +270,6 @@ class Tensor:
 
     def _bump_version(self):
         self._version[0] += 1
+
+
+from .autograd import api as _api  # noqa: E402  (api needs Tensor defined first)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._tensor import Tensor
 from .engine import check_grad_shape, execute, sum_to_shape
 from .graph import grad_accumulator
 
@@ -10,7 +11,6 @@ IMPLICIT_GRAD_ERROR = "grad can be implicitly created only for scalar outputs"
 
 
 def _as_list(x, what):
-    from .._tensor import Tensor
     if x is None:
         return None
     if isinstance(x, Tensor):
@@ -22,7 +22,6 @@ def _as_list(x, what):
 
 def _roots(tensors, grads, create_graph):
     """Pair each output with its incoming gradient, checking both as libtorch does."""
-    from .._tensor import Tensor
     if grads is None:
         grads = [None] * len(tensors)
     if len(grads) != len(tensors):
@@ -83,12 +82,10 @@ def autograd_backward(tensors, grad_tensors=None, retain_graph=None, create_grap
 
 
 def _tensor_of(g):
-    from .._tensor import Tensor
     return g if isinstance(g, Tensor) else Tensor._make(np.array(g, copy=True))
 
 
 def _capture_points(inputs):
-    from .._tensor import Tensor
     capture = {}
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor):
@@ -109,7 +106,6 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
     ``check_grad_shapes=False`` passes each ``grad_outputs`` entry on unchecked, as libtorch's C++
     ``grad()`` (and so R torch) does: the R face uses it, see the spec §1.4.
     """
-    from .._tensor import Tensor
     outputs = _as_list(outputs, "outputs")
     inputs = _as_list(inputs, "inputs")
     grad_outputs = _as_list(grad_outputs, "grad_outputs")
@@ -138,7 +134,6 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
 
 
 def _unchecked_roots(outputs, grad_outputs, create_graph):
-    from .._tensor import Tensor
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} outputs and {len(grad_outputs)} grad_outputs")
     roots = []

@@ -16,6 +16,7 @@ import sys
 
 import numpy as np
 
+from .._tensor import Tensor
 from .grad_mode import STATE
 from . import graph
 from .graph import AccumulateGrad
@@ -64,7 +65,6 @@ def check_grad_shape(g_shape, shape, index, fn_name=None):
 def accumulate_into_leaf(leaf, g, as_tensors):
     """Run the leaf's hooks, then add ``g`` into ``leaf.grad`` (in place when no graph is
     being built, as libtorch does)."""
-    from .._tensor import Tensor
     if leaf._hooks:
         g = _run_hooks(leaf._hooks, g, as_tensors)
     if as_tensors:
@@ -98,7 +98,6 @@ def _copy_backwards(g):
 
 
 def _run_hooks(hooks, g, as_tensors):
-    from .._tensor import Tensor
     for hook in list(hooks):
         arg = g if as_tensors else Tensor._make(g)
         res = hook(arg)
@@ -252,7 +251,6 @@ def _run_node(node, grads, as_tensors, retain_graph, capture, captured, accumula
 
 
 def _node_pre_hooks(node, extras, grads, as_tensors):
-    from .._tensor import Tensor
     grads = list(grads)
     for nr in range(node.n_outputs):
         g = grads[nr]
@@ -278,7 +276,6 @@ def _fill_missing(node, grads, as_tensors):
     gradient" from a zero one (``set_materialize_grads``)."""
     if all(g is not None for g in grads):
         return grads
-    from .._tensor import Tensor
     out = []
     for g, meta in zip(grads, node.out_meta):
         if g is None and meta is not None:
