@@ -34,24 +34,25 @@ class OpInfo:
     returns_index: bool = False  # result (or its 2nd element) holds indices (R: +1)
     inplace: bool = False
     aliases: tuple = field(default_factory=tuple)
+    method_fn: object = None     # the method form when it orders arguments differently from fn
 
 
 OPS: dict = {}
 
 
 def op(name=None, *, method=True, namespace=True, dims=(), index_args=(), returns_index=False,
-       aliases=()):
+       aliases=(), method_fn=None):
     """Register an op function under ``name`` (default: the function's name)."""
     def register(fn):
         key = name or fn.__name__
         info = OpInfo(key, fn, method, namespace, tuple(dims), tuple(index_args), returns_index,
-                      key.endswith("_"), tuple(aliases))
+                      key.endswith("_"), tuple(aliases), method_fn)
         OPS[key] = info
         for alias in aliases:
             OPS[alias] = info
         if method:
             for n in (key,) + tuple(aliases):
-                setattr(Tensor, n, fn)
+                setattr(Tensor, n, method_fn or fn)
         return fn
     return register
 
@@ -422,7 +423,13 @@ def minimum(self, other):
     return _binary_tensor(self, other, np.minimum, NODES["MinimumBackward0"], True, True)
 
 
-@op("where")
+def _where_method(self, condition, other):
+    """``x.where(condition, other)``: x where condition, else other (the method form of
+    ``torch_where(condition, x, other)``, as in PyTorch and R torch)."""
+    return where(condition, self, other)
+
+
+@op("where", method_fn=_where_method)
 def where(condition, self=None, other=None):
     """``torch_where(condition, self, other)``: self where condition else other. With only
     ``condition``, the indices of its non-zero elements (one index tensor per dim)."""
