@@ -214,11 +214,14 @@ FORWARD = {
                   Case(A, -1.5, expected=np.remainder(A, f32(-1.5)))],
     "maximum": [bins(A, V4, np.maximum, f32), bins(I, M, np.maximum, f32)],
     "minimum": [bins(A, V4, np.minimum, f32), bins(I, I.T.copy().T, np.minimum, i64)],
-    "where": [Case(B, M, D, expected=np.where(B, M, D)),
-              Case(B, M, 0.0, expected=np.where(B, M, 0).astype(f32)),
-              Case(B, 1.0, M, expected=np.where(B, 1, M).astype(f32)),
-              Case(B, I, 0, expected=np.where(B, I, 0)),
-              Case(B, expected=tuple(i.astype(i64) for i in np.nonzero(B)))],
+    "where": [Case(B, M, D, expected=np.where(B, M, D), method=False),
+              Case(B, M, 0.0, expected=np.where(B, M, 0).astype(f32), method=False),
+              Case(B, 1.0, M, expected=np.where(B, 1, M).astype(f32), method=False),
+              Case(B, I, 0, expected=np.where(B, I, 0), method=False),
+              Case(B, expected=tuple(i.astype(i64) for i in np.nonzero(B)), method=False),
+              # the method form is x.where(condition, other), as in PyTorch and R torch
+              Case(M, B, D, expected=np.where(B, M, D), namespace=False),
+              Case(I, B, 0.5, expected=np.where(B, I, 0.5).astype(f32), namespace=False)],
     # -- comparisons and logic: bool results
     "eq": [bins(I, I[::-1].copy(), np.equal, boo), Case(M, 0.5, expected=M == f32(0.5))],
     "ne": [bins(I, I[::-1].copy(), np.not_equal, boo)],
@@ -425,7 +428,7 @@ def test_namespace_and_method_forms_exist():
         if info.namespace and not name.startswith("_"):
             assert getattr(rt, "torch_" + name) is info.fn, name
         if info.method:
-            assert getattr(Tensor, name) is info.fn, name
+            assert getattr(Tensor, name) is (info.method_fn or info.fn), name
     assert not hasattr(rt, "torch_add_")  # in-place ops are methods only
     assert not hasattr(Tensor, "cat")     # cat/stack take a list: namespace only
 

@@ -458,3 +458,105 @@ def test_leaf_inplace_and_version_errors_match_pytorch():
     assert msgs[0].startswith(prefix) and msgs[1].startswith(prefix)
     assert "is at version 1; expected version 0 instead." in msgs[0]
     assert "is at version 1; expected version 0 instead." in msgs[1]
+
+
+# ------------------------------------------------------------------------ drawn shapes and dims
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+BINARY = {
+    "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+    "div": lambda x, y: x / y, "pow": lambda x, y: x.abs() ** y,
+    "maximum": lambda x, y: x.maximum(y), "minimum": lambda x, y: x.minimum(y),
+    "where": lambda x, y: (x * y).where(x > y, y),
+}
+
+
+def _shaped(L, x, op, dims, d, keep, k):
+    """One op of shape/reduction family with drawn dims (d a single dim, dims int or tuple)."""
+    n = x.shape[d] if x.ndim else 1
+    table = {
+        "sum": lambda: x.sum(dim=dims, keepdim=keep),
+        "mean": lambda: x.mean(dim=dims, keepdim=keep),
+        "amax": lambda: x.amax(dim=dims, keepdim=keep),
+        "amin": lambda: x.amin(dim=dims, keepdim=keep),
+        "logsumexp": lambda: x.logsumexp(dims, keepdim=keep),
+        "var": lambda: x.var(dim=dims, keepdim=keep, correction=k % 2),
+        "std": lambda: x.std(dim=dims, keepdim=keep, correction=k % 2),
+        "norm": lambda: x.norm(p=[1, 2, 3, float("inf")][k % 4], dim=dims, keepdim=keep),
+        "prod": lambda: x.prod(dim=d, keepdim=keep),
+        "softmax": lambda: x.softmax(d),
+        "log_softmax": lambda: x.log_softmax(d),
+        "cumsum": lambda: x.cumsum(d),
+        "max": lambda: x.max(dim=d, keepdim=keep)[0],
+        "min": lambda: x.min(dim=d, keepdim=keep)[0],
+        "flip": lambda: x.flip(dims),
+        "squeeze": lambda: x.squeeze(d),
+        "transpose": lambda: x.transpose(d, 0),
+        "select": lambda: x.select(d, k % n),
+        "narrow": lambda: x.narrow(d, k % n, n - k % n),
+        "unbind": lambda: x.unbind(d)[k % n],
+        "split": lambda: x.split(1 + k % 2, d)[-1],
+        "cat": lambda: L.cat([x, x * 2], d),
+        "repeat": lambda: x.repeat(*([1 + k % 2] * (x.ndim + 1))),
+        "index_select": lambda: x.index_select(d, L.tensor([k % n, 0])),
+        "gather": lambda: x.gather(d, L.tensor(np.random.default_rng(k).integers(0, n, x.shape))),
+        "masked_fill": lambda: x.masked_fill(x > 0.5, 0.25),
+        "getitem": lambda: x[(slice(None),) * (d % x.ndim) + ([k % n, 0],)],
+        "reshape": lambda: x.transpose(d, 0).reshape(-1),
+    }
+    return table[op]()
+
+
+def _compare_with_torch(fn, arrays):
+    tx = [torch.tensor(a, requires_grad=True) for a in arrays]
+    rx = [rt.torch_tensor(a, requires_grad=True) for a in arrays]
+    t, r = fn(TH, *tx), fn(RT, *rx)
+    assert tuple(r.shape) == tuple(t.shape)
+    np.testing.assert_allclose(_np(r), _np(t), rtol=1e-9, atol=1e-12)
+    v = np.random.default_rng(0).standard_normal(tuple(t.shape))
+    tg = torch.autograd.grad(t, tx, torch.tensor(v), allow_unused=True)
+    rg = rt.autograd_grad(r, rx, rt.torch_tensor(v), allow_unused=True)
+    for a, b, arr in zip(rg, tg, arrays):
+        a = np.zeros(arr.shape) if a is None else _np(a)
+        b = np.zeros(arr.shape) if b is None else _np(b)
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+
+
+ELEMENTS = st.floats(-3, 3).filter(lambda v: abs(v) > 1e-3)
+
+
+@settings(max_examples=60)
+@given(shapes=hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=4, max_side=3),
+       op=st.sampled_from(sorted(BINARY)), data=st.data())
+def test_broadcasting_binary_ops_match_pytorch(shapes, op, data):
+    a = data.draw(hnp.arrays(np.float64, shapes.input_shapes[0], elements=ELEMENTS))
+    b = data.draw(hnp.arrays(np.float64, shapes.input_shapes[1], elements=ELEMENTS))
+    if op in ("maximum", "minimum", "where"):  # no ties
+        b = b + 0.01 * np.sign(b) + 1e-4 * np.arange(b.size).reshape(b.shape)
+    _compare_with_torch(lambda L, x, y: BINARY[op](x, y), [a, b])
+
+
+SHAPED = sorted([
+    "sum", "mean", "amax", "amin", "logsumexp", "var", "std", "norm", "prod", "softmax",
+    "log_softmax", "cumsum", "max", "min", "flip", "squeeze", "transpose", "select", "narrow",
+    "unbind", "split", "cat", "repeat", "index_select", "gather", "masked_fill", "getitem",
+    "reshape"])
+
+
+@pytest.mark.filterwarnings("ignore")  # var/std with no degrees of freedom warn in both
+@settings(max_examples=120)
+@given(s=hnp.array_shapes(min_dims=1, max_dims=4, max_side=3), op=st.sampled_from(SHAPED),
+       data=st.data())
+def test_dim_ops_match_pytorch(s, op, data):
+    n = len(s)
+    a = data.draw(hnp.arrays(np.float64, s, elements=ELEMENTS, unique=True))
+    dims = data.draw(st.one_of(
+        st.integers(-n, n - 1),
+        st.lists(st.integers(-n, n - 1), min_size=1, max_size=n,
+                 unique_by=lambda v: v % n).map(tuple)))
+    d = data.draw(st.integers(-n, n - 1))
+    keep, k = data.draw(st.booleans()), data.draw(st.integers(0, 100))
+    _compare_with_torch(lambda L, x: _shaped(L, x, op, dims, d, keep, k), [a])
