@@ -392,8 +392,19 @@ def unbind(self, dim=0):
 
 @op("narrow", dims=("dim",))
 def narrow(self, dim, start, length):
-    """``length`` elements along ``dim`` from ``start``."""
+    """``length`` elements along ``dim`` from ``start`` (a negative start counts from the end)."""
     d = normalize_dim(dim, self._data.ndim)
+    n = self._data.shape[d] if self._data.ndim else 1
+    start, length = int(start), int(length)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got "
+                         f"{start})")
+    if start < 0:
+        start += n
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
     key = (slice(None),) * d + (slice(start, start + length),)
     return _view_of(self, self._data[key], NODES["SliceBackward0"], (self._data.shape, key))
 
