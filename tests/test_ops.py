@@ -359,7 +359,8 @@ FORWARD = {
               Case(M, [1, 3], 1, expected=(M[:, :1], M[:, 1:]))],
     "chunk": [Case(M, 2, expected=(M[:2], M[2:])), Case(M, 3, -1, expected=(M[:, :2], M[:, 2:]))],
     "unbind": [Case(M, expected=tuple(M)), Case(M, 1, expected=tuple(M.T))],
-    "narrow": [Case(A, 1, 1, 2, expected=A[:, 1:3]), Case(A, -1, 0, 1, expected=A[..., :1])],
+    "narrow": [Case(A, 1, 1, 2, expected=A[:, 1:3]), Case(A, -1, 0, 1, expected=A[..., :1]),
+               Case(A, 2, -2, 2, expected=A[..., 2:])],
     "select": [Case(A, 1, 2, expected=A[:, 2]), Case(A, -1, -1, expected=A[..., -1])],
     "gather": [Case(M, 1, np.array([[0, 0], [1, 0], [3, 2]]),
                     expected=np.take_along_axis(M, np.array([[0, 0], [1, 0], [3, 2]]), 1)),
@@ -715,6 +716,14 @@ def test_gradients_after_inplace_ops_on_non_leaves():
     (y + x).sum().backward()
     assert x.grad.tolist() == [1.0, 1.0]
 
+    for refill in (lambda t: t.uniform_(), lambda t: t.normal_(), lambda t: t.fill_(3.0)):
+        x = torch_tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        refill(y)
+        assert y.grad_fn.name == "FillBackward0"
+        (y * x).sum().backward()   # y no longer depends on x: only the product rule's y term
+        np.testing.assert_allclose(x.grad.numpy(), y.detach().numpy())
+
     x = torch_tensor([-1.0, 2.0], requires_grad=True)
     y = rt.nnf_relu(x * 2, inplace=True)
     y.sum().backward()
@@ -859,6 +868,10 @@ def test_shape_mismatch_errors():
             lambda: rt.torch_ones(2).dot(rt.torch_ones(3)))
     _raises(RuntimeError, "split_with_sizes expects split_sizes to sum exactly to 3",
             lambda: rt.torch_ones(3).split([1, 1]))
+    _raises(RuntimeError, "start (4) + length (2) exceeds dimension size (5).",
+            lambda: rt.torch_ones(5).narrow(0, 4, 2))
+    _raises(IndexError, "start out of range (expected to be in range of [-5, 5], but got -6)",
+            lambda: rt.torch_ones(5).narrow(0, -6, 2))
 
 
 def test_requires_grad_on_integer_tensors():
