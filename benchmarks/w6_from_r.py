@@ -21,6 +21,9 @@ def main():
     env = dict(os.environ)
     env.setdefault("R_LIBS", os.path.join(_common.ROOT, ".rlib"))
     env.setdefault("RETICULATE_PYTHON", sys.executable)
+    # the R session's Python imports the rtorchpy of this tree, as the other workloads do
+    env["PYTHONPATH"] = os.pathsep.join([_common.ROOT] + (
+        [env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     skip = None
     rscript = shutil.which("Rscript")
     if rscript is None:
