@@ -573,7 +573,7 @@ def render_rmd(vig):
            "file, not this one. -->", "",
            "```{r, include = FALSE}",
            "knitr::opts_chunk$set(collapse = TRUE, comment = \"#>\",",
-           "                      eval = reticulate::py_module_available(\"rtorchpy\"))",
+           "                      eval = rtorchpy::rtorchpy_available())",
            "options(conflicts.policy = list(warn = FALSE))",
            "```", ""]
     for kind, item in vig.items:
