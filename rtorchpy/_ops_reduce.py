@@ -50,6 +50,8 @@ def sum(self, dim=None, keepdim=False, dtype=None):
     elif x.dtype.kind in "biu":
         x = x.astype(np.int64)
     dims = _dims_or_all(dim, x.ndim)
+    if dims is None and (keepdim or dim is not None):
+        dims = tuple(range(x.ndim))  # libtorch's dim overload (SumBackward1) reducing all dims
     if dims is None:
         out = wrap(np.asarray(x.sum(dtype=x.dtype)))
         if recording(self):
@@ -68,6 +70,8 @@ def mean(self, dim=None, keepdim=False, dtype=None):
     if x.dtype.kind != "f":
         _floating(self, "mean")
     dims = _dims_or_all(dim, x.ndim)
+    if dims is None and (keepdim or dim is not None):
+        dims = tuple(range(x.ndim))  # libtorch's dim overload (MeanBackward1) reducing all dims
     count = _count(x.shape, dims)
     if dims is None:
         out = wrap(np.asarray(x.mean(dtype=x.dtype)))
@@ -153,7 +157,7 @@ amin = _amax_like("amin", np.min, "AminBackward0")
 def argmax(self, dim=None, keepdim=False):
     """Index of the maximum (of the flattened tensor when ``dim`` is None)."""
     if dim is None:
-        return wrap(np.asarray(np.argmax(self._data), dtype=np.int64))
+        return wrap(np.asarray(np.argmax(self._data, keepdims=keepdim), dtype=np.int64))
     d = normalize_dim(dim, self._data.ndim)
     return wrap(np.asarray(np.argmax(self._data, axis=d, keepdims=keepdim), dtype=np.int64))
 
@@ -162,7 +166,7 @@ def argmax(self, dim=None, keepdim=False):
 def argmin(self, dim=None, keepdim=False):
     """Index of the minimum (of the flattened tensor when ``dim`` is None)."""
     if dim is None:
-        return wrap(np.asarray(np.argmin(self._data), dtype=np.int64))
+        return wrap(np.asarray(np.argmin(self._data, keepdims=keepdim), dtype=np.int64))
     d = normalize_dim(dim, self._data.ndim)
     return wrap(np.asarray(np.argmin(self._data, axis=d, keepdims=keepdim), dtype=np.int64))
 
