@@ -504,21 +504,18 @@ def _where_scalar(draw, rng, name):
 @builder("SumBackward0", "MeanBackward0")
 def _reduce_all(draw, rng, name):
     kind = "sum" if name.startswith("Sum") else "mean"
-    form = draw(st.sampled_from(["method", "torch", "empty-dims"]))
-    if form == "method":
-        fn = lambda a: getattr(a, kind)()  # noqa: E731
-    elif form == "torch":
-        fn = lambda a: getattr(rt, "torch_" + kind)(a)  # noqa: E731
-    else:
-        fn = lambda a: getattr(a, kind)(dim=())  # noqa: E731
-    return Case(fn, anyv(rng, shape(draw)))
+    if draw(st.booleans()):
+        return Case(lambda a: getattr(a, kind)(), anyv(rng, shape(draw)))
+    return Case(lambda a: getattr(rt, "torch_" + kind)(a), anyv(rng, shape(draw)))
 
 
 @builder("SumBackward1", "MeanBackward1")
 def _reduce_dim(draw, rng, name):
     s = shape(draw)
-    dim = dim_arg(draw, len(s))
-    keepdim = draw(st.booleans())
+    # an empty dim list, or None with keepdim, reduces every dim through the dim overload
+    dim = draw(st.sampled_from([(), [], None, "d"]))
+    dim = dim_arg(draw, len(s)) if dim == "d" else dim
+    keepdim = True if dim is None else draw(st.booleans())
     kind = "sum" if name.startswith("Sum") else "mean"
     return Case(lambda a: getattr(a, kind)(dim=dim, keepdim=keepdim), anyv(rng, s))
 
