@@ -743,3 +743,6 @@ def _index_put(F, g, needs, key, accumulate):
     if needs[0]:
         gs = g if accumulate else F.index_fill_zero(g, key)
     return gs, (F.index(g, key) if needs[1] else None)
+
+
+row("CopySlices")(_index_put)  # x[basic key] = v (a slice of x copied into): the same formula

@@ -265,6 +265,12 @@ def masked_fill(self, mask, value):
 @op("index_put")
 def index_put(self, key, values, accumulate=False):
     """A copy of ``self`` with ``values`` written (or added) at ``self[key]``."""
+    return _index_put(self, key, values, accumulate, "IndexPutBackward0")
+
+
+def _index_put(self, key, values, accumulate, basic_node):
+    """``index_put``; a key without index arrays records ``basic_node`` (``x[0] = v`` is
+    CopySlices in libtorch, ``x[[0, 1]] = v`` IndexPutBackward0)."""
     if not isinstance(key, tuple):
         key = (key,)
     converted = tuple(_index_array(k) if _index_array(k) is not None else
@@ -279,5 +285,6 @@ def index_put(self, key, values, accumulate=False):
         z[key] = v
     out = wrap(z)
     if recording(self, values):
-        record(NODES["IndexPutBackward0"], (self, values), (out,), (), (key, accumulate))
+        node = basic_node if _is_basic(key) else "IndexPutBackward0"
+        record(NODES[node], (self, values), (out,), (), (key, accumulate))
     return out

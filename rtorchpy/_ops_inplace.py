@@ -164,7 +164,7 @@ def setitem(self, key, value):
     """``x[key] = value``: write ``value`` (a number or tensor, broadcast) at ``key``."""
     values = value if isinstance(value, Tensor) else Tensor._make(
         np.asarray(value, dtype=self._data.dtype))
-    inplace(self, lambda t: _ops_index.index_put(t, key, values), values)
+    inplace(self, lambda t: _ops_index._index_put(t, key, values, False, "CopySlices"), values)
 
 
 Tensor.__setitem__ = setitem
