@@ -1037,11 +1037,12 @@ def _bce(draw, rng, name):
                 x, rng.uniform(0, 1, s))
 
 
-@builder("IndexPutBackward0")
+@builder("IndexPutBackward0", "CopySlices")
 def _index_put(draw, rng, name):
     s = shape(draw, min_dims=1)
     n = s[0]
-    kind = draw(st.sampled_from(["int", "slice", "list", "mask"]))
+    kind = draw(st.sampled_from(["int", "slice"] if name == "CopySlices" else
+                                ["int", "slice", "list", "mask"]))
     if kind == "int":
         key, vshape = draw(st.integers(-n, n - 1)), s[1:]
     elif kind == "slice":
@@ -1056,7 +1057,7 @@ def _index_put(draw, rng, name):
     if draw(st.booleans()) and vshape:  # a broadcast value
         vshape = vshape[1:]
     accumulate = draw(st.booleans())
-    setitem = draw(st.booleans())
+    setitem = name == "CopySlices" or (kind in ("list", "mask") and draw(st.booleans()))
 
     def fn(x, v):
         if setitem:

@@ -422,6 +422,18 @@ def test_inplace_gradients_match_pytorch():
     r, t = run(RT, *rx), run(TH, *tx)
     np.testing.assert_allclose(_np(r), _np(t), rtol=1e-12)
     assert r.grad_fn.name == type(t.grad_fn).__name__
+
+    def setitems(L, x, y):
+        names = []
+        for key in (0, slice(1, 3), (Ellipsis, 1), [0, 2], "mask"):
+            z = x * 2
+            z[z > 0 if key == "mask" else key] = y[0] * 3
+            names.append(z.grad_fn)
+        return names
+    a = anyv(4, 2)
+    ours = setitems(RT, rt.torch_tensor(a, requires_grad=True), rt.torch_tensor(b, requires_grad=True))
+    theirs = setitems(TH, torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True))
+    assert [n.name for n in ours] == [type(n).__name__ for n in theirs]
     r.sum().backward()
     t.sum().backward()
     for u, v in zip(rx, tx):
