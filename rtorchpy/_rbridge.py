@@ -357,13 +357,28 @@ def _where(condition, self=None, other=None):
     return rtorchpy.torch_where(condition, self, other)
 
 
+def _r_pos(i):
+    """A 1-based position argument (not a tensor of indices)."""
+    i = _r_int(i)
+    if isinstance(i, int) and not isinstance(i, bool):
+        if i == 0:
+            raise RIndexError(ZERO_INDEX)
+        return i - 1 if i > 0 else i
+    return i
+
+
+# Position arguments (plain numbers) the registry does not flag: 1-based in R, like `[`.
+_POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos}}
+
+
 def _op_plans():
     plans = {}
     for key, info in OPS.items():
         if key.startswith("_"):
             continue
         fn = _where if key == "where" else info.fn
-        plans[key] = _Plan(fn, info.dim_args, info.index_args, info.returns_index, key)
+        plans[key] = _Plan(fn, info.dim_args, info.index_args, info.returns_index, key,
+                           conv=_POSITIONS.get(key))
     return plans
 
 
@@ -720,6 +735,16 @@ def _item_kind(it):
     return kind, v
 
 
+def _slice_dim(t, d, s):
+    """``t`` sliced along dim ``d`` only; recorded (SliceBackward0) even when the slice is the
+    whole dim, as libtorch's C++ indexing records R torch's ranges and empty arguments."""
+    start, stop, step = s.indices(t.shape[d])
+    if step == 1:
+        return t.narrow(d, start, max(stop - start, 0))
+    from ._ops_index import getitem
+    return getitem(t, (slice(None),) * d + (slice(start, stop, step),))
+
+
 @guarded
 def index(h, items, drop=True):
     """``x[...]`` with R torch's rules: 1-based, inclusive ranges, one index per dimension
@@ -737,7 +762,7 @@ def index(h, items, drop=True):
             out = out.unsqueeze(d)
             d += 1
         elif kind == "f":
-            out = getitem(out, before + (slice(None),), keep_full_slices=True)
+            out = _slice_dim(out, d, slice(None))
             d += 1
         elif kind == "i":
             out = out.select(d, _r_position(v, out.shape[d]))
@@ -745,8 +770,7 @@ def index(h, items, drop=True):
                 out = out.unsqueeze(d)
                 d += 1
         elif kind == "s":
-            out = getitem(out, before + (_r_slice(v, it[2], it[3], out.shape[d]),),
-                          keep_full_slices=True)
+            out = _slice_dim(out, d, _r_slice(v, it[2], it[3], out.shape[d]))
             d += 1
         elif kind == "v":
             out = getitem(out, before + (_index_values(v),))

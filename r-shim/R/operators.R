@@ -50,7 +50,7 @@ Ops.torch_tensor <- function(e1, e2) {
 Math.torch_tensor <- function(x, ...) {
   if (.Generic == "log") {
     out <- .op("log", list(.h(x)))
-    base <- list(...)$base
+    base <- if (...length()) ..1 else NULL
     if (!is.null(base) && !isTRUE(all.equal(base, exp(1)))) out <- out / log(base)
     return(out)
   }

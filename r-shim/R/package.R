@@ -38,6 +38,11 @@
     TRUE
   }, error = function(e) e)
   if (!isTRUE(ok)) {
+    forced <- Sys.getenv("RETICULATE_PYTHON")
+    if (nzchar(forced) && !file.exists(forced)) {
+      ok <- simpleError(paste0("RETICULATE_PYTHON is set to '", forced,
+                               "', which does not exist"))
+    }
     py <- tryCatch(reticulate::py_config()$python, error = function(e) NA_character_)
     msg <- paste0(
       "rtorchpy: the Python package 'rtorchpy' could not be loaded",

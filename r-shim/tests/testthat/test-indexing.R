@@ -1,0 +1,104 @@
+# `[` and `[<-` with R torch's rules (spec section 4.3).
+skip_if_no_python()
+
+test_that("scalars are 1-based, negative from the end, and drop their dim", {
+  x <- torch_arange(1, 10)
+  expect_equal(x[1]$item(), 1)
+  expect_equal(x[-1]$item(), 10)
+  expect_equal(x[-2]$item(), 9)
+  expect_equal(x[1]$shape, integer(0))
+  expect_equal(x[1, drop = FALSE]$shape, 1L)
+  expect_error(x[0], "Indexing in R is 1-based and found a 0.", fixed = TRUE)
+  expect_error(x[11], "out of range")
+  i <- 3
+  expect_equal(x[i]$item(), 3)
+  expect_equal(x[torch_tensor(4L)$sum()]$item(), 4)
+  m <- torch_tensor(matrix(1:12, nrow = 3))
+  expect_equal(m[2, 3]$item(), 8L)
+  expect_equal(as_array(m[2, ]), c(2L, 5L, 8L, 11L))
+  expect_equal(as_array(m[, 2]), 4:6)
+  expect_equal(m[2, , drop = FALSE]$shape, c(1L, 4L))
+  expect_equal(as_array(m[-1, -1]), 12L)
+})
+
+test_that("ranges are inclusive; N; steps; slc()", {
+  x <- torch_arange(1, 10)
+  expect_equal(as_array(x[2:5]), 2:5 * 1)
+  expect_equal(as_array(x[1:(-7)]), 1:4 * 1)
+  expect_equal(as_array(x[8:-1]), 8:10 * 1)
+  expect_equal(as_array(x[5:N]), 5:10 * 1)
+  expect_equal(as_array(x[(N - 1):N]), c(9, 10))
+  expect_equal(as_array(x[N]), 10)
+  expect_equal(as_array(x[1:5:2]), c(1, 3, 5))
+  expect_equal(as_array(x[-3:-1]), c(8, 9, 10))
+  a <- 2
+  b <- 4
+  expect_equal(as_array(x[a:b]), c(2, 3, 4))
+  expect_equal(as_array(x[slc(a, b)]), c(2, 3, 4))
+  expect_equal(as_array(x[slc(1, 9, 4)]), c(1, 5, 9))
+  m <- torch_tensor(matrix(1:12, nrow = 3))
+  expect_equal(as_array(m[2:N, 3:N]), matrix(c(8L, 9L, 11L, 12L), 2))
+  expect_equal(as_array(m[1, 2:N]), c(4L, 7L, 10L))
+})
+
+test_that("empty arguments, `..`, newaxis and NULL", {
+  a <- torch_tensor(array(1:24, dim = c(2, 3, 4)))
+  expect_equal(a[, , 1]$shape, c(2L, 3L))
+  expect_equal(a[.., 1]$shape, c(2L, 3L))
+  expect_equal(as_array(a[.., 1]), array(1:24, dim = c(2, 3, 4))[, , 1])
+  expect_equal(a[1, ..]$shape, c(3L, 4L))
+  expect_equal(a[1, .., 2]$shape, 3L)
+  expect_equal(as_array(a[1, .., N]), array(1:24, dim = c(2, 3, 4))[1, , 4])
+  expect_equal(a[newaxis, 1, 1, 1]$shape, 1L)
+  expect_equal(a[NULL, ..]$shape, c(1L, 2L, 3L, 4L))
+  expect_equal(a[]$shape, c(2L, 3L, 4L))
+})
+
+test_that("vectors and index tensors select per dimension (R semantics)", {
+  m <- torch_tensor(matrix(1:16, nrow = 4))
+  r <- m[c(1, 3), c(1, 3)]
+  expect_equal(as_array(r), matrix(1:16, 4)[c(1, 3), c(1, 3)])
+  expect_equal(as_array(m[c(2, 4), 1]), c(2L, 4L))
+  expect_equal(as_array(m[torch_tensor(c(1L, 4L)), 2]), c(5L, 8L))
+  expect_equal(as_array(m[c(-1, 1), 1]), c(4L, 1L))
+  expect_error(m[c(0, 1), 1], "Indexing in R is 1-based and found a 0.", fixed = TRUE)
+  x <- torch_tensor(c(5, 6, 7))
+  expect_equal(as_array(x[c(TRUE, FALSE, TRUE)]), c(5, 7))
+  expect_equal(as_array(m[m > 10]), c(13L, 14L, 11L, 15L, 12L, 16L))  # row-major order
+  expect_equal(as_array(x[x > 5]), c(6, 7))
+  expect_error(x["a"], "Unsupported index.")
+})
+
+test_that("indexing is differentiable", {
+  x <- torch_tensor(c(1, 2, 3), requires_grad = TRUE)
+  y <- x[2]
+  y$backward()
+  expect_equal_to_r(x$grad, c(0, 1, 0))
+  m <- torch_ones(3, 3, requires_grad = TRUE)
+  m[c(1, 3), c(1, 3)]$sum()$backward()
+  expect_equal_to_r(m$grad, matrix(c(1, 0, 1, 0, 0, 0, 1, 0, 1), 3))
+})
+
+test_that("assignment with `[<-`", {
+  x <- torch_zeros(5)
+  x[1] <- 1
+  x[-1] <- 5
+  x[2:3] <- torch_tensor(c(2, 3))
+  expect_equal(as_array(x), c(1, 2, 3, 0, 5))
+  x[x > 2] <- 0
+  expect_equal(as_array(x), c(1, 2, 0, 0, 0))
+  m <- torch_zeros(2, 3)
+  m[2, ] <- 1
+  m[, 3] <- 7
+  expect_equal(as_array(m), matrix(c(0, 1, 0, 1, 7, 7), 2))
+  m[.., 1] <- 9
+  expect_equal(as_array(m[, 1]), c(9, 9))
+  v <- torch_zeros(4)
+  v[c(1, 3)] <- 1
+  expect_equal(as_array(v), c(1, 0, 1, 0))
+  expect_error({ m[c(1, 2), c(1, 2)] <- 0 }, "not allowed in assignment")
+  w <- torch_ones(2, requires_grad = TRUE)
+  expect_error({ w[1] <- 0 }, "leaf Variable that requires grad")
+  with_no_grad(w[1] <- 0)
+  expect_equal_to_r(w, c(0, 1))
+})
