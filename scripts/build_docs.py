@@ -643,6 +643,42 @@ def derivatives_page():
     return "\n".join(out) + "\n"
 
 
+MODULES = ["_tensor", "_ops", "_derivatives", "autograd.graph", "autograd.engine",
+           "autograd.grad_mode", "autograd.function", "autograd.gradcheck", "_format",
+           "_rbridge"]
+
+
+def _rst_to_md(text):
+    """Docstring text -> Markdown: ``code`` and :role:`name` become `code`; lists get the blank
+    line Markdown needs before them."""
+    text = re.sub(r":\w+:`~?([^`]+)`", r"`\1`", text.replace("``", "`"))
+    out = []
+    for line in text.split("\n"):
+        if re.match(r"\s*(\*|-|\d+\.) ", line) and out and out[-1].strip() and not re.match(
+                r"\s*(\*|-|\d+\.) |\s{2,}\S", out[-1]):
+            out.append("")
+        out.append(line)
+    return "\n".join(out)
+
+
+def modules_page():
+    """The module docstrings of the engine's parts, straight from the code."""
+    import importlib
+    import inspect
+    out = ["<!-- Generated from the module docstrings by scripts/build_docs.py. -->", "",
+           "# Module notes", "",
+           "Each module of `rtorchpy/` starts with a note on what it does and why it is built "
+           "that way. They are collected here from the code when the site is built.", ""]
+    for name in MODULES:
+        try:
+            module = importlib.import_module("rtorchpy." + name)
+        except ImportError:
+            continue
+        path = "rtorchpy/" + name.replace(".", "/") + ".py"
+        out += [f"## `{path}`", "", _rst_to_md(inspect.getdoc(module) or "(no description)"), ""]
+    return "\n".join(out)
+
+
 def ops_page():
     """The op registry (``rtorchpy.OPS``): each op's forms and first docstring line."""
     import inspect
@@ -764,6 +800,7 @@ def build(docs, only=(), with_r=None, write=True):
     if write and not only:
         _write(docs / "vignettes" / "index.md", vignette_index(vigs))
         _write(docs / "internals" / "derivatives.md", derivatives_page())
+        _write(docs / "internals" / "modules.md", modules_page())
         _write(docs / "reference" / "ops.md", ops_page())
         try:
             _write(docs / "reference" / "r.md", r_reference_page())
