@@ -37,6 +37,8 @@ def r_or_skip():
     if not R_STATUS:
         R_STATUS.append(bd.r_status())
     ok, reason = R_STATUS[0]
+    if not ok and "does not load" in reason:
+        pytest.fail(f"the R shim is installed but broken: {reason}")
     if not ok:
         pytest.skip(f"R half not run: {reason}")
 
