@@ -468,7 +468,11 @@ def _unary(name, np_fn, node_name, saves, float_only=True, doc=""):
 
     def fn(self):
         x = float_data(self) if float_only else self._data
-        out = Tensor._make(np.asarray(np_fn(x)))
+        if x.dtype.kind == "b":  # only reached by the ops that keep integer dtypes
+            if name != "sign":
+                raise RuntimeError(f'"{name}" not implemented for \'Bool\'')
+            x = x.copy()  # sign of a bool is itself
+        out = Tensor._make(np.asarray(x if x.dtype.kind == "b" else np_fn(x)))
         if STATE.grad_enabled and self._requires_grad:
             record(node, (self,), (out,), (self,) if saves == "self" else
                    (out,) if saves == "result" else ())
@@ -518,6 +522,8 @@ round = _unary("round", np.round, "RoundBackward0", "", float_only=False)
 @op("relu")
 def relu(self):
     """max(self, 0)."""
+    if self._data.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
     out = Tensor._make(np.maximum(self._data, self._data.dtype.type(0)))
     if STATE.grad_enabled and self._requires_grad:
         record(NODES["ReluBackward0"], (self,), (out,), (out,))
