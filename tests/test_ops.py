@@ -158,7 +158,8 @@ FORWARD = {
     "neg": [Case(A, expected=-A), Case(I, expected=-I)],
     "negative": [Case(A, expected=-A)],
     "sign": [Case(A, expected=np.sign(A)), Case(I, expected=np.sign(I)),
-             Case(np.array([0.0, -0.0, 2.0]), expected=np.array([0.0, 0.0, 1.0]))],
+             Case(np.array([0.0, -0.0, 2.0]), expected=np.array([0.0, 0.0, 1.0])),
+             Case(B, expected=B.copy())],
     "floor": [Case(A, expected=np.floor(A)), Case(I, expected=I)],
     "ceil": [Case(A, expected=np.ceil(A)), Case(I, expected=I)],
     "trunc": [Case(A, expected=np.trunc(A)), Case(I, expected=I)],
@@ -918,6 +919,11 @@ def test_other_errors():
     _raises(RuntimeError, "t() expects a tensor with <= 2 dimensions",
             lambda: rt.torch_ones(2, 2, 2).t())
     _raises(ValueError, "rounding_mode", lambda: rt.torch_ones(2).div(2, rounding_mode="x"))
+    for op in ("abs", "floor", "ceil", "round", "trunc"):
+        _raises(RuntimeError, f'"{op}" not implemented for \'Bool\'',
+                lambda: getattr(torch_tensor([True]), op)())
+    _raises(RuntimeError, "Boolean inputs not supported for relu",
+            lambda: torch_tensor([True]).relu())
 
 
 def test_grad_mode_is_restored_after_errors_inside_no_grad():

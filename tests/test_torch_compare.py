@@ -367,6 +367,8 @@ DTYPE_CASES = [
     ("sqrt int", lambda L: L.tensor([1, 4]).sqrt()),
     ("abs int", lambda L: L.tensor([-1, 2]).abs()),
     ("sign int", lambda L: L.tensor([-1, 2]).sign()),
+    ("sign bool", lambda L: L.tensor([True, False]).sign()),
+    ("round int", lambda L: L.tensor([-1, 2]).round()),
     ("clamp int, float min", lambda L: L.tensor([1, 5]).clamp(min=1.5)),
     ("clamp int, int bounds", lambda L: L.tensor([1, 5]).clamp(min=2, max=4)),
     ("maximum int float", lambda L: L.maximum(L.tensor([1, 5]), L.tensor([2.5, 0.5]))),
