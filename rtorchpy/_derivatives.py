@@ -267,6 +267,30 @@ def _clamp(F, g, needs, self, lo, hi):
     return g * mask
 
 
+@row("ClampBackward0")
+def _clamp_tensor(F, g, needs, self, *bounds_and_flags):
+    """self: g where min <= self <= max;  min: g where self < min (and min < max);
+    max: g where self > max (or max < min)   (tensor bounds, either may be absent)"""
+    *bounds, has_lo, has_hi = bounds_and_flags
+    lo = bounds[0] if has_lo else None
+    hi = bounds[-1] if has_hi else None
+    keep = None
+    if lo is not None:
+        keep = self >= lo
+    if hi is not None:
+        keep = (self <= hi) if keep is None else keep & (self <= hi)
+    out = [F.where(keep, g, 0.0) if needs[0] else None]
+    i = 1
+    if lo is not None:
+        below = (self < lo) if hi is None else (self < lo) & (lo < hi)
+        out.append(F.where(below, g, 0.0) if needs[i] else None)
+        i += 1
+    if hi is not None:
+        above = (self > hi) if lo is None else (self > hi) | (hi < lo)
+        out.append(F.where(above, g, 0.0) if needs[i] else None)
+    return tuple(out)
+
+
 row("ClampMinBackward0")(_clamp)  # clamp_min(x, min): the same formula with max = None
 row("ClampMaxBackward0")(_clamp)
 

@@ -535,7 +535,32 @@ def clamp(self, min=None, max=None):
     """Limit values to [min, max]; either bound may be None."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensor(self, min, max)
     return _clamp(self, min, max, "ClampBackward1")
+
+
+def _clamp_tensor(self, min, max):
+    """clamp with tensor bounds (broadcasting; ClampBackward0, gradients for the bounds too)."""
+    bounds = [as_tensor(b) if b is not None else None for b in (min, max)]
+    present = [b for b in bounds if b is not None]
+    dt = self._data.dtype
+    probe = self
+    for b in present:
+        dt = promote(probe, b)
+        probe = Tensor._make(np.empty((1,) * (self._data.ndim or 1), dt))
+    lo, hi = [None if b is None else b._data.astype(dt, copy=False) for b in bounds]
+    x = self._data.astype(dt, copy=False)
+    data = x
+    if lo is not None:
+        data = np.maximum(data, lo)
+    if hi is not None:
+        data = np.minimum(data, hi)
+    out = Tensor._make(fix_dtype(np.asarray(data), dt))
+    if recording(self, *present):
+        record(NODES["ClampBackward0"], (self, *present), (out,), (self, *present),
+               (lo is not None, hi is not None))
+    return out
 
 
 def _clamp(self, min, max, node):
