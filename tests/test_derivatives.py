@@ -464,6 +464,22 @@ def _clamp(draw, rng, name):
     return Case(fn, x)
 
 
+@builder("ClampBackward0")
+def _clamp_tensor_bounds(draw, rng, name):
+    s1, s2, s3 = bshapes(draw, 3)
+    x = off_grid(rng, s1)                       # never within 0.1 of an integer bound
+    lo = rng.integers(-3, 0, s2).astype(float)
+    hi = rng.integers(0, 3, s3).astype(float)   # lo < hi
+    kind = draw(st.sampled_from(["both", "min", "max", "min-const"]))
+    if kind == "both":
+        return Case(lambda a, b, c: a.clamp(min=b, max=c), x, lo, hi)
+    if kind == "min":
+        return Case(lambda a, b: rt.torch_clamp(a, min=b), x, lo)
+    if kind == "max":
+        return Case(lambda a, c: a.clamp(max=c), x, hi)
+    return Case(lambda a: a.clamp(const(lo), const(hi)), x)
+
+
 def _two_grids(rng, s1, s2):
     """x on multiples of 0.4, y on multiples of 0.4 shifted by 0.2: never closer than 0.1."""
     x = rng.integers(-5, 5, s1) * 0.4 + rng.uniform(-0.05, 0.05, s1)

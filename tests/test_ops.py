@@ -175,7 +175,9 @@ FORWARD = {
               Case(A, -1, 1, expected=np.clip(A, -1, 1)),
               Case(I, expected=np.clip(I, -1, 2), min=-1, max=2),
               Case(I, expected=np.maximum(I, 1.5).astype(f32), min=1.5)],
-    "clip": [Case(A, expected=np.clip(A, -1, 1), min=-1, max=1)],
+    "clip": [Case(A, expected=np.clip(A, -1, 1), min=-1, max=1),
+             Case(M, min=torch_tensor(V4), max=torch_tensor(np.ones(4, f32)),
+                  expected=np.clip(M, V4, 1))],
     "clamp_min": [Case(A, 0.5, expected=np.maximum(A, 0.5))],
     "clamp_max": [Case(A, 0.5, expected=np.minimum(A, 0.5))],
     # -- arithmetic (broadcasting, promotion, alpha)
