@@ -658,6 +658,8 @@ def _index_select(F, g, needs, shape, key):
 @row("GatherBackward0")
 def _gather(F, g, needs, shape, dim, index):
     """self: zeros with g added at the gathered positions"""
+    if not shape:  # a 0-dim input (its only index is 0): the value is the input itself
+        return g
     return F.scatter_zeros(shape, dim, index, g, accumulate=True)
 
 
