@@ -433,14 +433,17 @@ def _unary_plus(x):
 
 
 def _binary(fn):
+    objects = _OBJECTS
+
     def call(a, b):
         try:
-            a = _get(a) if type(a) is complex else r_value_tensor(_dec(a))
+            a = objects[int(a.real)] if type(a) is complex else r_value_tensor(_dec(a))
             if type(b) is complex:
-                b = _get(b)
+                b = objects[int(b.real)]
             elif type(b) is list:
                 b = r_value_tensor(_dec(b))
-            return _enc(fn(a, b))
+            r = fn(a, b)
+            return _put(r) if type(r) is Tensor else _enc(r)
         except Exception as exc:  # noqa: BLE001
             return _err(exc)
     return call

@@ -144,7 +144,7 @@ autograd_node <- R6::R6Class("autograd_node",
 )
 
 .node <- function(h, name) {
-  autograd_node$new(.handle_env(h, "rtorchpy_object"), name)
+  autograd_node$new(.wrap(h, "rtorchpy_object"), name)
 }
 
 # -- hooks -----------------------------------------------------------------------------------

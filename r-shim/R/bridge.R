@@ -1,61 +1,34 @@
 # The R side of the bridge to Python (see rtorchpy/_rbridge.py for the protocol).
 #
-# Every R object that stands for a Python object (tensor, node, hook, context) is an environment
-# holding a handle `h`: a complex number whose real part is the key of the object in the Python
-# registry. Handles are the only thing passed to Python for them, because reticulate converts an
-# unclassed complex number in C++, while any classed R object costs an R-level dispatch. When the
-# R object is garbage collected its finalizer queues the key; the queue is released in batches.
+# Every R object that stands for a Python object (tensor, node, hook, context) is an external
+# pointer (as R torch's tensors are) holding a handle: a complex number whose real part is the
+# key of the object in the Python registry. Handles are the only thing passed to Python for
+# them, because reticulate converts an unclassed complex number in C++, while any classed R
+# object costs an R-level dispatch. When R collects the pointer, a C finalizer (src/handles.c)
+# queues the key; the queue is released in batches.
 
 .rt <- new.env(parent = emptyenv())
 .rt$ready <- FALSE
-.rt$dead <- NULL    # keys of collected handles, as a linked list: list(key, rest)
-.rt$ndead <- 0L
 
 .MAGIC <- -7.25
 .TENSOR_CLASS <- c("torch_tensor", "R7")
 
 # -- handles ---------------------------------------------------------------------------------
 
-# Runs during R's garbage collection: only R work here (Python is told in .release_dead()).
-.finalize_handle <- function(e) {
-  .rt$dead <- list(Re(.subset2(e, "h")), .rt$dead)
-  .rt$ndead <- .rt$ndead + 1L
-}
-
-.handle_env <- function(h, class) {
-  e <- new.env(hash = FALSE, parent = emptyenv(), size = 1L)
-  assign("h", h, envir = e)
-  if (Re(h) != 0) reg.finalizer(e, .finalize_handle)
-  class(e) <- class
-  e
-}
+.wrap <- function(h, class) .Call(rtp_wrap, h, class)
 
 # A new R tensor for the handle Python returned.
 .t <- function(h) {
-  e <- new.env(hash = FALSE, parent = emptyenv(), size = 1L)
-  assign("h", h, envir = e)
-  if (Re(h) != 0) reg.finalizer(e, .finalize_handle)
-  class(e) <- .TENSOR_CLASS
-  if (Im(h) != .MAGIC || .rt$ndead > 1024L) .housekeeping(Im(h) != .MAGIC)
-  e
+  p <- .Call(rtp_wrap, h, .TENSOR_CLASS)
+  if (Im(h) != .MAGIC || .Call(rtp_ndead) > 1024L) .housekeeping(Im(h) != .MAGIC)
+  p
 }
 
-.h <- function(x) .subset2(x, "h")
+.h <- function(x) .Call(rtp_handle, x)
 
 .release_dead <- function() {
-  q <- .rt$dead
-  n <- .rt$ndead
-  .rt$dead <- NULL
-  .rt$ndead <- 0L
-  if (n == 0L) return(invisible())
-  keys <- numeric(n)
-  i <- 0L
-  while (!is.null(q) && i < n) {
-    i <- i + 1L
-    keys[[i]] <- q[[1L]]
-    q <- q[[2L]]
-  }
-  .rt$impl(.rt$bridge_release, list(keys[seq_len(i)]), NULL)
+  keys <- .Call(rtp_take_dead)
+  if (length(keys)) .rt$impl(.rt$bridge_release, list(keys), NULL)
   invisible()
 }
 
@@ -81,7 +54,8 @@
 .op <- function(name, args) {
   f <- .rt$ops[[name]]
   if (is.null(f)) f <- .op_callable(name)
-  .res(.rt$p2r(.rt$impl(f, args, NULL)))
+  r <- .rt$p2r(.rt$impl(f, args, NULL))
+  if (is.complex(r)) .t(r) else .res(r)
 }
 
 # Call a non-op function of the package (creation functions, nnf_*, ...).
@@ -133,7 +107,7 @@
     R = .reraise(r[[2L]]),
     N = .node(r[[2L]], r[[3L]]),
     D = .dtype(r[[2L]], r[[3L]]),
-    O = .handle_env(r[[2L]], "rtorchpy_object"),
+    O = .wrap(r[[2L]], "rtorchpy_object"),
     SV = r,
     stop("rtorchpy: unexpected reply from Python", call. = FALSE)
   )
@@ -173,6 +147,7 @@
 # An R argument as the bridge expects it: tensors (and other handle objects) as their handle,
 # dtypes by name, arrays as raw bytes; everything else as reticulate converts it.
 .a <- function(v) {
+  if (typeof(v) == "externalptr") return(.Call(rtp_handle, v))
   if (is.object(v)) return(.a_object(v))
   if (is.list(v)) return(lapply(v, .a))
   if (!is.null(attr(v, "dim", exact = TRUE))) return(.r_array(v))
@@ -180,11 +155,8 @@
 }
 
 .a_object <- function(v) {
-  if (is.environment(v)) {
-    h <- .subset2(v, "h")
-    if (!is.null(h)) return(h)
-    if (inherits(v, "R6") && !is.null(v$ptr)) return(.subset2(v$ptr, "h"))
-  }
+  if (typeof(v) == "externalptr") return(.Call(rtp_handle, v))
+  if (inherits(v, "R6") && typeof(v$ptr) == "externalptr") return(.Call(rtp_handle, v$ptr))
   if (inherits(v, "torch_dtype")) return(v$name)
   if (inherits(v, "torch_device")) return(v$type)
   if (inherits(v, "factor")) return(as.integer(v))

@@ -44,13 +44,13 @@ autograd_function <- function(forward, backward) {
   .rtp_fwd <- function(ctx_h) {
     .callback({
       args <- .rtp_state$stack[[length(.rtp_state$stack)]]
-      ctx <- AutogradContext$new(.handle_env(ctx_h, "rtorchpy_object"), .rtp_names)
+      ctx <- AutogradContext$new(.wrap(ctx_h, "rtorchpy_object"), .rtp_names)
       .forward_result(do.call(forward, c(list(ctx), args)))
     })
   }
   .rtp_bwd <- function(ctx_h, grads) {
     .callback({
-      ctx <- AutogradContext$new(.handle_env(ctx_h, "rtorchpy_object"), .rtp_names)
+      ctx <- AutogradContext$new(.wrap(ctx_h, "rtorchpy_object"), .rtp_names)
       grads <- lapply(grads, .res_item)
       .backward_result(.call_backward(backward, ctx, grads), .rtp_names)
     })

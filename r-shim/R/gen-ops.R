@@ -70,31 +70,31 @@ torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) .op("addmm", li
 
 #' @rdname torch_ops
 #' @export
-torch_all <- function(self, dim = NULL, keepdim = FALSE) .op("all", list(.a(self), .a(dim), .a(keepdim)))
+torch_all <- function(self, dim = NULL, keepdim = FALSE) .op("all", list(.a(self), .a(dim), keepdim))
 
 #' @rdname torch_ops
 #' @export
-torch_allclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) .op("allclose", list(.a(self), .a(other), .a(rtol), .a(atol), .a(equal_nan)))
+torch_allclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) .op("allclose", list(.a(self), .a(other), .a(rtol), .a(atol), equal_nan))
 
 #' @rdname torch_ops
 #' @export
-torch_amax <- function(self, dim = NULL, keepdim = FALSE) .op("amax", list(.a(self), .a(dim), .a(keepdim)))
+torch_amax <- function(self, dim = NULL, keepdim = FALSE) .op("amax", list(.a(self), .a(dim), keepdim))
 
 #' @rdname torch_ops
 #' @export
-torch_amin <- function(self, dim = NULL, keepdim = FALSE) .op("amin", list(.a(self), .a(dim), .a(keepdim)))
+torch_amin <- function(self, dim = NULL, keepdim = FALSE) .op("amin", list(.a(self), .a(dim), keepdim))
 
 #' @rdname torch_ops
 #' @export
-torch_any <- function(self, dim = NULL, keepdim = FALSE) .op("any", list(.a(self), .a(dim), .a(keepdim)))
+torch_any <- function(self, dim = NULL, keepdim = FALSE) .op("any", list(.a(self), .a(dim), keepdim))
 
 #' @rdname torch_ops
 #' @export
-torch_argmax <- function(self, dim = NULL, keepdim = FALSE) .op("argmax", list(.a(self), .a(dim), .a(keepdim)))
+torch_argmax <- function(self, dim = NULL, keepdim = FALSE) .op("argmax", list(.a(self), .a(dim), keepdim))
 
 #' @rdname torch_ops
 #' @export
-torch_argmin <- function(self, dim = NULL, keepdim = FALSE) .op("argmin", list(.a(self), .a(dim), .a(keepdim)))
+torch_argmin <- function(self, dim = NULL, keepdim = FALSE) .op("argmin", list(.a(self), .a(dim), keepdim))
 
 `.m_bool` <- function(self) .op("bool", list(.a(self)))
 
@@ -240,7 +240,7 @@ torch_gt <- function(self, other) .op("gt", list(.a(self), .a(other)))
 
 #' @rdname torch_ops
 #' @export
-torch_index_put <- function(self, key, values, accumulate = FALSE) .op("index_put", list(.a(self), .a(key), .a(values), .a(accumulate)))
+torch_index_put <- function(self, key, values, accumulate = FALSE) .op("index_put", list(.a(self), .a(key), .a(values), accumulate))
 
 #' @rdname torch_ops
 #' @export
@@ -250,7 +250,7 @@ torch_index_select <- function(self, dim, index) .op("index_select", list(.a(sel
 
 #' @rdname torch_ops
 #' @export
-torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) .op("isclose", list(.a(self), .a(other), .a(rtol), .a(atol), .a(equal_nan)))
+torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) .op("isclose", list(.a(self), .a(other), .a(rtol), .a(atol), equal_nan))
 
 #' @rdname torch_ops
 #' @export
@@ -306,7 +306,7 @@ torch_logical_xor <- function(self, other) .op("logical_xor", list(.a(self), .a(
 
 #' @rdname torch_ops
 #' @export
-torch_logsumexp <- function(self, dim, keepdim = FALSE) .op("logsumexp", list(.a(self), .a(dim), .a(keepdim)))
+torch_logsumexp <- function(self, dim, keepdim = FALSE) .op("logsumexp", list(.a(self), .a(dim), keepdim))
 
 `.m_long` <- function(self) .op("long", list(.a(self)))
 
@@ -330,7 +330,7 @@ torch_matmul <- function(self, other) .op("matmul", list(.a(self), .a(other)))
 
 #' @rdname torch_ops
 #' @export
-torch_max <- function(self, dim = NULL, keepdim = FALSE) .op("max", list(.a(self), .a(dim), .a(keepdim)))
+torch_max <- function(self, dim = NULL, keepdim = FALSE) .op("max", list(.a(self), .a(dim), keepdim))
 
 #' @rdname torch_ops
 #' @export
@@ -338,11 +338,11 @@ torch_maximum <- function(self, other) .op("maximum", list(.a(self), .a(other)))
 
 #' @rdname torch_ops
 #' @export
-torch_mean <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("mean", list(.a(self), .a(dim), .a(keepdim), .a(dtype)))
+torch_mean <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("mean", list(.a(self), .a(dim), keepdim, .a(dtype)))
 
 #' @rdname torch_ops
 #' @export
-torch_min <- function(self, dim = NULL, keepdim = FALSE) .op("min", list(.a(self), .a(dim), .a(keepdim)))
+torch_min <- function(self, dim = NULL, keepdim = FALSE) .op("min", list(.a(self), .a(dim), keepdim))
 
 #' @rdname torch_ops
 #' @export
@@ -386,7 +386,7 @@ torch_negative <- function(self) .op("negative", list(.a(self)))
 
 #' @rdname torch_ops
 #' @export
-torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) .op("norm", list(.a(self), .a(p), .a(dim), .a(keepdim)))
+torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) .op("norm", list(.a(self), .a(p), .a(dim), keepdim))
 
 `.m_normal_` <- function(self, mean = 0.0, std = 1.0) .op("normal_", list(.a(self), .a(mean), .a(std)))
 
@@ -406,7 +406,7 @@ torch_pow <- function(self, exponent) .op("pow", list(.a(self), .a(exponent)))
 
 #' @rdname torch_ops
 #' @export
-torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("prod", list(.a(self), .a(dim), .a(keepdim), .a(dtype)))
+torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("prod", list(.a(self), .a(dim), keepdim, .a(dtype)))
 
 #' @rdname torch_ops
 #' @export
@@ -484,7 +484,7 @@ torch_stack <- function(tensors, dim = 1L) .op("stack", list(.a(tensors), .a(dim
 
 #' @rdname torch_ops
 #' @export
-torch_std <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) .op("std", list(.a(self), .a(dim), .a(unbiased), .a(keepdim), .a(correction)))
+torch_std <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) .op("std", list(.a(self), .a(dim), unbiased, keepdim, .a(correction)))
 
 #' @rdname torch_ops
 #' @export
@@ -498,7 +498,7 @@ torch_subtract <- function(self, other, alpha = 1L) .op("subtract", list(.a(self
 
 #' @rdname torch_ops
 #' @export
-torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("sum", list(.a(self), .a(dim), .a(keepdim), .a(dtype)))
+torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("sum", list(.a(self), .a(dim), keepdim, .a(dtype)))
 
 #' @rdname torch_ops
 #' @export
@@ -518,7 +518,7 @@ torch_tanh <- function(self) .op("tanh", list(.a(self)))
 
 #' @rdname torch_ops
 #' @export
-torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) .op("to", list(.a(self), .a(dtype), .a(device), .a(copy)))
+torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) .op("to", list(.a(self), .a(dtype), .a(device), copy))
 
 #' @rdname torch_ops
 #' @export
@@ -546,7 +546,7 @@ torch_unsqueeze <- function(self, dim) .op("unsqueeze", list(.a(self), .a(dim)))
 
 #' @rdname torch_ops
 #' @export
-torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) .op("var", list(.a(self), .a(dim), .a(unbiased), .a(keepdim), .a(correction)))
+torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) .op("var", list(.a(self), .a(dim), unbiased, keepdim, .a(correction)))
 
 #' @rdname torch_ops
 #' @export
@@ -714,7 +714,7 @@ NULL
 
 #' @rdname nnf
 #' @export
-nnf_relu <- function(input, inplace = FALSE) .fn("nnf_relu", list(.a(input), .a(inplace)))
+nnf_relu <- function(input, inplace = FALSE) .fn("nnf_relu", list(.a(input), inplace))
 
 #' @rdname nnf
 #' @export
@@ -734,15 +734,15 @@ nnf_log_softmax <- function(input, dim, dtype = NULL) .fn("nnf_log_softmax", lis
 
 #' @rdname nnf
 #' @export
-nnf_mse_loss <- function(input, target, reduction = "mean") .fn("nnf_mse_loss", list(.a(input), .a(target), .a(reduction)))
+nnf_mse_loss <- function(input, target, reduction = "mean") .fn("nnf_mse_loss", list(.a(input), .a(target), reduction))
 
 #' @rdname nnf
 #' @export
-nnf_nll_loss <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") .fn("nnf_nll_loss", list(.a(input), .a(target), .a(weight), .a(ignore_index), .a(reduction)))
+nnf_nll_loss <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") .fn("nnf_nll_loss", list(.a(input), .a(target), .a(weight), .a(ignore_index), reduction))
 
 #' @rdname nnf
 #' @export
-nnf_cross_entropy <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") .fn("nnf_cross_entropy", list(.a(input), .a(target), .a(weight), .a(ignore_index), .a(reduction)))
+nnf_cross_entropy <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") .fn("nnf_cross_entropy", list(.a(input), .a(target), .a(weight), .a(ignore_index), reduction))
 
 #' @rdname nnf
 #' @export
@@ -750,7 +750,7 @@ nnf_linear <- function(input, weight, bias = NULL) .fn("nnf_linear", list(.a(inp
 
 #' @rdname nnf
 #' @export
-nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "mean") .fn("nnf_binary_cross_entropy", list(.a(input), .a(target), .a(weight), .a(reduction)))
+nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "mean") .fn("nnf_binary_cross_entropy", list(.a(input), .a(target), .a(weight), reduction))
 
 #' Data types
 #'

@@ -19,7 +19,10 @@ Ops.torch_tensor <- function(e1, e2) {
   }
   # a number on the left becomes a {1} tensor (Tensor overload); on the right it stays a
   # number (Scalar overload): 2 * x is MulBackward0, x * 2 is MulBackward1
-  .res(.rt$p2r(.rt$impl(f, list(.a(e1), .a(e2)), NULL)))
+  r <- .rt$p2r(.rt$impl(f, list(
+    if (typeof(e1) == "externalptr") .Call(rtp_handle, e1) else .a(e1),
+    if (typeof(e2) == "externalptr") .Call(rtp_handle, e2) else .a(e2)), NULL))
+  if (is.complex(r)) .t(r) else .res(r)
 }
 
 #' Matrix product

@@ -11,6 +11,7 @@
 #'
 #' @keywords internal
 #' @importFrom R6 R6Class
+#' @useDynLib rtorchpy, .registration = TRUE
 "_PACKAGE"
 
 .onLoad <- function(libname, pkgname) {

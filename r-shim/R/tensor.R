@@ -12,7 +12,7 @@ is_torch_tensor <- function(x) inherits(x, "torch_tensor")
 #' @export
 is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 
-.undefined_tensor <- function() .handle_env(complex(real = 0, imaginary = .MAGIC), .TENSOR_CLASS)
+.undefined_tensor <- function() .wrap(complex(real = 0, imaginary = .MAGIC), .TENSOR_CLASS)
 
 # -- `$` ---------------------------------------------------------------------------------------
 

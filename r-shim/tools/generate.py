@@ -79,7 +79,9 @@ def _function(r_name, caller, key, params, dims):
             args.append(f".a({p.name})")
         else:
             formals.append(f"{p.name} = {_r_default(p.default, p.name in dims)}")
-            args.append(f".a({p.name})")
+            # flags and strings never hold tensors or dtypes: passed as they are
+            plain = isinstance(p.default, (bool, str))
+            args.append(p.name if plain else f".a({p.name})")
     arglist = "list(" + ", ".join(args) + ")"
     if dots:
         arglist = f"c({arglist}, .dots(...))"
