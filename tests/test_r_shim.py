@@ -80,3 +80,69 @@ def test_generated_r_ops_are_current():
     res = subprocess.run([sys.executable, str(SHIM / "tools" / "generate.py"), "--check"],
                          cwd=ROOT, capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+# ------------------------------------------------------------------ the Python side of the bridge
+# (no R needed: rtorchpy/_rbridge.py's R conventions, checked directly)
+
+def test_error_messages_become_1_based():
+    from rtorchpy._rbridge import translate_error as t
+    assert t("Dimension out of range (expected to be in range of [-2, 1], but got 2)") == \
+        "Dimension out of range (expected to be in range of [-2, 2], but got 3)"
+    assert t("Dimension out of range (expected to be in range of [-2, 1], but got -3)") == \
+        "Dimension out of range (expected to be in range of [-2, 2], but got -3)"
+    assert t("Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 "
+             "for tensor number 1 in the list.") == (
+        "Sizes of tensors must match except in dimension 1. Expected size 3 but got size 4 "
+        "for tensor number 2 in the list.")
+    assert t("select(): index 4 out of range for tensor of size [3, 2] at dimension 0") == \
+        "select(): index 5 out of range for tensor of size [3, 2] at dimension 1"
+    assert t("Target 3 is out of bounds.") == "Target 4 is out of bounds."
+    assert t("Target -1 is out of bounds.") == "Target 0 is out of bounds."
+    assert t("index 2 is out of bounds for dimension 0 with size 0") == \
+        "index 3 is out of bounds for dimension 1 with size 0"
+    assert t("Found an invalid max index: 4") == "Found an invalid max index: 5"
+    assert t("dimension 1 does not have size 3") == "dimension 2 does not have size 3"
+    assert t("inputs dimension 0 must have length 2") == "inputs dimension 1 must have length 2"
+    assert t("contracted dimensions need to match, but first has size 3 in dim 1 and second has "
+             "size 2 in dim 0") == ("contracted dimensions need to match, but first has size 3 "
+                                    "in dim 2 and second has size 2 in dim 1")
+    assert t("grad can be implicitly created only for scalar outputs") == \
+        "grad can be implicitly created only for scalar outputs"
+
+
+def test_r_dims_and_positions():
+    from rtorchpy._rbridge import RIndexError, r_dim
+    assert r_dim(1.0) == 0 and r_dim(2) == 1 and r_dim(-1) == -1 and r_dim(None) is None
+    assert r_dim([1.0, 2.0]) == [0, 1]
+    with pytest.raises(RIndexError, match="Indexing starts at 1 but found a 0."):
+        r_dim(0)
+
+
+def test_r_arrays_round_trip_column_major():
+    import numpy as np
+    from rtorchpy._rbridge import MAGIC, _OBJECTS, _array_from_r, to_r
+    r_matrix = np.arange(1.0, 7.0)            # R's matrix(1:6, nrow = 2), column-major
+    t = _array_from_r(bytearray(r_matrix.tobytes()), "double", [2, 3])
+    assert t.shape == (2, 3) and t.dtype.word == "Float"
+    assert t.tolist() == [[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]]   # m[i, j] == t[i, j]
+    ints = _array_from_r(bytearray(np.array([1, 2], "<i4").tobytes()), "integer", 2)
+    assert ints.dtype.word == "Long"
+    bools = _array_from_r(bytearray(np.array([1, 0], "<i4").tobytes()), "logical", 2)
+    assert bools.dtype.word == "Bool"
+    key = max(_OBJECTS) + 1000
+    _OBJECTS[key] = t
+    tag, (data, kind, shape) = to_r(complex(key, MAGIC))
+    assert tag == "v" and kind == "double" and shape == [2, 3]
+    assert np.frombuffer(bytes(data), "<f8").tolist() == r_matrix.tolist()
+    del _OBJECTS[key]
+
+
+def test_r_arange_includes_the_end():
+    from rtorchpy._rbridge import _get, arange
+    assert _get(arange(0.0, 99.0, 1.0)).shape == (100,)
+    assert _get(arange(0.0, 2.0, 0.5)).shape == (5,)
+    assert _get(arange(0.0, 2.5, 0.51)).shape == (5,)
+    assert _get(arange(2.5, 1.0, -0.5)).shape == (4,)
+    ints = _get(arange(0, 5, 1, all_integer=True))
+    assert ints.tolist() == [0, 1, 2, 3, 4, 5] and ints.dtype.word == "Long"

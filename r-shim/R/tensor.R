@@ -162,7 +162,9 @@ str.torch_tensor <- function(object, ...) {
   if (is_undefined_tensor(object)) {
     cat("Undefined tensor\n")
   } else {
-    cat("Float tensor", paste0("[", paste(dim(object), collapse = ", "), "]"), "\n")
+    d <- dim(object)
+    cat(object$dtype$word, if (length(d)) paste0(" [", paste0("1:", d, collapse = ", "), "]"),
+        "\n", sep = "")
   }
   invisible(NULL)
 }
