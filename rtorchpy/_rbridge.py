@@ -226,8 +226,8 @@ def _r_int(v):
 def r_dim(d):
     """A 1-based R dim (or list of dims) as 0-based; negative dims count from the end as in
     Python; 0 is R torch's error."""
-    if d is None:
-        return None
+    if d is None or isinstance(d, Tensor):
+        return d  # a tensor here is an operand (torch_max(x, y)), not a dim
     if isinstance(d, (list, tuple)):
         return [r_dim(x) for x in d]
     d = _r_int(d)

@@ -135,6 +135,8 @@ test_that("Math and Summary generics", {
   expect_equal(as_array(t(torch_ones(2, 3))), matrix(1, 3, 2))
   expect_equal(matrix(1:4, 2) %*% matrix(1:4, 2), matrix(c(7, 10, 15, 22), 2))
   expect_equal(as_array(torch_ones(2, 3) %*% torch_ones(3)), c(3, 3))
+  expect_equal(as_array(torch_max(torch_tensor(c(1, 5)), torch_tensor(c(3, 2)))), c(3, 5))
+  expect_equal(as_array(torch_tensor(c(1, 2))$`repeat`(2)), c(1, 2, 1, 2))
 })
 
 test_that("every registered op is reachable as torch_<name> and as a method", {
