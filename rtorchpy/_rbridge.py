@@ -27,7 +27,6 @@ from __future__ import annotations
 import inspect
 import itertools
 import re
-import sys
 
 import numpy as np
 
