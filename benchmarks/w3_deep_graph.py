@@ -4,7 +4,7 @@ The chain alternates ``y * 0.5`` and ``y + 0.5`` (bounded: y stays in [0, 1]); t
 walks the whole chain, so a recursive engine would hit Python's recursion limit. Reported:
 µs per op for the forward (recording), the backward, and both; the per-op time should not grow
 with the length. 10^6 is measured once (no repeats); the smaller lengths take the median of
-several runs. Each engine and length runs in its own process (Python's full garbage
+several runs. Each engine and length runs in processes of its own, in rounds (Python's full garbage
 collections walk every live object, so one engine's imports or graph would tax another's).
 Garbage collection stays on, as users have it.
 """
@@ -109,24 +109,30 @@ def measure_child(engine, n, repeat, warmup):
         gc.collect()
         if r >= warmup:
             samples.append((fwd, bwd, mem))
-    samples.sort(key=lambda t: t[0] + t[1])
-    med = samples[len(samples) // 2]
-    return {"fwd": med[0], "bwd": med[1], "total": med[0] + med[1], "mem": med[2],
-            "n": len(samples)}
+    return {"runs": samples}
 
 
-def measure(engines, n, repeat, warmup):
-    """Each engine in its own process: Python's full garbage collections walk every live
+def measure(engines, n, repeat, warmup, rounds):
+    """Each engine in processes of its own: Python's full garbage collections walk every live
     object, so a PyTorch import (~170k objects) would slow rtorchpy's graph building in the
-    same process, and a 10^6 graph would slow whatever runs after it."""
+    same process, and a 10^6 graph would slow whatever runs after it. ``rounds`` rounds with
+    the engine order rotating, so a burst of load from elsewhere does not land on one engine;
+    the median run over all rounds is reported."""
+    runs = {e: [] for e in engines}
+    for r in range(rounds):
+        for e in engines[r % len(engines):] + engines[:r % len(engines)]:
+            cmd = [sys.executable, os.path.abspath(__file__), "--threads", str(_common.THREADS),
+                   "--child", e, "--sizes", str(n), "--repeat", str(repeat),
+                   "--warmup", str(warmup)]
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+            if proc.returncode != 0:
+                raise RuntimeError(f"W3 child {e} n={n} failed:\n{proc.stderr[-3000:]}")
+            runs[e].extend(json.loads(proc.stdout.strip().splitlines()[-1])["runs"])
     out = {}
-    for e in engines:
-        cmd = [sys.executable, os.path.abspath(__file__), "--threads", str(_common.THREADS),
-               "--child", e, "--sizes", str(n), "--repeat", str(repeat), "--warmup", str(warmup)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
-        if proc.returncode != 0:
-            raise RuntimeError(f"W3 child {e} n={n} failed:\n{proc.stderr[-3000:]}")
-        out[e] = json.loads(proc.stdout.strip().splitlines()[-1])
+    for e, rs in runs.items():
+        rs.sort(key=lambda t: t[0] + t[1])
+        fwd, bwd, mem = rs[len(rs) // 2]
+        out[e] = {"fwd": fwd, "bwd": bwd, "total": fwd + bwd, "mem": mem, "n": len(rs)}
     return out
 
 
@@ -152,12 +158,12 @@ def main():
     results, rows = {}, []
     for n in sizes:
         if n >= 10**6:
-            repeat, warmup = 1, 0
+            repeat, warmup, rounds = 1, 0, 1
         elif n >= 10**5:
-            repeat, warmup = (1, 1) if args.quick else (3, 1)
+            repeat, warmup, rounds = (1, 1, 1) if args.quick else (1, 1, 3)
         else:
-            repeat, warmup = (3, 1) if args.quick else (7, 2)
-        res = measure(runs, n, repeat, warmup)
+            repeat, warmup, rounds = (3, 1, 1) if args.quick else (3, 1, 3)
+        res = measure(runs, n, repeat, warmup, rounds)
         results[n] = res
         label = f"10^{len(str(n)) - 1}" if str(n).strip("0") == "1" else str(n)
         for e, r in res.items():
@@ -193,8 +199,9 @@ def main():
     else:
         targets.append(_common.target("W3 10^6 completes", None, 1.0,
                                       "not run (--quick or --sizes)", comparison=">="))
-    notes.append("each engine and length in its own process; 10^6 is one run per engine, "
-                 "10^5 the median of 3, 10^4 of 7 (--quick: fewer)")
+    notes.append("each engine and length in processes of its own, 3 rounds with the engine "
+                 "order rotating: 10^5 the median of 3 runs, 10^4 of 9; 10^6 one run per engine "
+                 "(--quick: 1 round)")
     _common.emit(args, "W3", rows, targets, notes,
                  description="deep graph: chains of tiny ops (mul 0.5, add 0.5) then backward")
 
