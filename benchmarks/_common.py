@@ -107,7 +107,10 @@ def run_isolated(script, engines, rounds, extra=()):
     has seen freed, so in a shared process one engine's frees decide whether another's
     temporaries come back as fresh, page-faulting mappings or as reused heap memory (measured:
     rtorchpy's W4 step 28 ms alone, 18 ms interleaved with PyTorch). A process per engine
-    gives each the allocator state it would have on its own.
+    gives each the allocator state it would have on its own. Several rounds, because a
+    process's speed also depends on the address-space layout it draws: rtorchpy's W2 step is
+    ~13 ms in most processes and ~17 ms in about one in three, and always ~12.6 ms with ASLR
+    off (``setarch -R``); pooling the rounds gives the median over layouts.
     """
     import subprocess
     pooled = {e: {} for e in engines}

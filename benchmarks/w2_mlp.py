@@ -26,6 +26,10 @@ import sys
 
 import numpy as np
 
+# processes per engine: the step time depends on the address-space layout the process draws
+# (ASLR; see _common.run_isolated), so sample several
+ROUNDS = 7
+
 BATCH, SIZES, LR = 256, (784, 512, 512, 10), 0.01
 
 
@@ -262,7 +266,7 @@ def main():
     if args.memory:
         return memory_child(args.memory, args.meter, args.steps)
     if args.engine:
-        repeat, number = (5, 2) if args.quick else (5, 3)
+        repeat, number = (5, 2) if args.quick else (3, 3)
         step = build(args.engine, *make_data())[0]
         _common.child_emit({"step time": _common.timeit({args.engine: step}, repeat=repeat,
                                                         number=number, warmup=2)})
@@ -285,13 +289,13 @@ def main():
         np.testing.assert_allclose(losses[e], losses["numpy"], rtol=1e-4)
         np.testing.assert_allclose(_to_np(fresh[e][2][0]), _to_np(fresh["numpy"][2][0]),
                                    rtol=1e-3, atol=1e-5)
-    del fresh
-    notes.append("step time: each engine timed in its own processes (3 rounds × 5 batches of "
+    del fresh, built
+    notes.append("step time: each engine timed in its own processes (7 rounds × 3 batches of "
                  "3 steps, pooled median; --quick: 1 round)")
     notes.append(f"float32 check passed: {n_nodes} recorded nodes, all inputs/grads/params "
                  "float32; first-step losses agree across engines")
 
-    res = _common.run_isolated(os.path.abspath(__file__), engines, 1 if args.quick else 3,
+    res = _common.run_isolated(os.path.abspath(__file__), engines, 1 if args.quick else ROUNDS,
                                ["--quick"] if args.quick else [])
     res = {e: r["step time"] for e, r in res.items()}
     rows = [_common.row("step time", e, r["median"] * 1e3, "ms/step", min=r["min"] * 1e3,
