@@ -8,13 +8,15 @@ STAMPS := .stamps
 # R packages go into a project-local library so the system library stays untouched.
 export R_LIBS := $(CURDIR)/.rlib
 export RETICULATE_PYTHON := $(CURDIR)/$(VENV)/bin/python
+# mkdocs-material prints an end-of-life banner for mkdocs 2 on every build
+export NO_MKDOCS_2_WARNING := 1
 R_SHIM_FILES := $(shell find r-shim -type f 2>/dev/null | grep -v -e '\.Rcheck' -e '\.tar\.gz$$')
 
 .PHONY: demo test bench docs venv r clean
 
 demo: $(STAMPS)/venv $(STAMPS)/r-shim
 	$(PY) examples/demo.py
-	Rscript examples/demo.R
+	env -u LD_LIBRARY_PATH Rscript examples/demo.R
 
 test: $(STAMPS)/venv-docs $(STAMPS)/r-shim
 	$(PY) -m pytest -q
@@ -52,7 +54,7 @@ $(STAMPS)/r-deps: scripts/install-r-deps.sh
 
 $(STAMPS)/r-shim: $(STAMPS)/r-deps $(R_SHIM_FILES)
 	@mkdir -p $(R_LIBS)
-	R CMD INSTALL --no-multiarch --library=$(R_LIBS) r-shim > $(STAMPS)/r-install.log 2>&1 \
+	env -u LD_LIBRARY_PATH R CMD INSTALL --no-multiarch --library=$(R_LIBS) r-shim > $(STAMPS)/r-install.log 2>&1 \
 		|| { cat $(STAMPS)/r-install.log; exit 1; }
 	@touch $@
 
