@@ -63,7 +63,9 @@ def _rsub_scalar(F, g, needs, alpha):
 
 @row("MulBackward0")
 def _mul(F, g, needs, self, other):
-    """self: g * other;  other: g * self"""
+    """self: g * other;  other: g * self   (x * x: one product, 2 g x, sent along one edge)"""
+    if self is other:
+        return g * (self + self), None
     return (g * other if needs[0] else None), (g * self if needs[1] else None)
 
 

@@ -188,6 +188,9 @@ def _number(x, what="other"):
 
 
 def _is_scalar(x):
+    t = type(x)
+    if t is float or t is int:  # the common case, before the (slow) ABC check
+        return True
     return isinstance(x, (numbers.Number, np.number, np.bool_)) and not isinstance(x, Tensor)
 
 

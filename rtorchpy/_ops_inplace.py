@@ -67,8 +67,37 @@ def inplace(self, compute, *others):
     return self
 
 
-def _inplace_op(name, fn, doc):
+def _direct(self, ufunc, other, alpha):
+    """The no-graph fast path of add_/sub_/mul_/div_: the ufunc writes into ``self``'s storage
+    (the SGD update ``p.sub_(lr * p.grad)`` then costs what NumPy's ``p -= lr * g`` costs).
+    Returns None when the general path is needed (recording, casting, broadcasting ``self``)."""
+    data = self._data
+    if data.dtype.kind != "f" or not data.flags.writeable:
+        return None
+    if type(other) is Tensor:
+        y = other._data
+        if y.dtype != data.dtype or (y.shape != data.shape and y.ndim) or \
+                (STATE.grad_enabled and (self._requires_grad or other._requires_grad)):
+            return None
+    elif type(other) is float or type(other) is int:
+        if STATE.grad_enabled and self._requires_grad:
+            return None
+        y = other
+    else:
+        return None
+    self._check_inplace()
+    ufunc(data, y if alpha == 1 else y * alpha, out=data)
+    self._version[0] += 1
+    return self
+
+
+def _inplace_op(name, fn, doc, ufunc=None):
     def method(self, *args, **kwargs):
+        if ufunc is not None and len(args) == 1 and (not kwargs or (
+                ufunc in (np.add, np.subtract) and kwargs.keys() == {"alpha"})):
+            done = _direct(self, ufunc, args[0], kwargs.get("alpha", 1))
+            if done is not None:
+                return done
         tensors = [a for a in args if isinstance(a, Tensor)] + \
                   [v for v in kwargs.values() if isinstance(v, Tensor)]
         return inplace(self, lambda t: fn(t, *args, **kwargs), *tensors)
@@ -77,10 +106,14 @@ def _inplace_op(name, fn, doc):
     return op(name, namespace=False)(method)
 
 
-add_ = _inplace_op("add_", _ops.add, "In-place ``self += alpha * other``; returns self.")
-sub_ = _inplace_op("sub_", _ops.sub, "In-place ``self -= alpha * other``; returns self.")
-mul_ = _inplace_op("mul_", _ops.mul, "In-place ``self *= other``; returns self.")
-div_ = _inplace_op("div_", _ops.div, "In-place ``self /= other``; returns self.")
+add_ = _inplace_op("add_", _ops.add, "In-place ``self += alpha * other``; returns self.",
+                     np.add)
+sub_ = _inplace_op("sub_", _ops.sub, "In-place ``self -= alpha * other``; returns self.",
+                     np.subtract)
+mul_ = _inplace_op("mul_", _ops.mul, "In-place ``self *= other``; returns self.",
+                     np.multiply)
+div_ = _inplace_op("div_", _ops.div, "In-place ``self /= other``; returns self.",
+                     np.true_divide)
 pow_ = _inplace_op("pow_", _ops.pow, "In-place ``self **= exponent``; returns self.")
 clamp_ = _inplace_op("clamp_", _ops.clamp, "In-place clamp to [min, max]; returns self.")
 relu_ = _inplace_op("relu_", _ops.relu, "In-place relu; returns self.")

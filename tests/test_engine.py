@@ -389,3 +389,32 @@ def test_assigning_grad():
     assert x.grad is None
     with pytest.raises(RuntimeError, match="different size"):
         x.grad = torch_zeros(3)
+
+
+def test_square_by_self_product_first_and_second_order():
+    x = leaf([1.5, -2.0])
+    (g,) = autograd_grad((x * x).sum(), x, create_graph=True)
+    assert g.tolist() == [3.0, -4.0]
+    (h,) = autograd_grad(g.sum(), x)
+    assert h.tolist() == [2.0, 2.0]
+
+
+def test_no_grad_in_place_update_writes_storage_and_bumps_version():
+    w = leaf([1.0, 2.0])
+    view = w.detach()
+    g = torch_tensor([10.0, 20.0])
+    with with_no_grad():
+        assert w.sub_(g, alpha=0.1) is w
+        w.mul_(2.0)
+    assert w.tolist() == [0.0, 0.0] and view.tolist() == [0.0, 0.0]
+    assert w._version[0] == 2 and w.requires_grad and w.is_leaf
+
+
+def test_owned_gradient_buffers_are_not_shared_between_leaves():
+    x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    (x + y).sum().backward()
+    x.grad.add_(torch_ones(2))  # must not leak into y.grad
+    assert y.grad.tolist() == [1.0, 1.0]
+    z = leaf([1.0, 1.0])
+    (z * 2 + z * 3 + z).sum().backward()  # three gradients summed into one buffer
+    assert z.grad.tolist() == [6.0, 6.0]
