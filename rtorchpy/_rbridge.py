@@ -378,6 +378,9 @@ def _op_plans():
         fn = _where if key == "where" else info.fn
         plans[key] = _Plan(fn, info.dim_args, info.index_args, info.returns_index, key,
                            conv=_POSITIONS.get(key))
+        if info.method_fn is not None:  # x$op(...) with its own argument order
+            plans[key + ".method"] = _Plan(info.method_fn, info.dim_args, info.index_args,
+                                           info.returns_index, key, conv=_POSITIONS.get(key))
     return plans
 
 

@@ -556,6 +556,8 @@ torch_view <- function(self, ...) .op("view", c(list(.a(self)), .dots(...)))
 #' @export
 torch_where <- function(condition, self = NULL, other = NULL) .op("where", list(.a(condition), .a(self), .a(other)))
 
+`.m_where` <- function(self, condition, other) .op("where.method", list(.a(self), .a(condition), .a(other)))
+
 `.m_zero_` <- function(self) .op("zero_", list(.a(self)))
 
 # Method table: x$<name>(...) calls the function named here.
@@ -691,7 +693,7 @@ torch_where <- function(condition, self = NULL, other = NULL) .op("where", list(
   `unsqueeze` = "torch_unsqueeze",
   `var` = "torch_var",
   `view` = "torch_view",
-  `where` = "torch_where",
+  `where` = ".m_where",
   `zero_` = ".m_zero_"
 )
 

@@ -111,7 +111,15 @@ def generate():
             r_name = ".m_" + key
             code, _ = _function(f"`{r_name}`", ".op", key, params, info.dim_args)
             blocks.append(code)
-        if info.method:
+        if info.method and info.method_fn is not None:
+            # the method orders its arguments differently (x$where(condition, other)):
+            # a wrapper of its own, calling the method plan of the bridge
+            m_name = ".m_" + key
+            code, _ = _function(f"`{m_name}`", ".op", key + ".method",
+                                _signature(info.method_fn, key), info.dim_args)
+            blocks.append(code)
+            methods[key] = m_name
+        elif info.method:
             methods[key] = r_name
     nnf_blocks = []
     from rtorchpy._rbridge import _NNF_DIMS

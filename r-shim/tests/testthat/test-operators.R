@@ -150,3 +150,12 @@ test_that("every registered op is reachable as torch_<name> and as a method", {
   expect_equal(as_array(torch_tensor(c(1, 2))$float()), c(1, 2))
   expect_equal(torch_tensor(c(1, 2))$long()$dtype, torch_long())
 })
+
+test_that("x$where(condition, other) keeps x where condition holds (method argument order)", {
+  x <- torch_tensor(c(1, 2, 3), requires_grad = TRUE)
+  y <- x$where(x > 1, torch_zeros(3))
+  expect_equal(as_array(y), c(0, 2, 3))
+  y$sum()$backward()
+  expect_equal(as_array(x$grad), c(0, 1, 1))
+  expect_equal(as_array(torch_where(x > 1, x, torch_zeros(3))), c(0, 2, 3))
+})
