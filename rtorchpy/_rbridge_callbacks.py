@@ -1,0 +1,142 @@
+"""R closures called back by the engine: tensor hooks and custom functions' ``forward`` and
+``backward`` written in R (part of the R bridge, see ``_rbridge.py`` for the protocol). An R
+error inside them travels back to R as the original condition."""
+from __future__ import annotations
+
+import inspect
+
+import rtorchpy
+from ._rbridge import RCallbackError, Raw, _dec, _enc_item, _get, _put, guarded
+from ._tensor import Tensor
+
+
+_R_ERROR = "__rerror__"
+
+
+def _check_r(r):
+    """An R callback's result: R's error marker raises, handles become objects."""
+    if type(r) is list and r and r[0] == _R_ERROR:
+        raise RCallbackError(r[1] if len(r) > 1 else "error in an R function")
+    return _dec(r)
+
+
+@guarded
+def register_hook(h, r_fn):
+    """``x$register_hook(f)``: ``r_fn`` receives the gradient's handle and returns a handle (the
+    new gradient) or NULL (keep it)."""
+    def hook(g):
+        r = _check_r(r_fn(_put(g)))
+        return r if isinstance(r, Tensor) else None
+    return _get(h).register_hook(hook)
+
+
+@guarded
+def remove_hook(h):
+    _get(h).remove()
+    return None
+
+
+class RValue:
+    """An R object saved with ``ctx$save_for_backward`` (it stays in R: this is its key)."""
+
+    __slots__ = ("key",)
+    dead: list = []
+
+    def __init__(self, key):
+        self.key = key
+
+    def __del__(self):
+        RValue.dead.append(self.key)
+
+
+@guarded
+def dead_rvalues():
+    out, RValue.dead[:] = list(RValue.dead), []
+    return out
+
+
+@guarded
+def make_function(n_args, r_forward, r_backward):
+    """A custom autograd function whose forward and backward are R functions.
+
+    Parameters are named ``a0, a1, ...`` (R's names need not be Python identifiers); the R side
+    maps them. ``r_forward(ctx)`` gets the context's handle (the arguments stay in R) and returns
+    a handle or a list of handles; ``r_backward(ctx, grads)`` gets the context and the list of
+    output gradients' handles and returns a dict ``{"a<i>": handle}``.
+    """
+    from .autograd.function import autograd_function
+    params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + [
+        inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for i in range(int(n_args))]
+
+    def forward(ctx, *args, **kwargs):
+        r = _check_r(r_forward(_put(ctx)))
+        return list(r[1]) if type(r) is list and r and r[0] == "__list__" else r
+
+    def backward(ctx, *grads):
+        r = _check_r(r_backward(_put(ctx), [_enc_item(g) for g in grads]))
+        return r if isinstance(r, dict) else {}
+
+    forward.__signature__ = inspect.Signature(params)
+    return autograd_function(forward, backward, name="torch::autograd::LanternNode",
+                             strict_names=False)
+
+
+@guarded
+def call_function(f, args):
+    """Call a custom function with its arguments (tensors, or None for R-side values)."""
+    return _get(f)(*[_dec(a) for a in args])
+
+
+@guarded
+def ctx_save(ctx, names, values):
+    """``ctx$save_for_backward(...)``: tensors as handles, R values as ["r", key] pairs."""
+    pairs = []
+    for n, v in zip(names, values):
+        v = RValue(v[1]) if type(v) is list and v and v[0] == "r" else _dec(v)
+        pairs.append((n or None, v))
+    _get(ctx).save_for_backward_pairs(pairs)
+    return None
+
+
+@guarded
+def ctx_saved(ctx):
+    """(names, values) of ``ctx$saved_variables``: values are tensors or ["r", key]."""
+    pairs = _get(ctx).saved_variables.pairs()
+    names = [n for n, _ in pairs]
+    values = [_put(v) if isinstance(v, Tensor) else
+              ["r", v.key] if isinstance(v, RValue) else ["v", v] for _, v in pairs]
+    return Raw(["SV", names, values])
+
+
+@guarded
+def ctx_needs_input_grad(ctx):
+    return [bool(b) for b in _get(ctx).needs_input_grad]
+
+
+@guarded
+def ctx_mark(ctx, what, tensors):
+    tensors = [_dec(t) for t in tensors]
+    getattr(_get(ctx), what)(*tensors)
+    return None
+
+
+# ----------------------------------------------------------------------------- gradcheck family
+
+def _r_callable(r_fn):
+    """An R function of tensors as a Python function (results decoded)."""
+    def fn(*args):
+        r = _check_r(r_fn([_enc_item(a) for a in args]))
+        return tuple(r[1]) if type(r) is list and r and r[0] == "__list__" else r
+    return fn
+
+
+@guarded
+def gradcheck(what, r_fn, inputs, kwargs):
+    """autograd_gradcheck / gradgradcheck / jacobian / hessian / vjp / jvp with an R function."""
+    fn = getattr(rtorchpy, what)
+    inputs = _dec(inputs)
+    kwargs = {k: _dec(v) for k, v in (kwargs or {}).items()}
+    if isinstance(inputs, list) and what not in ("autograd_gradcheck", "autograd_gradgradcheck"):
+        inputs = tuple(inputs)
+    return fn(_r_callable(r_fn), inputs, **kwargs)
