@@ -6,7 +6,6 @@ an in-place change through one is seen, and version-checked, through the other.
 """
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 

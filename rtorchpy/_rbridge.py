@@ -34,7 +34,6 @@ import rtorchpy
 from . import dtypes as _dt
 from ._ops import OPS
 from ._tensor import Tensor
-from .autograd import grad_mode as _gm
 from .autograd.graph import Node
 
 MAGIC = -7.25      # imaginary part of every handle R holds

@@ -6,7 +6,6 @@ and namespace forms of an op are one function.
 """
 from __future__ import annotations
 
-import numpy as np
 
 from . import dtypes as _dt
 from .autograd.grad_mode import STATE

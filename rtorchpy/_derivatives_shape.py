@@ -1,0 +1,303 @@
+"""The derivative table, continued: linear algebra, shape and view ops, indexing, and losses.
+
+Rows here register into the same table as ``_derivatives.py`` (``NODES``, ``ROWS``), which
+imports this module at its end; see its docstring for what a row is.
+"""
+from __future__ import annotations
+
+from ._derivatives import row
+
+
+# ---------------------------------------------------------------- linear algebra
+@row("MmBackward0")
+def _mm(F, g, needs, self, mat2):
+    """self: g @ mat2^T;  mat2: self^T @ g"""
+    return ((F.matmul(g, F.mT(mat2)) if needs[0] else None),
+            (F.matmul(F.mT(self), g) if needs[1] else None))
+
+
+@row("MatmulBackward0")
+def _matmul(F, g, needs, self, other):
+    """self: g @ other^T;  other: self^T @ g   (batch dims summed back by the engine)"""
+    return ((F.matmul(g, F.mT(other)) if needs[0] else None),
+            (F.matmul(F.mT(self), g) if needs[1] else None))
+
+
+@row("MvBackward0")
+def _mv(F, g, needs, self, vec):
+    """self: outer(g, vec);  vec: self^T @ g"""
+    return ((F.unsqueeze(g, -1) * vec if needs[0] else None),
+            (F.matmul(F.mT(self), g) if needs[1] else None))
+
+
+@row("DotBackward0")
+def _dot(F, g, needs, self, other):
+    """self: g * other;  other: g * self"""
+    return (g * other if needs[0] else None), (g * self if needs[1] else None)
+
+
+@row("AddmmBackward0")
+def _addmm(F, g, needs, mat1, mat2, beta, alpha):
+    """self: beta * g;  mat1: alpha * g @ mat2^T;  mat2: alpha * mat1^T @ g"""
+    gs = (g if beta == 1 else g * beta) if needs[0] else None
+    ga = F.matmul(g, F.mT(mat2)) if needs[1] else None
+    gb = F.matmul(F.mT(mat1), g) if needs[2] else None
+    if alpha != 1:
+        ga = None if ga is None else ga * alpha
+        gb = None if gb is None else gb * alpha
+    return gs, ga, gb
+
+
+# ---------------------------------------------------------------- shape and views
+@row("TBackward0")
+def _t(F, g, needs):
+    """self: g^T"""
+    return F.mT(g) if g.ndim == 2 else g
+
+
+@row("TransposeBackward0")
+def _transpose(F, g, needs, dim0, dim1):
+    """self: g with dim0 and dim1 swapped back"""
+    return g if dim0 == dim1 else F.transpose(g, dim0, dim1)
+
+
+@row("PermuteBackward0")
+def _permute(F, g, needs, dims):
+    """self: g permuted by the inverse permutation"""
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inverse[d] = i
+    return F.permute(g, tuple(inverse))
+
+
+@row("ViewBackward0")
+def _view(F, g, needs, shape):
+    """self: g reshaped to self's shape"""
+    return F.reshape(g, shape)
+
+
+@row("UnsafeViewBackward0")
+def _unsafe_view(F, g, needs, shape):
+    """self: g reshaped to self's shape"""
+    return F.reshape(g, shape)
+
+
+@row("UnsqueezeBackward0")
+def _unsqueeze(F, g, needs, dim):
+    """self: g with dim removed"""
+    return F.squeeze(g, dim)
+
+
+@row("SqueezeBackward0")
+def _squeeze(F, g, needs, shape):
+    """self: g reshaped to self's shape"""
+    return F.reshape(g, shape)
+
+
+@row("SqueezeBackward1")
+def _squeeze_dim(F, g, needs, shape):
+    """self: g reshaped to self's shape"""
+    return F.reshape(g, shape)
+
+
+@row("ExpandBackward0")
+def _expand(F, g, needs):
+    """self: g (the engine sums the broadcast dims back)"""
+    return g
+
+
+@row("RepeatBackward0")
+def _repeat(F, g, needs, shape, repeats):
+    """self: g folded into (repeat, size) pairs and summed over the repeats"""
+    lead = len(repeats) - len(shape)
+    full = (1,) * lead + tuple(shape)
+    split = []
+    for r, s in zip(repeats, full):
+        split += [r, s]
+    summed = F.sum(F.reshape(g, tuple(split)), tuple(range(0, 2 * len(full), 2)), False)
+    return F.reshape(summed, tuple(shape))
+
+
+@row("CatBackward0")
+def _cat(F, g, needs, dim, sizes):
+    """each input: its slice of g along dim"""
+    out, start = [], 0
+    for i, size in enumerate(sizes):
+        out.append(F.narrow(g, dim, start, size) if needs[i] else None)
+        start += size
+    return tuple(out)
+
+
+@row("StackBackward0")
+def _stack(F, g, needs, dim):
+    """each input: g selected at its position along dim"""
+    return tuple(F.select(g, dim, i) if n else None for i, n in enumerate(needs))
+
+
+@row("SplitBackward0")
+def _split(F, g, needs, dim):
+    """self: the pieces' gradients concatenated along dim (missing ones are zeros)"""
+    return F.cat(_per_output(g), dim)
+
+
+row("SplitWithSizesBackward0")(_split)  # split(x, [sizes]): the same formula
+
+
+@row("UnbindBackward0")
+def _unbind(F, g, needs, dim):
+    """self: the slices' gradients stacked along dim (missing ones are zeros)"""
+    return F.stack(_per_output(g), dim)
+
+
+def _per_output(g):
+    """A multi-output node with a single output gets that output's gradient, not a list."""
+    return list(g) if isinstance(g, (list, tuple)) else [g]
+
+
+@row("SelectBackward0")
+def _select(F, g, needs, shape, key):
+    """self: zeros with g written at the selected index"""
+    return F.index_backward(g, shape, key)
+
+
+@row("SliceBackward0")
+def _slice(F, g, needs, shape, key):
+    """self: zeros with g written into the slice"""
+    return F.index_backward(g, shape, key)
+
+
+@row("IndexBackward0")
+def _index(F, g, needs, shape, key):
+    """self: zeros with g added at the indexed positions (repeated indices accumulate)"""
+    return F.index_backward(g, shape, key)
+
+
+@row("IndexBackwardBackward0")
+def _index_backward(F, g, needs, key):
+    """grad: g read back at the indexed positions"""
+    return F.index(g, key)
+
+
+@row("IndexSelectBackward0")
+def _index_select(F, g, needs, shape, key):
+    """self: zeros with g added at the selected rows"""
+    return F.index_backward(g, shape, key)
+
+
+@row("GatherBackward0")
+def _gather(F, g, needs, shape, dim, index):
+    """self: zeros with g added at the gathered positions"""
+    if not shape:  # a 0-dim input (its only index is 0): the value is the input itself
+        return g
+    return F.scatter_zeros(shape, dim, index, g, accumulate=True)
+
+
+@row("ScatterAddBackward0")
+def _scatter_add(F, g, needs, dim, index, src_shape):
+    """self: g;  src: g gathered at index (zeros where src is larger than index)"""
+    gs = None
+    if needs[1]:
+        gs = F.gather(g, dim, index)
+        if tuple(gs.shape) != tuple(src_shape):
+            gs = F.index_backward(gs, src_shape, tuple(slice(0, k) for k in index.shape))
+    return (g if needs[0] else None), gs
+
+
+@row("MaskedFillBackward0")
+def _masked_fill(F, g, needs, mask):
+    """self: g where not mask"""
+    return F.where(mask, 0.0, g)
+
+
+@row("MaskedFillBackward1")
+def _masked_fill_tensor(F, g, needs, mask):
+    """self: g where not mask;  value: sum of g where mask"""
+    return ((F.where(mask, 0.0, g) if needs[0] else None),
+            (F.sum(F.where(mask, g, 0.0), None, False) if needs[1] else None))
+
+
+@row("FlipBackward0")
+def _flip(F, g, needs, dims):
+    """self: g flipped back"""
+    return F.flip(g, dims)
+
+
+@row("CloneBackward0")
+def _clone(F, g, needs):
+    """self: g"""
+    return g
+
+
+@row("ToCopyBackward0")
+def _to_copy(F, g, needs):
+    """self: g (cast back to self's dtype by the engine)"""
+    return g
+
+
+@row("torch::autograd::CopyBackwards")
+def _copy_backwards(F, g, needs):
+    """self: g"""
+    return g
+
+
+@row("CopyBackwards")
+def _copy_(F, g, needs):
+    """self (overwritten): 0;  src: g"""
+    return (F.zeros_like(g) if needs[0] else None), (g if needs[1] else None)
+
+
+@row("FillBackward0")
+def _fill(F, g, needs):
+    """self (overwritten): 0"""
+    return F.zeros_like(g)
+
+
+@row("ZeroBackward0")
+def _zero(F, g, needs):
+    """self (overwritten): 0"""
+    return F.zeros_like(g)
+
+
+# ---------------------------------------------------------------- losses
+@row("MseLossBackward0")
+def _mse(F, g, needs, self, target, reduction, count):
+    """self: 2 (self - target) g / N (mean);  target: the negative"""
+    scale = 2.0 / count if reduction == "mean" else 2.0
+    d = (self - target) * (g * scale)
+    return (d if needs[0] else None), (-d if needs[1] else None)
+
+
+@row("NllLossBackward0")
+def _nll(F, g, needs, shape, target, weight, reduction, ignore_index, total_weight):
+    """self: -weight[target] * g at each target position (divided by the total weight for mean)"""
+    return F.nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight)
+
+
+row("NllLoss2DBackward0")(_nll)  # (N, C, d1, ...) inputs: the same formula
+
+
+@row("BinaryCrossEntropyBackward0")
+def _bce(F, g, needs, self, target, weight, reduction, count):
+    """self: g (self - target) / max(self (1 - self), 1e-12);  target: g (log(1 - self) -
+    log(self)); both times weight (/ N for mean)"""
+    scale = g if weight is None else g * weight
+    if reduction == "mean":
+        scale = scale / count
+    gs = gt = None
+    if needs[0]:
+        gs = scale * ((self - target) / F.clamp_min(self * (1 - self), 1e-12))
+    if needs[1]:
+        gt = scale * (F.log(1 - self) - F.log(self))
+    return gs, gt
+
+
+@row("IndexPutBackward0")
+def _index_put(F, g, needs, key, accumulate):
+    """self: g with zeros at key (kept when accumulating);  values: g at key"""
+    gs = None
+    if needs[0]:
+        gs = g if accumulate else F.index_fill_zero(g, key)
+    return gs, (F.index(g, key) if needs[1] else None)
+
+
+row("CopySlices")(_index_put)  # x[basic key] = v (a slice of x copied into): the same formula

@@ -1,0 +1,253 @@
+"""Elementwise math (exp, log, sin, sigmoid, relu, clamp, ...), comparisons and logic, and the
+Python operators of Tensor (``x + y``, ``x @ y``, ``x == y``, ...). Registered in the op registry
+of ``_ops.py``, which re-exports them."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._derivatives import NODES
+from ._ops import (_is_scalar, _number, add, as_tensor, div, fix_dtype, float_data, mul, neg, op,
+                   pow, promote, recording, remainder, rpow, rsub, scalar_dtype, sub)
+from ._tensor import Tensor
+from .autograd.grad_mode import STATE
+from .autograd.graph import record
+
+
+# ------------------------------------------------------------------------------ unary math
+
+def _unary(name, np_fn, node_name, saves, float_only=True, doc=""):
+    """Define and register an elementwise op; ``saves`` is "self", "result" or ""."""
+    node = NODES[node_name]
+
+    def fn(self):
+        x = float_data(self) if float_only else self._data
+        if x.dtype.kind == "b":  # only reached by the ops that keep integer dtypes
+            if name != "sign":
+                raise RuntimeError(f'"{name}" not implemented for \'Bool\'')
+            x = x.copy()  # sign of a bool is itself
+        out = Tensor._make(np.asarray(x if x.dtype.kind == "b" else np_fn(x)))
+        if STATE.grad_enabled and self._requires_grad:
+            record(node, (self,), (out,), (self,) if saves == "self" else
+                   (out,) if saves == "result" else ())
+        return out
+
+    fn.__name__ = name
+    fn.__doc__ = doc or f"Elementwise {name}."
+    return op(name)(fn)
+
+
+def _sigmoid(x):
+    # split by sign so exp never overflows
+    out = np.empty_like(x)
+    pos = x >= 0
+    out[pos] = 1 / (1 + np.exp(-x[pos]))
+    e = np.exp(x[~pos])
+    out[~pos] = e / (1 + e)
+    return out
+
+
+def _rsqrt(x):
+    return 1 / np.sqrt(x)
+
+
+exp = _unary("exp", np.exp, "ExpBackward0", "result")
+expm1 = _unary("expm1", np.expm1, "Expm1Backward0", "result")
+log = _unary("log", np.log, "LogBackward0", "self", doc="Natural logarithm.")
+log1p = _unary("log1p", np.log1p, "Log1PBackward0", "self")
+log2 = _unary("log2", np.log2, "Log2Backward0", "self")
+log10 = _unary("log10", np.log10, "Log10Backward0", "self")
+sqrt = _unary("sqrt", np.sqrt, "SqrtBackward0", "result")
+rsqrt = _unary("rsqrt", _rsqrt, "RsqrtBackward0", "result")
+reciprocal = _unary("reciprocal", np.reciprocal, "ReciprocalBackward0", "result")
+sin = _unary("sin", np.sin, "SinBackward0", "self")
+cos = _unary("cos", np.cos, "CosBackward0", "self")
+tan = _unary("tan", np.tan, "TanBackward0", "result")
+tanh = _unary("tanh", np.tanh, "TanhBackward0", "result")
+sigmoid = _unary("sigmoid", _sigmoid, "SigmoidBackward0", "result")
+abs = _unary("abs", np.abs, "AbsBackward0", "self", float_only=False)
+sign = _unary("sign", np.sign, "SignBackward0", "", float_only=False)
+floor = _unary("floor", np.floor, "FloorBackward0", "", float_only=False)
+ceil = _unary("ceil", np.ceil, "CeilBackward0", "", float_only=False)
+trunc = _unary("trunc", np.trunc, "TruncBackward0", "", float_only=False)
+round = _unary("round", np.round, "RoundBackward0", "", float_only=False)
+
+
+@op("relu")
+def relu(self):
+    """max(self, 0)."""
+    if self._data.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    out = Tensor._make(np.maximum(self._data, self._data.dtype.type(0)))
+    if STATE.grad_enabled and self._requires_grad:
+        record(NODES["ReluBackward0"], (self,), (out,), (out,))
+    return out
+
+
+@op("clamp", aliases=("clip",))
+def clamp(self, min=None, max=None):
+    """Limit values to [min, max]; either bound may be None."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensor(self, min, max)
+    return _clamp(self, min, max, "ClampBackward1")
+
+
+def _clamp_tensor(self, min, max):
+    """clamp with tensor bounds (broadcasting; ClampBackward0, gradients for the bounds too)."""
+    bounds = [as_tensor(b) if b is not None else None for b in (min, max)]
+    present = [b for b in bounds if b is not None]
+    dt = self._data.dtype
+    probe = self
+    for b in present:
+        dt = promote(probe, b)
+        probe = Tensor._make(np.empty((1,) * (self._data.ndim or 1), dt))
+    lo, hi = [None if b is None else b._data.astype(dt, copy=False) for b in bounds]
+    x = self._data.astype(dt, copy=False)
+    data = x
+    if lo is not None:
+        data = np.maximum(data, lo)
+    if hi is not None:
+        data = np.minimum(data, hi)
+    out = Tensor._make(fix_dtype(np.asarray(data), dt))
+    if recording(self, *present):
+        record(NODES["ClampBackward0"], (self, *present), (out,), (self, *present),
+               (lo is not None, hi is not None))
+    return out
+
+
+def _clamp(self, min, max, node):
+    lo = _number(min, "min") if min is not None else None
+    hi = _number(max, "max") if max is not None else None
+    dt = self._data.dtype
+    for bound in (lo, hi):  # both bounds take part in type promotion
+        if bound is not None:
+            dt = scalar_dtype(dt, bound)
+    data = np.clip(self._data.astype(dt, copy=False), lo, hi)
+    out = Tensor._make(fix_dtype(data, dt))
+    if STATE.grad_enabled and self._requires_grad:
+        record(NODES[node], (self,), (out,), (self,), (lo, hi))
+    return out
+
+
+@op("clamp_min")
+def clamp_min(self, min):
+    """``clamp(min=min)``, recorded as libtorch's ClampMinBackward0."""
+    return _clamp(self, min, None, "ClampMinBackward0")
+
+
+@op("clamp_max")
+def clamp_max(self, max):
+    """``clamp(max=max)``, recorded as libtorch's ClampMaxBackward0."""
+    return _clamp(self, None, max, "ClampMaxBackward0")
+
+
+# ------------------------------------------------------------------------------ comparisons, logic
+
+def _compare(name, np_fn):
+    def fn(self, other):
+        y = other._data if isinstance(other, Tensor) else (
+            other if _is_scalar(other) else as_tensor(other)._data)
+        return Tensor._make(np.asarray(np_fn(self._data, y)))
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise ``{name}`` comparison: a bool tensor (not differentiable)."
+    return op(name)(fn)
+
+
+eq = _compare("eq", np.equal)
+ne = _compare("ne", np.not_equal)
+lt = _compare("lt", np.less)
+le = _compare("le", np.less_equal)
+gt = _compare("gt", np.greater)
+ge = _compare("ge", np.greater_equal)
+
+
+def _logical(name, np_fn, unary=False):
+    if unary:
+        def fn(self):
+            return Tensor._make(np.asarray(np_fn(self._data)))
+    else:
+        def fn(self, other):
+            return Tensor._make(np.asarray(np_fn(self._data, as_tensor(other)._data)))
+    fn.__name__ = name
+    fn.__doc__ = f"Elementwise {name}: a bool tensor."
+    return op(name)(fn)
+
+
+logical_and = _logical("logical_and", np.logical_and)
+logical_or = _logical("logical_or", np.logical_or)
+logical_xor = _logical("logical_xor", np.logical_xor)
+logical_not = _logical("logical_not", np.logical_not, unary=True)
+isnan = _logical("isnan", np.isnan, unary=True)
+isinf = _logical("isinf", np.isinf, unary=True)
+isfinite = _logical("isfinite", np.isfinite, unary=True)
+
+
+@op("equal")
+def equal(self, other):
+    """True if both tensors have the same shape and values (a Python bool)."""
+    other = as_tensor(other)
+    return self.shape == other.shape and bool(np.array_equal(self._data, other._data))
+
+
+@op("allclose")
+def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """True if all values are close (a Python bool)."""
+    return bool(np.allclose(self._data, as_tensor(other)._data, rtol, atol, equal_nan))
+
+
+@op("isclose")
+def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return Tensor._make(np.isclose(self._data, as_tensor(other)._data, rtol, atol, equal_nan))
+
+
+def _bitwise(np_fn, logical):
+    def fn(self, other):
+        b = other._data if isinstance(other, Tensor) else other
+        return Tensor._make(np.asarray(np_fn(self._data, b)))
+    return fn
+
+
+# ------------------------------------------------------------------------------ operators
+
+def _linalg():
+    from . import _ops_linalg
+    return _ops_linalg
+
+
+def _install_operators():
+    T = Tensor
+    T.__add__ = lambda a, b: add(a, b)
+    T.__radd__ = lambda a, b: add(a, b)
+    T.__sub__ = lambda a, b: sub(a, b)
+    T.__rsub__ = lambda a, b: rsub(a, b)
+    T.__mul__ = lambda a, b: mul(a, b)
+    T.__rmul__ = lambda a, b: mul(a, b)
+    T.__truediv__ = lambda a, b: div(a, b)
+    T.__rtruediv__ = lambda a, b: div(as_tensor(b) if not _is_scalar(b) else
+                                      Tensor._make(np.asarray(b, dtype=scalar_dtype(
+                                          a._data.dtype, b))), a)
+    T.__floordiv__ = lambda a, b: div(a, b, rounding_mode="floor")
+    T.__rfloordiv__ = lambda a, b: div(as_tensor(b), a, rounding_mode="floor")
+    T.__mod__ = lambda a, b: remainder(a, b)
+    T.__pow__ = lambda a, b: pow(a, b)
+    T.__matmul__ = lambda a, b: _linalg().matmul(a, b)
+    T.__rmatmul__ = lambda a, b: _linalg().matmul(as_tensor(b), a)
+    T.__rpow__ = lambda a, b: rpow(a, b)
+    T.__neg__ = lambda a: neg(a)
+    T.__pos__ = lambda a: a
+    T.__abs__ = lambda a: abs(a)
+    T.__eq__ = lambda a, b: eq(a, b)
+    T.__ne__ = lambda a, b: ne(a, b)
+    T.__lt__ = lambda a, b: lt(a, b)
+    T.__le__ = lambda a, b: le(a, b)
+    T.__gt__ = lambda a, b: gt(a, b)
+    T.__ge__ = lambda a, b: ge(a, b)
+    T.__and__ = T.__rand__ = _bitwise(np.bitwise_and, True)
+    T.__or__ = T.__ror__ = _bitwise(np.bitwise_or, True)
+    T.__xor__ = T.__rxor__ = _bitwise(np.bitwise_xor, True)
+    T.__invert__ = lambda a: Tensor._make(np.asarray(np.invert(a._data)))
+    T.__hash__ = object.__hash__
+
+
+_install_operators()
