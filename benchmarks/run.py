@@ -152,7 +152,9 @@ def fmt_target_value(t):
         return "yes" if v else "no"
     if t["target"].startswith("W2 float32"):
         return "yes" if v else "no"
-    return f"{v:.2f}{unit}" if unit == "×" else f"{v:.1f} {unit}"
+    if unit == "×":  # a third decimal where two would hide which side of the limit it is
+        return f"{v:.3f}×" if abs(v - t["limit"]) < 0.005 else f"{v:.2f}×"
+    return f"{v:.1f} {unit}"
 
 
 def status(t):
@@ -266,7 +268,13 @@ def main():
     p.add_argument("--timeout", type=float, default=1800, help="seconds per workload process")
     p.add_argument("--out", default=os.path.join(HERE, "results"),
                    help="directory for latest.json and latest.md")
+    p.add_argument("--render", metavar="JSON", default=None,
+                   help="only re-render a saved latest.json as markdown (to stdout)")
     args = p.parse_args()
+    if args.render:
+        with open(args.render) as f:
+            print(render(json.load(f)))
+        return 0
     names = list(WORKLOADS)
     if args.only:
         names = [n.strip().upper() for n in args.only.split(",") if n.strip()]
