@@ -63,9 +63,9 @@ def _rsub_scalar(F, g, needs, alpha):
 
 
 @row("MulBackward0")
-def _mul(F, g, needs, self, other):
+def _mul(F, g, needs, self, other, same=False):
     """self: g * other;  other: g * self   (x * x: one product, 2 g x, sent along one edge)"""
-    if self is other:
+    if same:  # decided when recording, on tensor identity: x * x.detach() shares the array
         return g * (self + self), None
     return (g * other if needs[0] else None), (g * self if needs[1] else None)
 

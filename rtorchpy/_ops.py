@@ -270,7 +270,7 @@ def mul(self, other):
         x, y, dt = operands(self, other)
         out = Tensor._make(fix_dtype(x * y, dt))
         if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record(_MUL0, (self, other), (out,), (self, other))
+            record(_MUL0, (self, other), (out,), (self, other), (self is other,))
         return out
     if not _is_scalar(other):
         return mul(self, as_tensor(other))

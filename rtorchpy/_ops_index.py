@@ -116,6 +116,7 @@ def _slice(self, d, s):
     out = Tensor._make(data)
     out._version = self._version
     out._base = self._base if self._base is not None else self
+    out._view_fn = out._base._grad_fn
     if STATE.grad_enabled and self._requires_grad:
         record(NODES["SliceBackward0"], (self,), (out,), (), (self._data.shape, key))
     return out

@@ -10,12 +10,20 @@ One mechanism for all of them:
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from . import _ops, _ops_index, _ops_reduce  # noqa: F401
 from ._ops import as_tensor, op
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE, with_no_grad
+
+
+VIEW_INPLACE_ERROR = (
+    "in-place operation on a view that would record history is not supported by rtorchpy "
+    "(libtorch rebases the base's history, CopySlices); clone() the view first or use the "
+    "out-of-place op")
 
 
 def _write(self, data):
@@ -45,7 +53,12 @@ def inplace(self, compute, *others):
     self._check_inplace()
     record = STATE.grad_enabled and (self._requires_grad or any(
         isinstance(o, Tensor) and o._requires_grad for o in others))
+    if record and self._base is not None:
+        # writing through a view would have to rebase its base's history (libtorch's
+        # CopySlices); refuse rather than leave the base with a silently wrong gradient
+        raise RuntimeError(VIEW_INPLACE_ERROR)
     if record:
+        old_fn, old_nr = self._grad_fn, self._output_nr
         snapshot = Tensor._make(self._data.copy(), self._grad_fn, self._output_nr)
         snapshot._requires_grad = self._requires_grad
         result = compute(snapshot)
@@ -54,7 +67,9 @@ def inplace(self, compute, *others):
             node = result._grad_fn
             self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
             if self._retains_grad:
-                import weakref
+                # the gradient is retained where the tensor now sits in the graph, only there
+                if old_fn is not None and old_fn.extras is not None and old_fn.extras.retained:
+                    old_fn.extras.retained.pop(old_nr, None)
                 extras = node.extras_()
                 if extras.retained is None:
                     extras.retained = {}

@@ -22,6 +22,7 @@ def _view_of(self, data, node, params=(), saved=()):
     if np.may_share_memory(data, self._data):
         out._version = self._version
         out._base = self._base if self._base is not None else self
+        out._view_fn = out._base._grad_fn
     if STATE.grad_enabled and self._requires_grad:
         record(node, (self,), (out,), saved, params)
     return out
@@ -338,6 +339,7 @@ def _split_at(self, d, sizes, node="SplitBackward0"):
     for o in outs:
         o._version = self._version
         o._base = self._base if self._base is not None else self
+        o._view_fn = o._base._grad_fn
     if recording(self):
         record(NODES[node], (self,), tuple(outs), (), (d,))
     return tuple(outs)
@@ -384,6 +386,7 @@ def unbind(self, dim=0):
     for o in outs:
         o._version = self._version
         o._base = self._base if self._base is not None else self
+        o._view_fn = o._base._grad_fn
     if recording(self) and outs:
         record(NODES["UnbindBackward0"], (self,), outs, (), (d,))
     return outs

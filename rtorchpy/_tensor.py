@@ -22,8 +22,10 @@ _new = object.__new__
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
+    # _base / _view_fn: for a view, the tensor whose storage it shares and that tensor's grad_fn
+    # when the view was taken (an in-place change to the base afterwards makes the view stale)
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_version",
-                 "_hooks", "_retains_grad", "_accumulator", "_base", "__weakref__")
+                 "_hooks", "_retains_grad", "_accumulator", "_base", "_view_fn", "__weakref__")
     # numpy must defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__)
     __array_priority__ = 1000
 
@@ -45,6 +47,7 @@ class Tensor:
         self._retains_grad = False
         self._accumulator = None
         self._base = None
+        self._view_fn = None
 
     @classmethod
     def _make(cls, data, grad_fn=None, output_nr=0, version=None):
@@ -61,6 +64,7 @@ class Tensor:
         t._retains_grad = False
         t._accumulator = None
         t._base = None
+        t._view_fn = None
         return t
 
     # -- metadata -----------------------------------------------------------------------------
@@ -266,9 +270,6 @@ class Tensor:
                 raise RuntimeError("in-place operation on a view of a tensor that is part of the "
                                    "autograd graph is not supported by rtorchpy; clone() the view "
                                    "first or use the out-of-place op")
-
-    def _bump_version(self):
-        self._version[0] += 1
 
 
 from .autograd import api as _api  # noqa: E402  (api needs Tensor defined first)

@@ -418,3 +418,94 @@ def test_owned_gradient_buffers_are_not_shared_between_leaves():
     z = leaf([1.0, 1.0])
     (z * 2 + z * 3 + z).sum().backward()  # three gradients summed into one buffer
     assert z.grad.tolist() == [6.0, 6.0]
+
+
+# ---- regressions found in review -------------------------------------------------------------
+
+def test_product_with_a_detached_copy_is_not_a_square():
+    x = leaf([3.0])
+    (x * x.detach()).sum().backward()
+    assert x.grad.tolist() == [3.0]
+    d = x.detach().requires_grad_()
+    x.grad = None
+    (x * d).sum().backward()
+    assert x.grad.tolist() == [3.0] and d.grad.tolist() == [3.0]
+
+
+def test_views_and_in_place_changes_refuse_instead_of_wrong_gradients():
+    a = leaf([1.0, 2.0])
+    b = a * 1
+    v = b[0:1]
+    b.mul_(10)
+    with pytest.raises(RuntimeError, match="view was used after its base tensor was modified"):
+        v.sum().backward()
+    w = leaf([1.0])
+    x = torch_zeros(3)
+    with pytest.raises(RuntimeError, match="in-place operation on a view"):
+        x[0:2].add_(w)
+    assert x.tolist() == [0.0, 0.0, 0.0] and is_grad_enabled()
+    with with_no_grad():
+        x[0:2].add_(w)  # no history to record: allowed, and written through the view
+    assert x.tolist() == [1.0, 1.0, 0.0]
+
+
+def test_retain_grad_then_in_place_counts_the_gradient_once():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    y.retain_grad()
+    y.mul_(3)
+    y.sum().backward()
+    assert y.grad.tolist() == [1.0, 1.0] and x.grad.tolist() == [6.0, 6.0]
+
+
+def test_autograd_grad_with_a_tensor_named_twice():
+    x = leaf([1.0, 2.0])
+    h = x * 3
+    g1, g2, gx = autograd_grad((h * h).sum(), [h, h, x])
+    assert g1.tolist() == g2.tolist() == [6.0, 12.0] and gx.tolist() == [18.0, 36.0]
+
+
+def test_autograd_grad_leaves_a_non_leaf_inputs_own_graph_intact():
+    x = leaf([1.0, 2.0])
+    h = x.exp()
+    autograd_grad((h * 2).sum(), h)
+    h.sum().backward()  # h's own node was neither run nor freed
+    np.testing.assert_allclose(x.grad.numpy(), np.exp([1.0, 2.0]), rtol=1e-6)
+
+
+def test_leaf_hooks_apply_to_captured_gradients():
+    x = leaf([1.0, 2.0])
+    x.register_hook(lambda g: g * 10)
+    assert autograd_grad((x * 2).sum(), x)[0].tolist() == [20.0, 20.0]
+    (x * 2).sum().backward(inputs=[x])
+    assert x.grad.tolist() == [20.0, 20.0]  # hooks ran once
+
+
+def test_retained_grad_under_create_graph_is_not_the_callers_tensor():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    y.retain_grad()
+    gt = torch_ones(2)
+    y.backward(gt, create_graph=True)
+    assert y.grad is not gt
+    y.grad.zero_()
+    assert gt.tolist() == [1.0, 1.0]
+
+
+def test_engine_adds_into_buffers_it_owns(monkeypatch):
+    from rtorchpy.autograd import engine
+    in_place = []
+    real_add = np.add
+
+    def spy(*args, **kwargs):
+        if "out" in kwargs:
+            in_place.append(kwargs["out"])
+        return real_add(*args, **kwargs)
+
+    monkeypatch.setattr(engine.np, "add", spy)
+    z = leaf(np.ones(4, dtype=np.float32))
+    (z * 2 + z * 3 + z * 4 + z).sum().backward()
+    monkeypatch.undo()
+    assert z.grad.tolist() == [10.0] * 4
+    assert in_place, "a buffer summed three times should have been added into in place"
+    assert any(z.grad._data is a for a in in_place)  # the leaf kept the owned sum, no copy

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor
-from .engine import check_grad_shape, execute, sum_to_shape
+from .engine import accumulate_into_leaf, check_grad_shape, execute, sum_to_shape
 from .graph import grad_accumulator
 
 IMPLICIT_GRAD_ERROR = "grad can be implicitly created only for scalar outputs"
@@ -68,12 +68,11 @@ def autograd_backward(tensors, grad_tensors=None, retain_graph=None, create_grap
     if inputs is not None:
         inputs = _as_list(inputs, "inputs")
         capture = _capture_points(inputs)
-        captured = execute(roots, retain_graph, create_graph, capture, accumulate=False)
-        from .engine import accumulate_into_leaf
-        for t, g in zip(inputs, captured):
+        captured = execute(roots, retain_graph, create_graph, capture)
+        for t, g in zip(inputs, captured):  # a tensor named twice has one slot filled
             if g is not None:
-                if t._grad_fn is None:
-                    accumulate_into_leaf(t, g, create_graph)
+                if t._grad_fn is None:  # hooks already ran at the capture point
+                    accumulate_into_leaf(t, g, create_graph, run_hooks=False)
                 else:  # a non-leaf named in inputs gets its gradient stored, as libtorch does
                     t._grad = _tensor_of(g) if t._grad is None else t._grad + _tensor_of(g)
         return None
@@ -82,7 +81,8 @@ def autograd_backward(tensors, grad_tensors=None, retain_graph=None, create_grap
 
 
 def _tensor_of(g):
-    return g if isinstance(g, Tensor) else Tensor._make(np.array(g, copy=True))
+    """A gradient as a tensor of its own (never the caller's tensor: .grad may be changed)."""
+    return g.clone() if isinstance(g, Tensor) else Tensor._make(np.array(g, copy=True))
 
 
 def _capture_points(inputs):
@@ -116,7 +116,7 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
     else:
         roots = _unchecked_roots(outputs, grad_outputs, create_graph)
     capture = _capture_points(inputs)
-    captured = execute(roots, retain_graph, create_graph, capture, accumulate=False)
+    captured = execute(roots, retain_graph, create_graph, capture)
     result = []
     for i, t in enumerate(inputs):
         # the same tensor named twice shares one capture slot (the last index it was given)

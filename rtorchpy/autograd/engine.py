@@ -12,7 +12,6 @@ own ops are recorded, which gives higher-order derivatives).
 from __future__ import annotations
 
 import heapq
-import sys
 
 import numpy as np
 
@@ -54,18 +53,26 @@ def check_grad_shape(g_shape, shape, index, fn_name=None):
     if not ok:
         got = "[" + ", ".join(map(str, g_shape)) + "]"
         want = "[" + ", ".join(map(str, shape)) + "]"
-        where = f"Function {fn_name} returned an" if fn_name else "invalid gradient at index"
-        if fn_name:
-            raise RuntimeError(f"{where} invalid gradient at index {index} - got {got} but "
-                               f"expected shape compatible with {want}")
-        raise RuntimeError(f"invalid gradient at index {index} - got {got} but expected shape "
-                           f"compatible with {want}")
+        prefix = f"Function {fn_name} returned an " if fn_name else ""
+        raise RuntimeError(f"{prefix}invalid gradient at index {index} - got {got} but expected "
+                           f"shape compatible with {want}")
 
 
-def accumulate_into_leaf(leaf, g, as_tensors):
-    """Run the leaf's hooks, then add ``g`` into ``leaf.grad`` (in place when no graph is
-    being built, as libtorch does)."""
-    if leaf._hooks:
+def _disown(owned, grads):
+    """Forget the engine's ownership of ``grads``; True if the first one was owned."""
+    first = grads[0]
+    steal = first is not None and owned.pop(id(first), None) is first
+    for g in grads[1:]:
+        if g is not None:
+            owned.pop(id(g), None)
+    return steal
+
+
+def accumulate_into_leaf(leaf, g, as_tensors, run_hooks=True, steal=False):
+    """Run the leaf's hooks (unless already run), then add ``g`` into ``leaf.grad`` (in place
+    when no graph is being built, as libtorch does). ``steal``: ``g`` is an array the engine
+    allocated and nobody else holds, so ``.grad`` may keep it instead of a copy."""
+    if run_hooks and leaf._hooks:
         g = _run_hooks(leaf._hooks, g, as_tensors)
     if as_tensors:
         if leaf._grad is None:
@@ -75,10 +82,9 @@ def accumulate_into_leaf(leaf, g, as_tensors):
         return
     old = leaf._grad
     if old is None:
-        # the same array may be handed to several leaves (x + y), or be a view of something
-        # else: keep it only when it is a fresh array nobody else holds (the engine's buffer list,
-        # this frame and getrefcount's argument), else copy
-        if _owned(g, 3) and g.dtype == leaf._data.dtype:
+        # without ownership the array may be shared (x + y hands one array to both leaves), or
+        # be a view of something else, or be kept by a hook: copy it
+        if steal and not leaf._hooks and g.dtype == leaf._data.dtype:
             leaf._grad = Tensor._make(g)
         else:
             leaf._grad = Tensor._make(np.array(g, dtype=leaf._data.dtype, copy=True))
@@ -124,13 +130,15 @@ def _reachable(roots):
 
 
 def _needed_nodes(seen, targets):
-    """Nodes from which some target can be reached (only those need to run for autograd_grad)."""
+    """Nodes from which some target can be reached through at least one edge: only those run
+    for autograd_grad. A target itself is not run unless it also leads to another target (its
+    gradient is captured, its graph left intact)."""
     parents = {}
     for node in seen:
         for edge in node.edges:
             if edge is not None:
                 parents.setdefault(edge[0], []).append(node)
-    needed = set(targets)
+    needed = set()
     stack = list(targets)
     while stack:
         for p in parents.get(stack.pop(), ()):
@@ -140,18 +148,22 @@ def _needed_nodes(seen, targets):
     return needed
 
 
-def execute(roots, retain_graph, create_graph, capture=None, accumulate=True):
+def execute(roots, retain_graph, create_graph, capture=None):
     """Run backward from ``roots`` = [(node, output_nr, grad)].
 
-    ``capture`` maps (node, output_nr) -> slot index; the gradient arriving there is returned in
-    that slot instead of being propagated further (``autograd_grad``). With ``accumulate=False``
-    leaves' ``.grad`` is left alone and only nodes leading to a capture point run.
+    Without ``capture``, gradients flow into the leaves' ``.grad``. With ``capture`` — a map
+    (node, output_nr) -> slot index — the gradient arriving at each point (after its tensor hooks)
+    is returned in its slot, no ``.grad`` is touched, and only nodes leading to a capture point
+    run (``autograd_grad``, ``backward(inputs=...)``).
     """
     needed = None
-    if capture is not None and not accumulate:
-        needed = _needed_nodes(_reachable([r[0] for r in roots]), {key[0] for key in capture})
-    captured = [None] * (len(capture) if capture else 0)
+    targets = ()
+    if capture is not None:
+        targets = {key[0] for key in capture}
+        needed = _needed_nodes(_reachable([r[0] for r in roots]), targets)
+    captured = [None] * (max(capture.values()) + 1 if capture else 0)
     buffers = {}
+    owned = {}  # id -> array: buffer sums the engine allocated, nobody else holds
     heap = []
     for node, nr, g in roots:
         if node not in buffers:
@@ -166,14 +178,23 @@ def execute(roots, retain_graph, create_graph, capture=None, accumulate=True):
             node = pop(heap)[1]
             grads = buffers.pop(node)
             if needed is not None and node not in needed:
+                if node in targets:
+                    _capture(node, grads, as_tensors, capture, captured)
                 continue
-            if node.extras is None and node.out_meta is None and capture is None:
+            if owned:  # consumed now: hooks or formulas may keep or pass these arrays on
+                steal = _disown(owned, grads)
+            else:
+                steal = False
+            if type(node) is AccumulateGrad and capture is None and not as_tensors:
+                accumulate_into_leaf(node.variable, grads[0], False, steal=steal)
+                outs = ()
+            elif node.extras is None and node.out_meta is None and capture is None:
                 outs = node.apply(grads, as_tensors)  # the common case, kept lean
                 if not retain_graph:
                     node.release()
             else:
                 outs = _run_node(node, grads, as_tensors, retain_graph, capture, captured,
-                                 accumulate)
+                                 targets)
             del grads
             edges = node.edges
             for i in range(len(outs)):
@@ -200,40 +221,50 @@ def execute(roots, retain_graph, create_graph, capture=None, accumulate=True):
                     push(heap, (-child.seq, child))
                 else:
                     old = buf[nr]
-                    buf[nr] = g if old is None else _accumulate(old, g, as_tensors)
+                    buf[nr] = g if old is None else _accumulate(old, g, as_tensors, owned)
             outs = g = None  # drop references now: owned buffers can then be added into in place
     finally:
         STATE.grad_enabled = previous_mode
     return captured
 
 
-def _owned(a, refs):
-    """Whether ndarray ``a`` owns its memory and nothing but ``refs`` references holds it (the
-    test NumPy itself uses to reuse temporaries), so it may be overwritten in place."""
-    return (type(a) is np.ndarray and a.base is None and a.flags.writeable
-            and sys.getrefcount(a) <= refs)
-
-
-def _accumulate(old, g, as_tensors):
-    """``old + g``, written into ``old`` when the engine owns it (saves an allocation per
-    addition: a large gradient otherwise page-faults a fresh array every time)."""
-    if not as_tensors and _owned(old, 3) and old.shape == g.shape:
+def _accumulate(old, g, as_tensors, owned):
+    """``old + g``. The sum is an array the engine allocated (``owned``: id -> array), so the
+    next gradient for the same buffer is added into it in place: no fresh allocation (and page
+    faults) per addition for a large gradient with many consumers."""
+    if as_tensors:
+        return old + g
+    if owned.get(id(old)) is old:
         np.add(old, g, out=old)
         return old
-    return old + g
+    new = old + g
+    if type(new) is not np.ndarray:  # 0-d: NumPy returns a scalar
+        new = np.asarray(new)
+    owned[id(new)] = new
+    return new
 
 
-def _run_node(node, grads, as_tensors, retain_graph, capture, captured, accumulate):
+def _capture(node, grads, as_tensors, capture, captured):
+    """Store the gradients arriving at capture points, after the tensor hooks they would meet
+    on their way into ``.grad`` (a leaf's hooks, a non-leaf's hooks)."""
     extras = node.extras
     if extras is not None and (extras.pre_hooks or extras.retained):
         grads = _node_pre_hooks(node, extras, grads, as_tensors)
-    if capture is not None:
-        for nr in range(node.n_outputs):
-            slot = capture.get((node, nr))
-            if slot is not None:
-                captured[slot] = grads[nr]
-        if not accumulate and type(node) is AccumulateGrad:
-            return ()
+    if type(node) is AccumulateGrad and node.variable._hooks and grads[0] is not None:
+        grads = [_run_hooks(node.variable._hooks, grads[0], as_tensors)]
+    for nr in range(node.n_outputs):
+        slot = capture.get((node, nr))
+        if slot is not None:
+            captured[slot] = grads[nr]
+    return grads
+
+
+def _run_node(node, grads, as_tensors, retain_graph, capture, captured, targets):
+    extras = node.extras
+    if node in targets:
+        grads = _capture(node, grads, as_tensors, capture, captured)
+    elif extras is not None and (extras.pre_hooks or extras.retained):
+        grads = _node_pre_hooks(node, extras, grads, as_tensors)
     if node.out_meta is not None:
         grads = _fill_missing(node, grads, as_tensors)
     trace = extras.trace if extras is not None else None
@@ -262,8 +293,8 @@ def _node_pre_hooks(node, extras, grads, as_tensors):
         ref = extras.retained.get(nr) if extras.retained else None
         t = ref() if ref is not None else None
         if t is not None:
-            if as_tensors:
-                t._grad = g if t._grad is None else t._grad + g
+            if as_tensors:  # a copy: the caller's gradient tensor must not become .grad
+                t._grad = _copy_backwards(g) if t._grad is None else t._grad + g
             else:
                 t._grad = Tensor._make(np.array(g, copy=True)) if t._grad is None else \
                     Tensor._make(t._grad._data + g)

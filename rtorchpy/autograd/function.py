@@ -418,6 +418,7 @@ def _alias(t):
     """A new tensor sharing ``t``'s storage and version counter, without history."""
     a = Tensor._make(t._data, version=t._version)
     a._base = t._base if t._base is not None else t
+    a._view_fn = a._base._grad_fn
     return a
 
 
