@@ -263,6 +263,10 @@ class _Spec:
         self.signature = inspect.signature(forward).replace(parameters=params[1:])
         self.arg_names = tuple(p.name for p in params[1:])
         self.positional_only = tuple(p.kind is p.POSITIONAL_ONLY for p in params[1:])
+        # plain parameters (the usual case) are bound without inspect's general machinery
+        self.defaults = tuple(p.default for p in params[1:])
+        self.plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params[1:])
+        self.position_of = {n: i for i, n in enumerate(self.arg_names)}
         self.node_class = type(name.replace("::", "_").replace(" ", "_"), (FunctionNode,),
                                {"__slots__": (), "name": name})
 
@@ -329,13 +333,34 @@ class _Spec:
                         f"of argument '{arg}'; expected a Tensor, a number, a NumPy array or None")
 
     # -- one call --------------------------------------------------------------------------
+    def _bind_plain(self, args, kwargs):
+        """forward's argument values in order, or None when the general binder is needed (to
+        report a missing or unknown argument, or for positional-only/keyword-only ones)."""
+        n_args = len(args)
+        if not self.plain or n_args > len(self.arg_names):
+            return None
+        for key in kwargs:
+            i = self.position_of.get(key)
+            if i is None or i < n_args:
+                return None
+        values = list(args)
+        empty = inspect.Parameter.empty
+        for i in range(n_args, len(self.arg_names)):
+            v = kwargs.get(self.arg_names[i], self.defaults[i]) if kwargs else self.defaults[i]
+            if v is empty:
+                return None
+            values.append(v)
+        return values
+
     def call(self, args, kwargs):
-        try:
-            bound = self.signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise TypeError(f"{self.name}: {exc}") from None
-        bound.apply_defaults()
-        values = [bound.arguments[n] for n in self.arg_names]
+        values = self._bind_plain(args, kwargs)
+        if values is None:
+            try:
+                bound = self.signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise TypeError(f"{self.name}: {exc}") from None
+            bound.apply_defaults()
+            values = [bound.arguments[n] for n in self.arg_names]
         is_var = [isinstance(v, Tensor) and v._requires_grad for v in values]
         ctx = AutogradContext(self.name, NamedValues(zip(self.arg_names, is_var)))
         node = None
