@@ -222,7 +222,7 @@ def execute(roots, retain_graph, create_graph, capture=None):
                 else:
                     old = buf[nr]
                     buf[nr] = g if old is None else _accumulate(old, g, as_tensors, owned)
-            outs = g = None  # drop references now: owned buffers can then be added into in place
+            outs = g = None  # let consumed gradients be freed before the next node runs
     finally:
         STATE.grad_enabled = previous_mode
     return captured
