@@ -80,6 +80,15 @@ def collected():
     return _held_bytes
 
 
+_stash = None  # a reply r-shim/src/pycall.c does not convert, for R to fetch via reticulate
+
+
+def take_stash():
+    global _stash
+    r, _stash = _stash, None
+    return r
+
+
 def stats():
     return {"handles": len(_OBJECTS) - 1, "held_bytes": _held_bytes,
             "gc_threshold": _gc_threshold}

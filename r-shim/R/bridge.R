@@ -47,14 +47,27 @@
 
 # -- calls -----------------------------------------------------------------------------------
 
+# Call a Python callable (a reticulate object) with the R list `args`: directly through the
+# Python C API when the arguments are handles and scalars (src/pycall.c), else, or for a reply
+# that is not a handle, through reticulate.
+.call <- function(f, args) {
+  r <- .Call(rtp_call, f, args)
+  if (is.raw(r)) .call_slow(f, args, r) else r
+}
+
+.call_slow <- function(f, args, how) {
+  if (how == as.raw(1L)) return(.rt$p2r(.rt$impl(f, args, NULL)))
+  .rt$p2r(.rt$impl(.rt$take_stash, list(), NULL))
+}
+
 # Call a Python bridge function (a cached callable) with R values; decode its reply.
-.pycall <- function(f, args) .res(.rt$p2r(.rt$impl(f, args, NULL)))
+.pycall <- function(f, args) .res(.call(f, args))
 
 # Call op `name` (the callables are fetched from Python once).
 .op <- function(name, args) {
   f <- .rt$ops[[name]]
   if (is.null(f)) f <- .op_callable(name)
-  r <- .rt$p2r(.rt$impl(f, args, NULL))
+  r <- .call(f, args)
   if (is.complex(r)) .t(r) else .res(r)
 }
 
@@ -62,14 +75,14 @@
 .fn <- function(name, args, kwargs = NULL) {
   f <- .rt$fns[[name]]
   if (is.null(f)) f <- .fn_callable(name)
-  .res(.rt$p2r(.rt$impl(f, args, kwargs)))
+  .res(if (length(kwargs)) .rt$p2r(.rt$impl(f, args, kwargs)) else .call(f, args))
 }
 
 # Call a function of the bridge module itself.
 .bridge <- function(name, ...) {
   f <- .rt$bfns[[name]]
   if (is.null(f)) f <- .bridge_callable(name)
-  .res(.rt$p2r(.rt$impl(f, list(...), NULL)))
+  .res(.call(f, list(...)))
 }
 
 .op_callable <- function(name) {

@@ -9,7 +9,7 @@ Ops.torch_tensor <- function(e1, e2) {
       f <- .rt$unary[[.Generic]]
       if (is.null(f)) stop("unary `", .Generic, "` is not defined for tensors", call. = FALSE)
     }
-    return(.res(.rt$p2r(.rt$impl(f, list(.h(e1)), NULL))))
+    return(.res(.call(f, list(.h(e1)))))
   }
   f <- .rt$binary[[.Generic]]
   if (is.null(f)) {
@@ -19,9 +19,9 @@ Ops.torch_tensor <- function(e1, e2) {
   }
   # a number on the left becomes a {1} tensor (Tensor overload); on the right it stays a
   # number (Scalar overload): 2 * x is MulBackward0, x * 2 is MulBackward1
-  r <- .rt$p2r(.rt$impl(f, list(
+  r <- .call(f, list(
     if (typeof(e1) == "externalptr") .Call(rtp_handle, e1) else .a(e1),
-    if (typeof(e2) == "externalptr") .Call(rtp_handle, e2) else .a(e2)), NULL))
+    if (typeof(e2) == "externalptr") .Call(rtp_handle, e2) else .a(e2)))
   if (is.complex(r)) .t(r) else .res(r)
 }
 
@@ -39,7 +39,7 @@ Ops.torch_tensor <- function(e1, e2) {
       .ensure_python()
       f <- .rt$binary[["%*%"]]
     }
-    return(.res(.rt$p2r(.rt$impl(f, list(.a(x), .a(y)), NULL))))
+    return(.res(.call(f, list(.a(x), .a(y)))))
   }
   base::`%*%`(x, y)
 }

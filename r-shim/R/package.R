@@ -57,6 +57,10 @@
   .rt$p2r <- .reticulate_to_r()
   .rt$bridge_release <- reticulate::py_get_attr(bridge, "release")
   .rt$bridge_collected <- reticulate::py_get_attr(bridge, "collected")
+  .rt$take_stash <- reticulate::py_get_attr(bridge, "take_stash")
+  .rt$direct <- isTRUE(tryCatch(
+    .Call(rtp_pyinit, as.character(reticulate::py_config()$libpython), bridge),
+    error = function(e) FALSE))
   .rt$binary <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "binary_callers")))
   .rt$unary <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "unary_callers")))
   callers <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "op_callers")))

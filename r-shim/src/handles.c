@@ -59,11 +59,16 @@ SEXP rtp_take_dead(void) {
   return out;
 }
 
+SEXP rtp_pyinit(SEXP path, SEXP bridge);
+SEXP rtp_call(SEXP f, SEXP args);
+
 static const R_CallMethodDef call_methods[] = {
   {"rtp_wrap", (DL_FUNC) &rtp_wrap, 2},
   {"rtp_handle", (DL_FUNC) &rtp_handle, 1},
   {"rtp_ndead", (DL_FUNC) &rtp_ndead, 0},
   {"rtp_take_dead", (DL_FUNC) &rtp_take_dead, 0},
+  {"rtp_pyinit", (DL_FUNC) &rtp_pyinit, 2},
+  {"rtp_call", (DL_FUNC) &rtp_call, 2},
   {NULL, NULL, 0}
 };
 
