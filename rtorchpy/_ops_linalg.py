@@ -117,8 +117,15 @@ def addmm(self, mat1, mat2, beta=1, alpha=1):
     if mat1._data.shape[1] != mat2._data.shape[0]:
         raise _shape_error("addmm", mat1, mat2)
     prod = mat1._data @ mat2._data
-    data = (self._data * beta if beta != 1 else self._data) + (prod * alpha if alpha != 1 else prod)
-    out = wrap(np.asarray(data, dtype=np.result_type(prod.dtype, self._data.dtype)))
+    bias = self._data
+    if beta == 1 and alpha == 1 and bias.dtype == prod.dtype and (
+            bias.shape == prod.shape or bias.shape == prod.shape[1:]):
+        prod += bias  # the product is a fresh array: add the bias into it (no third array)
+        data = prod
+    else:
+        data = (bias * beta if beta != 1 else bias) + (prod * alpha if alpha != 1 else prod)
+        data = np.asarray(data, dtype=np.result_type(prod.dtype, bias.dtype))
+    out = wrap(data)
     if recording(self, mat1, mat2):
         record(NODES["AddmmBackward0"], (self, mat1, mat2), (out,), (mat1, mat2), (beta, alpha))
     return out
