@@ -6,6 +6,7 @@ imports this module at its end; see its docstring for what a row is.
 from __future__ import annotations
 
 from ._derivatives import row
+from ._tensor import Tensor
 
 
 # ---------------------------------------------------------------- linear algebra
@@ -13,7 +14,18 @@ from ._derivatives import row
 def _mm(F, g, needs, self, mat2):
     """self: g @ mat2^T;  mat2: self^T @ g"""
     return ((F.matmul(g, F.mT(mat2)) if needs[0] else None),
-            (F.matmul(F.mT(self), g) if needs[1] else None))
+            (_mat2_grad(F, self, g, mat2) if needs[1] else None))
+
+
+def _mat2_grad(F, mat1, g, mat2):
+    """``mat1^T @ g`` in ``mat2``'s memory layout (libtorch's ``mm_mat2_backward``): when
+    ``mat2`` is a transposed view (``weight.t()`` in ``nnf_linear``), ``(g^T @ mat1)^T``, so
+    that after ``TBackward0`` the weight's gradient is C-contiguous (an F-ordered ``.grad``
+    makes every later ``p.sub_(p.grad)`` walk memory across the grain)."""
+    if type(g) is not Tensor and mat2.ndim == 2 and mat2.flags.f_contiguous \
+            and not mat2.flags.c_contiguous:
+        return F.mT(F.matmul(F.mT(g), mat1))
+    return F.matmul(F.mT(mat1), g)
 
 
 @row("MatmulBackward0")
@@ -41,7 +53,7 @@ def _addmm(F, g, needs, mat1, mat2, beta, alpha):
     """self: beta * g;  mat1: alpha * g @ mat2^T;  mat2: alpha * mat1^T @ g"""
     gs = (g if beta == 1 else g * beta) if needs[0] else None
     ga = F.matmul(g, F.mT(mat2)) if needs[1] else None
-    gb = F.matmul(F.mT(mat1), g) if needs[2] else None
+    gb = _mat2_grad(F, mat1, g, mat2) if needs[2] else None
     if alpha != 1:
         ga = None if ga is None else ga * alpha
         gb = None if gb is None else gb * alpha
