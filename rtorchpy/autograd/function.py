@@ -45,12 +45,21 @@ class NamedValues:
     with a method (``names``, ``pairs``, ``to_dict``) is still reachable as ``s["names"]``.
     """
 
-    __slots__ = ("_names", "_values")
+    __slots__ = ("_names", "_values", "_index")
 
     def __init__(self, pairs=()):
         pairs = list(pairs)
         self._names = [n for n, _ in pairs]
         self._values = [v for _, v in pairs]
+        self._index = _first_index(self._names)
+
+    @classmethod
+    def _of(cls, names, values, index=None):
+        """From parallel lists (taken over, not copied) and optionally their prebuilt index."""
+        self = cls.__new__(cls)
+        self._names, self._values = names, values
+        self._index = _first_index(names) if index is None else index
+        return self
 
     def names(self):
         """The names in order (None for an unnamed entry)."""
@@ -65,15 +74,18 @@ class NamedValues:
         return {n: v for n, v in zip(self._names, self._values) if n is not None}
 
     def _lookup(self, name):
-        for n, v in zip(self._names, self._values):
-            if n == name:
-                return v
+        i = self._index.get(name)
+        if i is not None:
+            return self._values[i]
         named = [n for n in self._names if n is not None]
         raise KeyError(f"no entry named '{name}'; names: {', '.join(named) or '(none)'}")
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("__") or name in _NV_SLOTS:  # (an unset slot: no recursion)
             raise AttributeError(name)
+        i = self._index.get(name)
+        if i is not None:
+            return self._values[i]
         try:
             return self._lookup(name)
         except KeyError as exc:
@@ -98,6 +110,18 @@ class NamedValues:
     def __repr__(self):
         items = [repr(v) if n is None else f"{n}={v!r}" for n, v in self.pairs()]
         return "NamedValues(" + ", ".join(items) + ")"
+
+
+_NV_SLOTS = frozenset(NamedValues.__slots__)
+
+
+def _first_index(names):
+    """name -> position of its first occurrence (a later duplicate does not shadow it)."""
+    index = {}
+    for i, n in enumerate(names):
+        if n is not None and n not in index:
+            index[n] = i
+    return index
 
 
 class AutogradContext:
@@ -158,7 +182,9 @@ class AutogradContext:
         if node is None or node.saved is None:
             raise RuntimeError(FREED_MESSAGE)
         tensors = node.unpack(True)
-        return NamedValues((n, tensors[i] if i >= 0 else v) for n, i, v in self._layout)
+        layout = self._layout
+        return NamedValues._of([n for n, _, _ in layout],
+                               [tensors[i] if i >= 0 else v for _, i, v in layout])
 
     @property
     def saved_tensors(self):
@@ -267,11 +293,28 @@ class _Spec:
         self.defaults = tuple(p.default for p in params[1:])
         self.plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params[1:])
         self.position_of = {n: i for i, n in enumerate(self.arg_names)}
+        self.arg_name_list = list(self.arg_names)  # shared by every call's needs_input_grad
+        self.any_positional_only = any(self.positional_only)
         self.node_class = type(name.replace("::", "_").replace(" ", "_"), (FunctionNode,),
                                {"__slots__": (), "name": name})
 
     # -- backward's result -> one gradient per recorded input ------------------------------
     def input_grads(self, result, node, as_tensors):
+        if type(result) is dict:
+            # fast path: a plain dict whose entries are Tensors of their input's exact shape
+            position_of = self.position_of
+            for key in result:
+                if key not in position_of:
+                    break
+            else:
+                arg_names, in_meta, out = self.arg_names, node.in_meta, []
+                for k, i in enumerate(node.var_index):
+                    g = result.get(arg_names[i])
+                    if type(g) is not Tensor or g._data.shape != in_meta[k][0]:
+                        break
+                    out.append(g if as_tensors else g._data)
+                else:
+                    return tuple(out)
         by_name = self._by_name(result)
         out = []
         for k, i in enumerate(node.var_index):
@@ -362,9 +405,10 @@ class _Spec:
             bound.apply_defaults()
             values = [bound.arguments[n] for n in self.arg_names]
         is_var = [isinstance(v, Tensor) and v._requires_grad for v in values]
-        ctx = AutogradContext(self.name, NamedValues(zip(self.arg_names, is_var)))
+        ctx = AutogradContext(self.name,
+                              NamedValues._of(self.arg_name_list, is_var, self.position_of))
         node = None
-        if STATE.grad_enabled and any(is_var):
+        if STATE.grad_enabled and True in is_var:
             node = self._new_node(ctx, values, is_var)
         previous = STATE.grad_enabled
         STATE.grad_enabled = False
@@ -372,9 +416,14 @@ class _Spec:
         try:
             # by name, as R torch calls forward (the R shim's wrappers rely on it); only
             # positional-only parameters go by position
-            pos = [v for v, p in zip(values, self.positional_only) if p]
-            kw = {n: v for n, v, p in zip(self.arg_names, values, self.positional_only) if not p}
-            result = _call_user(self.forward, "forward", self.name, ctx, *pos, **kw)
+            if self.any_positional_only:
+                pos = [v for v, p in zip(values, self.positional_only) if p]
+                kw = {n: v for n, v, p in zip(self.arg_names, values, self.positional_only)
+                      if not p}
+                result = _call_user(self.forward, "forward", self.name, ctx, *pos, **kw)
+            else:
+                result = _call_user(self.forward, "forward", self.name, ctx,
+                                    **dict(zip(self.arg_names, values)))
         finally:
             STATE.grad_enabled = previous
             ctx._in_forward = False
@@ -396,6 +445,24 @@ class _Spec:
         return node
 
     def _wrap_outputs(self, result, ctx, node, values):
+        if type(result) is Tensor and not ctx._dirty and not ctx._non_differentiable:
+            # the usual case: one fresh Tensor, nothing marked; the general path below gives
+            # the same result
+            for v in values:
+                if v is result:
+                    break
+            else:
+                data = result._data
+                if node is None or data.dtype.kind not in "fc":
+                    if result._requires_grad:
+                        result = _alias(result)
+                else:
+                    result._grad_fn, result._output_nr, result._requires_grad = node, 0, True
+                if node is not None:
+                    node.out_info = ((data.shape, data.dtype),)
+                    node.out_meta = None
+                    _pack_saved(ctx, node)
+                return result
         rebuild, flat = _flatten(result, self.name)
         inputs = {id(v) for v in values if isinstance(v, Tensor)}
         dirty = {id(t) for t in ctx._dirty}
