@@ -5,7 +5,11 @@ import numpy as np
 
 from ._derivatives import NODES
 from ._ops import as_tensor, op, recording, wrap
+from ._tensor import Tensor
+from .autograd.grad_mode import STATE
 from .autograd.graph import record
+
+_MM_NODE = NODES["MmBackward0"]
 
 
 def _check_float_or_same(a, b, name):
@@ -23,16 +27,18 @@ def _shape_error(name, a, b):
 @op("mm")
 def mm(self, mat2):
     """Matrix product of two 2-d tensors."""
-    mat2 = as_tensor(mat2)
-    if self._data.ndim != 2 or mat2._data.ndim != 2:
-        raise RuntimeError(f"mm: expected 2-D tensors, got {self._data.ndim}-D and "
-                           f"{mat2._data.ndim}-D")
-    _check_float_or_same(self, mat2, "mm")
-    if self._data.shape[1] != mat2._data.shape[0]:
+    if type(mat2) is not Tensor:
+        mat2 = as_tensor(mat2)
+    a, b = self._data, mat2._data
+    if a.ndim != 2 or b.ndim != 2:
+        raise RuntimeError(f"mm: expected 2-D tensors, got {a.ndim}-D and {b.ndim}-D")
+    if a.dtype != b.dtype:
+        _check_float_or_same(self, mat2, "mm")
+    if a.shape[1] != b.shape[0]:
         raise _shape_error("mm", self, mat2)
-    out = wrap(self._data @ mat2._data)
-    if recording(self, mat2):
-        record(NODES["MmBackward0"], (self, mat2), (out,), (self, mat2))
+    out = Tensor._make(a @ b)  # 2-d @ 2-d: always an ndarray
+    if STATE.grad_enabled and (self._requires_grad or mat2._requires_grad):
+        record(_MM_NODE, (self, mat2), (out,), (self, mat2))
     return out
 
 
