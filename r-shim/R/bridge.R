@@ -48,27 +48,42 @@
 # -- calls -----------------------------------------------------------------------------------
 
 # Call a Python callable (a reticulate object) with the R list `args`: directly through the
-# Python C API when the arguments are handles and scalars (src/pycall.c), else, or for a reply
-# that is not a handle, through reticulate.
+# Python C API when the arguments are handles (or objects holding one) and scalars
+# (src/pycall.c), else, or for a reply that is not a handle, through reticulate.
 .call <- function(f, args) {
-  r <- .Call(rtp_call, f, args)
-  if (is.raw(r)) .call_slow(f, args, r) else r
+  r <- .Call(rtp_call, f, args, NULL)
+  if (is.raw(r)) .call_slow(f, args, r, .ptr_h) else r
 }
 
-.call_slow <- function(f, args, how) {
-  if (how == as.raw(1L)) return(.rt$p2r(.rt$impl(f, args, NULL)))
+# The same for a call whose reply is usually one tensor: that tensor, wrapped in C.
+.call_t <- function(f, args) {
+  r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
+  if (typeof(r) == "externalptr") r else .reply_t(f, args, r)
+}
+
+# `conv` converts each argument for reticulate when the direct path did not call.
+.call_slow <- function(f, args, how, conv) {
+  if (how == as.raw(1L)) return(.rt$p2r(.rt$impl(f, lapply(args, conv), NULL)))
   .rt$p2r(.rt$impl(.rt$take_stash, list(), NULL))
 }
+
+.reply_t <- function(f, args, r) {
+  if (is.raw(r)) r <- .call_slow(f, args, r, .a)
+  if (is.complex(r)) .t(r) else .res(r)
+}
+
+.ptr_h <- function(v) if (typeof(v) == "externalptr") .Call(rtp_handle, v) else v
 
 # Call a Python bridge function (a cached callable) with R values; decode its reply.
 .pycall <- function(f, args) .res(.call(f, args))
 
-# Call op `name` (the callables are fetched from Python once).
+# Call op `name` (the callables are fetched from Python once). Arguments not yet converted
+# with .a() are converted when the direct path cannot pass them.
 .op <- function(name, args) {
   f <- .rt$ops[[name]]
   if (is.null(f)) f <- .op_callable(name)
-  r <- .call(f, args)
-  if (is.complex(r)) .t(r) else .res(r)
+  r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
+  if (typeof(r) == "externalptr") r else .reply_t(f, args, r)
 }
 
 # Call a non-op function of the package (creation functions, nnf_*, ...).

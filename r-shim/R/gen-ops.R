@@ -56,509 +56,509 @@ NULL
 
 #' @rdname torch_ops
 #' @export
-torch_abs <- function(self) .op("abs", list(.a(self)))
+torch_abs <- function(self) .op("abs", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_add <- function(self, other, alpha = 1L) .op("add", list(.a(self), .a(other), .a(alpha)))
+torch_add <- function(self, other, alpha = 1L) .op("add", list(self, other, alpha))
 
-`.m_add_` <- function(self, other, alpha = 1L) .op("add_", list(.a(self), .a(other), .a(alpha)))
+`.m_add_` <- function(self, other, alpha = 1L) .op("add_", list(self, other, alpha))
 
 #' @rdname torch_ops
 #' @export
-torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) .op("addmm", list(.a(self), .a(mat1), .a(mat2), .a(beta), .a(alpha)))
+torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) .op("addmm", list(self, mat1, mat2, beta, alpha))
 
 #' @rdname torch_ops
 #' @export
-torch_all <- function(self, dim = NULL, keepdim = FALSE) .op("all", list(.a(self), .a(dim), keepdim))
+torch_all <- function(self, dim = NULL, keepdim = FALSE) .op("all", list(self, dim, keepdim))
 
 #' @rdname torch_ops
 #' @export
-torch_allclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) .op("allclose", list(.a(self), .a(other), .a(rtol), .a(atol), equal_nan))
+torch_allclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) .op("allclose", list(self, other, rtol, atol, equal_nan))
 
 #' @rdname torch_ops
 #' @export
-torch_amax <- function(self, dim = NULL, keepdim = FALSE) .op("amax", list(.a(self), .a(dim), keepdim))
+torch_amax <- function(self, dim = NULL, keepdim = FALSE) .op("amax", list(self, dim, keepdim))
 
 #' @rdname torch_ops
 #' @export
-torch_amin <- function(self, dim = NULL, keepdim = FALSE) .op("amin", list(.a(self), .a(dim), keepdim))
+torch_amin <- function(self, dim = NULL, keepdim = FALSE) .op("amin", list(self, dim, keepdim))
 
 #' @rdname torch_ops
 #' @export
-torch_any <- function(self, dim = NULL, keepdim = FALSE) .op("any", list(.a(self), .a(dim), keepdim))
+torch_any <- function(self, dim = NULL, keepdim = FALSE) .op("any", list(self, dim, keepdim))
 
 #' @rdname torch_ops
 #' @export
-torch_argmax <- function(self, dim = NULL, keepdim = FALSE) .op("argmax", list(.a(self), .a(dim), keepdim))
+torch_argmax <- function(self, dim = NULL, keepdim = FALSE) .op("argmax", list(self, dim, keepdim))
 
 #' @rdname torch_ops
 #' @export
-torch_argmin <- function(self, dim = NULL, keepdim = FALSE) .op("argmin", list(.a(self), .a(dim), keepdim))
+torch_argmin <- function(self, dim = NULL, keepdim = FALSE) .op("argmin", list(self, dim, keepdim))
 
-`.m_bool` <- function(self) .op("bool", list(.a(self)))
+`.m_bool` <- function(self) .op("bool", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_broadcast_to <- function(self, size) .op("broadcast_to", list(.a(self), .a(size)))
+torch_broadcast_to <- function(self, size) .op("broadcast_to", list(self, size))
 
 #' @rdname torch_ops
 #' @export
-torch_cat <- function(tensors, dim = 1L) .op("cat", list(.a(tensors), .a(dim)))
+torch_cat <- function(tensors, dim = 1L) .op("cat", list(tensors, dim))
 
 #' @rdname torch_ops
 #' @export
-torch_ceil <- function(self) .op("ceil", list(.a(self)))
+torch_ceil <- function(self) .op("ceil", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_chunk <- function(self, chunks, dim = 1L) .op("chunk", list(.a(self), .a(chunks), .a(dim)))
+torch_chunk <- function(self, chunks, dim = 1L) .op("chunk", list(self, chunks, dim))
 
 #' @rdname torch_ops
 #' @export
-torch_clamp <- function(self, min = NULL, max = NULL) .op("clamp", list(.a(self), .a(min), .a(max)))
+torch_clamp <- function(self, min = NULL, max = NULL) .op("clamp", list(self, min, max))
 
-`.m_clamp_` <- function(self, min = NULL, max = NULL) .op("clamp_", list(.a(self), .a(min), .a(max)))
+`.m_clamp_` <- function(self, min = NULL, max = NULL) .op("clamp_", list(self, min, max))
 
 #' @rdname torch_ops
 #' @export
-torch_clamp_max <- function(self, max) .op("clamp_max", list(.a(self), .a(max)))
+torch_clamp_max <- function(self, max) .op("clamp_max", list(self, max))
 
 #' @rdname torch_ops
 #' @export
-torch_clamp_min <- function(self, min) .op("clamp_min", list(.a(self), .a(min)))
+torch_clamp_min <- function(self, min) .op("clamp_min", list(self, min))
 
 #' @rdname torch_ops
 #' @export
-torch_clip <- function(self, min = NULL, max = NULL) .op("clip", list(.a(self), .a(min), .a(max)))
+torch_clip <- function(self, min = NULL, max = NULL) .op("clip", list(self, min, max))
 
 #' @rdname torch_ops
 #' @export
-torch_clone <- function(self) .op("clone", list(.a(self)))
+torch_clone <- function(self) .op("clone", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_concat <- function(tensors, dim = 1L) .op("concat", list(.a(tensors), .a(dim)))
+torch_concat <- function(tensors, dim = 1L) .op("concat", list(tensors, dim))
 
 #' @rdname torch_ops
 #' @export
-torch_concatenate <- function(tensors, dim = 1L) .op("concatenate", list(.a(tensors), .a(dim)))
+torch_concatenate <- function(tensors, dim = 1L) .op("concatenate", list(tensors, dim))
 
 #' @rdname torch_ops
 #' @export
-torch_contiguous <- function(self) .op("contiguous", list(.a(self)))
+torch_contiguous <- function(self) .op("contiguous", list(self))
 
-`.m_copy_` <- function(self, src) .op("copy_", list(.a(self), .a(src)))
+`.m_copy_` <- function(self, src) .op("copy_", list(self, src))
 
 #' @rdname torch_ops
 #' @export
-torch_cos <- function(self) .op("cos", list(.a(self)))
+torch_cos <- function(self) .op("cos", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_cumsum <- function(self, dim, dtype = NULL) .op("cumsum", list(.a(self), .a(dim), .a(dtype)))
+torch_cumsum <- function(self, dim, dtype = NULL) .op("cumsum", list(self, dim, dtype))
 
 #' @rdname torch_ops
 #' @export
-torch_div <- function(self, other, rounding_mode = NULL) .op("div", list(.a(self), .a(other), .a(rounding_mode)))
+torch_div <- function(self, other, rounding_mode = NULL) .op("div", list(self, other, rounding_mode))
 
-`.m_div_` <- function(self, other, rounding_mode = NULL) .op("div_", list(.a(self), .a(other), .a(rounding_mode)))
+`.m_div_` <- function(self, other, rounding_mode = NULL) .op("div_", list(self, other, rounding_mode))
 
 #' @rdname torch_ops
 #' @export
-torch_divide <- function(self, other, rounding_mode = NULL) .op("divide", list(.a(self), .a(other), .a(rounding_mode)))
+torch_divide <- function(self, other, rounding_mode = NULL) .op("divide", list(self, other, rounding_mode))
 
 #' @rdname torch_ops
 #' @export
-torch_dot <- function(self, other) .op("dot", list(.a(self), .a(other)))
+torch_dot <- function(self, other) .op("dot", list(self, other))
 
-`.m_double` <- function(self) .op("double", list(.a(self)))
+`.m_double` <- function(self) .op("double", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_eq <- function(self, other) .op("eq", list(.a(self), .a(other)))
+torch_eq <- function(self, other) .op("eq", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_equal <- function(self, other) .op("equal", list(.a(self), .a(other)))
+torch_equal <- function(self, other) .op("equal", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_exp <- function(self) .op("exp", list(.a(self)))
+torch_exp <- function(self) .op("exp", list(self))
 
-`.m_exp_` <- function(self) .op("exp_", list(.a(self)))
+`.m_exp_` <- function(self) .op("exp_", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_expand <- function(self, ...) .op("expand", c(list(.a(self)), .dots(...)))
+torch_expand <- function(self, ...) .op("expand", c(list(self), .dots(...)))
 
 #' @rdname torch_ops
 #' @export
-torch_expand_as <- function(self, other) .op("expand_as", list(.a(self), .a(other)))
+torch_expand_as <- function(self, other) .op("expand_as", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_expm1 <- function(self) .op("expm1", list(.a(self)))
+torch_expm1 <- function(self) .op("expm1", list(self))
 
-`.m_fill_` <- function(self, value) .op("fill_", list(.a(self), .a(value)))
+`.m_fill_` <- function(self, value) .op("fill_", list(self, value))
 
 #' @rdname torch_ops
 #' @export
-torch_flatten <- function(self, start_dim = 1L, end_dim = -1L) .op("flatten", list(.a(self), .a(start_dim), .a(end_dim)))
+torch_flatten <- function(self, start_dim = 1L, end_dim = -1L) .op("flatten", list(self, start_dim, end_dim))
 
 #' @rdname torch_ops
 #' @export
-torch_flip <- function(self, dims) .op("flip", list(.a(self), .a(dims)))
+torch_flip <- function(self, dims) .op("flip", list(self, dims))
 
-`.m_float` <- function(self) .op("float", list(.a(self)))
+`.m_float` <- function(self) .op("float", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_floor <- function(self) .op("floor", list(.a(self)))
+torch_floor <- function(self) .op("floor", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_fmod <- function(self, other) .op("fmod", list(.a(self), .a(other)))
+torch_fmod <- function(self, other) .op("fmod", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_gather <- function(self, dim, index) .op("gather", list(.a(self), .a(dim), .a(index)))
+torch_gather <- function(self, dim, index) .op("gather", list(self, dim, index))
 
 #' @rdname torch_ops
 #' @export
-torch_ge <- function(self, other) .op("ge", list(.a(self), .a(other)))
+torch_ge <- function(self, other) .op("ge", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_ger <- function(self, vec2) .op("ger", list(.a(self), .a(vec2)))
+torch_ger <- function(self, vec2) .op("ger", list(self, vec2))
 
 #' @rdname torch_ops
 #' @export
-torch_gt <- function(self, other) .op("gt", list(.a(self), .a(other)))
+torch_gt <- function(self, other) .op("gt", list(self, other))
 
-`.m_half` <- function(self) .op("half", list(.a(self)))
+`.m_half` <- function(self) .op("half", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_index_put <- function(self, key, values, accumulate = FALSE) .op("index_put", list(.a(self), .a(key), .a(values), accumulate))
+torch_index_put <- function(self, key, values, accumulate = FALSE) .op("index_put", list(self, key, values, accumulate))
 
 #' @rdname torch_ops
 #' @export
-torch_index_select <- function(self, dim, index) .op("index_select", list(.a(self), .a(dim), .a(index)))
+torch_index_select <- function(self, dim, index) .op("index_select", list(self, dim, index))
 
-`.m_int` <- function(self) .op("int", list(.a(self)))
+`.m_int` <- function(self) .op("int", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) .op("isclose", list(.a(self), .a(other), .a(rtol), .a(atol), equal_nan))
+torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) .op("isclose", list(self, other, rtol, atol, equal_nan))
 
 #' @rdname torch_ops
 #' @export
-torch_isfinite <- function(self) .op("isfinite", list(.a(self)))
+torch_isfinite <- function(self) .op("isfinite", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_isinf <- function(self) .op("isinf", list(.a(self)))
+torch_isinf <- function(self) .op("isinf", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_isnan <- function(self) .op("isnan", list(.a(self)))
+torch_isnan <- function(self) .op("isnan", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_le <- function(self, other) .op("le", list(.a(self), .a(other)))
+torch_le <- function(self, other) .op("le", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_log <- function(self) .op("log", list(.a(self)))
+torch_log <- function(self) .op("log", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_log10 <- function(self) .op("log10", list(.a(self)))
+torch_log10 <- function(self) .op("log10", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_log1p <- function(self) .op("log1p", list(.a(self)))
+torch_log1p <- function(self) .op("log1p", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_log2 <- function(self) .op("log2", list(.a(self)))
+torch_log2 <- function(self) .op("log2", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_log_softmax <- function(self, dim, dtype = NULL) .op("log_softmax", list(.a(self), .a(dim), .a(dtype)))
+torch_log_softmax <- function(self, dim, dtype = NULL) .op("log_softmax", list(self, dim, dtype))
 
 #' @rdname torch_ops
 #' @export
-torch_logical_and <- function(self, other) .op("logical_and", list(.a(self), .a(other)))
+torch_logical_and <- function(self, other) .op("logical_and", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_logical_not <- function(self) .op("logical_not", list(.a(self)))
+torch_logical_not <- function(self) .op("logical_not", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_logical_or <- function(self, other) .op("logical_or", list(.a(self), .a(other)))
+torch_logical_or <- function(self, other) .op("logical_or", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_logical_xor <- function(self, other) .op("logical_xor", list(.a(self), .a(other)))
+torch_logical_xor <- function(self, other) .op("logical_xor", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_logsumexp <- function(self, dim, keepdim = FALSE) .op("logsumexp", list(.a(self), .a(dim), keepdim))
+torch_logsumexp <- function(self, dim, keepdim = FALSE) .op("logsumexp", list(self, dim, keepdim))
 
-`.m_long` <- function(self) .op("long", list(.a(self)))
+`.m_long` <- function(self) .op("long", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_lt <- function(self, other) .op("lt", list(.a(self), .a(other)))
+torch_lt <- function(self, other) .op("lt", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_mT <- function(self) .op("mT", list(.a(self)))
+torch_mT <- function(self) .op("mT", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_masked_fill <- function(self, mask, value) .op("masked_fill", list(.a(self), .a(mask), .a(value)))
+torch_masked_fill <- function(self, mask, value) .op("masked_fill", list(self, mask, value))
 
-`.m_masked_fill_` <- function(self, mask, value) .op("masked_fill_", list(.a(self), .a(mask), .a(value)))
+`.m_masked_fill_` <- function(self, mask, value) .op("masked_fill_", list(self, mask, value))
 
 #' @rdname torch_ops
 #' @export
-torch_matmul <- function(self, other) .op("matmul", list(.a(self), .a(other)))
+torch_matmul <- function(self, other) .op("matmul", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_max <- function(self, dim = NULL, keepdim = FALSE) .op("max", list(.a(self), .a(dim), keepdim))
+torch_max <- function(self, dim = NULL, keepdim = FALSE) .op("max", list(self, dim, keepdim))
 
 #' @rdname torch_ops
 #' @export
-torch_maximum <- function(self, other) .op("maximum", list(.a(self), .a(other)))
+torch_maximum <- function(self, other) .op("maximum", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_mean <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("mean", list(.a(self), .a(dim), keepdim, .a(dtype)))
+torch_mean <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("mean", list(self, dim, keepdim, dtype))
 
 #' @rdname torch_ops
 #' @export
-torch_min <- function(self, dim = NULL, keepdim = FALSE) .op("min", list(.a(self), .a(dim), keepdim))
+torch_min <- function(self, dim = NULL, keepdim = FALSE) .op("min", list(self, dim, keepdim))
 
 #' @rdname torch_ops
 #' @export
-torch_minimum <- function(self, other) .op("minimum", list(.a(self), .a(other)))
+torch_minimum <- function(self, other) .op("minimum", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_mm <- function(self, mat2) .op("mm", list(.a(self), .a(mat2)))
+torch_mm <- function(self, mat2) .op("mm", list(self, mat2))
 
 #' @rdname torch_ops
 #' @export
-torch_mul <- function(self, other) .op("mul", list(.a(self), .a(other)))
+torch_mul <- function(self, other) .op("mul", list(self, other))
 
-`.m_mul_` <- function(self, other) .op("mul_", list(.a(self), .a(other)))
+`.m_mul_` <- function(self, other) .op("mul_", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_multiply <- function(self, other) .op("multiply", list(.a(self), .a(other)))
+torch_multiply <- function(self, other) .op("multiply", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_mv <- function(self, vec) .op("mv", list(.a(self), .a(vec)))
+torch_mv <- function(self, vec) .op("mv", list(self, vec))
 
 #' @rdname torch_ops
 #' @export
-torch_narrow <- function(self, dim, start, length) .op("narrow", list(.a(self), .a(dim), .a(start), .a(length)))
+torch_narrow <- function(self, dim, start, length) .op("narrow", list(self, dim, start, length))
 
 #' @rdname torch_ops
 #' @export
-torch_ne <- function(self, other) .op("ne", list(.a(self), .a(other)))
+torch_ne <- function(self, other) .op("ne", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_neg <- function(self) .op("neg", list(.a(self)))
+torch_neg <- function(self) .op("neg", list(self))
 
-`.m_neg_` <- function(self) .op("neg_", list(.a(self)))
+`.m_neg_` <- function(self) .op("neg_", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_negative <- function(self) .op("negative", list(.a(self)))
+torch_negative <- function(self) .op("negative", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) .op("norm", list(.a(self), .a(p), .a(dim), keepdim))
+torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) .op("norm", list(self, p, dim, keepdim))
 
-`.m_normal_` <- function(self, mean = 0.0, std = 1.0) .op("normal_", list(.a(self), .a(mean), .a(std)))
+`.m_normal_` <- function(self, mean = 0.0, std = 1.0) .op("normal_", list(self, mean, std))
 
 #' @rdname torch_ops
 #' @export
-torch_outer <- function(self, vec2) .op("outer", list(.a(self), .a(vec2)))
+torch_outer <- function(self, vec2) .op("outer", list(self, vec2))
 
 #' @rdname torch_ops
 #' @export
-torch_permute <- function(self, ...) .op("permute", c(list(.a(self)), .dots(...)))
+torch_permute <- function(self, ...) .op("permute", c(list(self), .dots(...)))
 
 #' @rdname torch_ops
 #' @export
-torch_pow <- function(self, exponent) .op("pow", list(.a(self), .a(exponent)))
+torch_pow <- function(self, exponent) .op("pow", list(self, exponent))
 
-`.m_pow_` <- function(self, exponent) .op("pow_", list(.a(self), .a(exponent)))
+`.m_pow_` <- function(self, exponent) .op("pow_", list(self, exponent))
 
 #' @rdname torch_ops
 #' @export
-torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("prod", list(.a(self), .a(dim), keepdim, .a(dtype)))
+torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("prod", list(self, dim, keepdim, dtype))
 
 #' @rdname torch_ops
 #' @export
-torch_reciprocal <- function(self) .op("reciprocal", list(.a(self)))
+torch_reciprocal <- function(self) .op("reciprocal", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_relu <- function(self) .op("relu", list(.a(self)))
+torch_relu <- function(self) .op("relu", list(self))
 
-`.m_relu_` <- function(self) .op("relu_", list(.a(self)))
+`.m_relu_` <- function(self) .op("relu_", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_remainder <- function(self, other) .op("remainder", list(.a(self), .a(other)))
+torch_remainder <- function(self, other) .op("remainder", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_repeat <- function(self, ...) .op("repeat", c(list(.a(self)), .dots(...)))
+torch_repeat <- function(self, ...) .op("repeat", c(list(self), .dots(...)))
 
 #' @rdname torch_ops
 #' @export
-torch_reshape <- function(self, ...) .op("reshape", c(list(.a(self)), .dots(...)))
+torch_reshape <- function(self, ...) .op("reshape", c(list(self), .dots(...)))
 
 #' @rdname torch_ops
 #' @export
-torch_round <- function(self) .op("round", list(.a(self)))
+torch_round <- function(self) .op("round", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_rsqrt <- function(self) .op("rsqrt", list(.a(self)))
+torch_rsqrt <- function(self) .op("rsqrt", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_scatter_add <- function(self, dim, index, src) .op("scatter_add", list(.a(self), .a(dim), .a(index), .a(src)))
+torch_scatter_add <- function(self, dim, index, src) .op("scatter_add", list(self, dim, index, src))
 
 #' @rdname torch_ops
 #' @export
-torch_select <- function(self, dim, index) .op("select", list(.a(self), .a(dim), .a(index)))
+torch_select <- function(self, dim, index) .op("select", list(self, dim, index))
 
 #' @rdname torch_ops
 #' @export
-torch_sigmoid <- function(self) .op("sigmoid", list(.a(self)))
+torch_sigmoid <- function(self) .op("sigmoid", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_sign <- function(self) .op("sign", list(.a(self)))
+torch_sign <- function(self) .op("sign", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_sin <- function(self) .op("sin", list(.a(self)))
+torch_sin <- function(self) .op("sin", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_softmax <- function(self, dim, dtype = NULL) .op("softmax", list(.a(self), .a(dim), .a(dtype)))
+torch_softmax <- function(self, dim, dtype = NULL) .op("softmax", list(self, dim, dtype))
 
 #' @rdname torch_ops
 #' @export
-torch_split <- function(self, split_size_or_sections, dim = 1L) .op("split", list(.a(self), .a(split_size_or_sections), .a(dim)))
+torch_split <- function(self, split_size_or_sections, dim = 1L) .op("split", list(self, split_size_or_sections, dim))
 
 #' @rdname torch_ops
 #' @export
-torch_sqrt <- function(self) .op("sqrt", list(.a(self)))
+torch_sqrt <- function(self) .op("sqrt", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_square <- function(self) .op("square", list(.a(self)))
+torch_square <- function(self) .op("square", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_squeeze <- function(self, dim = NULL) .op("squeeze", list(.a(self), .a(dim)))
+torch_squeeze <- function(self, dim = NULL) .op("squeeze", list(self, dim))
 
 #' @rdname torch_ops
 #' @export
-torch_stack <- function(tensors, dim = 1L) .op("stack", list(.a(tensors), .a(dim)))
+torch_stack <- function(tensors, dim = 1L) .op("stack", list(tensors, dim))
 
 #' @rdname torch_ops
 #' @export
-torch_std <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) .op("std", list(.a(self), .a(dim), unbiased, keepdim, .a(correction)))
+torch_std <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) .op("std", list(self, dim, unbiased, keepdim, correction))
 
 #' @rdname torch_ops
 #' @export
-torch_sub <- function(self, other, alpha = 1L) .op("sub", list(.a(self), .a(other), .a(alpha)))
+torch_sub <- function(self, other, alpha = 1L) .op("sub", list(self, other, alpha))
 
-`.m_sub_` <- function(self, other, alpha = 1L) .op("sub_", list(.a(self), .a(other), .a(alpha)))
+`.m_sub_` <- function(self, other, alpha = 1L) .op("sub_", list(self, other, alpha))
 
 #' @rdname torch_ops
 #' @export
-torch_subtract <- function(self, other, alpha = 1L) .op("subtract", list(.a(self), .a(other), .a(alpha)))
+torch_subtract <- function(self, other, alpha = 1L) .op("subtract", list(self, other, alpha))
 
 #' @rdname torch_ops
 #' @export
-torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("sum", list(.a(self), .a(dim), keepdim, .a(dtype)))
+torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("sum", list(self, dim, keepdim, dtype))
 
 #' @rdname torch_ops
 #' @export
-torch_swapaxes <- function(self, dim0, dim1) .op("swapaxes", list(.a(self), .a(dim0), .a(dim1)))
+torch_swapaxes <- function(self, dim0, dim1) .op("swapaxes", list(self, dim0, dim1))
 
 #' @rdname torch_ops
 #' @export
-torch_t <- function(self) .op("t", list(.a(self)))
+torch_t <- function(self) .op("t", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_tan <- function(self) .op("tan", list(.a(self)))
+torch_tan <- function(self) .op("tan", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_tanh <- function(self) .op("tanh", list(.a(self)))
+torch_tanh <- function(self) .op("tanh", list(self))
 
 #' @rdname torch_ops
 #' @export
-torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) .op("to", list(.a(self), .a(dtype), .a(device), copy))
+torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) .op("to", list(self, dtype, device, copy))
 
 #' @rdname torch_ops
 #' @export
-torch_transpose <- function(self, dim0, dim1) .op("transpose", list(.a(self), .a(dim0), .a(dim1)))
+torch_transpose <- function(self, dim0, dim1) .op("transpose", list(self, dim0, dim1))
 
 #' @rdname torch_ops
 #' @export
-torch_true_divide <- function(self, other, rounding_mode = NULL) .op("true_divide", list(.a(self), .a(other), .a(rounding_mode)))
+torch_true_divide <- function(self, other, rounding_mode = NULL) .op("true_divide", list(self, other, rounding_mode))
 
 #' @rdname torch_ops
 #' @export
-torch_trunc <- function(self) .op("trunc", list(.a(self)))
+torch_trunc <- function(self) .op("trunc", list(self))
 
-`.m_type_as` <- function(self, other) .op("type_as", list(.a(self), .a(other)))
+`.m_type_as` <- function(self, other) .op("type_as", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_unbind <- function(self, dim = 1L) .op("unbind", list(.a(self), .a(dim)))
+torch_unbind <- function(self, dim = 1L) .op("unbind", list(self, dim))
 
-`.m_uniform_` <- function(self, a = 0.0, b = 1.0) .op("uniform_", list(.a(self), .a(a), .a(b)))
+`.m_uniform_` <- function(self, a = 0.0, b = 1.0) .op("uniform_", list(self, a, b))
 
 #' @rdname torch_ops
 #' @export
-torch_unsqueeze <- function(self, dim) .op("unsqueeze", list(.a(self), .a(dim)))
+torch_unsqueeze <- function(self, dim) .op("unsqueeze", list(self, dim))
 
 #' @rdname torch_ops
 #' @export
-torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) .op("var", list(.a(self), .a(dim), unbiased, keepdim, .a(correction)))
+torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) .op("var", list(self, dim, unbiased, keepdim, correction))
 
 #' @rdname torch_ops
 #' @export
-torch_view <- function(self, ...) .op("view", c(list(.a(self)), .dots(...)))
+torch_view <- function(self, ...) .op("view", c(list(self), .dots(...)))
 
 #' @rdname torch_ops
 #' @export
-torch_where <- function(condition, self = NULL, other = NULL) .op("where", list(.a(condition), .a(self), .a(other)))
+torch_where <- function(condition, self = NULL, other = NULL) .op("where", list(condition, self, other))
 
-`.m_where` <- function(self, condition, other) .op("where.method", list(.a(self), .a(condition), .a(other)))
+`.m_where` <- function(self, condition, other) .op("where.method", list(self, condition, other))
 
-`.m_zero_` <- function(self) .op("zero_", list(.a(self)))
+`.m_zero_` <- function(self) .op("zero_", list(self))
 
 # Method table: x$<name>(...) calls the function named here.
 .OP_METHODS <- c(

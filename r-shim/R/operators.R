@@ -19,10 +19,7 @@ Ops.torch_tensor <- function(e1, e2) {
   }
   # a number on the left becomes a {1} tensor (Tensor overload); on the right it stays a
   # number (Scalar overload): 2 * x is MulBackward0, x * 2 is MulBackward1
-  r <- .call(f, list(
-    if (typeof(e1) == "externalptr") .Call(rtp_handle, e1) else .a(e1),
-    if (typeof(e2) == "externalptr") .Call(rtp_handle, e2) else .a(e2)))
-  if (is.complex(r)) .t(r) else .res(r)
+  .call_t(f, list(e1, e2))
 }
 
 #' Matrix product

@@ -46,6 +46,10 @@ SEXP rtp_handle(SEXP ptr) {
   return R_ExternalPtrProtected(ptr);
 }
 
+int rtp_ndead_int(void) {
+  return ndead > 2147483647 ? 2147483647 : (int) ndead;
+}
+
 SEXP rtp_ndead(void) {
   return Rf_ScalarInteger(ndead > 2147483647 ? 2147483647 : (int) ndead);
 }
@@ -60,7 +64,7 @@ SEXP rtp_take_dead(void) {
 }
 
 SEXP rtp_pyinit(SEXP path, SEXP bridge);
-SEXP rtp_call(SEXP f, SEXP args);
+SEXP rtp_call(SEXP f, SEXP args, SEXP cls);
 
 static const R_CallMethodDef call_methods[] = {
   {"rtp_wrap", (DL_FUNC) &rtp_wrap, 2},
@@ -68,7 +72,7 @@ static const R_CallMethodDef call_methods[] = {
   {"rtp_ndead", (DL_FUNC) &rtp_ndead, 0},
   {"rtp_take_dead", (DL_FUNC) &rtp_take_dead, 0},
   {"rtp_pyinit", (DL_FUNC) &rtp_pyinit, 2},
-  {"rtp_call", (DL_FUNC) &rtp_call, 2},
+  {"rtp_call", (DL_FUNC) &rtp_call, 3},
   {NULL, NULL, 0}
 };
 

@@ -118,12 +118,22 @@ SEXP rtp_pyinit(SEXP path, SEXP bridge) {
 #endif
 }
 
+/* The handle of an rtorchpy object (an external pointer), or NULL. */
+static SEXP handle_of(SEXP a) {
+  SEXP h = R_ExternalPtrProtected(a);
+  return (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1) ? h : NULL;
+}
+
 /* Whether every element of `args` is a value this file converts. */
 static int simple_args(SEXP args) {
   R_xlen_t n = XLENGTH(args);
   for (R_xlen_t i = 0; i < n; i++) {
     SEXP a = VECTOR_ELT(args, i);
     if (a == R_NilValue) continue;
+    if (TYPEOF(a) == EXTPTRSXP) {
+      if (handle_of(a) == NULL) return 0;
+      continue;
+    }
     if (ATTRIB(a) != R_NilValue || XLENGTH(a) != 1) return 0;
     switch (TYPEOF(a)) {
     case CPLXSXP: case REALSXP: break;
@@ -138,6 +148,7 @@ static int simple_args(SEXP args) {
 
 static PyObj *to_py(SEXP a) {
   if (a == R_NilValue) { incref(py_none); return py_none; }
+  if (TYPEOF(a) == EXTPTRSXP) a = handle_of(a);
   switch (TYPEOF(a)) {
   case CPLXSXP: return complex_from(COMPLEX(a)[0].r, COMPLEX(a)[0].i);
   case REALSXP: return float_from(REAL(a)[0]);
@@ -148,8 +159,16 @@ static PyObj *to_py(SEXP a) {
   }
 }
 
-/* Call the Python callable `f` (a reticulate object) with the R list `args`. */
-SEXP rtp_call(SEXP f, SEXP args) {
+SEXP rtp_wrap(SEXP h, SEXP cls);
+int rtp_ndead_int(void);
+
+#define MAGIC (-7.25)
+
+/* Call the Python callable `f` (a reticulate object) with the R list `args`: the reply as an
+ * R complex (a handle), or raw 01 / raw 02 (see the top of this file). An element of `args`
+ * may be an rtorchpy object (its handle is passed). With `cls` not NULL, a handle reply that
+ * needs no housekeeping (see .t() in R/bridge.R) comes back already wrapped, of class `cls`. */
+SEXP rtp_call(SEXP f, SEXP args, SEXP cls) {
   if (!ready || TYPEOF(args) != VECSXP || !simple_args(args)) return raw1(1);
   PyObj *fn = pyobject(f);
   if (fn == NULL) return raw1(1);
@@ -171,6 +190,13 @@ SEXP rtp_call(SEXP f, SEXP args) {
     COMPLEX(out)[0].r = complex_real(res);
     COMPLEX(out)[0].i = complex_imag(res);
     decref(res);
+    if (cls != R_NilValue && COMPLEX(out)[0].i == MAGIC && rtp_ndead_int() <= 1024) {
+      gil_release(gil);
+      PROTECT(out);
+      out = rtp_wrap(out, cls);
+      UNPROTECT(1);
+      return out;
+    }
   } else {
     int failed = setattr(bridge_module, "_stash", res);
     decref(res);

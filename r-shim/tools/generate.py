@@ -76,12 +76,13 @@ def _function(r_name, caller, key, params, dims):
             continue
         elif p.default is p.empty:
             formals.append(p.name)
-            args.append(f".a({p.name})")
+            args.append(p.name if caller == ".op" else f".a({p.name})")
         else:
             formals.append(f"{p.name} = {_r_default(p.default, p.name in dims)}")
             # flags and strings never hold tensors or dtypes: passed as they are
             plain = isinstance(p.default, (bool, str))
-            args.append(p.name if plain else f".a({p.name})")
+            # (.op converts arguments itself when the direct call cannot pass them as they are)
+            args.append(p.name if plain or caller == ".op" else f".a({p.name})")
     arglist = "list(" + ", ".join(args) + ")"
     if dots:
         arglist = f"c({arglist}, .dots(...))"

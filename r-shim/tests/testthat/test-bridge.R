@@ -6,14 +6,14 @@ test_that("bridge calls go through the direct path when libpython is found", {
   expect_true(rt$direct)
   x <- torch_tensor(c(1, 2, 3))
   h <- rtorchpy:::.h(x)
-  r <- .Call(rtorchpy:::rtp_call, rt$ops[["exp"]], list(h))
+  r <- .Call(rtorchpy:::rtp_call, rt$ops[["exp"]], list(h), NULL)
   expect_true(is.complex(r))
   # a reply that is not a handle is kept for reticulate to fetch
-  expect_equal(.Call(rtorchpy:::rtp_call, rt$ops[["equal"]], list(h, h)), as.raw(2L))
-  expect_equal(rtorchpy:::.res(rtorchpy:::.call_slow(NULL, NULL, as.raw(2L))), TRUE)
+  expect_equal(.Call(rtorchpy:::rtp_call, rt$ops[["equal"]], list(h, h), NULL), as.raw(2L))
+  expect_equal(rtorchpy:::.res(rtorchpy:::.call_slow(NULL, NULL, as.raw(2L), rtorchpy:::.a)), TRUE)
   # arguments it does not convert: not called
-  expect_equal(.Call(rtorchpy:::rtp_call, rt$ops[["exp"]], list(c(h, h))), as.raw(1L))
-  expect_equal(.Call(rtorchpy:::rtp_call, rt$ops[["exp"]], list(NA_integer_)), as.raw(1L))
+  expect_equal(.Call(rtorchpy:::rtp_call, rt$ops[["exp"]], list(c(h, h)), NULL), as.raw(1L))
+  expect_equal(.Call(rtorchpy:::rtp_call, rt$ops[["exp"]], list(NA_integer_), NULL), as.raw(1L))
 })
 
 test_that("values, errors and scalars round-trip through the direct path", {
