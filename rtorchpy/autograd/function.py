@@ -55,11 +55,27 @@ class NamedValues:
 
     @classmethod
     def _of(cls, names, values, index=None):
-        """From parallel lists (taken over, not copied) and optionally their prebuilt index."""
-        self = cls.__new__(cls)
-        self._names, self._values = names, values
-        self._index = _first_index(names) if index is None else index
+        """From parallel lists (taken over, not copied) and optionally their prebuilt index.
+        The instance is of a cached subclass with one property per name, so ``s.weight`` is a
+        plain attribute read instead of a failed lookup falling back to ``__getattr__``."""
+        if index is None:
+            index = _first_index(names)
+        key = tuple(names)
+        sub = _NV_CLASSES.get(key)
+        if sub is None:
+            if len(_NV_CLASSES) > 256:
+                _NV_CLASSES.clear()
+            body = {"__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__}
+            for n, i in index.items():
+                if type(n) is str and not hasattr(cls, n):
+                    body[n] = property(_value_at(i))
+            sub = _NV_CLASSES[key] = type(cls.__name__, (cls,), body)
+        self = object.__new__(sub)
+        self._names, self._values, self._index = names, values, index
         return self
+
+    def __reduce__(self):  # pickles/copies as the base class (the subclasses are a cache)
+        return NamedValues, (self.pairs(),)
 
     def names(self):
         """The names in order (None for an unnamed entry)."""
@@ -113,6 +129,15 @@ class NamedValues:
 
 
 _NV_SLOTS = frozenset(NamedValues.__slots__)
+
+
+_NV_CLASSES = {}  # names tuple -> NamedValues subclass with a property per name
+
+
+def _value_at(i):
+    def get(self):
+        return self._values[i]
+    return get
 
 
 def _first_index(names):
