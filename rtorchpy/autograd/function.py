@@ -457,10 +457,14 @@ class _Spec:
     def _new_node(self, ctx, values, is_var):
         # edges are taken before forward runs: a dirty input's old history is what it feeds
         node = self.node_class()
-        variables = [v for v, f in zip(values, is_var) if f]
-        node.edges = tuple(edge_of(t) for t in variables)
-        node.in_meta = tuple((t._data.shape, t._data.dtype) for t in variables)
-        node.var_index = tuple(i for i, f in enumerate(is_var) if f)
+        edges, in_meta, var_index = [], [], []
+        for i, v in enumerate(values):
+            if is_var[i]:
+                edges.append(edge_of(v))
+                data = v._data
+                in_meta.append((data.shape, data.dtype))
+                var_index.append(i)
+        node.edges, node.in_meta, node.var_index = tuple(edges), tuple(in_meta), tuple(var_index)
         node.ctx = ctx
         node.spec = self
         node.out_info = ()
@@ -564,7 +568,7 @@ def _pack_saved(ctx, node):
         return
     saved, versions, layout = [], [], []
     for name, v in pending:
-        if isinstance(v, Tensor):
+        if type(v) is Tensor or isinstance(v, Tensor):
             layout.append((name, len(saved), None))
             saved.append(SavedOutput(v) if v._grad_fn is node else v)
             versions.append(v._version[0])
