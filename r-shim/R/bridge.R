@@ -58,7 +58,7 @@
 # The same for a call whose reply is usually one tensor: that tensor, wrapped in C.
 .call_t <- function(f, args) {
   r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
-  if (typeof(r) == "externalptr") r else .reply_t(f, args, r)
+  if (typeof(r) == "externalptr") r else .reply_t(f, args, r, sys.call(-2L))
 }
 
 # `conv` converts each argument for reticulate when the direct path did not call.
@@ -67,9 +67,12 @@
   .rt$p2r(.rt$impl(.rt$take_stash, list(), NULL))
 }
 
-.reply_t <- function(f, args, r) {
+# (`call`: the call an error reports, as .raise() would find it without this extra frame)
+.reply_t <- function(f, args, r, call) {
   if (is.raw(r)) r <- .call_slow(f, args, r, .a)
-  if (is.complex(r)) .t(r) else .res(r)
+  if (is.complex(r)) return(.t(r))
+  if (is.character(r[[1L]]) && r[[1L]] == "E") .raise(r[[2L]], call)
+  .res(r)
 }
 
 .ptr_h <- function(v) if (typeof(v) == "externalptr") .Call(rtp_handle, v) else v
@@ -83,7 +86,7 @@
   f <- .rt$ops[[name]]
   if (is.null(f)) f <- .op_callable(name)
   r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
-  if (typeof(r) == "externalptr") r else .reply_t(f, args, r)
+  if (typeof(r) == "externalptr") r else .reply_t(f, args, r, sys.call(-1L))
 }
 
 # Call a non-op function of the package (creation functions, nnf_*, ...).
@@ -143,9 +146,9 @@
 
 .res_item <- function(x) if (is.complex(x)) .t(x) else .res(x)
 
-.raise <- function(msg) {
+.raise <- function(msg, call = sys.call(-3L)) {
   cond <- structure(class = c("rtorchpy_error", "error", "condition"),
-                    list(message = msg, call = sys.call(-3L)))
+                    list(message = msg, call = call))
   stop(cond)
 }
 

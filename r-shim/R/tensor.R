@@ -21,6 +21,8 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 
 #' @export
 `$.torch_tensor` <- function(x, name) {
+  m <- .makers[[name]]
+  if (!is.null(m)) return(m(x))
   switch(name,
     grad = , requires_grad = , grad_fn = , is_leaf = , shape = , dtype = , ndim = .attr(x, name),
     device = torch_device("cpu"),
@@ -31,7 +33,9 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
       f <- .methods[[name]]
       if (is.null(f)) f <- .fallback_method(name)
       if (is.null(f)) return(NULL)
-      function(...) f(x, ...)
+      m <- .method_maker(f)
+      assign(name, m, envir = .makers)
+      m(x)
     }
   )
 }
@@ -77,6 +81,22 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 }
 
 .methods <- new.env(parent = emptyenv())
+
+# x$name for a method `f(self, ...)`: `.makers[[name]](x)`, a closure of f's other arguments
+# with f's body, where `self` is x (one R call fewer than `function(...) f(x, ...)`). Made (and
+# byte-compiled) on first use; never holds the names of the active bindings.
+.makers <- new.env(parent = emptyenv())
+
+.method_maker <- function(f) {
+  fm <- formals(f)
+  if (!length(fm) || names(fm)[[1L]] != "self") {
+    return(function(self) function(...) f(self, ...))
+  }
+  maker <- function(self) NULL
+  body(maker) <- call("function", as.pairlist(fm[-1L]), body(f))
+  environment(maker) <- environment(f)
+  compiler::cmpfun(maker)
+}
 
 .build_method_table <- function() {
   for (nm in names(.OP_METHODS)) assign(nm, get(.OP_METHODS[[nm]]), envir = .methods)
