@@ -37,6 +37,13 @@ static PyObj *py_none, *py_true, *py_false;
 static int (*gil_ensure)(void);
 static void (*gil_release)(int);
 static PyObj *(*tuple_new)(ptrdiff_t);
+static PyObj *(*list_new)(ptrdiff_t);
+static int (*list_setitem)(PyObj *, ptrdiff_t, PyObj *);
+static ptrdiff_t (*list_size)(PyObj *);
+static PyObj *(*list_getitem)(PyObj *, ptrdiff_t);
+static double (*float_as)(PyObj *);
+static long (*long_as)(PyObj *, int *);
+static void *t_list, *t_bool;
 static int (*tuple_setitem)(PyObj *, ptrdiff_t, PyObj *);
 static PyObj *(*complex_from)(double, double);
 static double (*complex_real)(PyObj *);
@@ -86,6 +93,14 @@ SEXP rtp_pyinit(SEXP path, SEXP bridge) {
   SYM(gil_release, "PyGILState_Release");
   SYM(tuple_new, "PyTuple_New");
   SYM(tuple_setitem, "PyTuple_SetItem");
+  SYM(list_new, "PyList_New");
+  SYM(list_setitem, "PyList_SetItem");
+  SYM(list_size, "PyList_Size");
+  SYM(list_getitem, "PyList_GetItem");
+  SYM(float_as, "PyFloat_AsDouble");
+  SYM(long_as, "PyLong_AsLongAndOverflow");
+  SYM(t_list, "PyList_Type");
+  SYM(t_bool, "PyBool_Type");
   SYM(complex_from, "PyComplex_FromDoubles");
   SYM(complex_real, "PyComplex_RealAsDouble");
   SYM(complex_imag, "PyComplex_ImagAsDouble");
@@ -124,14 +139,19 @@ static SEXP handle_of(SEXP a) {
   return (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1) ? h : NULL;
 }
 
-/* Whether every element of `args` is a value this file converts. */
-static int simple_args(SEXP args) {
+/* Whether every element of `args` is a value this file converts (unnamed lists of such values
+ * included, as Python lists, a few levels deep). */
+static int simple_args_at(SEXP args, int depth) {
   R_xlen_t n = XLENGTH(args);
   for (R_xlen_t i = 0; i < n; i++) {
     SEXP a = VECTOR_ELT(args, i);
     if (a == R_NilValue) continue;
     if (TYPEOF(a) == EXTPTRSXP) {
       if (handle_of(a) == NULL) return 0;
+      continue;
+    }
+    if (TYPEOF(a) == VECSXP) {
+      if (ATTRIB(a) != R_NilValue || depth > 3 || !simple_args_at(a, depth + 1)) return 0;
       continue;
     }
     if (ATTRIB(a) != R_NilValue || XLENGTH(a) != 1) return 0;
@@ -146,6 +166,8 @@ static int simple_args(SEXP args) {
   return 1;
 }
 
+static int simple_args(SEXP args) { return simple_args_at(args, 0); }
+
 static PyObj *to_py(SEXP a) {
   if (a == R_NilValue) { incref(py_none); return py_none; }
   if (TYPEOF(a) == EXTPTRSXP) a = handle_of(a);
@@ -155,6 +177,17 @@ static PyObj *to_py(SEXP a) {
   case INTSXP: return long_from((long) INTEGER(a)[0]);
   case LGLSXP: { PyObj *b = LOGICAL(a)[0] ? py_true : py_false; incref(b); return b; }
   case STRSXP: return unicode_from(Rf_translateCharUTF8(STRING_ELT(a, 0)));
+  case VECSXP: {
+    R_xlen_t n = XLENGTH(a);
+    PyObj *l = list_new((ptrdiff_t) n);
+    if (l == NULL) return NULL;
+    for (R_xlen_t i = 0; i < n; i++) {
+      PyObj *v = to_py(VECTOR_ELT(a, i));
+      if (v == NULL) { decref(l); return NULL; }
+      list_setitem(l, (ptrdiff_t) i, v);
+    }
+    return l;
+  }
   default: return NULL;
   }
 }
@@ -163,6 +196,81 @@ SEXP rtp_wrap(SEXP h, SEXP cls);
 int rtp_ndead_int(void);
 
 #define MAGIC (-7.25)
+
+/* The kind of a Python scalar this file converts (0 if none). */
+static int scalar_kind(PyObj *o) {
+  void *t = o->ob_type;
+  if (t == t_complex) return CPLXSXP;
+  if (t == t_float) return REALSXP;
+  if (t == t_bool) return LGLSXP;
+  if (t == t_long) return INTSXP;
+  if (t == t_unicode) return STRSXP;
+  return 0;
+}
+
+/* Store element i of an R vector of type `kind` from the Python scalar o; 0 if not convertible
+ * as reticulate would (ints outside R's integer range, non-ASCII strings). */
+static int set_scalar(SEXP v, R_xlen_t i, int kind, PyObj *o) {
+  switch (kind) {
+  case CPLXSXP:
+    COMPLEX(v)[i].r = complex_real(o);
+    COMPLEX(v)[i].i = complex_imag(o);
+    return 1;
+  case REALSXP: REAL(v)[i] = float_as(o); return 1;
+  case LGLSXP: LOGICAL(v)[i] = o == py_true; return 1;
+  case INTSXP: {
+    int overflow = 0;
+    long x = long_as(o, &overflow);
+    if (overflow || x <= -2147483647L - 1L || x > 2147483647L) return 0;
+    INTEGER(v)[i] = (int) x;
+    return 1;
+  }
+  case STRSXP: {
+    const char *c = unicode_utf8(o);
+    if (c == NULL) return 0;
+    for (const unsigned char *p = (const unsigned char *) c; *p; p++) if (*p > 127) return 0;
+    SET_STRING_ELT(v, i, Rf_mkChar(c));
+    return 1;
+  }
+  }
+  return 0;
+}
+
+/* A Python value as reticulate converts it (scalars, None, lists: a list of scalars of one
+ * type becomes an atomic vector), or NULL when it is of another kind. */
+static SEXP from_py(PyObj *o, int depth) {
+  if (o == py_none) return R_NilValue;
+  int kind = scalar_kind(o);
+  if (kind) {
+    SEXP v = PROTECT(Rf_allocVector(kind, 1));
+    int ok = set_scalar(v, 0, kind, o);
+    UNPROTECT(1);
+    return ok ? v : NULL;
+  }
+  if (o->ob_type != t_list || depth > 3) return NULL;
+  ptrdiff_t n = list_size(o);
+  int common = n > 0 ? scalar_kind(list_getitem(o, 0)) : 0;
+  for (ptrdiff_t i = 1; i < n && common; i++) {
+    if (scalar_kind(list_getitem(o, i)) != common) common = 0;
+  }
+  if (common) {
+    SEXP v = PROTECT(Rf_allocVector(common, n));
+    for (ptrdiff_t i = 0; i < n; i++) {
+      if (!set_scalar(v, i, common, list_getitem(o, i))) { UNPROTECT(1); return NULL; }
+    }
+    UNPROTECT(1);
+    return v;
+  }
+  SEXP v = PROTECT(Rf_allocVector(VECSXP, n));
+  for (ptrdiff_t i = 0; i < n; i++) {
+    PyObj *e = list_getitem(o, i);
+    SEXP r = from_py(e, depth + 1);
+    if (r == NULL && e != py_none) { UNPROTECT(1); return NULL; }
+    SET_VECTOR_ELT(v, i, r == NULL ? R_NilValue : r);
+  }
+  UNPROTECT(1);
+  return v;
+}
 
 /* Call the Python callable `f` (a reticulate object) with the R list `args`: the reply as an
  * R complex (a handle), or raw 01 / raw 02 (see the top of this file). An element of `args`
@@ -197,7 +305,11 @@ SEXP rtp_call(SEXP f, SEXP args, SEXP cls) {
       UNPROTECT(1);
       return out;
     }
+  } else if ((out = from_py(res, 0)) != NULL || res == py_none) {
+    decref(res);
+    if (out == NULL) out = R_NilValue;
   } else {
+    if (err_occurred()) err_clear();
     int failed = setattr(bridge_module, "_stash", res);
     decref(res);
     if (failed) goto error;
