@@ -19,7 +19,8 @@ Ops.torch_tensor <- function(e1, e2) {
   }
   # a number on the left becomes a {1} tensor (Tensor overload); on the right it stays a
   # number (Scalar overload): 2 * x is MulBackward0, x * 2 is MulBackward1
-  .call_t(f, list(e1, e2))
+  r <- .Call(rtp_call, f, list(e1, e2), .TENSOR_CLASS)
+  if (typeof(r) == "externalptr") r else .reply_t(f, list(e1, e2), r, sys.call(-1L))
 }
 
 #' Matrix product
