@@ -10,7 +10,10 @@ export R_LIBS := $(CURDIR)/.rlib
 export RETICULATE_PYTHON := $(CURDIR)/$(VENV)/bin/python
 # mkdocs-material prints an end-of-life banner for mkdocs 2 on every build
 export NO_MKDOCS_2_WARNING := 1
-R_SHIM_FILES := $(shell find r-shim -type f 2>/dev/null | grep -v -e '\.Rcheck' -e '\.tar\.gz$$')
+# the shim's sources (not what R CMD INSTALL leaves in r-shim/src: make's built-in %.o: %.c rule
+# would try to rebuild those itself, without R's headers)
+R_SHIM_FILES := $(shell find r-shim -type f 2>/dev/null | grep -v -e '\.Rcheck' -e '\.tar\.gz$$' \
+	-e '\.o$$' -e '\.so$$' -e '\.dll$$')
 
 .PHONY: demo test bench docs venv r clean
 
