@@ -82,34 +82,20 @@ def _permute(F, g, needs, dims):
     return F.permute(g, tuple(inverse))
 
 
-@row("ViewBackward0")
-def _view(F, g, needs, shape):
+def _reshape_back(F, g, needs, shape):
     """self: g reshaped to self's shape"""
     return F.reshape(g, shape)
 
 
-@row("UnsafeViewBackward0")
-def _unsafe_view(F, g, needs, shape):
-    """self: g reshaped to self's shape"""
-    return F.reshape(g, shape)
+# views and squeezes only rearrange the same values: one formula for all four nodes
+for _name in ("ViewBackward0", "UnsafeViewBackward0", "SqueezeBackward0", "SqueezeBackward1"):
+    row(_name)(_reshape_back)
 
 
 @row("UnsqueezeBackward0")
 def _unsqueeze(F, g, needs, dim):
     """self: g with dim removed"""
     return F.squeeze(g, dim)
-
-
-@row("SqueezeBackward0")
-def _squeeze(F, g, needs, shape):
-    """self: g reshaped to self's shape"""
-    return F.reshape(g, shape)
-
-
-@row("SqueezeBackward1")
-def _squeeze_dim(F, g, needs, shape):
-    """self: g reshaped to self's shape"""
-    return F.reshape(g, shape)
 
 
 @row("ExpandBackward0")
