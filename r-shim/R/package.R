@@ -58,7 +58,8 @@
   .rt$bridge_release <- reticulate::py_get_attr(bridge, "release")
   .rt$bridge_collected <- reticulate::py_get_attr(bridge, "collected")
   .rt$take_stash <- reticulate::py_get_attr(bridge, "take_stash")
-  .rt$direct <- isTRUE(tryCatch(
+  # RTORCHPY_DIRECT=0 sends every call through reticulate (the C bridge stays uninitialised)
+  .rt$direct <- !identical(Sys.getenv("RTORCHPY_DIRECT"), "0") && isTRUE(tryCatch(
     .Call(rtp_pyinit, as.character(reticulate::py_config()$libpython), bridge),
     error = function(e) FALSE))
   .rt$binary <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "binary_callers")))
@@ -129,6 +130,7 @@ rtorchpy_config <- function() {
     rtorchpy_version = rt$`__version__`,
     rtorchpy_path = rt$`__file__`,
     reticulate_version = as.character(utils::packageVersion("reticulate")),
+    direct_calls = isTRUE(.rt$direct),
     forced_by = Sys.getenv("RETICULATE_PYTHON", unset = NA_character_)
   ), class = "rtorchpy_config")
 }
@@ -141,6 +143,8 @@ print.rtorchpy_config <- function(x, ...) {
   cat("rtorchpy (py):   ", x$rtorchpy_version, " (", dirname(x$rtorchpy_path), ")\n", sep = "")
   cat("rtorchpy (R):    ", as.character(utils::packageVersion("rtorchpy")), "\n", sep = "")
   cat("reticulate:      ", x$reticulate_version, "\n", sep = "")
+  cat("calls:           ", if (isTRUE(x$direct_calls)) "direct (C bridge to libpython)" else
+    "through reticulate", "\n", sep = "")
   if (!is.na(x$forced_by)) cat("NOTE: Python chosen by RETICULATE_PYTHON\n")
   invisible(x)
 }
