@@ -5,7 +5,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .engine import accumulate_into_leaf, check_grad_shape, execute, sum_to_shape
-from .graph import grad_accumulator
+from .graph import edge_of
 
 IMPLICIT_GRAD_ERROR = "grad can be implicitly created only for scalar outputs"
 
@@ -20,8 +20,10 @@ def _as_list(x, what):
     raise TypeError(f"{what} must be a Tensor or a list of Tensors, got {type(x).__name__}")
 
 
-def _roots(tensors, grads, create_graph):
-    """Pair each output with its incoming gradient, checking both as libtorch does."""
+def _roots(tensors, grads, create_graph, check_shapes=True):
+    """Pair each output with its incoming gradient, checking both as libtorch does. With
+    ``check_shapes=False`` a given gradient is passed on as it is, neither shape-checked nor cast
+    (libtorch's C++ ``grad()``, which R torch uses: see ``autograd_grad``)."""
     if grads is None:
         grads = [None] * len(tensors)
     if len(grads) != len(tensors):
@@ -42,17 +44,19 @@ def _roots(tensors, grads, create_graph):
             if not isinstance(g, Tensor):
                 from ..creation import torch_tensor
                 g = torch_tensor(g, dtype=t.dtype)
-            check_grad_shape(g.shape, t.shape, i)
-            if g.shape != t.shape:
-                g = sum_to_shape(g if create_graph else g._data, t.shape, create_graph)
-                if not create_graph:
-                    g = g.astype(t._data.dtype, copy=False)
-            elif not create_graph:
-                g = g._data.astype(t._data.dtype, copy=False)
-            if create_graph and g._data.dtype != t._data.dtype:
-                g = g.to(t.dtype)
-        node = t._grad_fn if t._grad_fn is not None else grad_accumulator(t)
-        roots.append((node, t._output_nr, g))
+            if not check_shapes:
+                g = g if create_graph else g._data
+            else:
+                check_grad_shape(g.shape, t.shape, i)
+                if g.shape != t.shape:
+                    g = sum_to_shape(g if create_graph else g._data, t.shape, create_graph)
+                    if not create_graph:
+                        g = g.astype(t._data.dtype, copy=False)
+                elif not create_graph:
+                    g = g._data.astype(t._data.dtype, copy=False)
+                if create_graph and g._data.dtype != t._data.dtype:
+                    g = g.to(t.dtype)
+        roots.append(edge_of(t) + (g,))
     return roots
 
 
@@ -92,8 +96,7 @@ def _capture_points(inputs):
             raise TypeError(f"inputs[{i}] is a {type(t).__name__}, not a Tensor")
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-        node = t._grad_fn if t._grad_fn is not None else grad_accumulator(t)
-        capture[(node, t._output_nr)] = i
+        capture[edge_of(t)] = i
     return capture
 
 
@@ -111,17 +114,13 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
     grad_outputs = _as_list(grad_outputs, "grad_outputs")
     if retain_graph is None:
         retain_graph = create_graph
-    if check_grad_shapes or grad_outputs is None:
-        roots = _roots(outputs, grad_outputs, create_graph)
-    else:
-        roots = _unchecked_roots(outputs, grad_outputs, create_graph)
+    roots = _roots(outputs, grad_outputs, create_graph, check_shapes=check_grad_shapes)
     capture = _capture_points(inputs)
     captured = execute(roots, retain_graph, create_graph, capture)
     result = []
     for i, t in enumerate(inputs):
         # the same tensor named twice shares one capture slot (the last index it was given)
-        node = t._grad_fn if t._grad_fn is not None else grad_accumulator(t)
-        g = captured[capture[(node, t._output_nr)]]
+        g = captured[capture[edge_of(t)]]
         if g is None:
             if not allow_unused:
                 raise RuntimeError(
@@ -131,22 +130,3 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
         else:
             result.append(g if isinstance(g, Tensor) else Tensor._make(np.array(g, copy=True)))
     return result
-
-
-def _unchecked_roots(outputs, grad_outputs, create_graph):
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"got {len(outputs)} outputs and {len(grad_outputs)} grad_outputs")
-    roots = []
-    for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
-        if g is None:
-            roots.extend(_roots([t], None, create_graph))
-            continue
-        if not isinstance(g, Tensor):
-            from ..creation import torch_tensor
-            g = torch_tensor(g, dtype=t.dtype)
-        if not t._requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
-                               "a grad_fn")
-        node = t._grad_fn if t._grad_fn is not None else grad_accumulator(t)
-        roots.append((node, t._output_nr, g if create_graph else g._data))
-    return roots
