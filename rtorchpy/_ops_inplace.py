@@ -18,6 +18,7 @@ from . import _ops, _ops_index, _ops_reduce  # noqa: F401
 from ._ops import as_tensor, op
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE, with_no_grad
+from .autograd.graph import bump_version
 
 
 VIEW_INPLACE_ERROR = (
@@ -78,7 +79,7 @@ def inplace(self, compute, *others):
         with with_no_grad():
             result = compute(self)
         _write(self, result._data)
-    self._version[0] += 1
+    bump_version(self)
     return self
 
 
@@ -102,7 +103,7 @@ def _direct(self, ufunc, other, alpha):
         return None
     self._check_inplace()
     ufunc(data, y if alpha == 1 else y * alpha, out=data)
-    self._version[0] += 1
+    bump_version(self)
     return self
 
 

@@ -91,7 +91,7 @@ def accumulate_into_leaf(leaf, g, as_tensors, run_hooks=True, steal=False):
     elif old._grad_fn is None and not old._requires_grad and old._data.shape == g.shape \
             and old._data.flags.writeable:
         np.add(old._data, g, out=old._data, casting="unsafe")
-        old._version[0] += 1
+        graph.bump_version(old)
     else:
         leaf._grad = Tensor._make((old._data + g).astype(leaf._data.dtype, copy=False))
 
@@ -170,39 +170,64 @@ def execute(roots, retain_graph, create_graph, capture=None):
             heapq.heappush(heap, (-node.seq, node))
         _add_to_buffer(buffers, node, nr, g)
     as_tensors = bool(create_graph)
+    # the fast path: formulas on arrays, straight into .grad (no capture, no graph building)
+    plain = capture is None and not as_tensors
+    array_ops = graph.formula_ops()[0]
+    epoch = graph.INPLACE_EPOCH
     previous_mode = STATE.grad_enabled
     STATE.grad_enabled = as_tensors
     pop, push = heapq.heappop, heapq.heappush
+    node = None  # the node to run next when it is known without the heap (see the end of the loop)
     try:
-        while heap:
-            node = pop(heap)[1]
+        while True:
+            if node is None:
+                if not heap:
+                    break
+                node = pop(heap)[1]
             grads = buffers.pop(node)
             if needed is not None and node not in needed:
                 if node in targets:
                     _capture(node, grads, as_tensors, capture, captured)
+                node = None
                 continue
             if owned:  # consumed now: hooks or formulas may keep or pass these arrays on
                 steal = _disown(owned, grads)
             else:
                 steal = False
-            if type(node) is AccumulateGrad and capture is None and not as_tensors:
+            formula = node.formula
+            if plain and formula is not None and node.extras is None and node.out_meta is None:
+                # FormulaNode.apply written out: this runs once per node of every backward
+                saved = node.saved
+                if saved:
+                    if node.epoch != epoch[0]:
+                        node.check_versions()
+                    outs = formula(array_ops, grads[0], node.edges, *saved, *node.params)
+                    if not retain_graph:
+                        node.saved = None
+                        node.sources = node.versions = ()
+                elif saved is None:
+                    raise RuntimeError(graph.FREED_MESSAGE)
+                else:
+                    outs = formula(array_ops, grads[0], node.edges, *node.params)
+                if type(outs) is not tuple:
+                    outs = (outs,)
+            elif plain and type(node) is AccumulateGrad:
                 accumulate_into_leaf(node.variable, grads[0], False, steal=steal)
-                outs = ()
-            elif node.extras is None and node.out_meta is None and capture is None:
-                outs = node.apply(grads, as_tensors)  # the common case, kept lean
-                if not retain_graph:
-                    node.release()
+                node = None
+                continue
             else:
                 outs = _run_node(node, grads, as_tensors, retain_graph, capture, captured,
                                  targets)
             del grads
             edges = node.edges
+            in_meta = node.in_meta
+            node = None
             for i in range(len(outs)):
                 g = outs[i]
                 edge = edges[i]
                 if g is None or edge is None:
                     continue
-                shape, dtype = node.in_meta[i]
+                shape, dtype = in_meta[i]
                 if g.shape != shape:
                     g = sum_to_shape(g, shape, as_tensors)
                 if as_tensors:
@@ -218,7 +243,18 @@ def execute(roots, retain_graph, create_graph, capture=None):
                     else:
                         buffers[child] = buf = [None] * len(child.out_meta)
                         buf[nr] = g
-                    push(heap, (-child.seq, child))
+                    # a child newer than everything waiting runs next without a trip through
+                    # the heap (a chain never touches it)
+                    if node is None:
+                        if not heap or child.seq > -heap[0][0]:
+                            node = child
+                        else:
+                            push(heap, (-child.seq, child))
+                    elif child.seq > node.seq:
+                        push(heap, (-node.seq, node))
+                        node = child
+                    else:
+                        push(heap, (-child.seq, child))
                 else:
                     old = buf[nr]
                     buf[nr] = g if old is None else _accumulate(old, g, as_tensors, owned)

@@ -30,7 +30,7 @@ import numpy as np
 from .._tensor import Tensor
 from .engine import check_grad_shape
 from .grad_mode import STATE
-from .graph import FREED_MESSAGE, Node, SavedOutput, edge_of
+from .graph import FREED_MESSAGE, INPLACE_EPOCH, Node, SavedOutput, edge_of
 
 __all__ = ["autograd_function", "AutogradContext", "NamedValues", "FunctionNode"]
 
@@ -271,7 +271,7 @@ class FunctionNode(Node):
         # non-tensor values are unreachable (ctx.saved_variables raises the freed error)
         if self.saved is not None and self.ctx._layout:
             self.saved = None
-            self.versions = ()
+            self.sources = self.versions = ()
 
 
 def _call_user(fn, where, name, *args, **kwargs):
@@ -574,7 +574,9 @@ def _pack_saved(ctx, node):
             versions.append(v._version[0])
         else:
             layout.append((name, -1, v))
-    node.saved, node.versions = tuple(saved), tuple(versions)
+    node.saved = node.sources = tuple(saved)
+    node.versions = tuple(versions)
+    node.epoch = INPLACE_EPOCH[0]
     ctx._layout, ctx._pending = layout, None
 
 

@@ -39,16 +39,29 @@ def version_error(data, saved_version, current_version):
 
 _sequence = itertools.count(1)
 
+# Bumped by every in-place change of any tensor (see ``bump_version``). A node records its value
+# when created; while it is unchanged, none of the node's saved tensors can have been modified,
+# so backward skips the per-tensor version checks (the common case: no in-place ops at all).
+INPLACE_EPOCH = [0]
+
+
+def bump_version(t):
+    """Record an in-place change of ``t``'s storage (every in-place write goes through here)."""
+    t._version[0] += 1
+    INPLACE_EPOCH[0] += 1
+
 
 class SavedOutput:
-    """An output saved for backward, without a reference to the output tensor."""
+    """An output saved for backward, without a reference to the output tensor (that would be a
+    cycle through its grad_fn). Its fields have the Tensor's names, so version checks read a
+    saved input and a saved output alike."""
 
-    __slots__ = ("data", "version", "output_nr")
+    __slots__ = ("_data", "_version", "_output_nr")
 
     def __init__(self, tensor):
-        self.data = tensor._data
-        self.version = tensor._version
-        self.output_nr = tensor._output_nr
+        self._data = tensor._data
+        self._version = tensor._version
+        self._output_nr = tensor._output_nr
 
 
 class NodeExtras:
@@ -71,21 +84,27 @@ class Node:
     ``in_meta[i]`` is ``(shape, numpy dtype)`` of input i: the engine sums and casts each incoming
     gradient back to it, so formulas never deal with broadcasting. ``out_meta`` is None for a
     single-output node, else the outputs' ``(shape, dtype)`` (to zero-fill unused outputs).
-    ``saved`` becomes None once released: the node then refuses to run again.
+    Saved values: ``sources`` are the saved tensors (a saved input is the Tensor itself, a saved
+    output a :class:`SavedOutput`), ``versions`` their version counters when saved, ``saved``
+    their arrays (what formulas get on the fast path) and ``epoch`` the in-place epoch when the
+    node was made. ``saved`` becomes None once released: the node then refuses to run again.
     ``seq`` orders backward: a node is created after every node its edges point to, so running
     nodes in decreasing ``seq`` runs each one after all its consumers (see ``engine.py``).
     """
 
-    __slots__ = ("edges", "in_meta", "saved", "versions", "params", "out_meta", "extras", "seq",
-                 "__weakref__")
+    __slots__ = ("edges", "in_meta", "saved", "sources", "versions", "epoch", "params",
+                 "out_meta", "extras", "seq", "__weakref__")
     name = "Node"
+    formula = None  # FormulaNode: the derivative-table row (the engine calls it directly)
 
     def __init__(self):
         self.seq = next(_sequence)
         self.edges = ()
         self.in_meta = ()
         self.saved = ()
+        self.sources = ()
         self.versions = ()
+        self.epoch = 0
         self.params = ()
         self.out_meta = None
         self.extras = None
@@ -111,35 +130,31 @@ class Node:
         return self.name
 
     # -- saved values ---------------------------------------------------------------------
+    def check_versions(self):
+        """Raise if a saved tensor was modified in place after it was saved."""
+        for src, version in zip(self.sources, self.versions):
+            if src._version[0] != version:
+                raise version_error(src._data, version, src._version[0])
+
     def unpack(self, as_tensors):
         """The saved values, checked against in-place changes. ``as_tensors`` gives graph-connected
         tensors (for create_graph), otherwise raw ndarrays (the fast path)."""
-        saved = self.saved
-        if saved is None:
+        if self.saved is None:
             raise RuntimeError(FREED_MESSAGE)
-        out = []
-        for item, version in zip(saved, self.versions):
-            if type(item) is SavedOutput:
-                if item.version[0] != version:
-                    raise version_error(item.data, version, item.version[0])
-                if as_tensors:
-                    from .._tensor import Tensor
-                    item = Tensor._make(item.data, self, item.output_nr, item.version)
-                else:
-                    item = item.data
-            else:  # a saved input tensor
-                if item._version[0] != version:
-                    raise version_error(item._data, version, item._version[0])
-                if not as_tensors:
-                    item = item._data
-            out.append(item)
-        return out
+        if self.epoch != INPLACE_EPOCH[0]:
+            self.check_versions()
+        if not as_tensors:
+            return [src._data for src in self.sources]
+        from .._tensor import Tensor
+        return [Tensor._make(src._data, self, src._output_nr, src._version)
+                if type(src) is SavedOutput else src for src in self.sources]
 
     def release(self):
-        """Drop saved values after a backward without retain_graph."""
+        """Drop saved values after a backward without retain_graph (a node that saved nothing
+        can run again, as in libtorch)."""
         if self.saved:
             self.saved = None
-            self.versions = ()
+            self.sources = self.versions = ()
 
     # -- the backward computation -----------------------------------------------------------
     def apply(self, grads, as_tensors):
@@ -147,31 +162,34 @@ class Node:
         raise NotImplementedError
 
 
-_ONE_NEED = (True,)
 _FORMULA_OPS = []  # [ARRAY_OPS, TENSOR_OPS], filled on first use (import cycle)
 
 
+def formula_ops():
+    if not _FORMULA_OPS:
+        from .._formula_ops import ARRAY_OPS, TENSOR_OPS
+        _FORMULA_OPS.extend((ARRAY_OPS, TENSOR_OPS))
+    return _FORMULA_OPS
+
+
 class FormulaNode(Node):
-    """A node whose backward is a row of the derivative table (see ``_derivatives.py``)."""
+    """A node whose backward is a row of the derivative table (see ``_derivatives.py``).
+    The engine runs the common case (no hooks, one output, arrays) itself; this is the rest.
+    A formula's ``needs`` is the node's ``edges``: entry i is truthy when input i wants a
+    gradient."""
 
     __slots__ = ()
     formula = None  # staticmethod(F, grad, needs, *saved, *params) -> tuple of input grads
 
     def apply(self, grads, as_tensors):
-        if not _FORMULA_OPS:
-            from .._formula_ops import ARRAY_OPS, TENSOR_OPS
-            _FORMULA_OPS.extend((ARRAY_OPS, TENSOR_OPS))
-        edges = self.edges
-        needs = _ONE_NEED if len(edges) == 1 else tuple([e is not None for e in edges])
+        ops = formula_ops()[as_tensors]
         g = grads[0] if self.out_meta is None else grads
-        saved = self.saved
-        if saved:
-            out = self.formula(_FORMULA_OPS[as_tensors], g, needs, *self.unpack(as_tensors),
-                               *self.params)
-        elif saved is None:
+        if self.saved:
+            out = self.formula(ops, g, self.edges, *self.unpack(as_tensors), *self.params)
+        elif self.saved is None:
             raise RuntimeError(FREED_MESSAGE)
         else:
-            out = self.formula(_FORMULA_OPS[as_tensors], g, needs, *self.params)
+            out = self.formula(ops, g, self.edges, *self.params)
         return out if type(out) is tuple else (out,)
 
 
@@ -236,6 +254,7 @@ def edge_of(t):
 
 
 _new = object.__new__
+_NOTHING = ()
 
 
 def record(node_cls, inputs, outputs, saved=(), params=()):
@@ -244,34 +263,52 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
     ``inputs`` are the tensors whose gradients the formula returns, in order; ``saved`` are
     tensors (inputs or outputs) the formula receives unpacked; ``params`` are plain values.
     Callers check beforehand that grad mode is on and some input requires grad. This runs once
-    per recorded op, so it avoids every allocation it can.
+    per recorded op (it is most of the cost of recording), so it is written out for the common
+    shapes of call and avoids every allocation it can.
     """
     node = _new(node_cls)
     node.seq = next(_sequence)
     if len(inputs) == 1:
         t = inputs[0]
-        node.edges = (edge_of(t),)
-        node.in_meta = ((t._data.shape, t._data.dtype),)
+        fn = t._grad_fn
+        if fn is not None and t._base is None:  # the common case of edge_of, inline
+            node.edges = ((fn, t._output_nr),)
+        else:
+            node.edges = (edge_of(t),)
+        d = t._data
+        node.in_meta = ((d.shape, d.dtype),)
     else:
         node.edges = tuple([edge_of(t) for t in inputs])
         node.in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
     if saved:
-        packed = []
-        versions = []
-        for s in saved:
-            for o in outputs:
-                if s is o:
-                    s = SavedOutput(s)
-                    versions.append(s.version[0])
-                    break
-            else:
-                versions.append(s._version[0])
-            packed.append(s)
-        node.saved = tuple(packed)
-        node.versions = tuple(versions)
+        if len(saved) == 1 and len(outputs) == 1:
+            s = saved[0]
+            o = outputs[0]
+            if s is o:
+                src = _new(SavedOutput)
+                src._data = o._data
+                src._version = o._version
+                src._output_nr = 0
+                s = src
+            node.sources = (s,)
+            node.versions = (s._version[0],)
+            node.saved = (s._data,)
+        else:
+            sources = []
+            for s in saved:
+                for nr, o in enumerate(outputs):
+                    if s is o:
+                        s = SavedOutput(s)
+                        s._output_nr = nr  # the output is not attached to the node yet
+                        break
+                sources.append(s)
+            node.sources = tuple(sources)
+            node.versions = tuple([s._version[0] for s in sources])
+            node.saved = tuple([s._data for s in sources])
+        node.epoch = INPLACE_EPOCH[0]
     else:
-        node.saved = ()
-        node.versions = ()
+        node.saved = node.sources = node.versions = _NOTHING
+        node.epoch = 0
     node.params = params
     node.extras = None
     if STATE.anomaly_enabled:
