@@ -18,7 +18,7 @@ from . import dtypes as _dt
 from ._derivatives import NODES
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
-from .autograd.graph import record
+from .autograd.graph import record, record1
 
 # ------------------------------------------------------------------------------ registry
 
@@ -211,43 +211,85 @@ def _binary_tensor(a, b, np_fn, node, saved_self, saved_other, params=()):
     return out
 
 
+# add/sub/mul/div begin with the cases that dominate small-tensor work (same-dtype tensors, a
+# float tensor with a Python number), handled without helper calls; everything else falls
+# through to the general code below them. Same-dtype add/sub/mul keep their dtype in NumPy and
+# libtorch alike; a number keeps a float tensor's dtype (NumPy 1.x may widen it: checked).
+_ndarray = np.ndarray
+_make = Tensor._make
+
+
 @op("add")
 def add(self, other, alpha=1):
     """``self + alpha * other``."""
+    x = self._data
+    t = type(other)
+    if t is Tensor and alpha == 1 and x.dtype is other._data.dtype:
+        r = x + other._data
+        out = _make(r if type(r) is _ndarray else np.asarray(r))
+        if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+            record(_ADD0, (self, other), (out,), (), (alpha,))
+        return out
+    if (t is float or t is int) and x.dtype.kind == "f":
+        r = x + other * alpha if alpha != 1 else x + other
+        if type(r) is not _ndarray or r.dtype is not x.dtype:
+            r = fix_dtype(r, x.dtype)
+        out = _make(r)
+        if STATE.grad_enabled and self._requires_grad:
+            record1(_ADD1, self, out)
+        return out
     if isinstance(other, Tensor):
         x, y, dt = operands(self, other)
-        out = Tensor._make(fix_dtype(x + y * alpha if alpha != 1 else x + y, dt))
+        out = _make(fix_dtype(x + y * alpha if alpha != 1 else x + y, dt))
         if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
             record(_ADD0, (self, other), (out,), (), (alpha,))
         return out
     if not _is_scalar(other):
         return add(self, as_tensor(other), alpha)
     x, dt = scalar_operand(self, other)
-    out = Tensor._make(fix_dtype(x + other * alpha, dt))
+    out = _make(fix_dtype(x + other * alpha, dt))
     if STATE.grad_enabled and self._requires_grad:
-        record(_ADD1, (self,), (out,))
+        record1(_ADD1, self, out)
     return out
+
+
+_BOOL_SUB_ERROR = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                   "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 @op("sub", aliases=("subtract",))
 def sub(self, other, alpha=1):
     """``self - alpha * other``."""
-    if self._data.dtype.kind == "b" or (isinstance(other, Tensor) and other._data.dtype.kind == "b"):
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
-                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
-                           "operator instead.")
+    x = self._data
+    t = type(other)
+    if t is Tensor and alpha == 1 and x.dtype is other._data.dtype and x.dtype.kind != "b":
+        r = x - other._data
+        out = _make(r if type(r) is _ndarray else np.asarray(r))
+        if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+            record(_SUB0, (self, other), (out,), (), (alpha,))
+        return out
+    if (t is float or t is int) and x.dtype.kind == "f":
+        r = x - other * alpha if alpha != 1 else x - other
+        if type(r) is not _ndarray or r.dtype is not x.dtype:
+            r = fix_dtype(r, x.dtype)
+        out = _make(r)
+        if STATE.grad_enabled and self._requires_grad:
+            record1(_SUB1, self, out)
+        return out
+    if x.dtype.kind == "b" or (isinstance(other, Tensor) and other._data.dtype.kind == "b"):
+        raise RuntimeError(_BOOL_SUB_ERROR)
     if isinstance(other, Tensor):
         x, y, dt = operands(self, other)
-        out = Tensor._make(fix_dtype(x - y * alpha if alpha != 1 else x - y, dt))
+        out = _make(fix_dtype(x - y * alpha if alpha != 1 else x - y, dt))
         if recording(self, other):
             record(_SUB0, (self, other), (out,), (), (alpha,))
         return out
     if not _is_scalar(other):
         return sub(self, as_tensor(other), alpha)
     x, dt = scalar_operand(self, other)
-    out = Tensor._make(fix_dtype(x - other * alpha, dt))
+    out = _make(fix_dtype(x - other * alpha, dt))
     if STATE.grad_enabled and self._requires_grad:
-        record(_SUB1, (self,), (out,))
+        record1(_SUB1, self, out)
     return out
 
 
@@ -257,27 +299,43 @@ def rsub(self, other, alpha=1):
         return sub(other, self, alpha)
     other = _number(other)
     x, dt = scalar_operand(self, other)
-    out = Tensor._make(fix_dtype(other - x * alpha, dt))
+    out = _make(fix_dtype(other - x * alpha, dt))
     if STATE.grad_enabled and self._requires_grad:
-        record(_RSUB1, (self,), (out,), (), (alpha,))
+        record1(_RSUB1, self, out, None, (alpha,))
     return out
 
 
 @op("mul", aliases=("multiply",))
 def mul(self, other):
     """Elementwise product."""
+    x = self._data
+    t = type(other)
+    if t is Tensor and x.dtype is other._data.dtype:
+        r = x * other._data
+        out = _make(r if type(r) is _ndarray else np.asarray(r))
+        if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+            record(_MUL0, (self, other), (out,), (self, other), (self is other,))
+        return out
+    if (t is float or t is int) and x.dtype.kind == "f":
+        r = x * other
+        if type(r) is not _ndarray or r.dtype is not x.dtype:
+            r = fix_dtype(r, x.dtype)
+        out = _make(r)
+        if STATE.grad_enabled and self._requires_grad:
+            record1(_MUL1, self, out, None, (other,))
+        return out
     if isinstance(other, Tensor):
         x, y, dt = operands(self, other)
-        out = Tensor._make(fix_dtype(x * y, dt))
+        out = _make(fix_dtype(x * y, dt))
         if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
             record(_MUL0, (self, other), (out,), (self, other), (self is other,))
         return out
     if not _is_scalar(other):
         return mul(self, as_tensor(other))
     x, dt = scalar_operand(self, other)
-    out = Tensor._make(fix_dtype(x * other, dt))
+    out = _make(fix_dtype(x * other, dt))
     if STATE.grad_enabled and self._requires_grad:
-        record(_MUL1, (self,), (out,), (), (other,))
+        record1(_MUL1, self, out, None, (other,))
     return out
 
 
@@ -286,11 +344,27 @@ def div(self, other, rounding_mode=None):
     """Elementwise division; ``rounding_mode`` None (true division), "trunc" or "floor"."""
     if rounding_mode is not None:
         return _div_rounded(self, other, rounding_mode)
+    x = self._data
+    t = type(other)
+    if t is Tensor and x.dtype is other._data.dtype and x.dtype.kind == "f":
+        r = np.true_divide(x, other._data)
+        out = _make(r if type(r) is _ndarray else np.asarray(r))
+        if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+            record(_DIV0, (self, other), (out,), (self, other))
+        return out
+    if (t is float or t is int) and x.dtype.kind == "f":
+        r = np.true_divide(x, other)
+        if type(r) is not _ndarray or r.dtype is not x.dtype:
+            r = fix_dtype(r, x.dtype)
+        out = _make(r)
+        if STATE.grad_enabled and self._requires_grad:
+            record1(_DIV1, self, out, None, (other,))
+        return out
     if isinstance(other, Tensor):
         x, y, dt = operands(self, other)
         if dt.kind != "f":
             dt = default_float()
-        out = Tensor._make(fix_dtype(np.true_divide(x, y), dt))
+        out = _make(fix_dtype(np.true_divide(x, y), dt))
         if recording(self, other):
             record(_DIV0, (self, other), (out,), (self, other))
         return out
@@ -299,9 +373,9 @@ def div(self, other, rounding_mode=None):
     x, dt = scalar_operand(self, other)
     if dt.kind != "f":
         dt = default_float()
-    out = Tensor._make(fix_dtype(np.true_divide(x, other), dt))
+    out = _make(fix_dtype(np.true_divide(x, other), dt))
     if STATE.grad_enabled and self._requires_grad:
-        record(_DIV1, (self,), (out,), (), (other,))
+        record1(_DIV1, self, out, None, (other,))
     return out
 
 

@@ -10,7 +10,7 @@ from ._ops import (_is_scalar, _number, add, as_tensor, div, fix_dtype, float_da
                    pow, promote, recording, remainder, rpow, rsub, scalar_dtype, sub)
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
-from .autograd.graph import record
+from .autograd.graph import record, record1
 
 
 # ------------------------------------------------------------------------------ unary math
@@ -18,22 +18,30 @@ from .autograd.graph import record
 def _unary(name, np_fn, node_name, saves, float_only=True, doc=""):
     """Define and register an elementwise op; ``saves`` is "self", "result" or ""."""
     node = NODES[node_name]
+    save_self, save_result = saves == "self", saves == "result"
 
     def fn(self):
-        x = float_data(self) if float_only else self._data
-        if x.dtype.kind == "b":  # only reached by the ops that keep integer dtypes
-            if name != "sign":
-                raise RuntimeError(f'"{name}" not implemented for \'Bool\'')
-            x = x.copy()  # sign of a bool is itself
-        out = Tensor._make(np.asarray(x if x.dtype.kind == "b" else np_fn(x)))
+        x = self._data
+        if x.dtype.kind != "f":
+            if float_only:
+                x = float_data(self)
+            elif x.dtype.kind == "b":  # only reached by the ops that keep integer dtypes
+                if name != "sign":
+                    raise RuntimeError(f'"{name}" not implemented for \'Bool\'')
+                return Tensor._make(x.copy())  # sign of a bool is itself; bools need no grad
+        r = np_fn(x)
+        out = _make(r if type(r) is _ndarray else np.asarray(r))
         if STATE.grad_enabled and self._requires_grad:
-            record(node, (self,), (out,), (self,) if saves == "self" else
-                   (out,) if saves == "result" else ())
+            record1(node, self, out, self if save_self else out if save_result else None)
         return out
 
     fn.__name__ = name
     fn.__doc__ = doc or f"Elementwise {name}."
     return op(name)(fn)
+
+
+_ndarray = np.ndarray
+_make = Tensor._make
 
 
 def _sigmoid(x):
@@ -217,13 +225,12 @@ def _linalg():
 
 def _install_operators():
     T = Tensor
-    T.__add__ = lambda a, b: add(a, b)
-    T.__radd__ = lambda a, b: add(a, b)
-    T.__sub__ = lambda a, b: sub(a, b)
-    T.__rsub__ = lambda a, b: rsub(a, b)
-    T.__mul__ = lambda a, b: mul(a, b)
-    T.__rmul__ = lambda a, b: mul(a, b)
-    T.__truediv__ = lambda a, b: div(a, b)
+    # the hot ones bound directly (a lambda would add a call to every ``x * y``)
+    T.__add__ = T.__radd__ = add
+    T.__sub__ = sub
+    T.__rsub__ = rsub
+    T.__mul__ = T.__rmul__ = mul
+    T.__truediv__ = div
     T.__rtruediv__ = lambda a, b: div(as_tensor(b) if not _is_scalar(b) else
                                       Tensor._make(np.asarray(b, dtype=scalar_dtype(
                                           a._data.dtype, b))), a)

@@ -268,7 +268,8 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
     """
     node = _new(node_cls)
     node.seq = next(_sequence)
-    if len(inputs) == 1:
+    n_in = len(inputs)
+    if n_in == 1:
         t = inputs[0]
         fn = t._grad_fn
         if fn is not None and t._base is None:  # the common case of edge_of, inline
@@ -277,32 +278,29 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
             node.edges = (edge_of(t),)
         d = t._data
         node.in_meta = ((d.shape, d.dtype),)
+    elif n_in == 2:
+        a, b = inputs
+        node.edges = (edge_of(a), edge_of(b))
+        da, db = a._data, b._data
+        node.in_meta = ((da.shape, da.dtype), (db.shape, db.dtype))
     else:
         node.edges = tuple([edge_of(t) for t in inputs])
         node.in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
     if saved:
-        if len(saved) == 1 and len(outputs) == 1:
-            s = saved[0]
-            o = outputs[0]
-            if s is o:
-                src = _new(SavedOutput)
-                src._data = o._data
-                src._version = o._version
-                src._output_nr = 0
-                s = src
-            node.sources = (s,)
+        sources = saved if type(saved) is tuple else tuple(saved)
+        for i, s in enumerate(sources):
+            for nr, o in enumerate(outputs):
+                if s is o:  # an output: keep its array and version counter, not the tensor
+                    src = SavedOutput(o)
+                    src._output_nr = nr  # the output is not attached to the node yet
+                    sources = sources[:i] + (src,) + sources[i + 1:]
+                    break
+        node.sources = sources
+        if len(sources) == 1:
+            s = sources[0]
             node.versions = (s._version[0],)
             node.saved = (s._data,)
         else:
-            sources = []
-            for s in saved:
-                for nr, o in enumerate(outputs):
-                    if s is o:
-                        s = SavedOutput(s)
-                        s._output_nr = nr  # the output is not attached to the node yet
-                        break
-                sources.append(s)
-            node.sources = tuple(sources)
             node.versions = tuple([s._version[0] for s in sources])
             node.saved = tuple([s._data for s in sources])
         node.epoch = INPLACE_EPOCH[0]
@@ -325,6 +323,42 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
             o._grad_fn = node
             o._output_nr = i
             o._requires_grad = True
+    return node
+
+
+def record1(node_cls, t, out, save=None, params=_NOTHING):
+    """``record(node_cls, (t,), (out,), (save,) or (), params)`` for the most common op: one
+    input, one fresh output (``out._output_nr`` is already 0), at most one saved tensor (``t``
+    or ``out``). The same node, built with less work: this is on every unary op's path."""
+    node = _new(node_cls)
+    node.seq = next(_sequence)
+    fn = t._grad_fn
+    if fn is not None and t._base is None:
+        node.edges = ((fn, t._output_nr),)
+    else:
+        node.edges = (edge_of(t),)
+    d = t._data
+    node.in_meta = ((d.shape, d.dtype),)
+    if save is None:
+        node.saved = node.sources = node.versions = _NOTHING
+        node.epoch = 0
+    else:
+        if save is out:
+            save = _new(SavedOutput)
+            save._data = out._data
+            save._version = out._version
+            save._output_nr = 0
+        node.sources = (save,)
+        node.versions = (save._version[0],)
+        node.saved = (save._data,)
+        node.epoch = INPLACE_EPOCH[0]
+    node.params = params
+    node.out_meta = None
+    node.extras = None
+    if STATE.anomaly_enabled:
+        node.extras_().trace = traceback.format_stack()[:-2]
+    out._grad_fn = node
+    out._requires_grad = True
     return node
 
 
