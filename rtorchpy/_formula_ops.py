@@ -7,7 +7,11 @@ Operators (``+ - * / **``, comparisons, ``&``) already behave alike on both kind
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+_FILL_BELOW = 4096  # elements
 
 
 def _restore_dims_shape(shape, dims, keepdim):
@@ -40,7 +44,20 @@ class _ArrayOps:
 
     @staticmethod
     def expand(g, shape):
-        return np.broadcast_to(g, shape)
+        if g.shape == shape:
+            return g
+        if g.ndim:
+            return np.broadcast_to(g, shape)
+        # the gradient of a full reduction (``loss.sum()``): np.broadcast_to costs ~3 µs, more
+        # than the rest of a small node; a small result is filled instead, a large one is a
+        # read-only view that repeats the one value (no memory, no pass over it)
+        if math.prod(shape) <= _FILL_BELOW:
+            out = np.empty(shape, g.dtype)
+            out[...] = g
+            return out
+        out = np.ndarray(shape, g.dtype, np.ascontiguousarray(g), 0, (0,) * len(shape))
+        out.flags.writeable = False
+        return out
 
     @staticmethod
     def restore_dims(g, dims, keepdim):

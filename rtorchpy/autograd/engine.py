@@ -86,8 +86,10 @@ def accumulate_into_leaf(leaf, g, as_tensors, run_hooks=True, steal=False):
         # be a view of something else, or be kept by a hook: copy it
         if steal and not leaf._hooks and g.dtype == leaf._data.dtype:
             leaf._grad = Tensor._make(g)
+        elif g.dtype == leaf._data.dtype:
+            leaf._grad = Tensor._make(g.copy(order="K"))  # keeps the layout (see _mm in the table)
         else:
-            leaf._grad = Tensor._make(np.array(g, dtype=leaf._data.dtype, copy=True))
+            leaf._grad = Tensor._make(g.astype(leaf._data.dtype, order="K"))
     elif old._grad_fn is None and not old._requires_grad and old._data.shape == g.shape \
             and old._data.flags.writeable:
         np.add(old._data, g, out=old._data, casting="unsafe")
@@ -177,23 +179,17 @@ def execute(roots, retain_graph, create_graph, capture=None):
     previous_mode = STATE.grad_enabled
     STATE.grad_enabled = as_tensors
     pop, push = heapq.heappop, heapq.heappush
-    node = None  # the node to run next when it is known without the heap (see the end of the loop)
+    # ``node`` is the node to run next when it is known without the heap, its gradients in
+    # ``grads`` (not in ``buffers``): a chain never touches the heap or the dict
+    node = grads = None
     try:
         while True:
             if node is None:
                 if not heap:
                     break
                 node = pop(heap)[1]
-            grads = buffers.pop(node)
-            if needed is not None and node not in needed:
-                if node in targets:
-                    _capture(node, grads, as_tensors, capture, captured)
-                node = None
-                continue
-            if owned:  # consumed now: hooks or formulas may keep or pass these arrays on
-                steal = _disown(owned, grads)
-            else:
-                steal = False
+                grads = buffers.pop(node)
+            steal = _disown(owned, grads) if owned else False
             formula = node.formula
             if plain and formula is not None and node.extras is None and node.out_meta is None:
                 # FormulaNode.apply written out: this runs once per node of every backward
@@ -203,8 +199,7 @@ def execute(roots, retain_graph, create_graph, capture=None):
                         node.check_versions()
                     outs = formula(array_ops, grads[0], node.edges, *saved, *node.params)
                     if not retain_graph:
-                        node.saved = None
-                        node.sources = node.versions = ()
+                        node.saved = node.sources = None
                 elif saved is None:
                     raise RuntimeError(graph.FREED_MESSAGE)
                 else:
@@ -213,15 +208,19 @@ def execute(roots, retain_graph, create_graph, capture=None):
                     outs = (outs,)
             elif plain and type(node) is AccumulateGrad:
                 accumulate_into_leaf(node.variable, grads[0], False, steal=steal)
-                node = None
+                node = grads = None
+                continue
+            elif needed is not None and node not in needed:
+                if node in targets:
+                    _capture(node, grads, as_tensors, capture, captured)
+                node = grads = None
                 continue
             else:
                 outs = _run_node(node, grads, as_tensors, retain_graph, capture, captured,
                                  targets)
-            del grads
             edges = node.edges
             in_meta = node.in_meta
-            node = None
+            node = grads = None
             for i in range(len(outs)):
                 g = outs[i]
                 edge = edges[i]
@@ -236,28 +235,28 @@ def execute(roots, retain_graph, create_graph, capture=None):
                 elif g.dtype is not dtype and g.dtype != dtype:  # identity: the cheap check
                     g = g.astype(dtype)
                 child, nr = edge
-                buf = buffers.get(child)
-                if buf is None:
-                    if child.out_meta is None:
-                        buffers[child] = [g]
-                    else:
-                        buffers[child] = buf = [None] * len(child.out_meta)
-                        buf[nr] = g
-                    # a child newer than everything waiting runs next without a trip through
-                    # the heap (a chain never touches it)
-                    if node is None:
-                        if not heap or child.seq > -heap[0][0]:
-                            node = child
-                        else:
-                            push(heap, (-child.seq, child))
-                    elif child.seq > node.seq:
-                        push(heap, (-node.seq, node))
-                        node = child
-                    else:
-                        push(heap, (-child.seq, child))
-                else:
+                buf = grads if child is node else buffers.get(child)
+                if buf is not None:
                     old = buf[nr]
                     buf[nr] = g if old is None else _accumulate(old, g, as_tensors, owned)
+                    continue
+                if child.out_meta is None:
+                    buf = [g]
+                else:
+                    buf = [None] * len(child.out_meta)
+                    buf[nr] = g
+                # a child newer than everything waiting runs next, without the heap
+                if node is None:
+                    if not heap or child.seq > -heap[0][0]:
+                        node, grads = child, buf
+                        continue
+                elif child.seq > node.seq:
+                    buffers[node] = grads
+                    push(heap, (-node.seq, node))
+                    node, grads = child, buf
+                    continue
+                buffers[child] = buf
+                push(heap, (-child.seq, child))
             outs = g = None  # let consumed gradients be freed before the next node runs
     finally:
         STATE.grad_enabled = previous_mode

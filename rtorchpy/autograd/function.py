@@ -270,8 +270,7 @@ class FunctionNode(Node):
         # libtorch frees a custom node's saved state as a whole: afterwards even saved
         # non-tensor values are unreachable (ctx.saved_variables raises the freed error)
         if self.saved is not None and self.ctx._layout:
-            self.saved = None
-            self.sources = self.versions = ()
+            self.saved = self.sources = None
 
 
 def _call_user(fn, where, name, *args, **kwargs):

@@ -153,8 +153,7 @@ class Node:
         """Drop saved values after a backward without retain_graph (a node that saved nothing
         can run again, as in libtorch)."""
         if self.saved:
-            self.saved = None
-            self.sources = self.versions = ()
+            self.saved = self.sources = None
 
     # -- the backward computation -----------------------------------------------------------
     def apply(self, grads, as_tensors):
