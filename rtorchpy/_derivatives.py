@@ -23,9 +23,13 @@ NODES = {}   # libtorch node name -> Node class
 ROWS = []    # (name, formula) in table order, for tests and docs
 
 
-def row(name):
+def row(name, fresh=False):
+    """Register ``formula`` as the row for node ``name``. ``fresh=True`` promises that on arrays
+    every gradient it returns is a new array nobody else holds (a product, not ``g`` itself or a
+    view): the engine may then add later gradients into it in place, or hand it to ``.grad``
+    without a copy."""
     def register(formula):
-        NODES[name] = formula_node_class(name, formula)
+        NODES[name] = formula_node_class(name, formula, fresh)
         ROWS.append((name, formula))
         return formula
     return register
@@ -62,28 +66,28 @@ def _rsub_scalar(F, g, needs, alpha):
     return -g if alpha == 1 else g * -alpha
 
 
-@row("MulBackward0")
+@row("MulBackward0", fresh=True)
 def _mul(F, g, needs, self, other, same=False):
     """self: g * other;  other: g * self   (x * x: one product, 2 g x, sent along one edge)"""
     if same:  # decided when recording, on tensor identity: x * x.detach() shares the array
-        return g * (self + self), None
+        return F.scale(g, 2) * self, None
     return (g * other if needs[0] else None), (g * self if needs[1] else None)
 
 
-@row("MulBackward1")
+@row("MulBackward1", fresh=True)
 def _mul_scalar(F, g, needs, other):
     """self: g * other"""
-    return g * other
+    return F.scale(g, other)
 
 
-@row("DivBackward0")
+@row("DivBackward0", fresh=True)
 def _div(F, g, needs, self, other):
     """self: g / other;  other: -g * self / other^2"""
     return ((g / other if needs[0] else None),
             (-g * self / (other * other) if needs[1] else None))
 
 
-@row("DivBackward1")
+@row("DivBackward1", fresh=True)
 def _div_scalar(F, g, needs, other):
     """self: g / other"""
     return g / other
@@ -125,7 +129,7 @@ def _remainder(F, g, needs, self, other):
     return (g if needs[0] else None), (-g * F.floor(self / other) if needs[1] else None)
 
 
-@row("NegBackward0")
+@row("NegBackward0", fresh=True)
 def _neg(F, g, needs):
     """self: -g"""
     return -g
@@ -169,7 +173,7 @@ def _abs(F, g, needs, self):
     return g * F.sign(self)
 
 
-@row("ExpBackward0")
+@row("ExpBackward0", fresh=True)
 def _exp(F, g, needs, result):
     """self: g * result"""
     return g * result
@@ -181,7 +185,7 @@ def _expm1(F, g, needs, result):
     return g * (result + 1)
 
 
-@row("LogBackward0")
+@row("LogBackward0", fresh=True)
 def _log(F, g, needs, self):
     """self: g / self"""
     return g / self
@@ -205,7 +209,7 @@ def _log10(F, g, needs, self):
     return g / (self * 2.302585092994046)
 
 
-@row("SqrtBackward0")
+@row("SqrtBackward0", fresh=True)
 def _sqrt(F, g, needs, result):
     """self: g / (2 * result)"""
     return g / (result * 2)
@@ -223,13 +227,13 @@ def _reciprocal(F, g, needs, result):
     return -g * (result * result)
 
 
-@row("SinBackward0")
+@row("SinBackward0", fresh=True)
 def _sin(F, g, needs, self):
     """self: g * cos(self)"""
     return g * F.cos(self)
 
 
-@row("CosBackward0")
+@row("CosBackward0", fresh=True)
 def _cos(F, g, needs, self):
     """self: -g * sin(self)"""
     return -g * F.sin(self)
@@ -241,19 +245,19 @@ def _tan(F, g, needs, result):
     return g * (result * result + 1)
 
 
-@row("TanhBackward0")
+@row("TanhBackward0", fresh=True)
 def _tanh(F, g, needs, result):
     """self: g * (1 - result^2)"""
     return g * (1 - result * result)
 
 
-@row("SigmoidBackward0")
+@row("SigmoidBackward0", fresh=True)
 def _sigmoid(F, g, needs, result):
     """self: g * result * (1 - result)"""
     return g * (result * (1 - result))
 
 
-@row("ReluBackward0")
+@row("ReluBackward0", fresh=True)
 def _relu(F, g, needs, result):
     """self: g where result > 0, else 0"""
     return g * (result > 0)

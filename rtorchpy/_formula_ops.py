@@ -24,6 +24,13 @@ def _restore_dims_shape(shape, dims, keepdim):
     return tuple(out)
 
 
+def _repeated(value, shape):
+    """A read-only array of ``shape`` whose every element is the 0-d array ``value``."""
+    out = np.ndarray(shape, value.dtype, np.ascontiguousarray(value), 0, (0,) * len(shape))
+    out.flags.writeable = False
+    return out
+
+
 class _ArrayOps:
     """NumPy versions of what the formulas need."""
 
@@ -55,9 +62,15 @@ class _ArrayOps:
             out = np.empty(shape, g.dtype)
             out[...] = g
             return out
-        out = np.ndarray(shape, g.dtype, np.ascontiguousarray(g), 0, (0,) * len(shape))
-        out.flags.writeable = False
-        return out
+        return _repeated(g, shape)
+
+    @staticmethod
+    def scale(g, c):
+        """``g * c`` for a number ``c``; a gradient that repeats one value (see ``expand``)
+        stays one, without a pass over memory."""
+        if g.size > _FILL_BELOW and not any(g.strides):
+            return _repeated(np.asarray(g.reshape(-1)[0] * c, g.dtype), g.shape)
+        return g * c
 
     @staticmethod
     def restore_dims(g, dims, keepdim):
@@ -232,6 +245,10 @@ class _TensorOps:
     @staticmethod
     def expand(g, shape):
         return g.expand(shape)
+
+    @staticmethod
+    def scale(g, c):
+        return g * c
 
     @staticmethod
     def restore_dims(g, dims, keepdim):

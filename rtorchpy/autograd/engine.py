@@ -20,6 +20,9 @@ from .grad_mode import STATE
 from . import graph
 from .graph import AccumulateGrad
 
+# gradients of at least this many elements that the engine owns are added into in place; below
+# it a new array is as cheap as the bookkeeping
+_OWN_ABOVE = 4096
 _ANOMALY_NAN = "Function '{name}' returned nan values in its {i}th output."
 
 
@@ -218,15 +221,14 @@ def execute(roots, retain_graph, create_graph, capture=None):
             else:
                 outs = _run_node(node, grads, as_tensors, retain_graph, capture, captured,
                                  targets)
-            edges = node.edges
-            in_meta = node.in_meta
+            edges = zip(outs, node.edges, node.in_meta)
+            # a fresh row's gradients (and what summing or casting makes of them) are held by
+            # nobody else: the engine may add into them in place or give them to a leaf
+            fresh = plain and node.fresh
             node = grads = None
-            for i in range(len(outs)):
-                g = outs[i]
-                edge = edges[i]
+            for g, edge, (shape, dtype) in edges:
                 if g is None or edge is None:
                     continue
-                shape, dtype = in_meta[i]
                 if g.shape != shape:
                     g = sum_to_shape(g, shape, as_tensors)
                 if as_tensors:
@@ -234,6 +236,8 @@ def execute(roots, retain_graph, create_graph, capture=None):
                         g = g.to(dtype)
                 elif g.dtype is not dtype and g.dtype != dtype:  # identity: the cheap check
                     g = g.astype(dtype)
+                if fresh and g.size > _OWN_ABOVE and g.flags.writeable:
+                    owned[id(g)] = g
                 child, nr = edge
                 buf = grads if child is node else buffers.get(child)
                 if buf is not None:
@@ -264,14 +268,18 @@ def execute(roots, retain_graph, create_graph, capture=None):
 
 
 def _accumulate(old, g, as_tensors, owned):
-    """``old + g``. The sum is an array the engine allocated (``owned``: id -> array), so the
-    next gradient for the same buffer is added into it in place: no fresh allocation (and page
-    faults) per addition for a large gradient with many consumers."""
+    """``old + g``. A sum the engine allocated, or a gradient a row returned fresh (both in
+    ``owned``: id -> array, nobody else holds them), takes the other addend in place: no new
+    allocation (and page faults) per addition for a large gradient with many consumers."""
     if as_tensors:
         return old + g
     if owned.get(id(old)) is old:
         np.add(old, g, out=old)
+        owned.pop(id(g), None)  # g is consumed: don't keep it alive
         return old
+    if owned.get(id(g)) is g:
+        np.add(g, old, out=g)
+        return g
     new = old + g
     if type(new) is not np.ndarray:  # 0-d: NumPy returns a scalar
         new = np.asarray(new)

@@ -96,6 +96,7 @@ class Node:
                  "out_meta", "extras", "seq", "__weakref__")
     name = "Node"
     formula = None  # FormulaNode: the derivative-table row (the engine calls it directly)
+    fresh = False   # FormulaNode: the row returns new arrays only (see ``row`` in _derivatives)
 
     def __init__(self):
         self.seq = next(_sequence)
@@ -192,9 +193,9 @@ class FormulaNode(Node):
         return out if type(out) is tuple else (out,)
 
 
-def formula_node_class(name, formula):
+def formula_node_class(name, formula, fresh=False):
     return type(name.replace("::", "_"), (FormulaNode,), {
-        "__slots__": (), "name": name, "formula": staticmethod(formula)})
+        "__slots__": (), "name": name, "formula": staticmethod(formula), "fresh": fresh})
 
 
 accumulate = None  # engine.accumulate_into_leaf, installed by the engine module (import cycle)
