@@ -10,7 +10,7 @@ from ._tensor import Tensor
 
 
 # ---------------------------------------------------------------- linear algebra
-@row("MmBackward0")
+@row("MmBackward0", fresh=True)
 def _mm(F, g, needs, self, mat2):
     """self: g @ mat2^T;  mat2: self^T @ g"""
     return ((F.matmul(g, F.mT(mat2)) if needs[0] else None),
@@ -28,7 +28,7 @@ def _mat2_grad(F, mat1, g, mat2):
     return F.matmul(F.mT(mat1), g)
 
 
-@row("MatmulBackward0")
+@row("MatmulBackward0", fresh=True)
 def _matmul(F, g, needs, self, other):
     """self: g @ other^T;  other: self^T @ g   (batch dims summed back by the engine)"""
     return ((F.matmul(g, F.mT(other)) if needs[0] else None),

@@ -1,0 +1,156 @@
+"""The engine's fast paths give the same answers as the general ones: version checks skipped
+while no in-place op happened, a chain run without the heap, gradients the engine owns added
+into in place or handed to ``.grad``, and a full reduction's gradient kept as a repeated value.
+
+Large tensors (more than 4096 elements) are what switch the ownership and zero-stride paths
+on, so several tests run at both sizes.
+"""
+import numpy as np
+import pytest
+
+from rtorchpy import torch_tensor, with_no_grad
+from rtorchpy.autograd import graph
+
+SIZES = [(3, 4), (100, 100)]  # below and above the engine's ownership threshold
+
+
+def leaf(arr):
+    return torch_tensor(arr.astype(np.float32), requires_grad=True)
+
+
+def rand(shape, seed=0):
+    return np.random.default_rng(seed).uniform(-1, 1, shape).astype(np.float32)
+
+
+def test_saved_tensor_modified_after_an_unrelated_in_place_op_is_still_caught():
+    x = leaf(np.array([0.5, 1.0]))
+    y = x.exp()                      # saves its output
+    other = torch_tensor([1.0])
+    other.add_(1)                    # moves the in-place epoch: checks now run
+    z = y * 1.0
+    y.mul_(2)                        # the saved output itself changes
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        z.sum().backward()
+
+
+def test_in_place_op_elsewhere_does_not_raise_a_false_version_error():
+    x = leaf(np.array([0.5, 1.0]))
+    y = x.sin()                      # saves x
+    unrelated = torch_tensor([1.0, 2.0])
+    unrelated.mul_(3)
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([0.5, 1.0]), rtol=1e-6)
+
+
+def test_in_place_under_no_grad_before_recording_is_not_an_error():
+    w = leaf(np.array([1.0, 2.0]))
+    with with_no_grad():
+        w.sub_(0.5)
+    epoch = graph.INPLACE_EPOCH[0]
+    (w.exp() * w).sum().backward()
+    assert graph.INPLACE_EPOCH[0] == epoch
+    v = np.array([0.5, 1.5])
+    np.testing.assert_allclose(w.grad.numpy(), np.exp(v) * (1 + v), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", SIZES)
+def test_gradients_meeting_at_a_leaf_add_up(shape):
+    a = rand(shape)
+    x = leaf(a)
+    (x * x + 3 * x + (x.exp() * 2)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * a + 3 + 2 * np.exp(a), rtol=1e-5)
+
+
+@pytest.mark.parametrize("shape", SIZES)
+def test_leaf_grads_share_memory_with_nothing(shape):
+    a, b = leaf(rand(shape, 1)), leaf(rand(shape, 2))
+    (a * b).sum().backward()
+    for g in (a.grad._data, b.grad._data):
+        assert g.flags.writeable
+        for other in (a._data, b._data):
+            assert not np.shares_memory(g, other)
+    assert not np.shares_memory(a.grad._data, b.grad._data)
+    before = b._data.copy()
+    a.grad.add_(1)                   # writing .grad must not reach b
+    np.testing.assert_array_equal(b._data, before)
+
+
+@pytest.mark.parametrize("shape", SIZES)
+def test_gradient_of_a_sum_is_writeable_in_grad(shape):
+    x = leaf(rand(shape))
+    (x * 3).sum().backward()         # a repeated value all the way down to the leaf
+    assert x.grad._data.flags.writeable
+    x.grad.add_(1)
+    assert np.all(x.grad.numpy() == 4)
+
+
+@pytest.mark.parametrize("shape", SIZES)
+def test_hook_keeps_the_gradient_it_saw(shape):
+    a = rand(shape)
+    x = leaf(a)
+    seen = []
+    h = x * 2
+    h.register_hook(lambda g: seen.append(g))
+    (h.exp() + h.sin()).sum().backward()
+    expected = np.exp(2 * a) + np.cos(2 * a)
+    np.testing.assert_allclose(seen[0].numpy(), expected, rtol=1e-5)
+    np.testing.assert_allclose(x.grad.numpy(), 2 * expected, rtol=1e-5)
+    x.grad.add_(1)                   # the hook's tensor is not .grad's storage
+    np.testing.assert_allclose(seen[0].numpy(), expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("shape", SIZES)
+def test_second_backward_adds_into_existing_grad(shape):
+    a = rand(shape)
+    x = leaf(a)
+    for _ in range(2):
+        (x * x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 4 * a, rtol=1e-6)
+
+
+def test_chain_with_a_branch_that_rejoins():
+    # the chain's nodes run without the heap; the branch from x must still wait for them
+    x = leaf(np.array([0.3, -0.2]))
+    y = x
+    for _ in range(50):
+        y = (y * 1.01).sin()
+    z = (y + x * 3).sum()
+    z.backward()
+    eps, a = 1e-3, np.array([0.3, -0.2], np.float64)
+
+    def f(v):
+        y = v
+        for _ in range(50):
+            y = np.sin(y * 1.01)
+        return (y + v * 3).sum()
+    numeric = [(f(a + eps * e) - f(a - eps * e)) / (2 * eps) for e in np.eye(2)]
+    np.testing.assert_allclose(x.grad.numpy(), numeric, rtol=1e-3)
+
+
+def test_retain_graph_runs_the_fast_path_twice():
+    x = leaf(np.array([0.1, 0.2]))
+    y = x.tanh().sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * (1 - np.tanh([0.1, 0.2]) ** 2), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.backward()
+
+
+def test_large_fresh_gradients_reach_grad_without_a_copy(monkeypatch):
+    # the point of the ownership bookkeeping: a product made for one leaf becomes its .grad
+    from rtorchpy.autograd import engine
+    steals = []
+    real = engine.accumulate_into_leaf
+
+    def spy(leaf_, g, as_tensors, **kw):
+        steals.append(kw.get("steal"))
+        return real(leaf_, g, as_tensors, **kw)
+    monkeypatch.setattr(engine, "accumulate_into_leaf", spy)
+    a, b = leaf(rand((100, 100), 1)), leaf(rand((100, 100), 2))
+    (a * b).sum().backward()
+    assert steals == [True, True]
+    steals.clear()
+    c = leaf(rand((3, 4)))          # small: copied, no bookkeeping
+    (c * c).sum().backward()
+    assert steals == [False]
