@@ -326,6 +326,20 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
     return node
 
 
+# ``in_meta`` of one-input nodes, shared by all nodes whose input has the same shape and dtype:
+# two fewer tuples per recorded op for the garbage collector to allocate and walk (a deep graph
+# spends more time in the collector than in the ops). Bounded: a workload with ever-new shapes
+# just starts over.
+_ONE_INPUT_META = {}
+
+
+def _one_input_meta(key):
+    if len(_ONE_INPUT_META) >= 1024:
+        _ONE_INPUT_META.clear()
+    meta = _ONE_INPUT_META[key] = (key,)
+    return meta
+
+
 def record1(node_cls, t, out, save=None, params=_NOTHING):
     """``record(node_cls, (t,), (out,), (save,) or (), params)`` for the most common op: one
     input, one fresh output (``out._output_nr`` is already 0), at most one saved tensor (``t``
@@ -338,7 +352,11 @@ def record1(node_cls, t, out, save=None, params=_NOTHING):
     else:
         node.edges = (edge_of(t),)
     d = t._data
-    node.in_meta = ((d.shape, d.dtype),)
+    key = (d.shape, d.dtype)
+    meta = _ONE_INPUT_META.get(key)
+    if meta is None:
+        meta = _one_input_meta(key)
+    node.in_meta = meta
     if save is None:
         node.saved = node.sources = node.versions = _NOTHING
         node.epoch = 0
