@@ -217,6 +217,7 @@ def _binary_tensor(a, b, np_fn, node, saved_self, saved_other, params=()):
 # libtorch alike; a number keeps a float tensor's dtype (NumPy 1.x may widen it: checked).
 _ndarray = np.ndarray
 _make = Tensor._make
+_ALPHA_ONE = (1,)  # the params of a plain a + b, shared
 
 
 @op("add")
@@ -228,7 +229,7 @@ def add(self, other, alpha=1):
         r = x + other._data
         out = _make(r if type(r) is _ndarray else np.asarray(r))
         if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record(_ADD0, (self, other), (out,), (), (alpha,))
+            record(_ADD0, (self, other), (out,), (), _ALPHA_ONE)
         return out
     if (t is float or t is int) and x.dtype.kind == "f":
         r = x + other * alpha if alpha != 1 else x + other
@@ -266,7 +267,7 @@ def sub(self, other, alpha=1):
         r = x - other._data
         out = _make(r if type(r) is _ndarray else np.asarray(r))
         if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record(_SUB0, (self, other), (out,), (), (alpha,))
+            record(_SUB0, (self, other), (out,), (), _ALPHA_ONE)
         return out
     if (t is float or t is int) and x.dtype.kind == "f":
         r = x - other * alpha if alpha != 1 else x - other

@@ -256,6 +256,13 @@ def edge_of(t):
 _new = object.__new__
 _NOTHING = ()
 
+# ``in_meta`` of one- and two-input nodes, shared by all nodes whose inputs have the same shapes
+# and dtypes: fewer tuples per recorded op for the garbage collector to allocate and walk (a deep
+# graph spends more time in the collector than in the ops). Bounded: a workload with ever-new
+# shapes just starts over.
+_ONE_INPUT_META = {}
+_TWO_INPUT_META = {}
+
 
 def record(node_cls, inputs, outputs, saved=(), params=()):
     """Attach a new ``node_cls`` node as grad_fn of ``outputs`` (Tensors, already computed).
@@ -282,7 +289,13 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
         a, b = inputs
         node.edges = (edge_of(a), edge_of(b))
         da, db = a._data, b._data
-        node.in_meta = ((da.shape, da.dtype), (db.shape, db.dtype))
+        key = (da.shape, da.dtype, db.shape, db.dtype)
+        meta = _TWO_INPUT_META.get(key)
+        if meta is None:
+            if len(_TWO_INPUT_META) >= 1024:
+                _TWO_INPUT_META.clear()
+            meta = _TWO_INPUT_META[key] = ((key[0], key[1]), (key[2], key[3]))
+        node.in_meta = meta
     else:
         node.edges = tuple([edge_of(t) for t in inputs])
         node.in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
@@ -326,11 +339,6 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
     return node
 
 
-# ``in_meta`` of one-input nodes, shared by all nodes whose input has the same shape and dtype:
-# two fewer tuples per recorded op for the garbage collector to allocate and walk (a deep graph
-# spends more time in the collector than in the ops). Bounded: a workload with ever-new shapes
-# just starts over.
-_ONE_INPUT_META = {}
 
 
 def _one_input_meta(key):
