@@ -8,6 +8,15 @@ its tensor hooks, apply its formula, and hand each input gradient to the next no
 cast back to that input's shape and dtype (the one place broadcasting is undone).
 Gradients are ndarrays on the fast path and Tensors under ``create_graph`` (then the formulas'
 own ops are recorded, which gives higher-order derivatives).
+
+What keeps the per-node overhead small (it matters for graphs of many tiny ops):
+* a node newer than every waiting node runs next without going through the heap or the buffer
+  dict, so a chain never touches either;
+* formula nodes without hooks run inline, and skip the per-tensor version checks while no
+  in-place op has happened since they were recorded (``graph.INPLACE_EPOCH``);
+* gradients the engine owns — sums it made, and the new arrays of rows declared ``fresh`` —
+  take later gradients in place and become a leaf's ``.grad`` without a copy (only for large
+  arrays, where allocation costs page faults and a pass over memory).
 """
 from __future__ import annotations
 
