@@ -318,6 +318,11 @@ def mul(self, other):
             record(_MUL0, (self, other), (out,), (self, other), (self is other,))
         return out
     if (t is float or t is int) and x.dtype.kind == "f":
+        if t is float:
+            # NumPy multiplies by a 0-d array of the tensor's dtype ~40% faster than by a Python
+            # float (same value: the float is rounded to that dtype either way), and backward
+            # reuses the array for g * other
+            other = np.array(other, x.dtype)
         r = x * other
         if type(r) is not _ndarray or r.dtype is not x.dtype:
             r = fix_dtype(r, x.dtype)
