@@ -550,3 +550,93 @@ def test_r_shim_style_callables():
     assert out.grad_fn.name == "torch::autograd::LanternNode"
     out.backward()
     assert x.grad.tolist() == [2.0]
+
+
+# ============================================================ gradients the engine may own
+# A custom node tells the engine, per call, whether every gradient its backward returned is an
+# array nobody else holds: only then may the engine add into it in place or make it a leaf's
+# .grad without a copy. Sizes here are above the engine's ownership threshold.
+def _big_linear(backward):
+    def fwd(ctx, x, w):
+        ctx.save_for_backward(x=x, w=w)
+        return x.mm(w.t())
+    return autograd_function(fwd, backward)
+
+
+def _big_inputs():
+    rng = np.random.default_rng(0)
+    x = torch_tensor(rng.standard_normal((80, 70)), requires_grad=True)
+    w = torch_tensor(rng.standard_normal((90, 70)), requires_grad=True)
+    return x, w
+
+
+def test_fresh_gradients_are_owned_and_correct():
+    def bwd(ctx, g):
+        s = ctx.saved_variables
+        return {"x": g.mm(s.w), "w": g.t().mm(s.x)}
+
+    x, w = _big_inputs()
+    f = _big_linear(bwd)
+    out = f(x, w)
+    node = out.grad_fn
+    assert node.fresh is False  # nothing claimed before backward ran
+    out.sum().backward()
+    assert node.fresh is True
+    ones = np.ones((80, 90))
+    np.testing.assert_allclose(x.grad.numpy(), ones @ w.numpy())
+    np.testing.assert_allclose(w.grad.numpy(), ones.T @ x.numpy())
+    f(x, w).sum().backward()  # accumulates in place into the .grad it was given
+    np.testing.assert_allclose(x.grad.numpy(), 2 * ones @ w.numpy())
+
+
+def test_gradients_held_elsewhere_are_not_owned():
+    kept = []
+
+    def keeps(ctx, g):  # the backward keeps a gradient it returns
+        s = ctx.saved_variables
+        gx = g.mm(s.w)
+        kept.append(gx)
+        return {"x": gx, "w": g.t().mm(s.x)}
+
+    def view(ctx, g):  # a gradient that is a view (of a fresh array: still shared)
+        s = ctx.saved_variables
+        return {"x": g.mm(s.w), "w": s.x.t().mm(g).t()}
+
+    def saved(ctx, g):  # a saved input as a gradient
+        s = ctx.saved_variables
+        return {"x": s.x, "w": s.w}
+
+    for bwd in (keeps, view, saved):
+        x, w = _big_inputs()
+        x0, w0 = x.numpy().copy(), w.numpy().copy()
+        out = _big_linear(bwd)(x, w)
+        node = out.grad_fn
+        out.sum().backward()
+        assert node.fresh is False, bwd.__name__
+        _big_linear(bwd)(x, w).sum().backward()  # must not write into what backward kept
+        if bwd is keeps:
+            np.testing.assert_allclose(kept[0].numpy(), np.ones((80, 90)) @ w0)
+            assert not np.shares_memory(kept[0].numpy(), x.grad.numpy())
+        if bwd is saved:
+            np.testing.assert_array_equal(x.numpy(), x0)
+            np.testing.assert_array_equal(w.numpy(), w0)
+            np.testing.assert_allclose(x.grad.numpy(), 2 * x0)
+
+
+def test_one_gradient_for_two_inputs_is_not_owned():
+    def fwd(ctx, a, b):
+        return a * b
+
+    def bwd(ctx, g):
+        gg = g * 3.0
+        return {"a": gg, "b": gg}
+
+    f = autograd_function(fwd, bwd)
+    a = torch_tensor(np.ones((100, 50)), requires_grad=True)
+    b = torch_tensor(np.ones((100, 50)), requires_grad=True)
+    out = f(a, b)
+    out.sum().backward()
+    assert out.grad_fn.fresh is False
+    assert not np.shares_memory(a.grad.numpy(), b.grad.numpy())
+    a.grad.numpy()[0, 0] = 7.0
+    assert b.grad.numpy()[0, 0] == 3.0

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import sys
 import traceback
 import weakref
 from collections.abc import Mapping
@@ -58,20 +59,10 @@ class NamedValues:
         """From parallel lists (taken over, not copied) and optionally their prebuilt index.
         The instance is of a cached subclass with one property per name, so ``s.weight`` is a
         plain attribute read instead of a failed lookup falling back to ``__getattr__``."""
-        if index is None:
-            index = _first_index(names)
-        key = tuple(names)
-        sub = _NV_CLASSES.get(key)
-        if sub is None:
-            if len(_NV_CLASSES) > 256:
-                _NV_CLASSES.clear()
-            body = {"__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__}
-            for n, i in index.items():
-                if type(n) is str and not hasattr(cls, n):
-                    body[n] = property(_value_at(i))
-            sub = _NV_CLASSES[key] = type(cls.__name__, (cls,), body)
+        sub, first = _nv_class(names)
         self = object.__new__(sub)
-        self._names, self._values, self._index = names, values, index
+        self._names, self._values = names, values
+        self._index = first if index is None else index
         return self
 
     def __reduce__(self):  # pickles/copies as the base class (the subclasses are a cache)
@@ -129,9 +120,27 @@ class NamedValues:
 
 
 _NV_SLOTS = frozenset(NamedValues.__slots__)
+_new = object.__new__
 
 
-_NV_CLASSES = {}  # names tuple -> NamedValues subclass with a property per name
+_NV_CLASSES = {}  # names tuple -> (NamedValues subclass with a property per name, its index)
+
+
+def _nv_class(names):
+    """The cached NamedValues subclass for ``names`` and its name -> position index."""
+    key = tuple(names)
+    hit = _NV_CLASSES.get(key)
+    if hit is None:
+        if len(_NV_CLASSES) > 256:
+            _NV_CLASSES.clear()
+        index = _first_index(names)
+        body = {"__slots__": (), "__module__": NamedValues.__module__,
+                "__qualname__": NamedValues.__qualname__}
+        for n, i in index.items():
+            if type(n) is str and not hasattr(NamedValues, n):
+                body[n] = property(_value_at(i))
+        hit = _NV_CLASSES[key] = (type(NamedValues.__name__, (NamedValues,), body), index)
+    return hit
 
 
 def _value_at(i):
@@ -165,16 +174,22 @@ class AutogradContext:
     * Any other attribute can be set in forward and read in backward (``ctx.constant = 2``).
     """
 
+    # Defaults live on the class: a context made for a call (``_Spec.call``) sets only what
+    # differs, and the attributes forward or backward set shadow them per instance.
+    _node_ref = None      # weakref to the recorded node (the node holds this ctx)
+    _pending = None       # [(name, value)] as saved, until packed into the node
+    # after packing: () when nothing was saved, else (names, slots, consts): slots[j] is the
+    # index into node.sources of value j, or -1 for a non-tensor kept in consts[j]; slots is
+    # None when every value is a tensor, saved in order (then node.sources is the whole list)
+    _layout = None
+    _dirty = ()
+    _non_differentiable = ()
+    _materialize = True
+    _in_forward = False
+
     def __init__(self, fn_name, needs_input_grad):
         self._fn_name = fn_name
         self._needs = needs_input_grad
-        self._node_ref = None      # weakref to the recorded node (the node holds this ctx)
-        self._pending = None       # [(name, value)] as saved, until packed into the node
-        self._layout = None        # after packing: [(name, index into node.saved or -1, value)]
-        self._dirty = ()
-        self._non_differentiable = ()
-        self._materialize = True
-        self._in_forward = False
 
     @property
     def needs_input_grad(self):
@@ -184,7 +199,14 @@ class AutogradContext:
     def save_for_backward(self, *args, **kwargs):
         """Save tensors and other values for backward: positional ones unnamed, then the named
         ones. Read them back with :attr:`saved_variables`."""
-        self.save_for_backward_pairs([(None, a) for a in args] + list(kwargs.items()))
+        if not self._in_forward:
+            raise RuntimeError("save_for_backward can only be called from forward")
+        # keyword names are already str, so this is save_for_backward_pairs without the copy
+        pending = [(None, a) for a in args] if args else []
+        if kwargs:
+            pending += kwargs.items()
+        self._pending = pending
+        self._layout = None
 
     def save_for_backward_pairs(self, pairs):
         """Save ``[(name or None, value), ...]`` in that order (R's ``list2(...)`` interleaves
@@ -201,15 +223,20 @@ class AutogradContext:
         Raises the libtorch errors when the graph was freed by a backward without
         ``retain_graph``, or a saved tensor was modified in place after being saved.
         """
-        if self._layout is None:
+        layout = self._layout
+        if layout is None:
             return NamedValues(self._pending or ())
-        node = self._node_ref() if self._node_ref is not None else None
+        ref = self._node_ref
+        node = ref() if ref is not None else None
         if node is None or node.saved is None:
             raise RuntimeError(FREED_MESSAGE)
-        tensors = node.unpack(True)
-        layout = self._layout
-        return NamedValues._of([n for n, _, _ in layout],
-                               [tensors[i] if i >= 0 else v for _, i, v in layout])
+        values = node.unpack(True)  # a new list, version-checked
+        if not layout:
+            return NamedValues._of([], values)
+        names, slots, consts = layout
+        if slots is not None:
+            values = [values[i] if i >= 0 else c for i, c in zip(slots, consts)]
+        return NamedValues._of(names, values)
 
     @property
     def saved_tensors(self):
@@ -249,22 +276,36 @@ class FunctionNode(Node):
     """The node a custom function records; ``autograd_function`` makes one subclass per
     function so that ``name`` (what ``grad_fn`` prints) is a class attribute like every node's."""
 
-    __slots__ = ("ctx", "spec", "var_index", "out_info")
+    # ``fresh`` (a class attribute on other nodes) is per call here: set after each backward,
+    # True when every gradient it returned is an array nobody else holds (see _unshared)
+    __slots__ = ("ctx", "spec", "var_index", "out_info", "fresh")
 
     def apply(self, grads, as_tensors):
         """Call the user's backward with one Tensor per output (materializing undefined
         gradients unless told not to) and map its result to the recorded inputs."""
         ctx, spec = self.ctx, self.spec
-        args = []
-        for g, info in zip(grads, self.out_info):
-            if g is None:  # no gradient arrived (out_meta entries are None: engine leaves it)
-                if info is not None and ctx._materialize:
-                    g = Tensor._make(np.zeros(info[0], dtype=info[1]))
-            elif not as_tensors:
-                g = Tensor._make(g)
-            args.append(g)
-        result = _call_user(spec.backward, "backward", spec.name, ctx, *args)
-        return spec.input_grads(result, self, as_tensors)
+        if len(grads) == 1 and grads[0] is not None:  # the usual case: one output, used
+            args = (grads[0] if as_tensors else Tensor._make(grads[0]),)
+        else:
+            args = []
+            for g, info in zip(grads, self.out_info):
+                if g is None:  # no gradient arrived (out_meta entries are None: engine leaves it)
+                    if info is not None and ctx._materialize:
+                        g = Tensor._make(np.zeros(info[0], dtype=info[1]))
+                elif not as_tensors:
+                    g = Tensor._make(g)
+                args.append(g)
+        try:
+            result = spec.backward(ctx, *args)
+        except Exception as exc:
+            _add_note(exc, "backward", spec.name)
+            raise
+        args = None
+        outs = spec.input_grads(result, self, as_tensors)
+        if not as_tensors:
+            result = None  # drop the user's tensors, so that only ``outs`` holds fresh arrays
+            self.fresh = _unshared(outs)
+        return outs
 
     def release(self):
         # libtorch frees a custom node's saved state as a whole: afterwards even saved
@@ -273,15 +314,31 @@ class FunctionNode(Node):
             self.saved = self.sources = None
 
 
-def _call_user(fn, where, name, *args, **kwargs):
-    """Call user code; on error re-raise the same exception (type and str() intact, which the
-    R shim relies on for R errors) with a note naming the custom function."""
-    try:
-        return fn(*args, **kwargs)
-    except Exception as exc:
-        if hasattr(exc, "add_note"):
-            exc.add_note(f"(raised in the {where} of custom autograd function {name})")
-        raise
+def _add_note(exc, where, name):
+    """User code raised: the same exception propagates (type and str() intact, which the R shim
+    relies on for R errors), with a note naming the custom function. Callers call user code in
+    their own ``try`` rather than through a helper: one Python frame less per call."""
+    if hasattr(exc, "add_note"):
+        exc.add_note(f"(raised in the {where} of custom autograd function {name})")
+
+
+_refcount = getattr(sys, "getrefcount", None)
+
+
+def _unshared(outs):
+    """Whether every array in ``outs`` is one nobody else can see: it owns its memory (not a
+    view, so no other array shares it) and ``outs`` holds the only reference to it (a view of
+    it, a tensor wrapping it or a container keeping it would each add one). The engine may then
+    add later gradients into such an array in place, or make it a leaf's ``.grad`` without a
+    copy, as it does for the derivative table's fresh rows. Called with the user's result
+    already dropped. Where reference counts are unavailable nothing is claimed."""
+    if _refcount is None:
+        return False
+    for g in outs:
+        # 3 references: the tuple ``outs``, the loop variable and getrefcount's argument
+        if g is not None and (g.base is not None or _refcount(g) > 3):
+            return False
+    return True
 
 
 def _default_name(forward):
@@ -318,6 +375,8 @@ class _Spec:
         self.plain = all(p.kind is p.POSITIONAL_OR_KEYWORD for p in params[1:])
         self.position_of = {n: i for i, n in enumerate(self.arg_names)}
         self.arg_name_list = list(self.arg_names)  # shared by every call's needs_input_grad
+        self.n_args = len(self.arg_names)
+        self.patterns = {}  # which-args-require-grad flags -> (needs_input_grad, var_index)
         self.any_positional_only = any(self.positional_only)
         self.node_class = type(name.replace("::", "_").replace(" ", "_"), (FunctionNode,),
                                {"__slots__": (), "name": name})
@@ -420,20 +479,28 @@ class _Spec:
         return values
 
     def call(self, args, kwargs):
-        values = self._bind_plain(args, kwargs)
-        if values is None:
-            try:
-                bound = self.signature.bind(*args, **kwargs)
-            except TypeError as exc:
-                raise TypeError(f"{self.name}: {exc}") from None
-            bound.apply_defaults()
-            values = [bound.arguments[n] for n in self.arg_names]
-        is_var = [isinstance(v, Tensor) and v._requires_grad for v in values]
-        ctx = AutogradContext(self.name,
-                              NamedValues._of(self.arg_name_list, is_var, self.position_of))
+        if kwargs or len(args) != self.n_args or not self.plain:
+            values = self._bind_plain(args, kwargs)
+            if values is None:
+                try:
+                    bound = self.signature.bind(*args, **kwargs)
+                except TypeError as exc:
+                    raise TypeError(f"{self.name}: {exc}") from None
+                bound.apply_defaults()
+                values = [bound.arguments[n] for n in self.arg_names]
+        else:  # every argument given by position: nothing to bind
+            values = args
+        flags = tuple([isinstance(v, Tensor) and v._requires_grad for v in values])
+        pattern = self.patterns.get(flags)
+        if pattern is None:
+            pattern = self._pattern(flags)
+        needs, var_index = pattern
+        ctx = _new(AutogradContext)  # __init__ written out: the rest are class defaults
+        ctx._fn_name = self.name
+        ctx._needs = needs
         node = None
-        if STATE.grad_enabled and True in is_var:
-            node = self._new_node(ctx, values, is_var)
+        if var_index and STATE.grad_enabled:
+            node = self._new_node(ctx, values, var_index)
         previous = STATE.grad_enabled
         STATE.grad_enabled = False
         ctx._in_forward = True
@@ -444,29 +511,44 @@ class _Spec:
                 pos = [v for v, p in zip(values, self.positional_only) if p]
                 kw = {n: v for n, v, p in zip(self.arg_names, values, self.positional_only)
                       if not p}
-                result = _call_user(self.forward, "forward", self.name, ctx, *pos, **kw)
             else:
-                result = _call_user(self.forward, "forward", self.name, ctx,
-                                    **dict(zip(self.arg_names, values)))
+                pos, kw = (), dict(zip(self.arg_names, values))
+            try:
+                result = self.forward(ctx, *pos, **kw)
+            except Exception as exc:
+                _add_note(exc, "forward", self.name)
+                raise
         finally:
             STATE.grad_enabled = previous
             ctx._in_forward = False
         return self._wrap_outputs(result, ctx, node, values)
 
-    def _new_node(self, ctx, values, is_var):
+    def _pattern(self, flags):
+        """``needs_input_grad`` and the recorded inputs' positions for one pattern of which
+        arguments require grad. Calls with the same pattern share them (the NamedValues has no
+        mutators), so a call builds neither; the cache is small since patterns rarely vary."""
+        pattern = (NamedValues._of(self.arg_name_list, list(flags), self.position_of),
+                   tuple([i for i, f in enumerate(flags) if f]))
+        if len(self.patterns) < 64:
+            self.patterns[flags] = pattern
+        return pattern
+
+    def _new_node(self, ctx, values, var_index):
         # edges are taken before forward runs: a dirty input's old history is what it feeds
         node = self.node_class()
-        edges, in_meta, var_index = [], [], []
-        for i, v in enumerate(values):
-            if is_var[i]:
-                edges.append(edge_of(v))
-                data = v._data
-                in_meta.append((data.shape, data.dtype))
-                var_index.append(i)
-        node.edges, node.in_meta, node.var_index = tuple(edges), tuple(in_meta), tuple(var_index)
+        edges, in_meta = [], []
+        for i in var_index:
+            v = values[i]
+            fn = v._grad_fn
+            # edge_of's common case (a non-view with history) inline
+            edges.append((fn, v._output_nr) if fn is not None and v._base is None else edge_of(v))
+            data = v._data
+            in_meta.append((data.shape, data.dtype))
+        node.edges, node.in_meta, node.var_index = tuple(edges), tuple(in_meta), var_index
         node.ctx = ctx
         node.spec = self
         node.out_info = ()
+        node.fresh = False
         if STATE.anomaly_enabled:
             node.extras_().trace = traceback.format_stack()[:-3]
         ctx._node_ref = weakref.ref(node)
@@ -565,18 +647,24 @@ def _pack_saved(ctx, node):
     pending = ctx._pending
     if pending is None:
         return
-    saved, versions, layout = [], [], []
-    for name, v in pending:
+    saved, versions, slots, consts = [], [], [], []
+    only_tensors = True
+    for _, v in pending:
         if type(v) is Tensor or isinstance(v, Tensor):
-            layout.append((name, len(saved), None))
+            slots.append(len(saved))
+            consts.append(None)
             saved.append(SavedOutput(v) if v._grad_fn is node else v)
             versions.append(v._version[0])
         else:
-            layout.append((name, -1, v))
+            slots.append(-1)
+            consts.append(v)
+            only_tensors = False
     node.saved = node.sources = tuple(saved)
     node.versions = tuple(versions)
     node.epoch = INPLACE_EPOCH[0]
-    ctx._layout, ctx._pending = layout, None
+    ctx._layout = ([n for n, _ in pending], None if only_tensors else slots, consts) \
+        if pending else ()
+    ctx._pending = None
 
 
 def autograd_function(forward, backward, name=None, strict_names=True):
