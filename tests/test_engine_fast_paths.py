@@ -154,3 +154,24 @@ def test_large_fresh_gradients_reach_grad_without_a_copy(monkeypatch):
     c = leaf(rand((3, 4)))          # small: copied, no bookkeeping
     (c * c).sum().backward()
     assert steals == [False]
+
+
+def test_chain_stops_where_a_node_still_waits_for_another_gradient():
+    a0 = np.array([0.4, -0.7])
+    x = leaf(a0)
+    a = x.sin()                      # a feeds two chains: exp -> mul and cos
+    y = (a.exp() * 2.0 + a.cos().tanh()).sum()
+    y.backward()
+    s = np.sin(a0)
+    da = 2 * np.exp(s) - np.sin(s) * (1 - np.tanh(np.cos(s)) ** 2)
+    np.testing.assert_allclose(x.grad.numpy(), da * np.cos(a0), rtol=1e-5)
+
+
+def test_chain_stops_at_a_node_with_a_hook():
+    a0 = np.array([0.1, 0.5])
+    x = leaf(a0)
+    h = x.exp()
+    h.register_hook(lambda g: g * 10)
+    (h.sin() * 3.0).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 10 * 3 * np.cos(np.exp(a0)) * np.exp(a0),
+                               rtol=1e-5)

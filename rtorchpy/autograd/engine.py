@@ -204,18 +204,42 @@ def execute(roots, retain_graph, create_graph, capture=None):
             steal = _disown(owned, grads) if owned else False
             formula = node.formula
             if plain and formula is not None and node.extras is None and node.out_meta is None:
-                # FormulaNode.apply written out: this runs once per node of every backward
-                saved = node.saved
-                if saved:
-                    if node.epoch != epoch[0]:
-                        node.check_versions()
-                    outs = formula(array_ops, grads[0], node.edges, *saved, *node.params)
-                    if not retain_graph:
-                        node.saved = node.sources = None
-                elif saved is None:
-                    raise RuntimeError(graph.FREED_MESSAGE)
-                else:
-                    outs = formula(array_ops, grads[0], node.edges, *node.params)
+                # FormulaNode.apply written out: this runs once per node of every backward.
+                # While a one-input node's input comes from a node that can run at once (newest
+                # of all waiting, no other gradient pending, no hooks), the gradient goes
+                # straight into it: a chain of such nodes runs in this inner loop.
+                g = grads[0]
+                grads = None  # a large gradient is freed as soon as its node has used it
+                while True:
+                    saved = node.saved
+                    if saved:
+                        if node.epoch != epoch[0]:
+                            node.check_versions()
+                        outs = formula(array_ops, g, node.edges, *saved, *node.params)
+                        if not retain_graph:
+                            node.saved = node.sources = None
+                    elif saved is None:
+                        raise RuntimeError(graph.FREED_MESSAGE)
+                    else:
+                        outs = formula(array_ops, g, node.edges, *node.params)
+                    if type(outs) is tuple:
+                        break
+                    edge = node.edges[0]
+                    if edge is None or outs is None:
+                        break
+                    child = edge[0]
+                    formula = child.formula
+                    if formula is None or child.extras is not None or \
+                            child.out_meta is not None or (heap and -heap[0][0] > child.seq) or \
+                            (buffers and child in buffers):
+                        break
+                    shape, dtype = node.in_meta[0]
+                    if outs.shape != shape:
+                        outs = sum_to_shape(outs, shape, False)
+                    if outs.dtype is not dtype and outs.dtype != dtype:
+                        outs = outs.astype(dtype)
+                    g = outs
+                    node = child
                 if type(outs) is not tuple:
                     outs = (outs,)
             elif plain and type(node) is AccumulateGrad:
