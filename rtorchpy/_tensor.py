@@ -23,9 +23,17 @@ class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
     # _base / _view_fn: for a view, the tensor whose storage it shares and that tensor's grad_fn
-    # when the view was taken (an in-place change to the base afterwards makes the view stale)
-    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_version",
-                 "_hooks", "_retains_grad", "_accumulator", "_base", "_view_fn", "__weakref__")
+    # when the view was taken (an in-place change to the base afterwards makes the view stale).
+    # What every op reads is a slot; what few tensors ever set (a leaf's gradient and hooks, a
+    # view's origin) defaults on the class and lands in the instance dict only when set: every
+    # op's result is then five attribute writes cheaper to make.
+    __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_version", "_base",
+                 "__dict__", "__weakref__")
+    _grad = None
+    _hooks = None
+    _retains_grad = False
+    _accumulator = None
+    _view_fn = None
     # numpy must defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__)
     __array_priority__ = 1000
 
@@ -41,13 +49,8 @@ class Tensor:
         self._grad_fn = grad_fn
         self._requires_grad = grad_fn is not None
         self._output_nr = output_nr
-        self._grad = None
         self._version = [0] if version is None else version
-        self._hooks = None
-        self._retains_grad = False
-        self._accumulator = None
         self._base = None
-        self._view_fn = None
 
     @classmethod
     def _make(cls, data, grad_fn=None, output_nr=0, version=None):
@@ -58,13 +61,8 @@ class Tensor:
         t._grad_fn = grad_fn
         t._requires_grad = grad_fn is not None
         t._output_nr = output_nr
-        t._grad = None
         t._version = [0] if version is None else version
-        t._hooks = None
-        t._retains_grad = False
-        t._accumulator = None
         t._base = None
-        t._view_fn = None
         return t
 
     # -- metadata -----------------------------------------------------------------------------
