@@ -1,6 +1,7 @@
 """autograd_function / AutogradContext, the Python face: calling conventions, backward's
 result, saved values, dirty and non-differentiable outputs, create_graph, hooks, anomaly mode.
 (R torch's own test-autograd.R blocks on custom functions are in test_seeds_extending.py.)"""
+import functools
 import gc
 import inspect
 import weakref
@@ -640,3 +641,24 @@ def test_one_gradient_for_two_inputs_is_not_owned():
     assert not np.shares_memory(a.grad.numpy(), b.grad.numpy())
     a.grad.numpy()[0, 0] = 7.0
     assert b.grad.numpy()[0, 0] == 3.0
+
+
+def test_forward_behind_a_wrapper_is_called_by_name():
+    # a decorator's (*args, **kwargs) wrapper carries the wrapped signature (__wrapped__):
+    # forward must still get every argument by name, as for the R shim's wrappers
+    seen = []
+
+    def fwd(ctx, x, scale=3.0):
+        return x * scale
+
+    @functools.wraps(fwd)
+    def wrapped(ctx, **kwargs):
+        seen.append(sorted(kwargs))
+        return fwd(ctx, **kwargs)
+
+    f = autograd_function(wrapped, lambda ctx, g: {"x": g * 3.0})
+    x = t(1.0, 2.0)
+    out = f(x)
+    out.sum().backward()
+    assert seen == [["scale", "x"]] and x.grad.tolist() == [3.0, 3.0]
+    assert str(inspect.signature(f)) == "(x, scale=3.0)"

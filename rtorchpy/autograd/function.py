@@ -22,6 +22,7 @@ from __future__ import annotations
 import inspect
 import numbers
 import sys
+import types
 import traceback
 import weakref
 from collections.abc import Mapping
@@ -177,10 +178,11 @@ class AutogradContext:
     # Defaults live on the class: a context made for a call (``_Spec.call``) sets only what
     # differs, and the attributes forward or backward set shadow them per instance.
     _node_ref = None      # weakref to the recorded node (the node holds this ctx)
-    _pending = None       # [(name, value)] as saved, until packed into the node
-    # after packing: () when nothing was saved, else (names, slots, consts): slots[j] is the
-    # index into node.sources of value j, or -1 for a non-tensor kept in consts[j]; slots is
-    # None when every value is a tensor, saved in order (then node.sources is the whole list)
+    _pending = None       # ([name], [value]) as saved, until packed into the node
+    # after packing: () when nothing was saved, else (names, slots, consts, cls, index): slots[j]
+    # is the index into node.sources of value j, or -1 for a non-tensor kept in consts[j] (slots
+    # is None when every value is a tensor, in order); cls and index are the NamedValues
+    # subclass and name index for ``names`` (see _nv_class)
     _layout = None
     _dirty = ()
     _non_differentiable = ()
@@ -201,11 +203,11 @@ class AutogradContext:
         ones. Read them back with :attr:`saved_variables`."""
         if not self._in_forward:
             raise RuntimeError("save_for_backward can only be called from forward")
-        # keyword names are already str, so this is save_for_backward_pairs without the copy
-        pending = [(None, a) for a in args] if args else []
-        if kwargs:
-            pending += kwargs.items()
-        self._pending = pending
+        # keyword names are already str: no conversion needed
+        if args:
+            self._pending = ([None] * len(args) + list(kwargs), list(args) + list(kwargs.values()))
+        else:
+            self._pending = (list(kwargs), list(kwargs.values()))
         self._layout = None
 
     def save_for_backward_pairs(self, pairs):
@@ -213,7 +215,8 @@ class AutogradContext:
         named and unnamed values, which keyword arguments cannot express)."""
         if not self._in_forward:
             raise RuntimeError("save_for_backward can only be called from forward")
-        self._pending = [(None if n is None else str(n), v) for n, v in pairs]
+        pairs = list(pairs)
+        self._pending = ([None if n is None else str(n) for n, _ in pairs], [v for _, v in pairs])
         self._layout = None
 
     @property
@@ -225,18 +228,27 @@ class AutogradContext:
         """
         layout = self._layout
         if layout is None:
-            return NamedValues(self._pending or ())
+            pending = self._pending
+            return NamedValues(zip(*pending) if pending is not None else ())
         ref = self._node_ref
         node = ref() if ref is not None else None
         if node is None or node.saved is None:
             raise RuntimeError(FREED_MESSAGE)
-        values = node.unpack(True)  # a new list, version-checked
         if not layout:
-            return NamedValues._of([], values)
-        names, slots, consts = layout
+            return NamedValues._of([], [])
+        # Node.unpack(True) written out (version check, outputs rebuilt with this node as their
+        # grad_fn); this runs once per backward of every custom function
+        if node.epoch != INPLACE_EPOCH[0]:
+            node.check_versions()
+        values = [src if type(src) is not SavedOutput else
+                  Tensor._make(src._data, node, src._output_nr, src._version)
+                  for src in node.sources]
+        names, slots, consts, cls, index = layout
         if slots is not None:
             values = [values[i] if i >= 0 else c for i, c in zip(slots, consts)]
-        return NamedValues._of(names, values)
+        nv = _new(cls)
+        nv._names, nv._values, nv._index = names, values, index
+        return nv
 
     @property
     def saved_tensors(self):
@@ -325,20 +337,36 @@ def _add_note(exc, where, name):
 _refcount = getattr(sys, "getrefcount", None)
 
 
+def _most_refs(outs):
+    """The highest reference count among the arrays in ``outs`` as seen from here, or -1 for a
+    view (its memory belongs to another array)."""
+    most = 0
+    for g in outs:
+        if g is not None:
+            if g.base is not None:
+                return -1
+            n = _refcount(g)
+            if n > most:
+                most = n
+    return most
+
+
+# What _most_refs reports for an array held by nothing but the tuple: measured rather than
+# assumed, since what the interpreter's own frames add to the count is its business.
+_SOLE_REFS = _most_refs((np.empty(1),)) if _refcount is not None else 0
+
+
 def _unshared(outs):
     """Whether every array in ``outs`` is one nobody else can see: it owns its memory (not a
     view, so no other array shares it) and ``outs`` holds the only reference to it (a view of
-    it, a tensor wrapping it or a container keeping it would each add one). The engine may then
-    add later gradients into such an array in place, or make it a leaf's ``.grad`` without a
-    copy, as it does for the derivative table's fresh rows. Called with the user's result
-    already dropped. Where reference counts are unavailable nothing is claimed."""
+    it, a tensor wrapping it, a container keeping it or a second entry in ``outs`` would each
+    add one). The engine may then add later gradients into such an array in place, or make it
+    a leaf's ``.grad`` without a copy, as it does for the derivative table's fresh rows. Called
+    with the user's result already dropped. Without reference counts nothing is claimed."""
     if _refcount is None:
         return False
-    for g in outs:
-        # 3 references: the tuple ``outs``, the loop variable and getrefcount's argument
-        if g is not None and (g.base is not None or _refcount(g) > 3):
-            return False
-    return True
+    most = _most_refs(outs)
+    return 0 <= most <= _SOLE_REFS
 
 
 def _default_name(forward):
@@ -377,25 +405,43 @@ class _Spec:
         self.arg_name_list = list(self.arg_names)  # shared by every call's needs_input_grad
         self.n_args = len(self.arg_names)
         self.patterns = {}  # which-args-require-grad flags -> (needs_input_grad, var_index)
+        self.var_names = {}  # var_index -> the names of those arguments (see input_grads)
+        self.saved_names_memo = None  # (names, NamedValues class, index) last saved (_pack_saved)
         self.any_positional_only = any(self.positional_only)
+        # A plain Python function whose signature is its own code's (no __signature__ or
+        # __wrapped__ standing in for it) binds positional-or-keyword parameters the same way
+        # by position as by name, and by position is cheaper. Anything else (the R shim's
+        # *args/**kwargs wrappers carry the R formals as __signature__) is called by name.
+        self.by_position = (self.plain and isinstance(forward, types.FunctionType)
+                            and "__signature__" not in forward.__dict__
+                            and "__wrapped__" not in forward.__dict__)
         self.node_class = type(name.replace("::", "_").replace(" ", "_"), (FunctionNode,),
                                {"__slots__": (), "name": name})
 
     # -- backward's result -> one gradient per recorded input ------------------------------
     def input_grads(self, result, node, as_tensors):
         if type(result) is dict:
-            # fast path: a plain dict whose entries are Tensors of their input's exact shape
-            position_of = self.position_of
-            for key in result:
-                if key not in position_of:
+            # fast path: a plain dict of Tensors of their inputs' exact shapes, naming only
+            # arguments of forward (when it names exactly the recorded inputs, that is given)
+            out = []
+            names = self.var_names.get(node.var_index)
+            if names is None:
+                names = [self.arg_names[i] for i in node.var_index]
+            for name, meta in zip(names, node.in_meta):
+                g = result.get(name)
+                if type(g) is not Tensor:
                     break
+                data = g._data
+                if data.shape != meta[0]:
+                    break
+                out.append(g if as_tensors else data)
             else:
-                arg_names, in_meta, out = self.arg_names, node.in_meta, []
-                for k, i in enumerate(node.var_index):
-                    g = result.get(arg_names[i])
-                    if type(g) is not Tensor or g._data.shape != in_meta[k][0]:
+                if len(result) == len(out):
+                    return tuple(out)
+                position_of = self.position_of
+                for key in result:
+                    if key not in position_of:
                         break
-                    out.append(g if as_tensors else g._data)
                 else:
                     return tuple(out)
         by_name = self._by_name(result)
@@ -506,8 +552,11 @@ class _Spec:
         ctx._in_forward = True
         try:
             # by name, as R torch calls forward (the R shim's wrappers rely on it); only
-            # positional-only parameters go by position
-            if self.any_positional_only:
+            # positional-only parameters go by position, and every one where that is the same
+            # thing (see by_position)
+            if self.by_position:
+                pos, kw = values, {}
+            elif self.any_positional_only:
                 pos = [v for v, p in zip(values, self.positional_only) if p]
                 kw = {n: v for n, v, p in zip(self.arg_names, values, self.positional_only)
                       if not p}
@@ -527,10 +576,11 @@ class _Spec:
         """``needs_input_grad`` and the recorded inputs' positions for one pattern of which
         arguments require grad. Calls with the same pattern share them (the NamedValues has no
         mutators), so a call builds neither; the cache is small since patterns rarely vary."""
-        pattern = (NamedValues._of(self.arg_name_list, list(flags), self.position_of),
-                   tuple([i for i, f in enumerate(flags) if f]))
+        var_index = tuple([i for i, f in enumerate(flags) if f])
+        pattern = (NamedValues._of(self.arg_name_list, list(flags), self.position_of), var_index)
         if len(self.patterns) < 64:
             self.patterns[flags] = pattern
+            self.var_names[var_index] = tuple([self.arg_names[i] for i in var_index])
         return pattern
 
     def _new_node(self, ctx, values, var_index):
@@ -647,23 +697,34 @@ def _pack_saved(ctx, node):
     pending = ctx._pending
     if pending is None:
         return
-    saved, versions, slots, consts = [], [], [], []
-    only_tensors = True
-    for _, v in pending:
+    names, values = pending
+    saved, versions, slots = [], [], None
+    for j, v in enumerate(values):
         if type(v) is Tensor or isinstance(v, Tensor):
-            slots.append(len(saved))
-            consts.append(None)
+            if slots is not None:
+                slots.append(len(saved))
             saved.append(SavedOutput(v) if v._grad_fn is node else v)
             versions.append(v._version[0])
         else:
+            if slots is None:  # the values so far were all tensors, in order
+                slots = list(range(j))
             slots.append(-1)
-            consts.append(v)
-            only_tensors = False
     node.saved = node.sources = tuple(saved)
     node.versions = tuple(versions)
     node.epoch = INPLACE_EPOCH[0]
-    ctx._layout = ([n for n, _ in pending], None if only_tensors else slots, consts) \
-        if pending else ()
+    if not names:
+        ctx._layout = ()
+    else:
+        consts = None if slots is None else [v if i < 0 else None for i, v in zip(slots, values)]
+        # the NamedValues class for these names; a function saves the same names call after
+        # call, so the last one is kept on the spec and compared first
+        memo = node.spec.saved_names_memo
+        if memo is not None and memo[0] == names:
+            names, cls, index = memo
+        else:
+            cls, index = _nv_class(names)
+            node.spec.saved_names_memo = (names, cls, index)
+        ctx._layout = (names, slots, consts, cls, index)
     ctx._pending = None
 
 
