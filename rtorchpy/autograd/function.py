@@ -11,7 +11,8 @@ Names for the R shim (see also the docstrings):
   torch's node name and its silent dropping of unknown names in backward's result;
 * ``ctx.save_for_backward_pairs([(name or None, value), ...])`` saves with R's interleaving of
   named and unnamed values, ``ctx.saved_variables.pairs()`` reads them back;
-* ``forward`` is called with ``ctx`` first and every argument by name (R torch's way);
+* ``forward`` is called with ``ctx`` first and every argument by name (R torch's way; a plain
+  Python function, which binds the same either way, gets them by position, which is cheaper);
   ``backward`` gets one gradient per output, positionally (fitting them to an R backward's
   formals, R's list-for-the-last-formal rule, is the shim's job);
 * an exception raised by ``forward`` or ``backward`` propagates as the same object (its str()
