@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from ._arrays import broadcast_view
+
 _FILL_BELOW = 4096  # elements
 
 
@@ -26,9 +28,7 @@ def _restore_dims_shape(shape, dims, keepdim):
 
 def _repeated(value, shape):
     """A read-only array of ``shape`` whose every element is the 0-d array ``value``."""
-    out = np.ndarray(shape, value.dtype, np.ascontiguousarray(value), 0, (0,) * len(shape))
-    out.flags.writeable = False
-    return out
+    return broadcast_view(np.ascontiguousarray(value), shape)
 
 
 class _ArrayOps:
@@ -54,7 +54,7 @@ class _ArrayOps:
         if g.shape == shape:
             return g
         if g.ndim:
-            return np.broadcast_to(g, shape)
+            return broadcast_view(g, shape)
         # the gradient of a full reduction (``loss.sum()``): np.broadcast_to costs ~3 µs, more
         # than the rest of a small node; a small result is filled instead, a large one is a
         # read-only view that repeats the one value (no memory, no pass over it)

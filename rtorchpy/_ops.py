@@ -69,6 +69,10 @@ def default_float():
 
 def normalize_dim(dim, ndim):
     """A dim in [-ndim, ndim) as a non-negative int, with libtorch's error text otherwise."""
+    if type(dim) is int:  # the common case, without the conversions and checks below
+        n = ndim or 1
+        if -n <= dim < n:
+            return dim + n if dim < 0 else dim
     try:
         d = int(dim)
     except (TypeError, ValueError):
@@ -86,6 +90,8 @@ def normalize_dims(dim, ndim):
     """``None`` -> None (all dims); an int or sequence of ints -> sorted tuple of unique dims."""
     if dim is None:
         return None
+    if type(dim) is int:
+        return (normalize_dim(dim, ndim),)
     if isinstance(dim, (list, tuple)):
         dims = [normalize_dim(d, ndim) for d in dim]
         if len(set(dims)) != len(dims):

@@ -13,19 +13,27 @@ from ._derivatives import NODES
 from ._ops import as_tensor, normalize_dim, normalize_dims, op, recording, wrap
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
-from .autograd.graph import record
+from .autograd.graph import record, record1
+from ._arrays import broadcast_view, insert_axis
 
 
-def _view_of(self, data, node, params=(), saved=()):
-    """Wrap ``data`` (possibly a NumPy view of ``self``) and record ``node``."""
+def _view_of(self, data, node, params=(), saved=(), view=False):
+    """Wrap ``data`` (possibly a NumPy view of ``self``; ``view=True``: certainly one, no need to
+    ask NumPy) and record ``node``."""
     out = Tensor._make(data)
-    if np.may_share_memory(data, self._data):
+    if view or np.may_share_memory(data, self._data):
         out._version = self._version
         out._base = self._base if self._base is not None else self
         out._view_fn = out._base._grad_fn
     if STATE.grad_enabled and self._requires_grad:
-        record(node, (self,), (out,), saved, params)
+        if saved:
+            record(node, (self,), (out,), saved, params)
+        else:
+            record1(node, self, out, None, params)
     return out
+
+
+_UNSQUEEZE, _T, _EXPAND = NODES["UnsqueezeBackward0"], NODES["TBackward0"], NODES["ExpandBackward0"]
 
 
 def _shape_arg(size):
@@ -115,7 +123,7 @@ def squeeze(self, dim=None):
 def unsqueeze(self, dim):
     """Insert a dim of size 1 at ``dim`` (in ``[-ndim-1, ndim]``)."""
     d = normalize_dim(dim, self._data.ndim + 1)
-    return _view_of(self, np.expand_dims(self._data, d), NODES["UnsqueezeBackward0"], (d,))
+    return _view_of(self, insert_axis(self._data, d), _UNSQUEEZE, (d,), view=True)
 
 
 @op("t")
@@ -124,7 +132,7 @@ def t(self):
     if self._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is "
                            f"{self._data.ndim}D")
-    return _view_of(self, self._data.T, NODES["TBackward0"])
+    return _view_of(self, self._data.T, _T, view=True)
 
 
 @op("transpose", dims=("dim0", "dim1"), aliases=("swapaxes",))
@@ -160,25 +168,32 @@ def mT(self):
 @op("expand")
 def expand(self, *size):
     """Broadcast to ``size`` without copying; -1 keeps a dim's size."""
-    size = _shape_arg(size)
+    if len(size) == 1 and type(size[0]) is tuple and all(type(s) is int for s in size[0]):
+        size = size[0]  # already a shape (expand_as, the engine): no conversion
+    else:
+        size = _shape_arg(size)
     shape = self._data.shape
     lead = len(size) - len(shape)
     if lead < 0:
         raise RuntimeError(f"expand: the number of sizes provided ({len(size)}) must be greater or "
                            f"equal to the number of dimensions in the tensor ({len(shape)})")
-    target = tuple(shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(size))
+    target = size if -1 not in size else tuple(
+        shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(size))
     try:
-        data = np.broadcast_to(self._data, target)
+        data = broadcast_view(self._data, target)
     except ValueError:
         raise RuntimeError(f"The expanded size of the tensor ({list(target)}) must match the "
                            f"existing size ({list(shape)}) at non-singleton dimensions") from None
-    return _view_of(self, data, NODES["ExpandBackward0"])
+    return _view_of(self, data, _EXPAND, view=True)
 
 
 @op("expand_as")
 def expand_as(self, other):
     """``self.expand(other.shape)``."""
-    return expand(self, as_tensor(other).shape)
+    target = as_tensor(other)._data.shape
+    if self._data.shape == target:  # nothing to broadcast: libtorch still records a view
+        return _view_of(self, self._data.view(), _EXPAND, view=True)
+    return expand(self, target)
 
 
 @op("broadcast_to")

@@ -1,0 +1,32 @@
+"""NumPy helpers that are faster than NumPy's own Python-level ones on small arrays.
+
+``np.broadcast_to`` and ``np.expand_dims`` are written in Python and cost a few µs each: more
+than the rest of a small op. These make the same views directly.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def broadcast_view(a, shape):
+    """``np.broadcast_to(a, shape)``: a read-only view; ValueError if ``a`` does not broadcast.
+    Built directly from strides when ``a`` is C-contiguous (dims that repeat get stride 0)."""
+    if not a.flags.c_contiguous:
+        return np.broadcast_to(a, shape)
+    lead = len(shape) - a.ndim
+    if lead < 0:
+        raise ValueError(f"cannot broadcast {a.shape} to {shape}")
+    strides = (0,) * lead + tuple([
+        stride if size == target else 0 if size == 1 and target >= 0 else _no(a, shape)
+        for size, target, stride in zip(a.shape, shape[lead:], a.strides)])
+    # a view of a read-only buffer is born read-only (cheaper than setting the flag after)
+    return np.ndarray(shape, a.dtype, memoryview(a).toreadonly(), 0, strides)
+
+
+def _no(a, shape):
+    raise ValueError(f"cannot broadcast {a.shape} to {shape}")
+
+
+def insert_axis(a, dim):
+    """``np.expand_dims(a, dim)`` for one non-negative ``dim``: always a view."""
+    return a[(slice(None),) * dim + (None,)]
