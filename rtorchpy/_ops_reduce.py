@@ -178,7 +178,7 @@ def logsumexp(self, dim, keepdim=False):
     dims = _dims_or_all(dim, x.ndim)
     m = np.max(x, axis=_axis(dims), keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
     m = np.where(np.isfinite(m), m, 0)
-    data = np.log(np.sum(np.exp(x - m), axis=_axis(dims), keepdims=True)) + m
+    data = np.log(np.exp(x - m).sum(axis=_axis(dims), keepdims=True)) + m
     if not keepdim:
         data = data.squeeze(axis=_axis(dims)) if dims is not None else data.reshape(())
     out = wrap(np.asarray(data, dtype=x.dtype))
@@ -263,9 +263,9 @@ def softmax(self, dim, dtype=None):
     x = self._data.astype(_dt.as_dtype(dtype).numpy) if dtype is not None else self._data
     x = x if x.dtype.kind == "f" else x.astype(default_float())
     d = normalize_dim(dim, x.ndim)
-    e = np.exp(x - np.max(x, axis=d, keepdims=True, initial=-np.inf)) if x.ndim else \
+    e = np.exp(x - x.max(axis=d, keepdims=True, initial=-np.inf)) if x.ndim else \
         np.ones_like(x)
-    out = wrap(e / np.sum(e, axis=d, keepdims=True) if x.ndim else e)
+    out = wrap(e / e.sum(axis=d, keepdims=True) if x.ndim else e)
     if recording(self):
         record(NODES["SoftmaxBackward0"], (self,), (out,), (out,), (d,))
     return out
@@ -278,8 +278,8 @@ def log_softmax(self, dim, dtype=None):
     x = x if x.dtype.kind == "f" else x.astype(default_float())
     d = normalize_dim(dim, x.ndim)
     if x.ndim:
-        shifted = x - np.max(x, axis=d, keepdims=True, initial=-np.inf)
-        data = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
+        shifted = x - x.max(axis=d, keepdims=True, initial=-np.inf)
+        data = shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True))
     else:
         data = np.zeros_like(x)
     out = wrap(data)

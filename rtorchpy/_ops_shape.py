@@ -140,7 +140,7 @@ def transpose(self, dim0, dim1):
     """Swap two dims."""
     n = self._data.ndim
     a, b = normalize_dim(dim0, n), normalize_dim(dim1, n)
-    return _view_of(self, np.swapaxes(self._data, a, b) if n else self._data,
+    return _view_of(self, self._data.swapaxes(a, b) if n else self._data,
                     NODES["TransposeBackward0"], (a, b))
 
 
@@ -156,7 +156,7 @@ def permute(self, *dims):
     dims = tuple(normalize_dim(d, n) for d in dims)
     if len(set(dims)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _view_of(self, np.transpose(self._data, dims), NODES["PermuteBackward0"], (dims,))
+    return _view_of(self, self._data.transpose(dims), NODES["PermuteBackward0"], (dims,))
 
 
 @op("mT")
