@@ -175,3 +175,60 @@ def test_chain_stops_at_a_node_with_a_hook():
     (h.sin() * 3.0).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 10 * 3 * np.cos(np.exp(a0)) * np.exp(a0),
                                rtol=1e-5)
+
+
+@pytest.mark.parametrize("constant_first", [False, True])
+def test_chain_runs_through_a_sum_with_a_constant_at_either_position(constant_first):
+    # the inner chain loop follows the one input of h + c that needs a gradient; with
+    # broadcasting and promotion, that input's own shape and dtype must be used (the reshape
+    # below fails if the gradient reaching it still has c's shape)
+    x = torch_tensor(np.array([0.3, -0.6], dtype=np.float32), requires_grad=True)
+    cv = np.array([[0.1, 0.2], [-0.4, 0.5], [0.0, 0.3]])
+    c = torch_tensor(cv)                                     # float64, shape (3, 2)
+    h = x.sin().reshape(1, 2)
+    y = (c + h) if constant_first else (h + c)               # float64, shape (3, 2)
+    (y.exp() * 2.0).sum().backward()
+    assert x.grad.shape == (2,) and x.grad.numpy().dtype == np.float32
+    s = np.sin(np.array([0.3, -0.6], dtype=np.float32)).astype(np.float64)
+    expected = np.cos([0.3, -0.6]) * np.sum(2 * np.exp(s + cv), axis=0)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
+
+
+def test_chain_through_a_sum_of_two_gradient_inputs_still_reaches_both():
+    x = leaf(np.array([0.5, -0.25]))
+    w = leaf(np.array([0.2, -0.3]))
+    (x.sin() + w.exp()).tanh().sum().backward()
+    t = 1 - np.tanh(np.sin([0.5, -0.25]) + np.exp([0.2, -0.3])) ** 2
+    np.testing.assert_allclose(x.grad.numpy(), t * np.cos([0.5, -0.25]), rtol=1e-5)
+    np.testing.assert_allclose(w.grad.numpy(), t * np.exp([0.2, -0.3]), rtol=1e-5)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_bias_gradient_drops_leading_dims(create_graph):
+    # sum_to_shape's leading-dims-only case: (8, 4) -> (4,) and (2, 3) -> ()
+    x, b, s = leaf(rand((8, 4))), leaf(rand((4,), 1)), leaf(np.array(0.5))
+    ((x + b) * (x * s)).sum().backward(create_graph=create_graph)
+    xv = x.detach().numpy()
+    np.testing.assert_allclose(b.grad.numpy(), (xv * 0.5).sum(0), rtol=1e-5)
+    np.testing.assert_allclose(s.grad.numpy(), ((xv + b.detach().numpy()) * xv).sum(),
+                               rtol=1e-5)
+    assert b.grad.shape == (4,) and s.grad.shape == ()
+    assert b.grad.numpy().dtype == np.float32 and s.grad.numpy().dtype == np.float32
+
+
+def test_backward_from_one_output_of_a_multi_output_node():
+    # a single root that is output 1 of a two-output node: the other output gets no gradient
+    from rtorchpy import autograd_function
+
+    def forward(ctx, x):
+        ctx.save_for_backward(x=x)
+        return x * 2, x * 3
+
+    def backward(ctx, g2, g3):
+        assert float(g2.sum()) == 0.0          # materialized zeros for the unused output
+        return {"x": g2 * 2 + g3 * 3}
+
+    f = autograd_function(forward, backward)
+    x = leaf(np.array([1.0, 2.0]))
+    f(x)[1].sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])

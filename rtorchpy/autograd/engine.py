@@ -25,6 +25,7 @@ import heapq
 
 import numpy as np
 
+from .._formula_ops import ARRAY_OPS
 from .._tensor import Tensor
 from .grad_mode import STATE
 from . import graph
@@ -36,12 +37,20 @@ _OWN_ABOVE = 4096
 _ANOMALY_NAN = "Function '{name}' returned nan values in its {i}th output."
 
 
+_LEADING = [None] + [tuple(range(n)) for n in range(1, 33)]  # NumPy allows at most 64 dims;
+_LEADING += [tuple(range(n)) for n in range(33, 65)]          # the axes to drop, made once
+
+
 def sum_to_shape(g, shape, as_tensors):
     """Sum a broadcast gradient back to ``shape`` (leading dims dropped, size-1 dims kept)."""
     gshape = g.shape
     if gshape == shape:
         return g
     lead = len(gshape) - len(shape)
+    if lead > 0 and gshape[lead:] == shape:
+        # only leading dims to drop (a bias added to a batch): no keepdims, no reshape
+        out = g.sum(dim=tuple(range(lead))) if as_tensors else g.sum(axis=_LEADING[lead])
+        return out if as_tensors or type(out) is np.ndarray else np.asarray(out)
     if lead < 0:
         # a gradient with fewer dims than its input (a custom backward may return one):
         # libtorch broadcasts it up only if the input's shape is broadcastable from it
@@ -180,21 +189,26 @@ def execute(roots, retain_graph, create_graph, capture=None):
     buffers = {}
     owned = {}  # id -> array: buffer sums the engine allocated, nobody else holds
     heap = []
-    for node, nr, g in roots:
-        if node not in buffers:
-            heapq.heappush(heap, (-node.seq, node))
-        _add_to_buffer(buffers, node, nr, g)
+    # ``node`` is the node to run next when it is known without the heap, its gradients in
+    # ``grads`` (not in ``buffers``): a chain never touches the heap or the dict; nor does the
+    # usual single root (``loss.backward()``)
+    node = grads = None
+    if len(roots) == 1:
+        node, nr, grads = roots[0]
+        grads = [grads] if node.out_meta is None else \
+            [grads if i == nr else None for i in range(len(node.out_meta))]
+    else:
+        for root, nr, g in roots:
+            if root not in buffers:
+                heapq.heappush(heap, (-root.seq, root))
+            _add_to_buffer(buffers, root, nr, g)
     as_tensors = bool(create_graph)
     # the fast path: formulas on arrays, straight into .grad (no capture, no graph building)
     plain = capture is None and not as_tensors
-    array_ops = graph.formula_ops()[0]
     epoch = graph.INPLACE_EPOCH
     previous_mode = STATE.grad_enabled
     STATE.grad_enabled = as_tensors
     pop, push = heapq.heappop, heapq.heappush
-    # ``node`` is the node to run next when it is known without the heap, its gradients in
-    # ``grads`` (not in ``buffers``): a chain never touches the heap or the dict
-    node = grads = None
     try:
         while True:
             if node is None:
@@ -216,17 +230,24 @@ def execute(roots, retain_graph, create_graph, capture=None):
                     if saved:
                         if node.epoch != epoch[0]:
                             node.check_versions()
-                        outs = formula(array_ops, g, node.edges, *saved, *node.params)
+                        outs = formula(ARRAY_OPS, g, node.edges, *saved, *node.params)
                         if not retain_graph:
                             node.saved = node.sources = None
                     elif saved is None:
                         raise RuntimeError(graph.FREED_MESSAGE)
                     else:
-                        outs = formula(array_ops, g, node.edges, *node.params)
+                        outs = formula(ARRAY_OPS, g, node.edges, *node.params)
                     if type(outs) is tuple:
-                        break
-                    edge = node.edges[0]
-                    if edge is None or outs is None:
+                        # a two-input node with one input that needs no gradient (x + b, b a
+                        # constant) passes on one gradient too: the chain goes on through it
+                        edges = node.edges
+                        if len(edges) != 2 or (edges[0] is None) is (edges[1] is None):
+                            break
+                        k = 0 if edges[1] is None else 1
+                        g, edge = outs[k], edges[k]
+                    else:
+                        k, g, edge = 0, outs, node.edges[0]
+                    if edge is None or g is None:
                         break
                     child = edge[0]
                     formula = child.formula
@@ -234,12 +255,11 @@ def execute(roots, retain_graph, create_graph, capture=None):
                             child.out_meta is not None or (heap and -heap[0][0] > child.seq) or \
                             (buffers and child in buffers):
                         break
-                    shape, dtype = node.in_meta[0]
-                    if outs.shape != shape:
-                        outs = sum_to_shape(outs, shape, False)
-                    if outs.dtype is not dtype and outs.dtype != dtype:
-                        outs = outs.astype(dtype)
-                    g = outs
+                    shape, dtype = node.in_meta[k]
+                    if g.shape != shape:
+                        g = sum_to_shape(g, shape, False)
+                    if g.dtype is not dtype and g.dtype != dtype:
+                        g = g.astype(dtype)
                     node = child
                 if type(outs) is not tuple:
                     outs = (outs,)
