@@ -33,6 +33,7 @@ WORKLOADS = {
 }
 ENGINE_NAMES = {"rtorchpy": "rtorchpy", "numpy": "NumPy by hand", "torch": "PyTorch",
                 "rtorchpy custom": "rtorchpy custom fn", "rtorchpy built-in": "rtorchpy built-in",
+                "rtorchpy built-in, seed's ops": "rtorchpy built-in, seed's ops",
                 "torch custom": "PyTorch custom fn", "torch built-in": "PyTorch built-in",
                 "rtorchpy (R)": "rtorchpy from R"}
 SUBJECT = {"W5": "rtorchpy custom"}   # the engine the ratios are taken of (default rtorchpy)
