@@ -16,6 +16,7 @@ import datetime
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -36,6 +37,7 @@ ENGINE_NAMES = {"rtorchpy": "rtorchpy", "numpy": "NumPy by hand", "torch": "PyTo
                 "rtorchpy built-in, seed's ops": "rtorchpy built-in, seed's ops",
                 "torch custom": "PyTorch custom fn", "torch built-in": "PyTorch built-in",
                 "rtorchpy (R)": "rtorchpy from R"}
+OTHERS_NOTED = 0.1  # the report names workloads during which other processes used more CPU
 SUBJECT = {"W5": "rtorchpy custom"}   # the engine the ratios are taken of (default rtorchpy)
 
 
@@ -81,6 +83,24 @@ def _loadavg():
         return None
 
 
+def _cpu_seconds():
+    """(CPU seconds the whole machine has been busy, CPU seconds this process and its waited-for
+    children used), or None where /proc/stat is missing. The difference over a workload is what
+    other processes took while it ran: unlike the load average, it does not count the workload
+    itself."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(v) for v in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    # user nice system idle iowait irq softirq steal ...: busy = all but idle, iowait
+    busy = sum(fields[:3]) + sum(fields[5:8])
+    ours = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    own = ours.ru_utime + ours.ru_stime + kids.ru_utime + kids.ru_stime
+    return busy / os.sysconf("SC_CLK_TCK"), own
+
+
 def git_info():
     def git(*a):
         try:
@@ -109,6 +129,7 @@ def run_workload(name, threads, args, results_dir):
         notes.append("10^6 chain run at 1 thread only (tiny ops use one core whatever the "
                      "thread setting)")
     t0 = time.perf_counter()
+    cpu0 = _cpu_seconds()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
         ok = proc.returncode == 0 and os.path.exists(out)
@@ -116,17 +137,22 @@ def run_workload(name, threads, args, results_dir):
     except subprocess.TimeoutExpired:
         ok, err = False, f"timed out after {args.timeout} s"
     elapsed = time.perf_counter() - t0
+    cpu1 = _cpu_seconds()
+    # CPUs' worth of other processes during the run (0.5: half a CPU on average)
+    others = None if cpu0 is None or cpu1 is None else round(
+        max(0.0, (cpu1[0] - cpu0[0]) - (cpu1[1] - cpu0[1])) / elapsed, 3)
     if not ok:
         tail = "\n".join(err.strip().splitlines()[-15:])
         log(f"  {name} at {threads} thread(s) FAILED in {elapsed:.0f} s:\n{tail}")
         return {"workload": name, "threads": threads, "rows": [], "targets": [],
                 "notes": [f"FAILED: {tail.splitlines()[-1] if tail else 'no output'}"],
-                "error": tail, "elapsed_s": elapsed}
+                "error": tail, "elapsed_s": elapsed, "other_cpus": others}
     with open(out) as f:
         res = json.load(f)
     os.remove(out)
     res["notes"] = res.get("notes", []) + notes
     res["elapsed_s"] = elapsed
+    res["other_cpus"] = others
     log(f"  {name} at {threads} thread(s): {elapsed:.0f} s")
     return res
 
@@ -219,12 +245,14 @@ def render(report):
         "(or memory) divided by the peer's, so < 1 means rtorchpy is faster.",
         "",
     ]
-    load = report.get("loadavg_1min", {})
-    busy = [v for v in load.values() if v is not None and v > 0.7]
+    busy = [f"{name} at {th} thread{'s' if th != '1' else ''} ({res['other_cpus']:.2f})"
+            for th, by_name in report["results"].items() for name, res in by_name.items()
+            if (res.get("other_cpus") or 0) > OTHERS_NOTED]
     if busy:
-        lines += [f"**Note:** the 1-minute load average was {load.get('start')} at the start and "
-                  f"{load.get('end')} at the end: other processes shared the "
-                  f"{m.get('nproc')} CPUs, so these numbers are noisier than usual.", ""]
+        lines += [f"**Note:** other processes kept on average more than {OTHERS_NOTED:.0%} of a "
+                  f"CPU busy while these ran (CPUs' worth in brackets; the machine has "
+                  f"{m.get('nproc')}): {', '.join(busy)}. Their numbers are noisier than the "
+                  "rest.", ""]
     lines += [
         "## Targets (judged at 1 thread, paired with the peers in the same run)",
         "",
