@@ -226,17 +226,28 @@ def execute(roots, retain_graph, create_graph, capture=None):
                 g = grads[0]
                 grads = None  # a large gradient is freed as soon as its node has used it
                 while True:
-                    saved = node.saved
+                    # the common argument lists are passed without * (a call with * is not
+                    # specialized by the interpreter: ~0.2 µs more per node)
+                    saved, params = node.saved, node.params
                     if saved:
                         if node.epoch != epoch[0]:
                             node.check_versions()
-                        outs = formula(ARRAY_OPS, g, node.edges, *saved, *node.params)
+                        if params:
+                            outs = formula(ARRAY_OPS, g, node.edges, *saved, *params)
+                        elif len(saved) == 1:
+                            outs = formula(ARRAY_OPS, g, node.edges, saved[0])
+                        else:
+                            outs = formula(ARRAY_OPS, g, node.edges, *saved)
                         if not retain_graph:
                             node.saved = node.sources = None
                     elif saved is None:
                         raise RuntimeError(graph.FREED_MESSAGE)
+                    elif not params:
+                        outs = formula(ARRAY_OPS, g, node.edges)
+                    elif len(params) == 1:
+                        outs = formula(ARRAY_OPS, g, node.edges, params[0])
                     else:
-                        outs = formula(ARRAY_OPS, g, node.edges, *node.params)
+                        outs = formula(ARRAY_OPS, g, node.edges, *params)
                     if type(outs) is tuple:
                         # a two-input node with one input that needs no gradient (x + b, b a
                         # constant) passes on one gradient too: the chain goes on through it
