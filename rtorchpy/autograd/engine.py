@@ -11,8 +11,9 @@ own ops are recorded, which gives higher-order derivatives).
 
 What keeps the per-node overhead small (it matters for graphs of many tiny ops):
 * a node newer than every waiting node runs next without going through the heap or the buffer
-  dict, so a chain never touches either; a chain of one-input formula nodes runs in an inner
-  loop that hands each gradient straight to the next formula;
+  dict, so a chain never touches either (nor does a single root); a chain of formula nodes with
+  one input that needs a gradient (``x + b`` with ``b`` constant counts) runs in an inner loop
+  that hands each gradient straight to the next formula;
 * formula nodes without hooks run inline, and skip the per-tensor version checks while no
   in-place op has happened since they were recorded (``graph.INPLACE_EPOCH``);
 * gradients the engine owns — sums it made, and the new arrays of rows declared ``fresh`` —
