@@ -38,8 +38,7 @@ _OWN_ABOVE = 4096
 _ANOMALY_NAN = "Function '{name}' returned nan values in its {i}th output."
 
 
-_LEADING = [None] + [tuple(range(n)) for n in range(1, 33)]  # NumPy allows at most 64 dims;
-_LEADING += [tuple(range(n)) for n in range(33, 65)]          # the axes to drop, made once
+_LEADING = [tuple(range(n)) for n in range(65)]  # the first n axes, for up to NumPy's 64 dims
 
 
 def sum_to_shape(g, shape, as_tensors):
@@ -50,7 +49,7 @@ def sum_to_shape(g, shape, as_tensors):
     lead = len(gshape) - len(shape)
     if lead > 0 and gshape[lead:] == shape:
         # only leading dims to drop (a bias added to a batch): no keepdims, no reshape
-        out = g.sum(dim=tuple(range(lead))) if as_tensors else g.sum(axis=_LEADING[lead])
+        out = g.sum(dim=_LEADING[lead]) if as_tensors else g.sum(axis=_LEADING[lead])
         return out if as_tensors or type(out) is np.ndarray else np.asarray(out)
     if lead < 0:
         # a gradient with fewer dims than its input (a custom backward may return one):
@@ -195,9 +194,9 @@ def execute(roots, retain_graph, create_graph, capture=None):
     # usual single root (``loss.backward()``)
     node = grads = None
     if len(roots) == 1:
-        node, nr, grads = roots[0]
-        grads = [grads] if node.out_meta is None else \
-            [grads if i == nr else None for i in range(len(node.out_meta))]
+        node, nr, g = roots[0]
+        grads = [None] * node.n_outputs
+        grads[nr] = g
     else:
         for root, nr, g in roots:
             if root not in buffers:
