@@ -126,7 +126,7 @@ def rtorchpy_engine(x, y, params):
                 continue
             seen.add(node)
             dtypes.update(str(dt) for _, dt in getattr(node, "in_meta", ()))
-            stack.extend(e[0] for e in node.edges if e is not None)
+            stack.extend(e for e in node.edges if e is not None)
         dtypes.discard("int64")  # class targets
         assert dtypes == {"float32"}, f"recorded dtypes {dtypes}"
         assert loss._data.dtype == np.float32

@@ -232,3 +232,26 @@ def test_backward_from_one_output_of_a_multi_output_node():
     x = leaf(np.array([1.0, 2.0]))
     f(x)[1].sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
+
+
+def test_edges_to_a_second_output_keep_its_output_number():
+    # recording takes a shortcut for inputs that are output 0 of their node; output 1 of a
+    # two-output node must still be wired to output 1, through one- and two-input ops alike
+    from rtorchpy import autograd_function
+
+    def forward(ctx, x):
+        return x * 2, x * 3
+
+    def backward(ctx, g2, g3):
+        return {"x": g2 * 2 + g3 * 3}
+
+    f = autograd_function(forward, backward)
+    x = leaf(np.array([0.5, -1.0]))
+    a, b = f(x)
+    y = b.exp()                                   # one input, output_nr 1
+    z = a + b                                     # two inputs, output_nr 0 and 1
+    assert y.grad_fn.next_functions == ((a.grad_fn, 1),)
+    assert z.grad_fn.next_functions == ((a.grad_fn, 0), (a.grad_fn, 1))
+    (y.sum() + z.sum()).backward()
+    xv = np.array([0.5, -1.0])
+    np.testing.assert_allclose(x.grad.numpy(), 3 * np.exp(3 * xv) + 2 + 3, rtol=1e-6)

@@ -146,10 +146,10 @@ def _reachable(roots):
     seen = set(roots)
     stack = list(seen)
     while stack:
-        for edge in stack.pop().edges:
-            if edge is not None and edge[0] not in seen:
-                seen.add(edge[0])
-                stack.append(edge[0])
+        for child in stack.pop().edges:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
     return seen
 
 
@@ -159,9 +159,9 @@ def _needed_nodes(seen, targets):
     gradient is captured, its graph left intact)."""
     parents = {}
     for node in seen:
-        for edge in node.edges:
-            if edge is not None:
-                parents.setdefault(edge[0], []).append(node)
+        for child in node.edges:
+            if child is not None:
+                parents.setdefault(child, []).append(node)
     needed = set()
     stack = list(targets)
     while stack:
@@ -255,12 +255,12 @@ def execute(roots, retain_graph, create_graph, capture=None):
                         if len(edges) != 2 or (edges[0] is None) is (edges[1] is None):
                             break
                         k = 0 if edges[1] is None else 1
-                        g, edge = outs[k], edges[k]
+                        g, child = outs[k], edges[k]
                     else:
-                        k, g, edge = 0, outs, node.edges[0]
-                    if edge is None or g is None:
+                        k, g, child = 0, outs, node.edges[0]
+                    if child is None or g is None:
                         break
-                    child = edge[0]
+                    # a child with one output (checked below) is fed by output 0: no edge_nrs
                     formula = child.formula
                     if formula is None or child.extras is not None or \
                             child.out_meta is not None or (heap and -heap[0][0] > child.seq) or \
@@ -286,13 +286,13 @@ def execute(roots, retain_graph, create_graph, capture=None):
             else:
                 outs = _run_node(node, grads, as_tensors, retain_graph, capture, captured,
                                  targets)
-            edges = zip(outs, node.edges, node.in_meta)
+            edges = zip(outs, node.edges, node.edge_nrs, node.in_meta)
             # a fresh row's gradients (and what summing or casting makes of them) are held by
             # nobody else: the engine may add into them in place or give them to a leaf
             fresh = plain and node.fresh
             node = grads = None
-            for g, edge, (shape, dtype) in edges:
-                if g is None or edge is None:
+            for g, child, nr, (shape, dtype) in edges:
+                if g is None or child is None:
                     continue
                 if g.shape != shape:
                     g = sum_to_shape(g, shape, as_tensors)
@@ -303,7 +303,6 @@ def execute(roots, retain_graph, create_graph, capture=None):
                     g = g.astype(dtype)
                 if fresh and g.size > _OWN_ABOVE and g.flags.writeable:
                     owned[id(g)] = g
-                child, nr = edge
                 buf = grads if child is node else buffers.get(child)
                 if buf is not None:
                     old = buf[nr]

@@ -33,7 +33,7 @@ import numpy as np
 from .._tensor import Tensor
 from .engine import check_grad_shape
 from .grad_mode import STATE
-from .graph import FREED_MESSAGE, INPLACE_EPOCH, Node, SavedOutput, edge_of
+from .graph import FREED_MESSAGE, INPLACE_EPOCH, Node, SavedOutput, set_edges
 
 __all__ = ["autograd_function", "AutogradContext", "NamedValues", "FunctionNode"]
 
@@ -587,15 +587,10 @@ class _Spec:
     def _new_node(self, ctx, values, var_index):
         # edges are taken before forward runs: a dirty input's old history is what it feeds
         node = self.node_class()
-        edges, in_meta = [], []
-        for i in var_index:
-            v = values[i]
-            fn = v._grad_fn
-            # edge_of's common case (a non-view with history) inline
-            edges.append((fn, v._output_nr) if fn is not None and v._base is None else edge_of(v))
-            data = v._data
-            in_meta.append((data.shape, data.dtype))
-        node.edges, node.in_meta, node.var_index = tuple(edges), tuple(in_meta), var_index
+        inputs = [values[i] for i in var_index]
+        set_edges(node, inputs)
+        node.in_meta = tuple([(v._data.shape, v._data.dtype) for v in inputs])
+        node.var_index = var_index
         node.ctx = ctx
         node.spec = self
         node.out_info = ()

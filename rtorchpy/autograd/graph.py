@@ -80,7 +80,11 @@ class NodeExtras:
 class Node:
     """A backward function in the graph. ``name`` is libtorch's class name for it.
 
-    ``edges[i]`` is ``(node, output_nr)`` for input i, or None where the input needs no gradient.
+    ``edges[i]`` is the node that produced input i, or None where the input needs no gradient,
+    and ``edge_nrs[i]`` which of that node's outputs input i is (``next_functions`` pairs them).
+    Two tuples rather than one of ``(node, output_nr)`` pairs: a recorded op then leaves one
+    tuple for the garbage collector to track instead of two (the output numbers, nearly always
+    0, are shared tuples of ints, which the collector does not track).
     ``in_meta[i]`` is ``(shape, numpy dtype)`` of input i: the engine sums and casts each incoming
     gradient back to it, so formulas never deal with broadcasting. ``out_meta`` is None for a
     single-output node, else the outputs' ``(shape, dtype)`` (to zero-fill unused outputs).
@@ -92,15 +96,15 @@ class Node:
     nodes in decreasing ``seq`` runs each one after all its consumers (see ``engine.py``).
     """
 
-    __slots__ = ("edges", "in_meta", "saved", "sources", "versions", "epoch", "params",
-                 "out_meta", "extras", "seq", "__weakref__")
+    __slots__ = ("edges", "edge_nrs", "in_meta", "saved", "sources", "versions", "epoch",
+                 "params", "out_meta", "extras", "seq", "__weakref__")
     name = "Node"
     formula = None  # FormulaNode: the derivative-table row (the engine calls it directly)
     fresh = False   # FormulaNode: the row returns new arrays only (see ``row`` in _derivatives)
 
     def __init__(self):
         self.seq = next(_sequence)
-        self.edges = ()
+        self.edges = self.edge_nrs = ()
         self.in_meta = ()
         self.saved = ()
         self.sources = ()
@@ -115,7 +119,8 @@ class Node:
     def next_functions(self):
         """One entry per input edge: ``(node, output_nr)``, or ``(None, 0)`` for an input that
         needs no gradient (libtorch's null function)."""
-        return tuple(e if e is not None else (None, 0) for e in self.edges)
+        return tuple((e, nr) if e is not None else (None, 0)
+                     for e, nr in zip(self.edges, self.edge_nrs))
 
     @property
     def n_outputs(self):
@@ -253,6 +258,24 @@ def edge_of(t):
     return None
 
 
+def set_edges(node, tensors):
+    """Give ``node`` its edges towards ``tensors`` (the general case of what ``record`` does)."""
+    pairs = [edge_of(t) for t in tensors]
+    node.edges = tuple([p[0] if p is not None else None for p in pairs])
+    node.edge_nrs = output_nrs(tuple([p[1] if p is not None else 0 for p in pairs]))
+
+
+# the output-number tuples nearly every node has, shared
+_NRS = {(0,): (0,), (0, 0): (0, 0), (0, 0, 0): (0, 0, 0)}
+
+
+def output_nrs(nrs):
+    """``nrs`` (a tuple of ints), or an equal shared tuple."""
+    return _NRS.get(nrs, nrs)
+
+
+_NR0 = _NRS[(0,)]
+_NR00 = _NRS[(0, 0)]
 _new = object.__new__
 _NOTHING = ()
 
@@ -279,15 +302,26 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
     if n_in == 1:
         t = inputs[0]
         fn = t._grad_fn
-        if fn is not None and t._base is None:  # the common case of edge_of, inline
-            node.edges = ((fn, t._output_nr),)
+        if fn is not None and t._base is None and t._output_nr == 0:  # edge_of, inline
+            node.edges = (fn,)
+            node.edge_nrs = _NR0
         else:
-            node.edges = (edge_of(t),)
+            set_edges(node, inputs)
         d = t._data
         node.in_meta = ((d.shape, d.dtype),)
     elif n_in == 2:
         a, b = inputs
-        node.edges = (edge_of(a), edge_of(b))
+        fa, fb = a._grad_fn, b._grad_fn
+        # edge_of inline for the usual pair: each input has history (output 0, not a view) or
+        # is a plain constant
+        if (fa is not None and a._base is None and a._output_nr == 0 or
+                fa is None and not a._requires_grad and a._base is None) and \
+                (fb is not None and b._base is None and b._output_nr == 0 or
+                 fb is None and not b._requires_grad and b._base is None):
+            node.edges = (fa, fb)
+            node.edge_nrs = _NR00
+        else:
+            set_edges(node, inputs)
         da, db = a._data, b._data
         key = (da.shape, da.dtype, db.shape, db.dtype)
         meta = _TWO_INPUT_META.get(key)
@@ -297,7 +331,7 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
             meta = _TWO_INPUT_META[key] = ((key[0], key[1]), (key[2], key[3]))
         node.in_meta = meta
     else:
-        node.edges = tuple([edge_of(t) for t in inputs])
+        set_edges(node, inputs)
         node.in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
     if saved:
         sources = saved if type(saved) is tuple else tuple(saved)
@@ -355,10 +389,11 @@ def record1(node_cls, t, out, save=None, params=_NOTHING):
     node = _new(node_cls)
     node.seq = next(_sequence)
     fn = t._grad_fn
-    if fn is not None and t._base is None:
-        node.edges = ((fn, t._output_nr),)
+    if fn is not None and t._base is None and t._output_nr == 0:  # edge_of, inline
+        node.edges = (fn,)
+        node.edge_nrs = _NR0
     else:
-        node.edges = (edge_of(t),)
+        set_edges(node, (t,))
     d = t._data
     key = (d.shape, d.dtype)
     meta = _ONE_INPUT_META.get(key)
