@@ -18,7 +18,7 @@ from . import dtypes as _dt
 from ._derivatives import NODES
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
-from .autograd.graph import record, record1
+from .autograd.graph import record, record1, record2
 
 # ------------------------------------------------------------------------------ registry
 
@@ -235,7 +235,7 @@ def add(self, other, alpha=1):
         r = x + other._data
         out = _make(r if type(r) is _ndarray else np.asarray(r))
         if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record(_ADD0, (self, other), (out,), (), _ALPHA_ONE)
+            record2(_ADD0, self, other, out, (), _ALPHA_ONE)
         return out
     if (t is float or t is int) and x.dtype.kind == "f":
         r = x + other * alpha if alpha != 1 else x + other
@@ -249,7 +249,7 @@ def add(self, other, alpha=1):
         x, y, dt = operands(self, other)
         out = _make(fix_dtype(x + y * alpha if alpha != 1 else x + y, dt))
         if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record(_ADD0, (self, other), (out,), (), (alpha,))
+            record2(_ADD0, self, other, out, (), (alpha,))
         return out
     if not _is_scalar(other):
         return add(self, as_tensor(other), alpha)
@@ -273,7 +273,7 @@ def sub(self, other, alpha=1):
         r = x - other._data
         out = _make(r if type(r) is _ndarray else np.asarray(r))
         if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record(_SUB0, (self, other), (out,), (), _ALPHA_ONE)
+            record2(_SUB0, self, other, out, (), _ALPHA_ONE)
         return out
     if (t is float or t is int) and x.dtype.kind == "f":
         r = x - other * alpha if alpha != 1 else x - other
@@ -289,7 +289,7 @@ def sub(self, other, alpha=1):
         x, y, dt = operands(self, other)
         out = _make(fix_dtype(x - y * alpha if alpha != 1 else x - y, dt))
         if recording(self, other):
-            record(_SUB0, (self, other), (out,), (), (alpha,))
+            record2(_SUB0, self, other, out, (), (alpha,))
         return out
     if not _is_scalar(other):
         return sub(self, as_tensor(other), alpha)
@@ -321,7 +321,7 @@ def mul(self, other):
         r = x * other._data
         out = _make(r if type(r) is _ndarray else np.asarray(r))
         if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record(_MUL0, (self, other), (out,), (self, other), (self is other,))
+            record2(_MUL0, self, other, out, (self, other), (self is other,))
         return out
     if (t is float or t is int) and x.dtype.kind == "f":
         if t is float:
@@ -340,7 +340,7 @@ def mul(self, other):
         x, y, dt = operands(self, other)
         out = _make(fix_dtype(x * y, dt))
         if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record(_MUL0, (self, other), (out,), (self, other), (self is other,))
+            record2(_MUL0, self, other, out, (self, other), (self is other,))
         return out
     if not _is_scalar(other):
         return mul(self, as_tensor(other))
@@ -362,7 +362,7 @@ def div(self, other, rounding_mode=None):
         r = np.true_divide(x, other._data)
         out = _make(r if type(r) is _ndarray else np.asarray(r))
         if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record(_DIV0, (self, other), (out,), (self, other))
+            record2(_DIV0, self, other, out, (self, other))
         return out
     if (t is float or t is int) and x.dtype.kind == "f":
         r = np.true_divide(x, other)
@@ -378,7 +378,7 @@ def div(self, other, rounding_mode=None):
             dt = default_float()
         out = _make(fix_dtype(np.true_divide(x, y), dt))
         if recording(self, other):
-            record(_DIV0, (self, other), (out,), (self, other))
+            record2(_DIV0, self, other, out, (self, other))
         return out
     if not _is_scalar(other):
         return div(self, as_tensor(other))

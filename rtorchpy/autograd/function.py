@@ -32,7 +32,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from .engine import check_grad_shape
-from .grad_mode import STATE
+from .grad_mode import ANOMALY_USED, STATE
 from .graph import FREED_MESSAGE, INPLACE_EPOCH, Node, SavedOutput, set_edges
 
 __all__ = ["autograd_function", "AutogradContext", "NamedValues", "FunctionNode"]
@@ -595,7 +595,7 @@ class _Spec:
         node.spec = self
         node.out_info = ()
         node.fresh = False
-        if STATE.anomaly_enabled:
+        if ANOMALY_USED[0] and STATE.anomaly_enabled:
             node.extras_().trace = traceback.format_stack()[:-3]
         ctx._node_ref = weakref.ref(node)
         return node

@@ -23,6 +23,16 @@ class _ThreadState(threading.local):
 
 STATE = _ThreadState()
 
+# True once any thread has turned anomaly mode on: recording checks this plain flag before the
+# thread's own (a thread-local lookup on every recorded op costs more than the flag)
+ANOMALY_USED = [False]
+
+
+def _set_anomaly(enabled):
+    if enabled:
+        ANOMALY_USED[0] = True
+    STATE.anomaly_enabled = enabled
+
 
 def is_grad_enabled() -> bool:
     """Whether ops record history in this thread."""
@@ -118,7 +128,7 @@ def is_anomaly_enabled() -> bool:
 
 
 def autograd_set_detect_anomaly(enabled: bool) -> None:
-    STATE.anomaly_enabled = bool(enabled)
+    _set_anomaly(bool(enabled))
 
 
 class with_detect_anomaly:
@@ -133,9 +143,9 @@ class with_detect_anomaly:
     def __enter__(self):
         warnings.warn(ANOMALY_WARNING, UserWarning, stacklevel=2)
         self._saved.append(STATE.anomaly_enabled)
-        STATE.anomaly_enabled = self._enabled
+        _set_anomaly(self._enabled)
         return self
 
     def __exit__(self, *exc):
-        STATE.anomaly_enabled = self._saved.pop()
+        _set_anomaly(self._saved.pop())
         return False

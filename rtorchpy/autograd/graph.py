@@ -14,7 +14,7 @@ import itertools
 import traceback
 import weakref
 
-from .grad_mode import STATE
+from .grad_mode import ANOMALY_USED, STATE
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -296,9 +296,17 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
     per recorded op (it is most of the cost of recording), so it is written out for the common
     shapes of call and avoids every allocation it can.
     """
+    n_in = len(inputs)
+    if n_in == 2 and len(outputs) == 1:
+        out = outputs[0]
+        for s in saved:
+            if s is out:
+                break
+        else:  # nothing of the output saved (identity: == on tensors is elementwise)
+            return record2(node_cls, inputs[0], inputs[1], out,
+                           saved if type(saved) is tuple else tuple(saved), params)
     node = _new(node_cls)
     node.seq = next(_sequence)
-    n_in = len(inputs)
     if n_in == 1:
         t = inputs[0]
         fn = t._grad_fn
@@ -309,27 +317,6 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
             set_edges(node, inputs)
         d = t._data
         node.in_meta = ((d.shape, d.dtype),)
-    elif n_in == 2:
-        a, b = inputs
-        fa, fb = a._grad_fn, b._grad_fn
-        # edge_of inline for the usual pair: each input has history (output 0, not a view) or
-        # is a plain constant
-        if (fa is not None and a._base is None and a._output_nr == 0 or
-                fa is None and not a._requires_grad and a._base is None) and \
-                (fb is not None and b._base is None and b._output_nr == 0 or
-                 fb is None and not b._requires_grad and b._base is None):
-            node.edges = (fa, fb)
-            node.edge_nrs = _NR00
-        else:
-            set_edges(node, inputs)
-        da, db = a._data, b._data
-        key = (da.shape, da.dtype, db.shape, db.dtype)
-        meta = _TWO_INPUT_META.get(key)
-        if meta is None:
-            if len(_TWO_INPUT_META) >= 1024:
-                _TWO_INPUT_META.clear()
-            meta = _TWO_INPUT_META[key] = ((key[0], key[1]), (key[2], key[3]))
-        node.in_meta = meta
     else:
         set_edges(node, inputs)
         node.in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
@@ -356,7 +343,7 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
         node.epoch = 0
     node.params = params
     node.extras = None
-    if STATE.anomaly_enabled:
+    if ANOMALY_USED[0] and STATE.anomaly_enabled:
         node.extras_().trace = traceback.format_stack()[:-2]
     if len(outputs) == 1:
         node.out_meta = None
@@ -373,6 +360,49 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
     return node
 
 
+
+
+def record2(node_cls, a, b, out, saved=_NOTHING, params=_NOTHING):
+    """``record(node_cls, (a, b), (out,), saved, params)`` for a two-input op with one fresh
+    output whose saved tensors (a tuple) are among its inputs: binary arithmetic's path, so the
+    same node is built with less work (no containers to build at the call, no output search)."""
+    node = _new(node_cls)
+    node.seq = next(_sequence)
+    fa, fb = a._grad_fn, b._grad_fn
+    # edge_of inline for the usual pair: each input has history (output 0, not a view) or is a
+    # plain constant
+    if (fa is not None and a._base is None and a._output_nr == 0 or
+            fa is None and not a._requires_grad and a._base is None) and \
+            (fb is not None and b._base is None and b._output_nr == 0 or
+             fb is None and not b._requires_grad and b._base is None):
+        node.edges = (fa, fb)
+        node.edge_nrs = _NR00
+    else:
+        set_edges(node, (a, b))
+    da, db = a._data, b._data
+    key = (da.shape, da.dtype, db.shape, db.dtype)
+    meta = _TWO_INPUT_META.get(key)
+    if meta is None:
+        if len(_TWO_INPUT_META) >= 1024:
+            _TWO_INPUT_META.clear()
+        meta = _TWO_INPUT_META[key] = ((key[0], key[1]), (key[2], key[3]))
+    node.in_meta = meta
+    if saved:
+        node.sources = saved
+        node.versions = tuple([s._version[0] for s in saved])
+        node.saved = tuple([s._data for s in saved])
+        node.epoch = INPLACE_EPOCH[0]
+    else:
+        node.saved = node.sources = node.versions = _NOTHING
+        node.epoch = 0
+    node.params = params
+    node.out_meta = None
+    node.extras = None
+    if ANOMALY_USED[0] and STATE.anomaly_enabled:
+        node.extras_().trace = traceback.format_stack()[:-2]
+    out._grad_fn = node
+    out._requires_grad = True
+    return node
 
 
 def _one_input_meta(key):
@@ -416,7 +446,7 @@ def record1(node_cls, t, out, save=None, params=_NOTHING):
     node.params = params
     node.out_meta = None
     node.extras = None
-    if STATE.anomaly_enabled:
+    if ANOMALY_USED[0] and STATE.anomaly_enabled:
         node.extras_().trace = traceback.format_stack()[:-2]
     out._grad_fn = node
     out._requires_grad = True
