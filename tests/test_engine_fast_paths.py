@@ -255,3 +255,24 @@ def test_edges_to_a_second_output_keep_its_output_number():
     (y.sum() + z.sum()).backward()
     xv = np.array([0.5, -1.0])
     np.testing.assert_allclose(x.grad.numpy(), 3 * np.exp(3 * xv) + 2 + 3, rtol=1e-6)
+
+
+def test_a_gradient_is_freed_once_its_leaf_has_taken_it():
+    # leaves' accumulators run last; by the time the second one runs, the gradient the first one
+    # copied into .grad must be gone (the engine once kept the last buffer it made, and the
+    # zip over a node's outputs its last item, alive: +1 MiB at the peak of an MLP step)
+    import weakref
+    a, b = leaf(rand((50, 50))), leaf(rand((50, 50), 1))
+    arrived = {}
+
+    def on_b(t):
+        arrived["b"] = weakref.ref(t._data)
+
+    def on_a(t):
+        arrived["b_alive_when_a_runs"] = arrived["b"]() is not None
+
+    b.register_hook(on_b)
+    a.register_hook(on_a)
+    (b * 3.0 + a * 2.0).sum().backward()   # b's accumulator is made first, so it runs first
+    assert arrived["b_alive_when_a_runs"] is False
+    np.testing.assert_allclose(b.grad.numpy(), np.full((50, 50), 3.0))

@@ -325,7 +325,9 @@ def execute(roots, retain_graph, create_graph, capture=None):
                     continue
                 buffers[child] = buf
                 push(heap, (-child.seq, child))
-            outs = g = None  # let consumed gradients be freed before the next node runs
+            # let consumed gradients be freed before the next node runs: every local that may
+            # still point at one (the zip too: it keeps the last tuple it made)
+            outs = g = edges = buf = old = None
     finally:
         STATE.grad_enabled = previous_mode
     return captured
