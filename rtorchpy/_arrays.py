@@ -30,3 +30,24 @@ def _no(a, shape):
 def insert_axis(a, dim):
     """``np.expand_dims(a, dim)`` for one non-negative ``dim``: always a view."""
     return a[(slice(None),) * dim + (None,)]
+
+
+_SCALARS = {}  # (number, dtype) -> read-only 0-d array
+
+
+def scalar_array(value, dtype):
+    """``np.array(value, dtype)`` for a Python number, read-only and cached: NumPy adds or
+    multiplies an array by a 0-d array of its own dtype about twice as fast as by a Python
+    number (which it must first classify as a weak scalar), and the value is rounded to
+    ``dtype`` either way. Zeros (0.0 and -0.0 are equal keys) and NaN (never equal) are not
+    cached; the cache starts over when full."""
+    key = (value, dtype)
+    a = _SCALARS.get(key)
+    if a is None:
+        a = np.array(value, dtype)
+        if value and value == value:
+            if len(_SCALARS) >= 256:
+                _SCALARS.clear()
+            a.flags.writeable = False
+            _SCALARS[key] = a
+    return a

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import dtypes as _dt
+from ._arrays import scalar_array
 from ._derivatives import NODES
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
@@ -238,7 +239,7 @@ def add(self, other, alpha=1):
             record2(_ADD0, self, other, out, (), _ALPHA_ONE)
         return out
     if (t is float or t is int) and x.dtype.kind == "f":
-        r = x + other * alpha if alpha != 1 else x + other
+        r = x + other * alpha if alpha != 1 else x + scalar_array(other, x.dtype)
         if type(r) is not _ndarray or r.dtype is not x.dtype:
             r = fix_dtype(r, x.dtype)
         out = _make(r)
@@ -276,7 +277,7 @@ def sub(self, other, alpha=1):
             record2(_SUB0, self, other, out, (), _ALPHA_ONE)
         return out
     if (t is float or t is int) and x.dtype.kind == "f":
-        r = x - other * alpha if alpha != 1 else x - other
+        r = x - other * alpha if alpha != 1 else x - scalar_array(other, x.dtype)
         if type(r) is not _ndarray or r.dtype is not x.dtype:
             r = fix_dtype(r, x.dtype)
         out = _make(r)
@@ -325,10 +326,9 @@ def mul(self, other):
         return out
     if (t is float or t is int) and x.dtype.kind == "f":
         if t is float:
-            # NumPy multiplies by a 0-d array of the tensor's dtype ~40% faster than by a Python
-            # float (same value: the float is rounded to that dtype either way), and backward
-            # reuses the array for g * other
-            other = np.array(other, x.dtype)
+            # a 0-d array of the tensor's dtype (see scalar_array), which backward reuses for
+            # g * other
+            other = scalar_array(other, x.dtype)
         r = x * other
         if type(r) is not _ndarray or r.dtype is not x.dtype:
             r = fix_dtype(r, x.dtype)
@@ -365,7 +365,7 @@ def div(self, other, rounding_mode=None):
             record2(_DIV0, self, other, out, (self, other))
         return out
     if (t is float or t is int) and x.dtype.kind == "f":
-        r = np.true_divide(x, other)
+        r = x / scalar_array(other, x.dtype)
         if type(r) is not _ndarray or r.dtype is not x.dtype:
             r = fix_dtype(r, x.dtype)
         out = _make(r)

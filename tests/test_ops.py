@@ -949,3 +949,32 @@ def test_grad_mode_is_restored_after_errors_inside_no_grad():
     with pytest.raises(RuntimeError):
         z.backward()
     assert rt.is_grad_enabled()
+
+
+# ---------------------------------------------------------------- Python numbers as operands
+# add/sub/mul/div turn a Python number into a cached 0-d array of the tensor's dtype (faster in
+# NumPy); the results must be exactly those of the number itself
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("value", [0.1, -2.5, 3, 1e-45, 1e40, -0.0, 0.0, float("inf")])
+def test_number_operands_give_numpys_results_exactly(dtype, value):
+    from rtorchpy import torch_tensor
+    a = np.array([1.5, -0.0, 0.0, 3.25, 1e-3], dtype=dtype)
+    x = torch_tensor(a)
+    with np.errstate(all="ignore"):
+        for got, want in [((x + value).numpy(), a + value), ((x - value).numpy(), a - value),
+                          ((x * value).numpy(), a * value), ((x / value).numpy(), a / value)]:
+            assert got.dtype == want.dtype == dtype
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got), np.signbit(want))  # -0.0 kept
+
+
+def test_number_cache_keeps_zeros_and_nan_out():
+    from rtorchpy._arrays import _SCALARS, scalar_array
+    _SCALARS.clear()
+    for v in [0.0, -0.0, 0, float("nan"), float("nan")]:
+        scalar_array(v, np.dtype(np.float32))
+    assert not _SCALARS
+    assert np.signbit(scalar_array(-0.0, np.dtype(np.float32)))
+    c = scalar_array(0.5, np.dtype(np.float32))
+    assert scalar_array(0.5, np.dtype(np.float32)) is c and not c.flags.writeable
