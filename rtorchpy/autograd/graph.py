@@ -258,20 +258,16 @@ def edge_of(t):
     return None
 
 
-def set_edges(node, tensors):
-    """Give ``node`` its edges towards ``tensors`` (the general case of what ``record`` does)."""
-    pairs = [edge_of(t) for t in tensors]
-    node.edges = tuple([p[0] if p is not None else None for p in pairs])
-    node.edge_nrs = output_nrs(tuple([p[1] if p is not None else 0 for p in pairs]))
-
-
 # the output-number tuples nearly every node has, shared
 _NRS = {(0,): (0,), (0, 0): (0, 0), (0, 0, 0): (0, 0, 0)}
 
 
-def output_nrs(nrs):
-    """``nrs`` (a tuple of ints), or an equal shared tuple."""
-    return _NRS.get(nrs, nrs)
+def set_edges(node, tensors):
+    """Give ``node`` its edges towards ``tensors`` (the general case of what ``record`` does)."""
+    pairs = [edge_of(t) for t in tensors]
+    node.edges = tuple([p[0] if p is not None else None for p in pairs])
+    nrs = tuple([p[1] if p is not None else 0 for p in pairs])
+    node.edge_nrs = _NRS.get(nrs, nrs)
 
 
 _NR0 = _NRS[(0,)]
