@@ -360,8 +360,9 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
 
 def record2(node_cls, a, b, out, saved=_NOTHING, params=_NOTHING):
     """``record(node_cls, (a, b), (out,), saved, params)`` for a two-input op with one fresh
-    output whose saved tensors (a tuple) are among its inputs: binary arithmetic's path, so the
-    same node is built with less work (no containers to build at the call, no output search)."""
+    output (``out._output_nr`` is already 0) whose saved tensors (a tuple) are among its inputs:
+    binary arithmetic's path, so the same node is built with less work (no containers to build
+    at the call, no output search). ``record`` hands such calls here too."""
     node = _new(node_cls)
     node.seq = next(_sequence)
     fa, fb = a._grad_fn, b._grad_fn
