@@ -293,29 +293,21 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
     shapes of call and avoids every allocation it can.
     """
     n_in = len(inputs)
-    if n_in == 2 and len(outputs) == 1:
+    if len(outputs) == 1:  # the usual calls are record1's and record2's: hand them over
         out = outputs[0]
-        for s in saved:
-            if s is out:
-                break
-        else:  # nothing of the output saved (identity: == on tensors is elementwise)
-            return record2(node_cls, inputs[0], inputs[1], out,
-                           saved if type(saved) is tuple else tuple(saved), params)
+        if n_in == 1 and len(saved) <= 1:
+            return record1(node_cls, inputs[0], out, saved[0] if saved else None, params)
+        if n_in == 2:
+            for s in saved:
+                if s is out:
+                    break
+            else:  # nothing of the output saved (identity: == on tensors is elementwise)
+                return record2(node_cls, inputs[0], inputs[1], out,
+                               saved if type(saved) is tuple else tuple(saved), params)
     node = _new(node_cls)
     node.seq = next(_sequence)
-    if n_in == 1:
-        t = inputs[0]
-        fn = t._grad_fn
-        if fn is not None and t._base is None and t._output_nr == 0:  # edge_of, inline
-            node.edges = (fn,)
-            node.edge_nrs = _NR0
-        else:
-            set_edges(node, inputs)
-        d = t._data
-        node.in_meta = ((d.shape, d.dtype),)
-    else:
-        set_edges(node, inputs)
-        node.in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
+    set_edges(node, inputs)
+    node.in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
     if saved:
         sources = saved if type(saved) is tuple else tuple(saved)
         for i, s in enumerate(sources):
@@ -411,8 +403,9 @@ def _one_input_meta(key):
 
 def record1(node_cls, t, out, save=None, params=_NOTHING):
     """``record(node_cls, (t,), (out,), (save,) or (), params)`` for the most common op: one
-    input, one fresh output (``out._output_nr`` is already 0), at most one saved tensor (``t``
-    or ``out``). The same node, built with less work: this is on every unary op's path."""
+    input, one fresh output (``out._output_nr`` is already 0), at most one saved tensor (the
+    output, or any other tensor). The same node, built with less work: this is on every unary
+    op's path, and ``record`` hands such calls here too."""
     node = _new(node_cls)
     node.seq = next(_sequence)
     fn = t._grad_fn
