@@ -255,3 +255,14 @@ def test_custom_mul_with_unreduced_gradients_passes_gradcheck(shapes, seed):
     mul = r.autograd_function(fwd, bwd)
     a, b = randn(*shapes[0], seed=seed), randn(*shapes[1], seed=seed + 1)
     assert r.autograd_gradcheck(mul, (a, b))
+
+
+@pytest.mark.parametrize("fn", [lambda a: a.unsqueeze(0), lambda a: a[None, :].transpose(0, 1),
+                                lambda a: a.reshape(-1), lambda a: a[1:]],
+                         ids=["unsqueeze", "index-transpose", "reshape", "slice"])
+def test_gradcheck_outputs_that_are_views_of_the_input(fn):
+    # the output shares the input's storage: finite differences must copy it before the input
+    # is perturbed back, or every column of the numerical Jacobian comes out zero
+    x = r.torch_tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True)
+    assert r.autograd_gradcheck(fn, (x,))
+    assert r.autograd_gradgradcheck(fn, (x,))

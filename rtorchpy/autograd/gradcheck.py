@@ -174,8 +174,10 @@ def _analytical(args, checked):
 
 
 def _evaluate(args):
+    """The outputs' values as flat float64 copies: an output may be a view of an input (``x[0]``,
+    ``x.t()``), whose values would change again when that input is perturbed back."""
     outs = _differentiable(_flat_outputs(args.call(args.values), "gradcheck"))
-    return [np.asarray(o._data, dtype=np.float64).reshape(-1) for o in outs]
+    return [np.array(o._data, dtype=np.float64).reshape(-1) for o in outs]
 
 
 def _numerical(args, checked, out_shapes, eps):
