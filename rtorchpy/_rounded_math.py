@@ -25,9 +25,12 @@ _F64 = np.dtype(np.float64)
 _F32 = np.dtype(np.float32)
 _F16 = np.dtype(np.float16)
 
-# Arrays up to this many elements are widened in one piece. Larger ones go through float64 in
-# slices of this size: a float64 copy of a big array costs page faults and memory bandwidth
-# (exp of 10^6 float32 values: 4.2 ms whole, 1.4 ms in slices) and would double peak memory.
+# Arrays up to this many elements are widened in one piece (two casts and the float64 kernel:
+# the cheapest way for a small array). Larger ones never exist whole in float64: a float64 copy
+# of a big array costs page faults and memory bandwidth (exp of 10^6 float32 values: 4.2 ms
+# whole) and would double peak memory. A ufunc then runs its float64 loop with NumPy's own
+# buffered casting, which works through the array in cache-sized chunks (1.25 ms); other
+# functions (sigmoid) go through float64 in slices of this size.
 _SLICE = 16384
 
 
@@ -41,6 +44,7 @@ def in_float64(fn, direct=None):
     float64 copy and rounded once to ``x``'s dtype; other dtypes call ``direct`` (default
     ``fn``) unchanged. Like a ufunc, a 0-d input may give a NumPy scalar."""
     direct = direct or fn
+    is_ufunc = isinstance(fn, np.ufunc)
 
     def evaluate(x):
         dt = x.dtype
@@ -48,6 +52,8 @@ def in_float64(fn, direct=None):
         if dt is _F32 or dt is _F16 or (dt is not _F64 and dt.kind == "f" and dt.itemsize < 8):
             if x.size <= _SLICE:
                 return fn(x.astype(_F64)).astype(dt)
+            if is_ufunc:
+                return fn(x, out=np.empty(x.shape, dt), dtype=_F64)
             return _sliced(fn, x, dt)
         return direct(x)
 
