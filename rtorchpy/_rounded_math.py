@@ -10,8 +10,9 @@ Why float64 works: NumPy's float64 kernels are accurate to a few float64 ULP (ab
 relative), so rounding their result to float32 (2^-24) gives the correctly rounded float32
 unless the float64 value lies within those few ULP of a float32 rounding midpoint: about one
 value in 2^28. The float64 kernels differ between CPUs too, but only in those last bits, so the
-float32 result is the same on every CPU unless the float64 value straddles a midpoint, which
-no test of ours has found in 5e6 values per function (see tests/test_rounded_math.py).
+float32 result is the same on every CPU unless the float64 value straddles a midpoint: none did
+in ~4e6 float32 inputs per function between NumPy's AVX-512, AVX2 and baseline kernels, and
+tests/test_rounded_math.py compares every op's bits at two dispatch levels in each run.
 Exact results (``log10(1000) == 3``, ``exp(0) == 1``, signed zeros, inf, nan) stay exact.
 
 float64 arrays (and everything else) go to the NumPy function directly: their bits may differ
