@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from . import _rounded_math as rounded
 from ._arrays import broadcast_view, insert_axis
 
 _FILL_BELOW = 4096  # elements
@@ -35,11 +36,12 @@ class _ArrayOps:
     """NumPy versions of what the formulas need."""
 
     where = staticmethod(np.where)
-    exp = staticmethod(np.exp)
-    log = staticmethod(np.log)
+    # float32 transcendentals through float64, as the forward ops (CPU-independent bits)
+    exp = staticmethod(rounded.exp)
+    log = staticmethod(rounded.log)
     sign = staticmethod(np.sign)
-    sin = staticmethod(np.sin)
-    cos = staticmethod(np.cos)
+    sin = staticmethod(rounded.sin)
+    cos = staticmethod(rounded.cos)
     abs = staticmethod(np.abs)
     trunc = staticmethod(np.trunc)
     floor = staticmethod(np.floor)

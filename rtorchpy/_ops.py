@@ -16,6 +16,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._arrays import scalar_array
+from ._rounded_math import power as _power
 from ._derivatives import NODES
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
@@ -436,7 +437,7 @@ def pow(self, exponent):
     if isinstance(exponent, Tensor):
         x, e, dt = operands(self, exponent)
         _check_int_pow(x, e)
-        out = Tensor._make(fix_dtype(np.power(x, e), dt))
+        out = Tensor._make(fix_dtype(_power(x, e), dt))
         if recording(self, exponent):
             record(NODES["PowBackward1"], (self, exponent), (out,), (self, exponent, out))
         return out
@@ -444,7 +445,7 @@ def pow(self, exponent):
         return pow(self, as_tensor(exponent))
     x, dt = scalar_operand(self, exponent)
     _check_int_pow(x, exponent)
-    data = np.square(x) if exponent == 2 else np.power(x, exponent)
+    data = np.square(x) if exponent == 2 else _power(x, exponent)
     out = Tensor._make(fix_dtype(data, dt))
     if STATE.grad_enabled and self._requires_grad:
         record(NODES["PowBackward0"], (self,), (out,), (self,), (exponent,))
@@ -462,7 +463,7 @@ def rpow(self, base):
         return pow(base, self)
     base = _number(base, "base")
     x, dt = scalar_operand(self, base)
-    out = Tensor._make(fix_dtype(np.power(base, x), dt))
+    out = Tensor._make(fix_dtype(_power(base, x), dt))
     if STATE.grad_enabled and self._requires_grad:
         record(NODES["PowBackward2"], (self,), (out,), (out,), (base,))
     return out

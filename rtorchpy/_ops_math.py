@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _rounded_math as rounded
 from ._derivatives import NODES
 from ._ops import (_is_scalar, _number, add, as_tensor, div, fix_dtype, float_data, mul, neg, op,
                    pow, promote, recording, remainder, rpow, rsub, scalar_dtype, sub)
@@ -44,34 +45,25 @@ _ndarray = np.ndarray
 _make = Tensor._make
 
 
-def _sigmoid(x):
-    # split by sign so exp never overflows
-    out = np.empty_like(x)
-    pos = x >= 0
-    out[pos] = 1 / (1 + np.exp(-x[pos]))
-    e = np.exp(x[~pos])
-    out[~pos] = e / (1 + e)
-    return out
-
-
 def _rsqrt(x):
+    # two IEEE-exact steps: the same bits on every CPU, within 1 ULP (libtorch computes it so)
     return 1 / np.sqrt(x)
 
 
-exp = _unary("exp", np.exp, "ExpBackward0", "result")
-expm1 = _unary("expm1", np.expm1, "Expm1Backward0", "result")
-log = _unary("log", np.log, "LogBackward0", "self", doc="Natural logarithm.")
-log1p = _unary("log1p", np.log1p, "Log1PBackward0", "self")
-log2 = _unary("log2", np.log2, "Log2Backward0", "self")
-log10 = _unary("log10", np.log10, "Log10Backward0", "self")
+exp = _unary("exp", rounded.exp, "ExpBackward0", "result")
+expm1 = _unary("expm1", rounded.expm1, "Expm1Backward0", "result")
+log = _unary("log", rounded.log, "LogBackward0", "self", doc="Natural logarithm.")
+log1p = _unary("log1p", rounded.log1p, "Log1PBackward0", "self")
+log2 = _unary("log2", rounded.log2, "Log2Backward0", "self")
+log10 = _unary("log10", rounded.log10, "Log10Backward0", "self")
 sqrt = _unary("sqrt", np.sqrt, "SqrtBackward0", "result")
 rsqrt = _unary("rsqrt", _rsqrt, "RsqrtBackward0", "result")
 reciprocal = _unary("reciprocal", np.reciprocal, "ReciprocalBackward0", "result")
-sin = _unary("sin", np.sin, "SinBackward0", "self")
-cos = _unary("cos", np.cos, "CosBackward0", "self")
-tan = _unary("tan", np.tan, "TanBackward0", "result")
-tanh = _unary("tanh", np.tanh, "TanhBackward0", "result")
-sigmoid = _unary("sigmoid", _sigmoid, "SigmoidBackward0", "result")
+sin = _unary("sin", rounded.sin, "SinBackward0", "self")
+cos = _unary("cos", rounded.cos, "CosBackward0", "self")
+tan = _unary("tan", rounded.tan, "TanBackward0", "result")
+tanh = _unary("tanh", rounded.tanh, "TanhBackward0", "result")
+sigmoid = _unary("sigmoid", rounded.sigmoid, "SigmoidBackward0", "result")
 abs = _unary("abs", np.abs, "AbsBackward0", "self", float_only=False)
 sign = _unary("sign", np.sign, "SignBackward0", "", float_only=False)
 floor = _unary("floor", np.floor, "FloorBackward0", "", float_only=False)

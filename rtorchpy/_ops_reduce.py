@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _rounded_math as rounded
 from . import dtypes as _dt
 from ._derivatives import NODES
 from ._ops import default_float, normalize_dim, normalize_dims, op, recording, wrap
@@ -178,7 +179,7 @@ def logsumexp(self, dim, keepdim=False):
     dims = _dims_or_all(dim, x.ndim)
     m = np.max(x, axis=_axis(dims), keepdims=True) if x.size else np.zeros((1,) * x.ndim, x.dtype)
     m = np.where(np.isfinite(m), m, 0)
-    data = np.log(np.exp(x - m).sum(axis=_axis(dims), keepdims=True)) + m
+    data = rounded.log(rounded.exp(x - m).sum(axis=_axis(dims), keepdims=True)) + m
     if not keepdim:
         data = data.squeeze(axis=_axis(dims)) if dims is not None else data.reshape(())
     out = wrap(np.asarray(data, dtype=x.dtype))
@@ -237,7 +238,8 @@ def norm(self, p=2, dim=None, keepdim=False):
     elif p == 0:
         data = np.sum(a != 0, axis=_axis(dims), keepdims=keepdim)
     else:
-        data = np.sum(a ** p, axis=_axis(dims), keepdims=keepdim) ** (1 / p)
+        data = rounded.power(np.sum(rounded.power(a, p), axis=_axis(dims), keepdims=keepdim),
+                             1 / p)
     out = wrap(np.asarray(data, dtype=self._data.dtype))
     if recording(self) and p != 0:
         record(NODES["NormBackward0"], (self,), (out,), (self, out), (p, dims, keepdim))
@@ -263,7 +265,7 @@ def softmax(self, dim, dtype=None):
     x = self._data.astype(_dt.as_dtype(dtype).numpy) if dtype is not None else self._data
     x = x if x.dtype.kind == "f" else x.astype(default_float())
     d = normalize_dim(dim, x.ndim)
-    e = np.exp(x - x.max(axis=d, keepdims=True, initial=-np.inf)) if x.ndim else \
+    e = rounded.exp(x - x.max(axis=d, keepdims=True, initial=-np.inf)) if x.ndim else \
         np.ones_like(x)
     out = wrap(e / e.sum(axis=d, keepdims=True) if x.ndim else e)
     if recording(self):
@@ -279,7 +281,7 @@ def log_softmax(self, dim, dtype=None):
     d = normalize_dim(dim, x.ndim)
     if x.ndim:
         shifted = x - x.max(axis=d, keepdims=True, initial=-np.inf)
-        data = shifted - np.log(np.exp(shifted).sum(axis=d, keepdims=True))
+        data = shifted - rounded.log(rounded.exp(shifted).sum(axis=d, keepdims=True))
     else:
         data = np.zeros_like(x)
     out = wrap(data)

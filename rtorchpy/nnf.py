@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _ops, _ops_linalg, _ops_reduce
+from . import _rounded_math as rounded
 from ._derivatives import NODES
 from ._ops import as_tensor, recording, wrap
 from .autograd.graph import record
@@ -200,7 +201,8 @@ def nnf_binary_cross_entropy(input, target, weight=None, reduction="mean"):
                          "have the same size.")
     y = target._data.astype(x.dtype)
     with np.errstate(divide="ignore"):
-        terms = -(y * np.maximum(np.log(x), -100) + (1 - y) * np.maximum(np.log1p(-x), -100))
+        terms = -(y * np.maximum(rounded.log(x), -100) +
+                   (1 - y) * np.maximum(rounded.log1p(-x), -100))
     w = as_tensor(weight)._data.astype(x.dtype) if weight is not None else None
     if w is not None:
         terms = terms * w

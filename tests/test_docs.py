@@ -33,7 +33,14 @@ def site(tmp_path_factory):
 
     shutil.copytree(ROOT / "docs", tmp / "docs", ignore=generated)
     shutil.copy(ROOT / "mkdocs.yml", tmp / "mkdocs.yml")
-    problems = bd.build(tmp / "docs")
+    # the build also writes the R package's vignettes (r-shim/vignettes/*.Rmd): into the
+    # temporary directory here, or test_vignettes' check that the committed ones are up to date
+    # would only ever see what this fixture had just written
+    rmd_dir, bd.RMD_DIR = bd.RMD_DIR, tmp / "rmd"
+    try:
+        problems = bd.build(tmp / "docs")
+    finally:
+        bd.RMD_DIR = rmd_dir
     assert not problems, "\n".join(problems)
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     p = subprocess.run([str(MKDOCS), "build", "--strict", "-f", str(tmp / "mkdocs.yml"),
@@ -41,6 +48,18 @@ def site(tmp_path_factory):
                        cwd=tmp, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     return tmp / "site"
+
+
+def _r_vignettes():
+    return {p.name: p.read_bytes() for p in sorted(bd.RMD_DIR.glob("*.Rmd"))}
+
+
+R_VIGNETTES_BEFORE = _r_vignettes()  # at collection, before any fixture has run
+
+
+def test_site_build_leaves_the_checkout_alone(site):
+    assert (site.parent / "rmd").is_dir()
+    assert _r_vignettes() == R_VIGNETTES_BEFORE, "the site build rewrote r-shim/vignettes/"
 
 
 def _html(site, page):
