@@ -73,7 +73,17 @@ tan = _unary("tan", np.tan, "TanBackward0", "result")
 tanh = _unary("tanh", np.tanh, "TanhBackward0", "result")
 sigmoid = _unary("sigmoid", _sigmoid, "SigmoidBackward0", "result")
 abs = _unary("abs", np.abs, "AbsBackward0", "self", float_only=False)
-sign = _unary("sign", np.sign, "SignBackward0", "", float_only=False)
+def _sign(x):
+    """np.sign, but 0 for NaN as libtorch's sign (NumPy gives NaN)."""
+    s = np.sign(x)
+    if s.dtype.kind == "f":
+        nan = np.isnan(s)
+        if nan.any():
+            s[nan] = 0
+    return s
+
+
+sign = _unary("sign", _sign, "SignBackward0", "", float_only=False)
 floor = _unary("floor", np.floor, "FloorBackward0", "", float_only=False)
 ceil = _unary("ceil", np.ceil, "CeilBackward0", "", float_only=False)
 trunc = _unary("trunc", np.trunc, "TruncBackward0", "", float_only=False)
