@@ -248,7 +248,11 @@ def masked_fill(self, mask, value):
     if mask._data.dtype.kind != "b":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype.word}")
-    m = np.broadcast_to(mask._data, self._data.shape) if mask.shape != self.shape else mask._data
+    try:
+        m = np.broadcast_to(mask._data, self._data.shape) if mask.shape != self.shape else mask._data
+    except ValueError as e:  # NumPy's broadcasting error (libtorch names the mask a)
+        from ._shape_errors import shape_error
+        raise shape_error(e, mask._data.shape, self._data.shape) from None
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._derivatives import NODES
+from ._shape_errors import shape_error
 from ._ops import (_is_scalar, _number, add, as_tensor, div, fix_dtype, float_data, mul, neg, op,
                    pow, promote, recording, remainder, rpow, rsub, scalar_dtype, sub)
 from ._tensor import Tensor
@@ -123,10 +124,13 @@ def _clamp_tensor(self, min, max):
     lo, hi = [None if b is None else b._data.astype(dt, copy=False) for b in bounds]
     x = self._data.astype(dt, copy=False)
     data = x
-    if lo is not None:
-        data = np.maximum(data, lo)
-    if hi is not None:
-        data = np.minimum(data, hi)
+    try:
+        if lo is not None:
+            data = np.maximum(data, lo)
+        if hi is not None:
+            data = np.minimum(data, hi)
+    except ValueError as e:  # NumPy's broadcasting error
+        raise shape_error(e, *(b.shape for b in (self, *present))) from None
     out = Tensor._make(fix_dtype(np.asarray(data), dt))
     if recording(self, *present):
         record(NODES["ClampBackward0"], (self, *present), (out,), (self, *present),
@@ -166,7 +170,10 @@ def _compare(name, np_fn):
     def fn(self, other):
         y = other._data if isinstance(other, Tensor) else (
             other if _is_scalar(other) else as_tensor(other)._data)
-        return Tensor._make(np.asarray(np_fn(self._data, y)))
+        try:
+            return Tensor._make(np.asarray(np_fn(self._data, y)))
+        except ValueError as e:  # NumPy's broadcasting error
+            raise shape_error(e, self._data.shape, np.shape(y)) from None
     fn.__name__ = name
     fn.__doc__ = f"Elementwise ``{name}`` comparison: a bool tensor (not differentiable)."
     return op(name)(fn)

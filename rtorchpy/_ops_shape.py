@@ -15,6 +15,7 @@ from ._tensor import Tensor
 from .autograd.grad_mode import STATE
 from .autograd.graph import record, record1
 from ._arrays import broadcast_view, insert_axis
+from ._shape_errors import expand_error
 
 
 def _view_of(self, data, node, params=(), saved=(), view=False):
@@ -181,9 +182,8 @@ def expand(self, *size):
         shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(size))
     try:
         data = broadcast_view(self._data, target)
-    except ValueError:
-        raise RuntimeError(f"The expanded size of the tensor ({list(target)}) must match the "
-                           f"existing size ({list(shape)}) at non-singleton dimensions") from None
+    except ValueError as e:
+        raise expand_error(target, shape) or e from None
     return _view_of(self, data, _EXPAND, view=True)
 
 

@@ -865,8 +865,9 @@ def test_shape_mismatch_errors():
     _raises(RuntimeError, "stack expects each tensor to be equal size, but got [2, 3] at entry 0 "
                           "and [2, 2] at entry 1",
             lambda: rt.torch_stack([rt.torch_ones(2, 3), rt.torch_ones(2, 2)]))
-    _raises(RuntimeError, "The expanded size of the tensor ([3, 3]) must match the existing size "
-                          "([2, 3]) at non-singleton dimensions",
+    _raises(RuntimeError, "The expanded size of the tensor (3) must match the existing size (2) "
+                          "at non-singleton dimension 0.  Target sizes: [3, 3].  Tensor sizes: "
+                          "[2, 3]",
             lambda: rt.torch_ones(2, 3).expand(3, 3))
     _raises(RuntimeError, "expand: the number of sizes provided (1) must be greater or equal",
             lambda: rt.torch_ones(2, 3).expand(3))
