@@ -22,7 +22,11 @@ def _unary(name, np_fn, node_name, saves, float_only=True, doc=""):
     save_self, save_result = saves == "self", saves == "result"
 
     def fn(self):
-        x = self._data
+        try:
+            x = self._data
+        except AttributeError:  # torch_exp([1.0]): say what is wrong, not which attribute
+            raise TypeError(f"torch_{name}(): argument 'self' must be a Tensor, not "
+                            f"{type(self).__name__}") from None
         if x.dtype.kind != "f":
             if float_only:
                 x = float_data(self)

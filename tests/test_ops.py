@@ -78,7 +78,9 @@ def run_case(name, case):
     if info.namespace and case.namespace:
         forms.append(("torch_" + name, lambda args: getattr(rt, "torch_" + name)(
             *args, **case.kwargs)))
-    if info.method and case.method:
+    if info.method and case.method and isinstance(getattr(Tensor, name), property):
+        forms.append(("x." + name, lambda args: getattr(args[0], name)))  # x.mT, as PyTorch
+    elif info.method and case.method:
         forms.append(("x." + name, lambda args: getattr(args[0], name)(*args[1:], **case.kwargs)))
     assert forms, f"{name}: no form to call"
     for label, call in forms:
@@ -437,7 +439,10 @@ def test_namespace_and_method_forms_exist():
         if info.namespace and not name.startswith("_"):
             assert getattr(rt, "torch_" + name) is info.fn, name
         if info.method:
-            assert getattr(Tensor, name) is (info.method_fn or info.fn), name
+            form = getattr(Tensor, name)
+            if name == "mT":  # a property in Python, as in PyTorch (x.mT)
+                form = form.fget
+            assert form is (info.method_fn or info.fn), name
     assert not hasattr(rt, "torch_add_")  # in-place ops are methods only
     assert not hasattr(Tensor, "cat")     # cat/stack take a list: namespace only
 
