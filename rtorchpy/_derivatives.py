@@ -11,6 +11,12 @@ A row is a formula ``(F, g, needs, *saved, *params) -> gradient per input`` wher
 A row returns one entry per input (``None`` = no gradient). Rows never undo broadcasting or cast
 dtypes: the engine sums and casts every gradient back to its input (see ``autograd/engine.py``).
 
+A piecewise row selects (``F.keep_where`` / ``F.zero_where``, libtorch's ``where`` and
+``masked_fill``) and never multiplies by a 0/1 mask: inf * 0 is NaN, so a mask would let an inf
+or NaN from the branch not taken leak through (``relu(x).sqrt()`` at x < 0). Under create_graph
+the selection is a recorded ``where``, whose own backward selects again, so the same holds at
+second order.
+
 The forwards that record these nodes live in ``_ops*.py``; tests and the docs' table of formulas
 are generated from ``ROWS``. The table spans this file (arithmetic, elementwise, reductions) and
 ``_derivatives_shape.py`` (linear algebra, shapes, indexing, losses): one registry, two files.

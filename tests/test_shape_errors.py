@@ -16,6 +16,10 @@ def _fn(m, name):
     return getattr(rt, "torch_" + name) if m is rt else getattr(m, name)
 
 
+def _index(m, values):
+    return rt.torch_tensor(values) if m is rt else m.tensor(values)
+
+
 def _nnf(m, name):
     return getattr(rt, "nnf_" + name) if m is rt else getattr(m.nn.functional, name)
 
@@ -69,6 +73,15 @@ CASES = {
     "linear_bias": (lambda m: _nnf(m, "linear")(_ones(m, 2, 3), _ones(m, 5, 3), _ones(m, 4)),
                     "The expanded size of the tensor (5) must match the existing size (4) at "
                     "non-singleton dimension 1.  Target sizes: [2, 5].  Tensor sizes: [4]"),
+    "setitem_slice": (lambda m: _ones(m, 3, 3).__setitem__((slice(None), 0), _ones(m, 4)),
+                      "The expanded size of the tensor (3) must match the existing size (4) at "
+                      "non-singleton dimension 0.  Target sizes: [3].  Tensor sizes: [4]"),
+    "setitem_index": (lambda m: _ones(m, 3, 3).__setitem__(_index(m, [0, 1]), _ones(m, 4)),
+                      "shape mismatch: value tensor of shape [4] cannot be broadcast to indexing "
+                      "result of shape [2, 3]"),
+    "index_put": (lambda m: _ones(m, 3, 3).index_put((_index(m, [0, 1]),), _ones(m, 4)),
+                  "shape mismatch: value tensor of shape [4] cannot be broadcast to indexing "
+                  "result of shape [2, 3]"),
     "expand": (lambda m: _ones(m, 2, 3).expand(2, 4),
                "The expanded size of the tensor (4) must match the existing size (3) at "
                "non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]"),
