@@ -11,6 +11,12 @@ A row is a formula ``(F, g, needs, *saved, *params) -> gradient per input`` wher
 A row returns one entry per input (``None`` = no gradient). Rows never undo broadcasting or cast
 dtypes: the engine sums and casts every gradient back to its input (see ``autograd/engine.py``).
 
+A piecewise row selects (``F.keep_where`` / ``F.zero_where``, libtorch's ``where`` and
+``masked_fill``) and never multiplies by a 0/1 mask: inf * 0 is NaN, so a mask would let an inf
+or NaN from the branch not taken leak through (``relu(x).sqrt()`` at x < 0). Under create_graph
+the selection is a recorded ``where``, whose own backward selects again, so the same holds at
+second order.
+
 The forwards that record these nodes live in ``_ops*.py``; tests and the docs' table of formulas
 are generated from ``ROWS``. The table spans this file (arithmetic, elementwise, reductions) and
 ``_derivatives_shape.py`` (linear algebra, shapes, indexing, losses): one registry, two files.
@@ -147,30 +153,33 @@ def _pow_scalar(F, g, needs, self, exponent):
 
 @row("PowBackward1")
 def _pow(F, g, needs, self, exponent, result):
-    """self: g * exponent * self^(exponent - 1);  exponent: g * result * log(self)
-    (0 where self == 0 and exponent >= 0, the limit that keeps 0^y finite)"""
-    gs = g * exponent * self ** (exponent - 1) if needs[0] else None
-    ge = None
+    """self: g * exponent * self^(exponent - 1), 0 where exponent == 0;  exponent:
+    g * (result * log(self), 0 where self == 0 and exponent >= 0: the limit that keeps 0^y
+    finite). Both select, as libtorch: 0 * 0^-1 must not leak a NaN."""
+    gs = ge = None
+    if needs[0]:
+        gs = F.where(exponent == 0, 0.0, g * exponent * self ** (exponent - 1))
     if needs[1]:
         safe = (self == 0) & (exponent >= 0)
-        ge = F.where(safe, 0.0, g * result * F.log(F.where(safe, 1.0, self)))
+        ge = g * F.where(safe, 0.0, result * F.log(F.where(safe, 1.0, self)))
     return gs, ge
 
 
 @row("PowBackward2")
 def _rpow(F, g, needs, result, base):
-    """exponent: g * result * log(base)   (scalar base)"""
+    """exponent: g * result * log(base)   (scalar base; for base 0: 0 where exponent >= 0,
+    i.e. where result <= 1, else g * result * log(0))"""
     import math
     if base == 0:
-        return F.zeros_like(g)
+        return g * F.where(result <= 1, 0.0, result * -math.inf)
     return g * result * math.log(base)
 
 
 # ---------------------------------------------------------------- unary elementwise
 @row("AbsBackward0")
 def _abs(F, g, needs, self):
-    """self: g * sign(self)"""
-    return g * F.sign(self)
+    """self: g * sgn(self)   (sgn(NaN) = 0)"""
+    return g * F.sgn(self)
 
 
 @row("ExpBackward0", fresh=True)
@@ -259,19 +268,21 @@ def _sigmoid(F, g, needs, result):
 
 @row("ReluBackward0", fresh=True)
 def _relu(F, g, needs, result):
-    """self: g where result > 0, else 0"""
-    return g * (result > 0)
+    """self: 0 where result <= 0, else g   (libtorch's threshold_backward: a selection, so an
+    inf or NaN g below the kink never leaks, and a NaN result lets g through)"""
+    return F.zero_where(result <= 0, g)
 
 
 @row("ClampBackward1")
 def _clamp(F, g, needs, self, lo, hi):
-    """self: g where min <= self <= max, else 0"""
-    mask = True
-    if lo is not None:
-        mask = self >= lo
-    if hi is not None:
-        mask = (self <= hi) if lo is None else mask & (self <= hi)
-    return g * mask
+    """self: g where min <= self <= max, else 0 (selected: also 0 where self is NaN)"""
+    if lo is None:
+        keep = self <= hi
+    else:
+        keep = self >= lo
+        if hi is not None:
+            keep = keep & (self <= hi)
+    return F.keep_where(keep, g)
 
 
 @row("ClampBackward0")
@@ -304,19 +315,21 @@ row("ClampMaxBackward0")(_clamp)
 
 @row("MaximumBackward0")
 def _maximum(F, g, needs, self, other):
-    """self: g where self > other (g/2 on ties);  other: the rest"""
-    half = g / 2
-    gs = F.where(self > other, g, F.where(self == other, half, 0.0)) if needs[0] else None
-    go = F.where(other > self, g, F.where(self == other, half, 0.0)) if needs[1] else None
+    """self: g/2 on ties, 0 where self < other, else g;  other: g/2 on ties, 0 where
+    self > other, else g   (as libtorch: where self or other is NaN both get g)"""
+    shared = F.where(self == other, g / 2, g)
+    gs = F.zero_where(self < other, shared) if needs[0] else None
+    go = F.zero_where(self > other, shared) if needs[1] else None
     return gs, go
 
 
 @row("MinimumBackward0")
 def _minimum(F, g, needs, self, other):
-    """self: g where self < other (g/2 on ties);  other: the rest"""
-    half = g / 2
-    gs = F.where(self < other, g, F.where(self == other, half, 0.0)) if needs[0] else None
-    go = F.where(other < self, g, F.where(self == other, half, 0.0)) if needs[1] else None
+    """self: g/2 on ties, 0 where self > other, else g;  other: g/2 on ties, 0 where
+    self < other, else g   (as libtorch: where self or other is NaN both get g)"""
+    shared = F.where(self == other, g / 2, g)
+    gs = F.zero_where(self > other, shared) if needs[0] else None
+    go = F.zero_where(self < other, shared) if needs[1] else None
     return gs, go
 
 
@@ -368,26 +381,41 @@ def _mean_dim(F, g, needs, shape, dims, keepdim, count):
 
 
 @row("ProdBackward0")
+def _prod_all(F, g, needs, self, dims, keepdim):
+    """self: g * (product of all other elements), exact when self has zeros; 0 (whatever g)
+    when self has two zeros or more, as libtorch outside create_graph"""
+    if not self.ndim:
+        return g
+    if not F.records and F.count_nonzero(self == 0) > 1:
+        return F.zeros_like(self)
+    return _prod(F, g, needs, self, dims, keepdim)
+
+
+@row("ProdBackward1")
 def _prod(F, g, needs, self, dims, keepdim):
-    """self: g * (product of all other elements), exact when self has zeros"""
+    """self: g * (product of the other elements of its slice), exact when self has zeros"""
+    if not self.ndim:
+        return g
     return F.restore_dims(g, dims, keepdim) * F.prod_others(self, dims)
-
-
-row("ProdBackward1")(_prod)  # prod(x, dim): the same formula
 
 
 @row("MaxBackward1")
 def _max_all(F, g, needs, self, result):
-    """self: g shared evenly among the elements equal to the maximum"""
-    mask = self == result
-    return mask * (g / F.sum(mask * 1.0, None, False))
+    """self: g shared evenly among the elements equal to the maximum (the NaNs when the
+    maximum is NaN), 0 elsewhere whatever g is (libtorch's evenly_distribute_backward)"""
+    return _evenly_distribute(F, g, self, result)
 
 
 @row("MinBackward1")
 def _min_all(F, g, needs, self, result):
-    """self: g shared evenly among the elements equal to the minimum"""
-    mask = self == result
-    return mask * (g / F.sum(mask * 1.0, None, False))
+    """self: g shared evenly among the elements equal to the minimum (the NaNs when the
+    minimum is NaN), 0 elsewhere"""
+    return _evenly_distribute(F, g, self, result)
+
+
+def _evenly_distribute(F, g, self, result):
+    mask = F.isnan(self) if F.count_nonzero(F.isnan(result)) else self == result
+    return F.keep_where(mask, g / F.count_nonzero(mask))
 
 
 @row("MaxBackward0")
@@ -452,18 +480,32 @@ def _inverse(dof):
 
 @row("NormBackward0")
 def _norm(F, g, needs, self, result, p, dims, keepdim):
-    """self: g * self |self|^(p-2) / norm^(p-1)   (p = 2: g * self / norm; 0 where norm == 0)"""
+    """self: g * sgn(self) |self|^(p-1) / norm^(p-1), split as libtorch's norm_backward:
+    p = 1: g sgn(self);  p = 2: g * (self / norm, 0 where norm == 0);  p = inf: g shared among
+    the elements whose |self| is the norm or NaN;  p < 1: 0 where self == 0;  else the
+    g / norm^(p-1) factor is 0 where norm == 0. Denominators are made safe before they divide,
+    so the second order stays NaN-free where the first is finite."""
     g = F.restore_dims(g, dims, keepdim)
     norm = F.restore_dims(result, dims, keepdim)
     if p == 1:
-        return g * F.sign(self)
+        return F.sgn(self) * g
     if p == float("inf"):
-        mask = F.abs(self) == norm
-        return g * F.sign(self) * mask / F.sum(mask * 1.0, dims, True)
-    safe = F.where(norm == 0, 1.0, norm)
+        size = F.abs(self)
+        mask = (size == norm) | F.isnan(size)
+        return F.sgn(self) * ((g / F.sum(mask * 1.0, dims, True)) * mask)
+    zero = norm == 0
+    safe = F.where(zero, 1.0, norm)
     if p == 2:
-        return F.where(norm == 0, 0.0, g * self / safe)
-    return F.where(norm == 0, 0.0, g * self * F.abs(self) ** (p - 2) / safe ** (p - 1))
+        return g * F.where(zero, 0.0, self / safe)
+    if p < 1:
+        at_zero = self == 0
+        size = F.abs(F.where(at_zero, 1.0, self))
+        scaled = F.where(at_zero, 0.0, F.sgn(self) * size ** (p - 1))
+        return scaled * g * norm ** (1 - p)
+    scale = F.where(zero, 0.0, g / safe ** (p - 1))
+    if p < 2:
+        return F.sgn(self) * F.abs(self) ** (p - 1) * scale
+    return self * F.abs(self) ** (p - 2) * scale
 
 
 @row("CumsumBackward0")

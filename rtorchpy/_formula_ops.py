@@ -27,6 +27,32 @@ def _restore_dims_shape(shape, dims, keepdim):
     return tuple(out)
 
 
+# unsigned integers as wide as each float dtype, for selecting by bit mask (see keep_where)
+_UINT_OF_SIZE = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+_BITSELECT_FROM = 256  # elements; below, np.where is cheaper than the few extra calls
+
+
+def _bitselect(mask, g, keep):
+    """``where(mask, g, +0)`` (``keep``) or ``where(mask, +0, g)`` as a fresh array.
+
+    np.where branches per element: on a random mask (ReLU's) it costs ~3.7 ns per float32
+    element, 12x a multiply. ``g * mask`` is fast but wrong when g holds inf or NaN (inf * 0 is
+    NaN, which libtorch's select never produces). ANDing g's bits with a mask of all ones or all
+    zeros selects exactly (+0.0 where dropped) at the price of a multiply."""
+    uint = _UINT_OF_SIZE.get(g.itemsize)
+    if (g.size < _BITSELECT_FROM or uint is None or g.dtype.kind != "f"
+            or mask.shape != g.shape):
+        zero = g.dtype.type(0)
+        return np.where(mask, g, zero) if keep else np.where(mask, zero, g)
+    bits = mask.view(np.uint8).astype(uint)  # 1 where mask holds, else 0
+    if keep:
+        np.negative(bits, out=bits)  # 1 -> all ones, 0 -> 0 (unsigned wraparound)
+    else:
+        bits -= 1  # 1 -> 0, 0 -> all ones
+    bits &= g.view(uint)
+    return bits.view(g.dtype)
+
+
 def _repeated(value, shape):
     """A read-only array of ``shape`` whose every element is the 0-d array ``value``."""
     return broadcast_view(np.ascontiguousarray(value), shape)
@@ -34,6 +60,34 @@ def _repeated(value, shape):
 
 class _ArrayOps:
     """NumPy versions of what the formulas need."""
+
+    records = False  # libtorch runs these backwards with grad mode off
+
+    @staticmethod
+    def keep_where(mask, g):
+        """g where mask, else +0: a piecewise gradient that selects, so inf or NaN in the
+        branch not taken never leaks (libtorch's ``where(mask, grad, 0)``)."""
+        return _bitselect(mask, g, True)
+
+    @staticmethod
+    def zero_where(mask, g):
+        """+0 where mask, else g (libtorch's ``grad.masked_fill(mask, 0)``)."""
+        return _bitselect(mask, g, False)
+
+    @staticmethod
+    def sgn(x):
+        """sign(x) with 0 for NaN, as libtorch's ``sgn`` (NumPy's is NaN there)."""
+        s = np.sign(x)
+        nan = np.isnan(s)
+        if nan.any():
+            s[nan] = 0
+        return s
+
+    isnan = staticmethod(np.isnan)
+
+    @staticmethod
+    def count_nonzero(mask):
+        return int(np.count_nonzero(mask))
 
     where = staticmethod(np.where)
     # float32 transcendentals through float64, as the forward ops (CPU-independent bits)
@@ -101,14 +155,21 @@ class _ArrayOps:
 
     @staticmethod
     def prod_others(x, dims):
-        """For each element, the product of the other elements of its reduced slice."""
-        is_zero = x == 0
-        nonzero = np.where(is_zero, 1, x)
-        prod_nonzero = np.prod(nonzero, axis=dims, keepdims=True)
-        n_zero = np.sum(is_zero, axis=dims, keepdims=True)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.where(n_zero == 0, prod_nonzero / nonzero,
-                            np.where((n_zero == 1) & is_zero, prod_nonzero, 0))
+        """For each element, the product of the other elements of its reduced slice, as
+        libtorch forms it: ``prod / x`` when x has no zero at all, else (anywhere a zero) the
+        product of the elements before times that of the elements after, with no division (so
+        a NaN or inf among the others reaches every element, a zero only the others)."""
+        if not (x == 0).any():
+            return np.prod(x, axis=dims, keepdims=True) / x
+        nd = x.ndim
+        red = tuple(range(nd)) if dims is None else tuple(dims)
+        moved = np.moveaxis(x, red, tuple(range(nd - len(red), nd)))
+        rows = moved.reshape(moved.shape[:nd - len(red)] + (-1,))
+        ones = np.ones(rows.shape[:-1] + (1,), x.dtype)
+        before = np.cumprod(np.concatenate([ones, rows[..., :-1]], -1), -1)
+        after = np.cumprod(np.concatenate([ones, rows[..., :0:-1]], -1), -1)[..., ::-1]
+        others = (before * after).reshape(moved.shape)
+        return np.moveaxis(others, tuple(range(nd - len(red), nd)), red)
 
     @staticmethod
     def flip(x, dims):
@@ -200,6 +261,31 @@ class _ArrayOps:
 
 class _TensorOps:
     """The same functions, made of recorded rtorchpy ops (for create_graph)."""
+
+    records = True
+
+    @staticmethod
+    def keep_where(mask, g):
+        # a recorded where: its own backward selects again, so the next order stays NaN-free
+        from . import _ops
+        return _ops.where(_as_bool(mask), g, 0.0)
+
+    @staticmethod
+    def zero_where(mask, g):
+        from . import _ops
+        return _ops.where(_as_bool(mask), 0.0, g)
+
+    @staticmethod
+    def sgn(x):
+        return x.sign()  # NaN -> 0 already (the op follows libtorch)
+
+    @staticmethod
+    def isnan(x):
+        return x.isnan()
+
+    @staticmethod
+    def count_nonzero(mask):
+        return int(np.count_nonzero(mask._data if hasattr(mask, "_data") else mask))
 
     @staticmethod
     def where(c, a, b):

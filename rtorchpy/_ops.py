@@ -18,6 +18,7 @@ from . import dtypes as _dt
 from ._arrays import scalar_array
 from ._rounded_math import power as _power
 from ._derivatives import NODES
+from ._shape_errors import shape_error
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
 from .autograd.graph import record, record1, record2
@@ -196,6 +197,11 @@ def _number(x, what="other"):
     raise TypeError(f"{what} must be a Tensor or a number, got {type(x).__name__}")
 
 
+def _shape(x):
+    """The shape of an operand (a Tensor, an array-like or a number), for error messages."""
+    return x._data.shape if isinstance(x, Tensor) else np.shape(x)
+
+
 def _is_scalar(x):
     t = type(x)
     if t is float or t is int:  # the common case, before the (slow) ABC check
@@ -211,12 +217,15 @@ _DIV0, _DIV1 = NODES["DivBackward0"], NODES["DivBackward1"]
 
 
 def _binary_tensor(a, b, np_fn, node, saved_self, saved_other, params=()):
-    x, y, dt = operands(a, b)
-    out = Tensor._make(fix_dtype(np_fn(x, y), dt))
-    if recording(a, b):
-        saved = ((a,) if saved_self else ()) + ((b,) if saved_other else ())
-        record(node, (a, b), (out,), saved, params)
-    return out
+    try:
+        x, y, dt = operands(a, b)
+        out = Tensor._make(fix_dtype(np_fn(x, y), dt))
+        if recording(a, b):
+            saved = ((a,) if saved_self else ()) + ((b,) if saved_other else ())
+            record(node, (a, b), (out,), saved, params)
+        return out
+    except ValueError as e:  # NumPy's broadcasting error
+        raise shape_error(e, a.shape, b.shape) from None
 
 
 # add/sub/mul/div begin with the cases that dominate small-tensor work (same-dtype tensors, a
@@ -231,35 +240,38 @@ _ALPHA_ONE = (1,)  # the params of a plain a + b, shared
 @op("add")
 def add(self, other, alpha=1):
     """``self + alpha * other``."""
-    x = self._data
-    t = type(other)
-    if t is Tensor and alpha == 1 and x.dtype is other._data.dtype:
-        r = x + other._data
-        out = _make(r if type(r) is _ndarray else np.asarray(r))
-        if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record2(_ADD0, self, other, out, (), _ALPHA_ONE)
-        return out
-    if (t is float or t is int) and x.dtype.kind == "f":
-        r = x + other * alpha if alpha != 1 else x + scalar_array(other, x.dtype)
-        if type(r) is not _ndarray or r.dtype is not x.dtype:
-            r = fix_dtype(r, x.dtype)
-        out = _make(r)
+    try:
+        x = self._data
+        t = type(other)
+        if t is Tensor and alpha == 1 and x.dtype is other._data.dtype:
+            r = x + other._data
+            out = _make(r if type(r) is _ndarray else np.asarray(r))
+            if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+                record2(_ADD0, self, other, out, (), _ALPHA_ONE)
+            return out
+        if (t is float or t is int) and x.dtype.kind == "f":
+            r = x + other * alpha if alpha != 1 else x + scalar_array(other, x.dtype)
+            if type(r) is not _ndarray or r.dtype is not x.dtype:
+                r = fix_dtype(r, x.dtype)
+            out = _make(r)
+            if STATE.grad_enabled and self._requires_grad:
+                record1(_ADD1, self, out)
+            return out
+        if isinstance(other, Tensor):
+            x, y, dt = operands(self, other)
+            out = _make(fix_dtype(x + y * alpha if alpha != 1 else x + y, dt))
+            if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+                record2(_ADD0, self, other, out, (), (alpha,))
+            return out
+        if not _is_scalar(other):
+            return add(self, as_tensor(other), alpha)
+        x, dt = scalar_operand(self, other)
+        out = _make(fix_dtype(x + other * alpha, dt))
         if STATE.grad_enabled and self._requires_grad:
             record1(_ADD1, self, out)
         return out
-    if isinstance(other, Tensor):
-        x, y, dt = operands(self, other)
-        out = _make(fix_dtype(x + y * alpha if alpha != 1 else x + y, dt))
-        if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record2(_ADD0, self, other, out, (), (alpha,))
-        return out
-    if not _is_scalar(other):
-        return add(self, as_tensor(other), alpha)
-    x, dt = scalar_operand(self, other)
-    out = _make(fix_dtype(x + other * alpha, dt))
-    if STATE.grad_enabled and self._requires_grad:
-        record1(_ADD1, self, out)
-    return out
+    except ValueError as e:  # NumPy's broadcasting error
+        raise shape_error(e, self.shape, _shape(other)) from None
 
 
 _BOOL_SUB_ERROR = ("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
@@ -269,37 +281,40 @@ _BOOL_SUB_ERROR = ("Subtraction, the `-` operator, with a bool tensor is not sup
 @op("sub", aliases=("subtract",))
 def sub(self, other, alpha=1):
     """``self - alpha * other``."""
-    x = self._data
-    t = type(other)
-    if t is Tensor and alpha == 1 and x.dtype is other._data.dtype and x.dtype.kind != "b":
-        r = x - other._data
-        out = _make(r if type(r) is _ndarray else np.asarray(r))
-        if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record2(_SUB0, self, other, out, (), _ALPHA_ONE)
-        return out
-    if (t is float or t is int) and x.dtype.kind == "f":
-        r = x - other * alpha if alpha != 1 else x - scalar_array(other, x.dtype)
-        if type(r) is not _ndarray or r.dtype is not x.dtype:
-            r = fix_dtype(r, x.dtype)
-        out = _make(r)
+    try:
+        x = self._data
+        t = type(other)
+        if t is Tensor and alpha == 1 and x.dtype is other._data.dtype and x.dtype.kind != "b":
+            r = x - other._data
+            out = _make(r if type(r) is _ndarray else np.asarray(r))
+            if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+                record2(_SUB0, self, other, out, (), _ALPHA_ONE)
+            return out
+        if (t is float or t is int) and x.dtype.kind == "f":
+            r = x - other * alpha if alpha != 1 else x - scalar_array(other, x.dtype)
+            if type(r) is not _ndarray or r.dtype is not x.dtype:
+                r = fix_dtype(r, x.dtype)
+            out = _make(r)
+            if STATE.grad_enabled and self._requires_grad:
+                record1(_SUB1, self, out)
+            return out
+        if x.dtype.kind == "b" or (isinstance(other, Tensor) and other._data.dtype.kind == "b"):
+            raise RuntimeError(_BOOL_SUB_ERROR)
+        if isinstance(other, Tensor):
+            x, y, dt = operands(self, other)
+            out = _make(fix_dtype(x - y * alpha if alpha != 1 else x - y, dt))
+            if recording(self, other):
+                record2(_SUB0, self, other, out, (), (alpha,))
+            return out
+        if not _is_scalar(other):
+            return sub(self, as_tensor(other), alpha)
+        x, dt = scalar_operand(self, other)
+        out = _make(fix_dtype(x - other * alpha, dt))
         if STATE.grad_enabled and self._requires_grad:
             record1(_SUB1, self, out)
         return out
-    if x.dtype.kind == "b" or (isinstance(other, Tensor) and other._data.dtype.kind == "b"):
-        raise RuntimeError(_BOOL_SUB_ERROR)
-    if isinstance(other, Tensor):
-        x, y, dt = operands(self, other)
-        out = _make(fix_dtype(x - y * alpha if alpha != 1 else x - y, dt))
-        if recording(self, other):
-            record2(_SUB0, self, other, out, (), (alpha,))
-        return out
-    if not _is_scalar(other):
-        return sub(self, as_tensor(other), alpha)
-    x, dt = scalar_operand(self, other)
-    out = _make(fix_dtype(x - other * alpha, dt))
-    if STATE.grad_enabled and self._requires_grad:
-        record1(_SUB1, self, out)
-    return out
+    except ValueError as e:  # NumPy's broadcasting error
+        raise shape_error(e, self.shape, _shape(other)) from None
 
 
 def rsub(self, other, alpha=1):
@@ -317,105 +332,114 @@ def rsub(self, other, alpha=1):
 @op("mul", aliases=("multiply",))
 def mul(self, other):
     """Elementwise product."""
-    x = self._data
-    t = type(other)
-    if t is Tensor and x.dtype is other._data.dtype:
-        r = x * other._data
-        out = _make(r if type(r) is _ndarray else np.asarray(r))
-        if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record2(_MUL0, self, other, out, (self, other), (self is other,))
-        return out
-    if (t is float or t is int) and x.dtype.kind == "f":
-        if t is float:
-            # a 0-d array of the tensor's dtype (see scalar_array), which backward reuses for
-            # g * other
-            other = scalar_array(other, x.dtype)
-        r = x * other
-        if type(r) is not _ndarray or r.dtype is not x.dtype:
-            r = fix_dtype(r, x.dtype)
-        out = _make(r)
+    try:
+        x = self._data
+        t = type(other)
+        if t is Tensor and x.dtype is other._data.dtype:
+            r = x * other._data
+            out = _make(r if type(r) is _ndarray else np.asarray(r))
+            if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+                record2(_MUL0, self, other, out, (self, other), (self is other,))
+            return out
+        if (t is float or t is int) and x.dtype.kind == "f":
+            if t is float:
+                # a 0-d array of the tensor's dtype (see scalar_array), which backward reuses for
+                # g * other
+                other = scalar_array(other, x.dtype)
+            r = x * other
+            if type(r) is not _ndarray or r.dtype is not x.dtype:
+                r = fix_dtype(r, x.dtype)
+            out = _make(r)
+            if STATE.grad_enabled and self._requires_grad:
+                record1(_MUL1, self, out, None, (other,))
+            return out
+        if isinstance(other, Tensor):
+            x, y, dt = operands(self, other)
+            out = _make(fix_dtype(x * y, dt))
+            if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+                record2(_MUL0, self, other, out, (self, other), (self is other,))
+            return out
+        if not _is_scalar(other):
+            return mul(self, as_tensor(other))
+        x, dt = scalar_operand(self, other)
+        out = _make(fix_dtype(x * other, dt))
         if STATE.grad_enabled and self._requires_grad:
             record1(_MUL1, self, out, None, (other,))
         return out
-    if isinstance(other, Tensor):
-        x, y, dt = operands(self, other)
-        out = _make(fix_dtype(x * y, dt))
-        if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record2(_MUL0, self, other, out, (self, other), (self is other,))
-        return out
-    if not _is_scalar(other):
-        return mul(self, as_tensor(other))
-    x, dt = scalar_operand(self, other)
-    out = _make(fix_dtype(x * other, dt))
-    if STATE.grad_enabled and self._requires_grad:
-        record1(_MUL1, self, out, None, (other,))
-    return out
+    except ValueError as e:  # NumPy's broadcasting error
+        raise shape_error(e, self.shape, _shape(other)) from None
 
 
 @op("div", aliases=("divide", "true_divide"))
 def div(self, other, rounding_mode=None):
     """Elementwise division; ``rounding_mode`` None (true division), "trunc" or "floor"."""
-    if rounding_mode is not None:
-        return _div_rounded(self, other, rounding_mode)
-    x = self._data
-    t = type(other)
-    if t is Tensor and x.dtype is other._data.dtype and x.dtype.kind == "f":
-        r = np.true_divide(x, other._data)
-        out = _make(r if type(r) is _ndarray else np.asarray(r))
-        if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-            record2(_DIV0, self, other, out, (self, other))
-        return out
-    if (t is float or t is int) and x.dtype.kind == "f":
-        r = x / scalar_array(other, x.dtype)
-        if type(r) is not _ndarray or r.dtype is not x.dtype:
-            r = fix_dtype(r, x.dtype)
-        out = _make(r)
+    try:
+        if rounding_mode is not None:
+            return _div_rounded(self, other, rounding_mode)
+        x = self._data
+        t = type(other)
+        if t is Tensor and x.dtype is other._data.dtype and x.dtype.kind == "f":
+            r = np.true_divide(x, other._data)
+            out = _make(r if type(r) is _ndarray else np.asarray(r))
+            if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+                record2(_DIV0, self, other, out, (self, other))
+            return out
+        if (t is float or t is int) and x.dtype.kind == "f":
+            r = x / scalar_array(other, x.dtype)
+            if type(r) is not _ndarray or r.dtype is not x.dtype:
+                r = fix_dtype(r, x.dtype)
+            out = _make(r)
+            if STATE.grad_enabled and self._requires_grad:
+                record1(_DIV1, self, out, None, (other,))
+            return out
+        if isinstance(other, Tensor):
+            x, y, dt = operands(self, other)
+            if dt.kind != "f":
+                dt = default_float()
+            out = _make(fix_dtype(np.true_divide(x, y), dt))
+            if recording(self, other):
+                record2(_DIV0, self, other, out, (self, other))
+            return out
+        if not _is_scalar(other):
+            return div(self, as_tensor(other))
+        x, dt = scalar_operand(self, other)
+        if dt.kind != "f":
+            dt = default_float()
+        out = _make(fix_dtype(np.true_divide(x, other), dt))
         if STATE.grad_enabled and self._requires_grad:
             record1(_DIV1, self, out, None, (other,))
         return out
-    if isinstance(other, Tensor):
-        x, y, dt = operands(self, other)
-        if dt.kind != "f":
-            dt = default_float()
-        out = _make(fix_dtype(np.true_divide(x, y), dt))
-        if recording(self, other):
-            record2(_DIV0, self, other, out, (self, other))
-        return out
-    if not _is_scalar(other):
-        return div(self, as_tensor(other))
-    x, dt = scalar_operand(self, other)
-    if dt.kind != "f":
-        dt = default_float()
-    out = _make(fix_dtype(np.true_divide(x, other), dt))
-    if STATE.grad_enabled and self._requires_grad:
-        record1(_DIV1, self, out, None, (other,))
-    return out
+    except ValueError as e:  # NumPy's broadcasting error
+        raise shape_error(e, self.shape, _shape(other)) from None
 
 
 def _div_rounded(self, other, mode):
-    if mode not in ("trunc", "floor"):
-        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
-                         f"found '{mode}'")
-    b = other if isinstance(other, Tensor) else None
-    if b is not None:
-        x, y, dt = operands(self, b)
-    else:
-        x, dt = scalar_operand(self, _number(other))
-        y = other
-    if dt.kind in "iub":
-        if np.any(np.asarray(y) == 0):
-            raise RuntimeError("ZeroDivisionError")
-        q = np.floor_divide(x, y) if mode == "floor" else \
-            (np.trunc(np.true_divide(x, y))).astype(dt)
-    else:
-        q = np.true_divide(x, y)
-        q = np.floor(q) if mode == "floor" else np.trunc(q)
-    out = Tensor._make(fix_dtype(q, dt))
-    if b is not None and recording(self, b):
-        record(NODES["DivBackward2"], (self, b), (out,))
-    elif b is None and STATE.grad_enabled and self._requires_grad:
-        record(NODES["DivBackward3"], (self,), (out,))
-    return out
+    try:
+        if mode not in ("trunc", "floor"):
+            raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                             f"found '{mode}'")
+        b = other if isinstance(other, Tensor) else None
+        if b is not None:
+            x, y, dt = operands(self, b)
+        else:
+            x, dt = scalar_operand(self, _number(other))
+            y = other
+        if dt.kind in "iub":
+            if np.any(np.asarray(y) == 0):
+                raise RuntimeError("ZeroDivisionError")
+            q = np.floor_divide(x, y) if mode == "floor" else \
+                (np.trunc(np.true_divide(x, y))).astype(dt)
+        else:
+            q = np.true_divide(x, y)
+            q = np.floor(q) if mode == "floor" else np.trunc(q)
+        out = Tensor._make(fix_dtype(q, dt))
+        if b is not None and recording(self, b):
+            record(NODES["DivBackward2"], (self, b), (out,))
+        elif b is None and STATE.grad_enabled and self._requires_grad:
+            record(NODES["DivBackward3"], (self,), (out,))
+        return out
+    except ValueError as e:  # NumPy's broadcasting error
+        raise shape_error(e, self.shape, _shape(other)) from None
 
 
 @op("neg", aliases=("negative",))
@@ -434,22 +458,25 @@ def neg(self):
 @op("pow")
 def pow(self, exponent):
     """``self ** exponent`` with a number or tensor exponent."""
-    if isinstance(exponent, Tensor):
-        x, e, dt = operands(self, exponent)
-        _check_int_pow(x, e)
-        out = Tensor._make(fix_dtype(_power(x, e), dt))
-        if recording(self, exponent):
-            record(NODES["PowBackward1"], (self, exponent), (out,), (self, exponent, out))
+    try:
+        if isinstance(exponent, Tensor):
+            x, e, dt = operands(self, exponent)
+            _check_int_pow(x, e)
+            out = Tensor._make(fix_dtype(_power(x, e), dt))
+            if recording(self, exponent):
+                record(NODES["PowBackward1"], (self, exponent), (out,), (self, exponent, out))
+            return out
+        if not _is_scalar(exponent):
+            return pow(self, as_tensor(exponent))
+        x, dt = scalar_operand(self, exponent)
+        _check_int_pow(x, exponent)
+        data = np.square(x) if exponent == 2 else _power(x, exponent)
+        out = Tensor._make(fix_dtype(data, dt))
+        if STATE.grad_enabled and self._requires_grad:
+            record(NODES["PowBackward0"], (self,), (out,), (self,), (exponent,))
         return out
-    if not _is_scalar(exponent):
-        return pow(self, as_tensor(exponent))
-    x, dt = scalar_operand(self, exponent)
-    _check_int_pow(x, exponent)
-    data = np.square(x) if exponent == 2 else _power(x, exponent)
-    out = Tensor._make(fix_dtype(data, dt))
-    if STATE.grad_enabled and self._requires_grad:
-        record(NODES["PowBackward0"], (self,), (out,), (self,), (exponent,))
-    return out
+    except ValueError as e:  # NumPy's broadcasting error
+        raise shape_error(e, self.shape, _shape(exponent)) from None
 
 
 def _check_int_pow(x, e):
@@ -477,18 +504,21 @@ def square(self):
 
 def _fmod_like(name, np_fn, node0, node1):
     def fn(self, other):
-        if isinstance(other, Tensor):
-            x, y, dt = operands(self, other)
-            out = Tensor._make(fix_dtype(np_fn(x, y), dt))
-            if recording(self, other):
-                record(NODES[node0], (self, other), (out,), (self, other))
+        try:
+            if isinstance(other, Tensor):
+                x, y, dt = operands(self, other)
+                out = Tensor._make(fix_dtype(np_fn(x, y), dt))
+                if recording(self, other):
+                    record(NODES[node0], (self, other), (out,), (self, other))
+                return out
+            other = _number(other)
+            x, dt = scalar_operand(self, other)
+            out = Tensor._make(fix_dtype(np_fn(x, other), dt))
+            if STATE.grad_enabled and self._requires_grad:
+                record(NODES[node1], (self,), (out,))
             return out
-        other = _number(other)
-        x, dt = scalar_operand(self, other)
-        out = Tensor._make(fix_dtype(np_fn(x, other), dt))
-        if STATE.grad_enabled and self._requires_grad:
-            record(NODES[node1], (self,), (out,))
-        return out
+        except ValueError as e:  # NumPy's broadcasting error
+            raise shape_error(e, self.shape, _shape(other)) from None
     fn.__name__ = name
     fn.__doc__ = f"Elementwise {name} (the remainder's sign follows " + \
         ("the dividend)." if name == "fmod" else "the divisor).")
@@ -524,31 +554,34 @@ def _where_method(self, condition, other):
 def where(condition, self=None, other=None):
     """``torch_where(condition, self, other)``: self where condition else other. With only
     ``condition``, the indices of its non-zero elements (one index tensor per dim)."""
-    condition = as_tensor(condition)
-    if self is None and other is None:
-        return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(condition._data))
-    if self is None or other is None:
-        raise TypeError("where() needs both self and other, or neither")
-    a = self if isinstance(self, Tensor) else None
-    b = other if isinstance(other, Tensor) else None
-    if a is None and b is None:
-        dt = scalar_dtype(np.dtype(np.bool_), self)
-        dt = np.promote_types(dt, scalar_dtype(np.dtype(np.bool_), other))
-        return Tensor._make(np.where(condition._data, self, other).astype(dt))
-    if a is None:
-        x, dt = scalar_operand(b, _number(self, "self"))
-        a = Tensor._make(np.asarray(self, dtype=dt))
-    if b is None:
-        x, dt = scalar_operand(a, _number(other, "other"))
-        b = Tensor._make(np.asarray(other, dtype=dt))
-    if condition._data.dtype.kind != "b":
-        raise TypeError(f"where expected condition to be a boolean tensor, but got a tensor with "
-                        f"dtype {condition.dtype!r}")
-    x, y, dt = operands(a, b)
-    out = Tensor._make(fix_dtype(np.where(condition._data, x, y), dt))
-    if recording(a, b):
-        record(NODES["WhereBackward0"], (a, b), (out,), (), (condition._data,))
-    return out
+    try:
+        condition = as_tensor(condition)
+        if self is None and other is None:
+            return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(condition._data))
+        if self is None or other is None:
+            raise TypeError("where() needs both self and other, or neither")
+        a = self if isinstance(self, Tensor) else None
+        b = other if isinstance(other, Tensor) else None
+        if a is None and b is None:
+            dt = scalar_dtype(np.dtype(np.bool_), self)
+            dt = np.promote_types(dt, scalar_dtype(np.dtype(np.bool_), other))
+            return Tensor._make(np.where(condition._data, self, other).astype(dt))
+        if a is None:
+            x, dt = scalar_operand(b, _number(self, "self"))
+            a = Tensor._make(np.asarray(self, dtype=dt))
+        if b is None:
+            x, dt = scalar_operand(a, _number(other, "other"))
+            b = Tensor._make(np.asarray(other, dtype=dt))
+        if condition._data.dtype.kind != "b":
+            raise TypeError(f"where expected condition to be a boolean tensor, but got a tensor with "
+                            f"dtype {condition.dtype!r}")
+        x, y, dt = operands(a, b)
+        out = Tensor._make(fix_dtype(np.where(condition._data, x, y), dt))
+        if recording(a, b):
+            record(NODES["WhereBackward0"], (a, b), (out,), (), (condition._data,))
+        return out
+    except ValueError as e:  # NumPy's broadcasting error
+        raise shape_error(e, _shape(condition), _shape(self), _shape(other)) from None
 
 
 def copy_backwards(g):

@@ -248,7 +248,11 @@ def masked_fill(self, mask, value):
     if mask._data.dtype.kind != "b":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype.word}")
-    m = np.broadcast_to(mask._data, self._data.shape) if mask.shape != self.shape else mask._data
+    try:
+        m = np.broadcast_to(mask._data, self._data.shape) if mask.shape != self.shape else mask._data
+    except ValueError as e:  # NumPy's broadcasting error (libtorch names the mask a)
+        from ._shape_errors import shape_error
+        raise shape_error(e, mask._data.shape, self._data.shape) from None
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
@@ -269,6 +273,22 @@ def index_put(self, key, values, accumulate=False):
     return _index_put(self, key, values, accumulate, "IndexPutBackward0")
 
 
+def _put_shape_error(z, key, v):
+    """The RuntimeError libtorch raises when ``v`` does not fit ``z[key]`` (None if it does)."""
+    from ._shape_errors import broadcast_error, expand_error
+    target = z[key].shape
+    if broadcast_error(target, v.shape) is None and len(v.shape) <= len(target):
+        return None
+    if _is_basic(key):  # a slice is written through expand
+        if len(v.shape) > len(target):
+            return RuntimeError(f"expand: the number of sizes provided ({len(target)}) must be "
+                                f"greater or equal to the number of dimensions in the tensor "
+                                f"({len(v.shape)})")
+        return expand_error(target, v.shape)
+    return RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be "
+                        f"broadcast to indexing result of shape {list(target)}")
+
+
 def _index_put(self, key, values, accumulate, basic_node):
     """``index_put``; a key without index arrays records ``basic_node`` (``x[0] = v`` is
     CopySlices in libtorch, ``x[[0, 1]] = v`` IndexPutBackward0)."""
@@ -280,10 +300,13 @@ def _index_put(self, key, values, accumulate, basic_node):
     values = as_tensor(values)
     z = self._data.copy()
     v = values._data.astype(z.dtype, copy=False)
-    if accumulate:
-        np.add.at(z, key, v)
-    else:
-        z[key] = v
+    try:
+        if accumulate:
+            np.add.at(z, key, v)
+        else:
+            z[key] = v
+    except ValueError as e:  # values that do not fit: libtorch's text
+        raise _put_shape_error(z, key, v) or e from None
     out = wrap(z)
     if recording(self, values):
         node = basic_node if _is_basic(key) else "IndexPutBackward0"

@@ -143,7 +143,11 @@ def _copy_from(t, src):
     from ._derivatives import NODES
     from ._ops import recording
     from .autograd.graph import record
-    data = np.broadcast_to(src._data, t._data.shape).astype(t._data.dtype)
+    try:
+        data = np.broadcast_to(src._data, t._data.shape).astype(t._data.dtype)
+    except ValueError as e:  # NumPy's broadcasting error
+        from ._shape_errors import shape_error
+        raise shape_error(e, t._data.shape, src._data.shape) from None
     out = Tensor._make(np.array(data))
     if recording(t, src):
         record(NODES["CopyBackwards"], (t, src), (out,))

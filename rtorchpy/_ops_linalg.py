@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._derivatives import NODES
+from ._shape_errors import expand_error, shape_error
 from ._ops import as_tensor, op, recording, wrap
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
@@ -21,7 +22,7 @@ def _check_float_or_same(a, b, name):
 def _shape_error(name, a, b):
     sa = "x".join(map(str, a._data.shape))
     sb = "x".join(map(str, b._data.shape))
-    return RuntimeError(f"{name}: mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
+    return RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
 
 
 @op("mm")
@@ -105,9 +106,8 @@ def matmul(self, other):
                            f"[{other._data.shape[0]}, {other._data.shape[-2]}].")
     try:
         data = np.matmul(self._data, other._data)
-    except ValueError as e:
-        raise RuntimeError(f"matmul: batch dimensions do not broadcast: {list(self.shape)} and "
-                           f"{list(other.shape)}") from e
+    except ValueError as e:  # the batch dims do not broadcast
+        raise shape_error(e, self._data.shape[:-2], other._data.shape[:-2]) from None
     out = wrap(data)
     if recording(self, other):
         record(NODES["MatmulBackward0"], (self, other), (out,), (self, other))
@@ -129,6 +129,10 @@ def addmm(self, mat1, mat2, beta=1, alpha=1):
         prod += bias  # the product is a fresh array: add the bias into it (no third array)
         data = prod
     else:
+        if bias.shape != prod.shape:
+            error = expand_error(prod.shape, bias.shape)  # libtorch expands self to the product
+            if error is not None:
+                raise error
         data = (bias * beta if beta != 1 else bias) + (prod * alpha if alpha != 1 else prod)
         data = np.asarray(data, dtype=np.result_type(prod.dtype, bias.dtype))
     out = wrap(data)

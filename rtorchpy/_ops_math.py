@@ -7,6 +7,7 @@ import numpy as np
 
 from . import _rounded_math as rounded
 from ._derivatives import NODES
+from ._shape_errors import shape_error
 from ._ops import (_is_scalar, _number, add, as_tensor, div, fix_dtype, float_data, mul, neg, op,
                    pow, promote, recording, remainder, rpow, rsub, scalar_dtype, sub)
 from ._tensor import Tensor
@@ -22,7 +23,11 @@ def _unary(name, np_fn, node_name, saves, float_only=True, doc=""):
     save_self, save_result = saves == "self", saves == "result"
 
     def fn(self):
-        x = self._data
+        try:
+            x = self._data
+        except AttributeError:  # torch_exp([1.0]): say what is wrong, not which attribute
+            raise TypeError(f"torch_{name}(): argument 'self' must be a Tensor, not "
+                            f"{type(self).__name__}") from None
         if x.dtype.kind != "f":
             if float_only:
                 x = float_data(self)
@@ -65,7 +70,17 @@ tan = _unary("tan", rounded.tan, "TanBackward0", "result")
 tanh = _unary("tanh", rounded.tanh, "TanhBackward0", "result")
 sigmoid = _unary("sigmoid", rounded.sigmoid, "SigmoidBackward0", "result")
 abs = _unary("abs", np.abs, "AbsBackward0", "self", float_only=False)
-sign = _unary("sign", np.sign, "SignBackward0", "", float_only=False)
+def _sign(x):
+    """np.sign, but 0 for NaN as libtorch's sign (NumPy gives NaN)."""
+    s = np.sign(x)
+    if s.dtype.kind == "f":
+        nan = np.isnan(s)
+        if nan.any():
+            s[nan] = 0
+    return s
+
+
+sign = _unary("sign", _sign, "SignBackward0", "", float_only=False)
 floor = _unary("floor", np.floor, "FloorBackward0", "", float_only=False)
 ceil = _unary("ceil", np.ceil, "CeilBackward0", "", float_only=False)
 trunc = _unary("trunc", np.trunc, "TruncBackward0", "", float_only=False)
@@ -105,10 +120,13 @@ def _clamp_tensor(self, min, max):
     lo, hi = [None if b is None else b._data.astype(dt, copy=False) for b in bounds]
     x = self._data.astype(dt, copy=False)
     data = x
-    if lo is not None:
-        data = np.maximum(data, lo)
-    if hi is not None:
-        data = np.minimum(data, hi)
+    try:
+        if lo is not None:
+            data = np.maximum(data, lo)
+        if hi is not None:
+            data = np.minimum(data, hi)
+    except ValueError as e:  # NumPy's broadcasting error
+        raise shape_error(e, *(b.shape for b in (self, *present))) from None
     out = Tensor._make(fix_dtype(np.asarray(data), dt))
     if recording(self, *present):
         record(NODES["ClampBackward0"], (self, *present), (out,), (self, *present),
@@ -148,7 +166,10 @@ def _compare(name, np_fn):
     def fn(self, other):
         y = other._data if isinstance(other, Tensor) else (
             other if _is_scalar(other) else as_tensor(other)._data)
-        return Tensor._make(np.asarray(np_fn(self._data, y)))
+        try:
+            return Tensor._make(np.asarray(np_fn(self._data, y)))
+        except ValueError as e:  # NumPy's broadcasting error
+            raise shape_error(e, self._data.shape, np.shape(y)) from None
     fn.__name__ = name
     fn.__doc__ = f"Elementwise ``{name}`` comparison: a bool tensor (not differentiable)."
     return op(name)(fn)

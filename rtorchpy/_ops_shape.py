@@ -6,6 +6,7 @@ an in-place change through one is seen, and version-checked, through the other.
 """
 from __future__ import annotations
 
+import warnings
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from ._tensor import Tensor
 from .autograd.grad_mode import STATE
 from .autograd.graph import record, record1
 from ._arrays import broadcast_view, insert_axis
+from ._shape_errors import expand_error
 
 
 def _view_of(self, data, node, params=(), saved=(), view=False):
@@ -161,8 +163,55 @@ def permute(self, *dims):
 
 @op("mT")
 def mT(self):
-    """Swap the last two dims (a batch of matrix transposes)."""
+    """Swap the last two dims (a batch of matrix transposes). In Python a property, as in
+    PyTorch (``x.mT``); ``torch_mT(x)`` and the R face's ``x$mT()`` call this op."""
+    if self._data.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{self._data.ndim}-D tensor.")
     return transpose(self, -2, -1)
+
+
+def _numpy_T(self):
+    """``x.T``: the dims reversed (PermuteBackward0). Meant for matrices: other dims warn, as
+    in PyTorch."""
+    n = self._data.ndim
+    if n == 0:
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+                      "these cases.", UserWarning, stacklevel=2)
+    elif n != 2:
+        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                      "shape is deprecated and it will throw an error in a future release. "
+                      "Consider `x.mT` to transpose batches of matrices or "
+                      "`x.permute(*range(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+                      "tensor.", UserWarning, stacklevel=2)
+    return permute(self, *range(n - 1, -1, -1))
+
+
+def _adjoint(self):
+    """``x.H``: the conjugate transpose of a matrix (dtypes are real here: the transpose)."""
+    n = self._data.ndim
+    if n != 2:
+        hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D "
+                           f"tensor.{hint}")
+    return transpose(self, 0, 1)
+
+
+def _batch_adjoint(self):
+    """``x.mH``: the conjugate transpose of each matrix of a batch."""
+    if self._data.ndim < 2:
+        raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got "
+                           f"{self._data.ndim}-D tensor.")
+    return transpose(self, -2, -1)
+
+
+# PyTorch's Tensor has these as properties (``x.mT``, not ``x.mT()``). The op registry keeps
+# mT an op (torch_mT, and x$mT() in R torch, where it is a method); only the Python attribute
+# becomes a property.
+Tensor.mT = property(mT, doc=mT.__doc__)
+Tensor.T = property(_numpy_T, doc=_numpy_T.__doc__)
+Tensor.H = property(_adjoint, doc=_adjoint.__doc__)
+Tensor.mH = property(_batch_adjoint, doc=_batch_adjoint.__doc__)
 
 
 @op("expand")
@@ -181,9 +230,8 @@ def expand(self, *size):
         shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(size))
     try:
         data = broadcast_view(self._data, target)
-    except ValueError:
-        raise RuntimeError(f"The expanded size of the tensor ({list(target)}) must match the "
-                           f"existing size ({list(shape)}) at non-singleton dimensions") from None
+    except ValueError as e:
+        raise expand_error(target, shape) or e from None
     return _view_of(self, data, _EXPAND, view=True)
 
 

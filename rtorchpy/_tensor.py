@@ -110,7 +110,11 @@ class Tensor:
 
     # -- values ---------------------------------------------------------------------------------
     def numpy(self):
-        """The values as an ndarray (a copy: changing it does not change the tensor)."""
+        """The values as an ndarray (a copy: changing it does not change the tensor). Refused
+        for a tensor that requires grad, as in PyTorch: the array would leave the graph unseen."""
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
         return self._data.copy()
 
     def __array__(self, dtype=None, copy=None):
@@ -239,6 +243,24 @@ class Tensor:
         ``.grad``. ``gradient`` is needed unless the tensor has exactly one element."""
         _api.autograd_backward([self], None if gradient is None else [gradient], retain_graph,
                                create_graph, inputs=inputs)
+
+    @property
+    def data(self):
+        """The values as a tensor outside autograd: it shares this tensor's storage, does not
+        require grad, and (unlike ``detach()``) has its own version counter, so in-place changes
+        through it go unnoticed by the graph (PyTorch's ``x.data``)."""
+        return Tensor._make(self._data)
+
+    @data.setter
+    def data(self, value):
+        """``x.data = t``: x now holds t's storage (shape and dtype included), keeping its
+        autograd state."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._requires_grad and value._data.dtype.kind not in "fc":
+            raise RuntimeError("data set to a tensor that requires gradients must be floating "
+                               "point or complex dtype")
+        self._data = value._data
 
     def detach(self):
         """A new leaf sharing this tensor's storage (and version counter), without history."""

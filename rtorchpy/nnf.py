@@ -11,6 +11,7 @@ from . import _ops, _ops_linalg, _ops_reduce
 from . import _rounded_math as rounded
 from ._derivatives import NODES
 from ._ops import as_tensor, recording, wrap
+from ._shape_errors import shape_error
 from .autograd.graph import record
 
 __all__ = ["nnf_relu", "nnf_sigmoid", "nnf_tanh", "nnf_softmax", "nnf_log_softmax",
@@ -66,7 +67,10 @@ def nnf_mse_loss(input, target, reduction="mean"):
                       f"size ({list(input.shape)}). This will likely lead to incorrect results due "
                       "to broadcasting. Please ensure they have the same size.", stacklevel=2)
     x, y, dt = _ops.operands(input, target)
-    sq = (x - y) ** 2
+    try:
+        sq = (x - y) ** 2
+    except ValueError as e:  # NumPy's broadcasting error
+        raise shape_error(e, x.shape, y.shape) from None
     count = sq.size
     data = sq if reduction == "none" else (sq.mean() if reduction == "mean" else sq.sum())
     out = wrap(np.asarray(data, dtype=dt))

@@ -68,7 +68,7 @@ def _vjp(case, arrays, vs, create_graph=False):
 
 def _value(case, arrays, vs):
     outs = _outputs(case.fn(*_leaves(arrays)))
-    return sum(float(np.sum(o.numpy() * v)) for o, v in zip(outs, vs))
+    return sum(float(np.sum(o.detach().numpy() * v)) for o, v in zip(outs, vs))
 
 
 def _central(f, arrays):
@@ -1149,11 +1149,11 @@ def test_third_order_through_exp_and_sin():
     g1 = autograd_grad(y, [x], create_graph=True)[0]
     g2 = autograd_grad(g1.sum(), [x], create_graph=True)[0]
     g3 = autograd_grad(g2.sum(), [x])[0]
-    xv = x.numpy()
+    xv = x.detach().numpy()
     # d^n/dx^n e^x sin x = 2^(n/2) e^x sin(x + n pi / 4)
     for n, g in ((1, g1), (2, g2), (3, g3)):
         expected = 2 ** (n / 2) * np.exp(xv) * np.sin(xv + n * np.pi / 4)
-        np.testing.assert_allclose(g.numpy(), expected, rtol=1e-12)
+        np.testing.assert_allclose(g.detach().numpy(), expected, rtol=1e-12)
 
 
 def test_max_ties_share_the_gradient():

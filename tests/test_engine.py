@@ -127,7 +127,7 @@ def test_autograd_grad_leaves_grad_untouched_and_lists_in_input_order():
 
 def test_autograd_grad_unused_input():
     x, y = leaf([1.0]), leaf([2.0])
-    with pytest.raises(RuntimeError, match="element 1of the differentiated Tensors appears to not "
+    with pytest.raises(RuntimeError, match="The differentiated Tensor at index 1 appears to not "
                                            "have been used in the graph"):
         autograd_grad((x * 2).sum(), [x, y])
     assert autograd_grad((x * 2).sum(), [x, y], allow_unused=True)[1] is None

@@ -212,11 +212,12 @@ def test_bias_gradient_drops_leading_dims(create_graph):
     x, b, s = leaf(rand((8, 4))), leaf(rand((4,), 1)), leaf(np.array(0.5))
     ((x + b) * (x * s)).sum().backward(create_graph=create_graph)
     xv = x.detach().numpy()
-    np.testing.assert_allclose(b.grad.numpy(), (xv * 0.5).sum(0), rtol=1e-5)
-    np.testing.assert_allclose(s.grad.numpy(), ((xv + b.detach().numpy()) * xv).sum(),
+    np.testing.assert_allclose(b.grad.detach().numpy(), (xv * 0.5).sum(0), rtol=1e-5)
+    np.testing.assert_allclose(s.grad.detach().numpy(), ((xv + b.detach().numpy()) * xv).sum(),
                                rtol=1e-5)
     assert b.grad.shape == (4,) and s.grad.shape == ()
-    assert b.grad.numpy().dtype == np.float32 and s.grad.numpy().dtype == np.float32
+    assert b.grad.detach().numpy().dtype == np.float32
+    assert s.grad.detach().numpy().dtype == np.float32
 
 
 def test_backward_from_one_output_of_a_multi_output_node():

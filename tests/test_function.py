@@ -584,10 +584,10 @@ def test_fresh_gradients_are_owned_and_correct():
     out.sum().backward()
     assert node.fresh is True
     ones = np.ones((80, 90))
-    np.testing.assert_allclose(x.grad.numpy(), ones @ w.numpy())
-    np.testing.assert_allclose(w.grad.numpy(), ones.T @ x.numpy())
+    np.testing.assert_allclose(x.grad.numpy(), ones @ w.detach().numpy())
+    np.testing.assert_allclose(w.grad.numpy(), ones.T @ x.detach().numpy())
     f(x, w).sum().backward()  # accumulates in place into the .grad it was given
-    np.testing.assert_allclose(x.grad.numpy(), 2 * ones @ w.numpy())
+    np.testing.assert_allclose(x.grad.numpy(), 2 * ones @ w.detach().numpy())
 
 
 def test_gradients_held_elsewhere_are_not_owned():
@@ -609,7 +609,7 @@ def test_gradients_held_elsewhere_are_not_owned():
 
     for bwd in (keeps, view, saved):
         x, w = _big_inputs()
-        x0, w0 = x.numpy().copy(), w.numpy().copy()
+        x0, w0 = x.detach().numpy().copy(), w.detach().numpy().copy()
         out = _big_linear(bwd)(x, w)
         node = out.grad_fn
         out.sum().backward()
@@ -619,8 +619,8 @@ def test_gradients_held_elsewhere_are_not_owned():
             np.testing.assert_allclose(kept[0].numpy(), np.ones((80, 90)) @ w0)
             assert not np.shares_memory(kept[0].numpy(), x.grad.numpy())
         if bwd is saved:
-            np.testing.assert_array_equal(x.numpy(), x0)
-            np.testing.assert_array_equal(w.numpy(), w0)
+            np.testing.assert_array_equal(x.detach().numpy(), x0)
+            np.testing.assert_array_equal(w.detach().numpy(), w0)
             np.testing.assert_allclose(x.grad.numpy(), 2 * x0)
 
 

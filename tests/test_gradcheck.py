@@ -100,7 +100,7 @@ def test_jacobian_shapes_and_values():
     assert j.shape == (3, 3) and np.allclose(j.numpy(), 2 * np.eye(3))
     jx, jy = r.autograd_jacobian(lambda a, b: a * b, (x, y))
     assert jx.shape == (2, 3, 3) and jy.shape == (2, 3, 2, 3)
-    assert np.allclose(jx.numpy()[1], np.diag(y.numpy()[1]))
+    assert np.allclose(jx.detach().numpy()[1], np.diag(y.detach().numpy()[1]))
     (j00, j01), (j10, j11) = r.autograd_jacobian(lambda a, b: (a.sum(), b * 0), (x, y))
     assert j00.shape == (3,) and j01.shape == (2, 3) and j11.shape == (2, 3, 2, 3)
     assert np.all(j10.numpy() == 0) and np.all(j11.numpy() == 0)
@@ -114,13 +114,13 @@ def test_jacobian_create_graph_is_differentiable():
     j = r.autograd_jacobian(lambda a: a ** 3, x, create_graph=True)
     assert j.requires_grad
     j.sum().backward()
-    assert np.allclose(x.grad.numpy(), 6 * x.numpy())
+    assert np.allclose(x.grad.numpy(), 6 * x.detach().numpy())
 
 
 def test_hessian():
     x = randn(3)
     h = r.autograd_hessian(lambda a: (a ** 3).sum(), x)
-    assert np.allclose(h.numpy(), np.diag(6 * x.numpy()))
+    assert np.allclose(h.detach().numpy(), np.diag(6 * x.detach().numpy()))
     x2, y2 = randn(2), randn(2, seed=1)
     (hxx, hxy), (hyx, hyy) = r.autograd_hessian(lambda a, b: (a * b).sum(), (x2, y2))
     assert np.allclose(hxy.numpy(), np.eye(2)) and np.allclose(hxx.numpy(), 0)
@@ -132,10 +132,10 @@ def test_vjp_and_jvp():
     x = randn(3)
     v = randn(3, requires_grad=False, seed=2)
     out, g = r.autograd_vjp(lambda a: a ** 2, x, v)
-    assert np.allclose(out.numpy(), x.numpy() ** 2) and out.grad_fn is None
-    assert np.allclose(g.numpy(), 2 * x.numpy() * v.numpy())
+    assert np.allclose(out.detach().numpy(), x.detach().numpy() ** 2) and out.grad_fn is None
+    assert np.allclose(g.detach().numpy(), 2 * x.detach().numpy() * v.detach().numpy())
     out, g = r.autograd_jvp(lambda a: a ** 2, x, v)
-    assert np.allclose(g.numpy(), 2 * x.numpy() * v.numpy())
+    assert np.allclose(g.detach().numpy(), 2 * x.detach().numpy() * v.detach().numpy())
     # a non-square Jacobian tells jvp and vjp apart
     a = randn(2, 3, requires_grad=False, seed=3)
     _, jv = r.autograd_jvp(lambda t: a.mm(t.unsqueeze(1)).squeeze(1), x, v)
@@ -156,10 +156,12 @@ def test_vjp_jvp_tuple_conventions():
     outs, (gx, gy) = r.autograd_vjp(lambda a, b: (a * b, a + b), (x, y),
                                     (r.torch_ones(2, dtype=r.torch_float64()),) * 2)
     assert isinstance(outs, tuple) and len(outs) == 2
-    assert np.allclose(gx.numpy(), y.numpy() + 1) and np.allclose(gy.numpy(), x.numpy() + 1)
+    assert np.allclose(gx.numpy(), y.detach().numpy() + 1)
+    assert np.allclose(gy.numpy(), x.detach().numpy() + 1)
     outs, (j1, j2) = r.autograd_jvp(lambda a, b: (a * b, a * 0 + 1), (x, y),
                                     (r.torch_ones(2, dtype=r.torch_float64()),) * 2)
-    assert np.allclose(j1.numpy(), x.numpy() + y.numpy()) and np.allclose(j2.numpy(), 0)
+    assert np.allclose(j1.numpy(), x.detach().numpy() + y.detach().numpy())
+    assert np.allclose(j2.numpy(), 0)
 
 
 # ------------------------------------------------------------------ custom functions
@@ -183,7 +185,7 @@ def test_gradcheck_on_custom_functions_right_and_wrong():
     msg = str(info.value)
     assert msg.startswith("Jacobian mismatch for output 0 with respect to input 0 ('x'):")
     # the worst element is where exp(x) and x are furthest apart
-    xs = x.numpy()
+    xs = x.detach().numpy()
     worst = np.unravel_index(int(np.argmax(np.exp(xs) - xs)), xs.shape)
     idx = "[" + ", ".join(str(int(i)) for i in worst) + "]"
     assert f"worst element: d output{idx} / d input{idx}:" in msg

@@ -78,7 +78,9 @@ def run_case(name, case):
     if info.namespace and case.namespace:
         forms.append(("torch_" + name, lambda args: getattr(rt, "torch_" + name)(
             *args, **case.kwargs)))
-    if info.method and case.method:
+    if info.method and case.method and isinstance(getattr(Tensor, name), property):
+        forms.append(("x." + name, lambda args: getattr(args[0], name)))  # x.mT, as PyTorch
+    elif info.method and case.method:
         forms.append(("x." + name, lambda args: getattr(args[0], name)(*args[1:], **case.kwargs)))
     assert forms, f"{name}: no form to call"
     for label, call in forms:
@@ -437,7 +439,10 @@ def test_namespace_and_method_forms_exist():
         if info.namespace and not name.startswith("_"):
             assert getattr(rt, "torch_" + name) is info.fn, name
         if info.method:
-            assert getattr(Tensor, name) is (info.method_fn or info.fn), name
+            form = getattr(Tensor, name)
+            if name == "mT":  # a property in Python, as in PyTorch (x.mT)
+                form = form.fget
+            assert form is (info.method_fn or info.fn), name
     assert not hasattr(rt, "torch_add_")  # in-place ops are methods only
     assert not hasattr(Tensor, "cat")     # cat/stack take a list: namespace only
 
@@ -865,8 +870,9 @@ def test_shape_mismatch_errors():
     _raises(RuntimeError, "stack expects each tensor to be equal size, but got [2, 3] at entry 0 "
                           "and [2, 2] at entry 1",
             lambda: rt.torch_stack([rt.torch_ones(2, 3), rt.torch_ones(2, 2)]))
-    _raises(RuntimeError, "The expanded size of the tensor ([3, 3]) must match the existing size "
-                          "([2, 3]) at non-singleton dimensions",
+    _raises(RuntimeError, "The expanded size of the tensor (3) must match the existing size (2) "
+                          "at non-singleton dimension 0.  Target sizes: [3, 3].  Tensor sizes: "
+                          "[2, 3]",
             lambda: rt.torch_ones(2, 3).expand(3, 3))
     _raises(RuntimeError, "expand: the number of sizes provided (1) must be greater or equal",
             lambda: rt.torch_ones(2, 3).expand(3))

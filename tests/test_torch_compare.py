@@ -288,7 +288,7 @@ def _outputs(res):
 def _np(t):
     if isinstance(t, torch.Tensor):
         return t.detach().numpy(force=True)  # force: PyTorch may hand back a ZeroTensor
-    return t.numpy()
+    return t.detach().numpy()
 
 
 def _run(case, L, make):

@@ -107,8 +107,9 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
     without touching any ``.grad``. With ``allow_unused=True`` an input the outputs do not depend
     on gets None (R: an undefined tensor).
 
-    ``check_grad_shapes=False`` passes each ``grad_outputs`` entry on unchecked, as libtorch's C++
-    ``grad()`` (and so R torch) does: the R face uses it, see the spec §1.4.
+    ``check_grad_shapes=False`` behaves as libtorch's C++ ``grad()``, which R torch calls: each
+    ``grad_outputs`` entry is passed on unchecked, and an unused input is reported in that
+    function's words. The R face uses it.
     """
     outputs = _as_list(outputs, "outputs")
     inputs = _as_list(inputs, "inputs")
@@ -124,9 +125,11 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
         g = captured[capture[edge_of(t)]]
         if g is None:
             if not allow_unused:
-                raise RuntimeError(
-                    f"element {i}of the differentiated Tensors appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior.")
+                # PyTorch's text; the C++ grad() (R torch) words it differently, "1of" included
+                what = (f"The differentiated Tensor at index {i}" if check_grad_shapes
+                        else f"element {i}of the differentiated Tensors")
+                raise RuntimeError(f"{what} appears to not have been used in the graph. Set "
+                                   "allow_unused=True if this is the desired behavior.")
             result.append(None)
         else:
             result.append(g if isinstance(g, Tensor) else Tensor._make(np.array(g, copy=True)))
