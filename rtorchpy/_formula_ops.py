@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ._arrays import broadcast_view, insert_axis
+from ._index_order import add_at, put, take
 
 _FILL_BELOW = 4096  # elements
 
@@ -152,23 +153,21 @@ class _ArrayOps:
     def stack(xs, dim):
         return np.stack(xs, axis=dim)
 
+    # keys with index arrays place their dims as libtorch does (see _index_order)
     @staticmethod
     def index(x, key):
-        return x[key]
+        return take(x, key)
 
     @staticmethod
     def index_backward(g, shape, key):
         z = np.zeros(shape, dtype=g.dtype)
-        if any(isinstance(k, np.ndarray) for k in key):
-            np.add.at(z, key, g)
-        else:
-            z[key] = g
+        add_at(z, key, g)
         return z
 
     @staticmethod
     def index_fill_zero(g, key):
         out = np.array(g, copy=True)
-        out[key] = 0
+        put(out, key, 0)
         return out
 
     @staticmethod
