@@ -161,7 +161,10 @@ class _ArrayOps:
     @staticmethod
     def index_backward(g, shape, key):
         z = np.zeros(shape, dtype=g.dtype)
-        add_at(z, key, g)
+        if any(isinstance(k, np.ndarray) for k in key):
+            add_at(z, key, g)
+        else:
+            z[key] = g
         return z
 
     @staticmethod

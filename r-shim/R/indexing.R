@@ -114,7 +114,8 @@ newaxis <- NULL
   if (is.null(v)) return(list("n"))
   if (is_torch_tensor(v)) return(list("i", .h(v)))
   if (inherits(v, "slice")) return(list("s", v$start, v$end, v$step))
-  if (is.logical(v)) return(list("m", as.list(v)))
+  # a single TRUE/FALSE is a scalar mask: it adds a dim of size 1 (0 for FALSE), as in R torch
+  if (is.logical(v)) return(list("m", if (length(v) == 1L) v else as.list(v)))
   if (is.numeric(v)) {
     if (length(v) == 1L) return(list("i", as.vector(v)))
     return(list("v", as.list(as.vector(v))))
