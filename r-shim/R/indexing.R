@@ -10,7 +10,9 @@
 #' (`x[2:N]`); an empty argument keeps the whole dimension; `..` stands for all dimensions not
 #' indexed; `newaxis` or `NULL` inserts a dimension. A vector of indices (or a long tensor)
 #' selects along its own dimension, independently of the other arguments; a logical vector or
-#' bool tensor is a mask. A number drops its dimension unless `drop = FALSE`.
+#' bool tensor is a mask, and a single `TRUE` (`FALSE`) adds a dimension of size 1 (0). A number
+#' drops its dimension unless `drop = FALSE`; numbers act before vectors, so `x[1, , c(2, 3)]` on
+#' a 3 x 4 x 5 tensor is 4 x 2, as in R.
 #'
 #' @param x A tensor.
 #' @param ... Indices, one per dimension.
