@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numbers
 import re
+import warnings
 
 import numpy as np
 
@@ -27,6 +28,10 @@ def _index_array(k):
     """An advanced-index entry as an int64 or bool ndarray, or None if ``k`` is basic."""
     if isinstance(k, Tensor):
         arr = k._data
+        if arr.dtype == np.uint8:  # a byte tensor is a mask in libtorch (deprecated there)
+            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                          "torch.bool instead.", UserWarning, stacklevel=3)
+            arr = arr.astype(np.bool_)
     elif isinstance(k, np.ndarray):
         arr = k
     elif isinstance(k, (list, tuple)):

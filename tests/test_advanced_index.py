@@ -263,3 +263,10 @@ def test_cases_against_pytorch():
         with pytest.raises(kind) as info:
             torch.zeros(shape)[tkey(key)]
         assert str(info.value) == message
+
+
+def test_byte_tensor_is_a_mask_with_a_warning():
+    x = rt.torch_tensor(np.arange(6.0).reshape(3, 2))
+    with pytest.warns(UserWarning, match="indexing with dtype torch.uint8 is now deprecated"):
+        r = x[rt.torch_tensor([1, 0, 1], dtype=rt.torch_uint8())]
+    np.testing.assert_array_equal(r.numpy(), [[0.0, 1.0], [4.0, 5.0]])  # PyTorch 2.13's result
