@@ -270,3 +270,24 @@ def test_byte_tensor_is_a_mask_with_a_warning():
     with pytest.warns(UserWarning, match="indexing with dtype torch.uint8 is now deprecated"):
         r = x[rt.torch_tensor([1, 0, 1], dtype=rt.torch_uint8())]
     np.testing.assert_array_equal(r.numpy(), [[0.0, 1.0], [4.0, 5.0]])  # PyTorch 2.13's result
+
+
+@pytest.mark.parametrize("k", range(len(CASES)))
+def test_gradcheck_read_and_assign(k):
+    """First and second derivatives of reading and of assignment (numerical check)."""
+    shape, key = CASES[k]
+    rng = np.random.default_rng(k)
+    x = rt.torch_tensor(rng.random(shape), dtype=rt.torch_float64(), requires_grad=True)
+    v = rt.torch_tensor(rng.random(EXPECTED[k][0]), dtype=rt.torch_float64(), requires_grad=True)
+
+    def read(x):
+        return x[_key(key)] ** 2
+
+    def assign(x, v):
+        y = x * 1.0
+        y[_key(key)] = v * v
+        return y * y
+    assert rt.autograd_gradcheck(read, (x,)) and rt.autograd_gradgradcheck(read, (x,))
+    positions = EXPECTED[k][1]
+    if len(set(positions)) == len(positions):
+        assert rt.autograd_gradcheck(assign, (x, v)) and rt.autograd_gradgradcheck(assign, (x, v))
