@@ -271,7 +271,7 @@ def scatter_add(self, dim, index, src):
 @op("index_select", dims=("dim",), index_args=("index",))
 def index_select(self, dim, index):
     """The entries at ``index`` (a 1-d integer tensor) along ``dim``. A 0-dim ``self`` takes an
-    index of exactly one element (0 or -1) and gives itself back."""
+    index of exactly one element, 0, and gives itself back."""
     index = as_tensor(index)
     if index._data.dtype.kind not in "iu":
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
@@ -284,8 +284,10 @@ def index_select(self, dim, index):
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
                            f"{idx.size} value(s)")
     n = 1 if scalar else self._data.shape[d]
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise IndexError(f"index out of range in self (dimension {d} has size {n})")
+    lowest = 0 if scalar else -n  # libtorch takes no -1 for a 0-dim self
+    if idx.size and (idx.min() < lowest or idx.max() >= n):
+        raise IndexError("index out of range in self" if scalar else
+                         f"index out of range in self (dimension {d} has size {n})")
     # a 0-dim self: a 1-element view to index, then back to 0 dims
     key = (slice(None),) * d + (idx,)
     data = self._data.reshape(1)[key].reshape(()) if scalar else self._data[key]

@@ -216,7 +216,7 @@ def test_mask_assignment_on_a_0dim_tensor():
 
 def test_index_select_on_a_0dim_tensor():
     t = rt.torch_tensor(2.0, requires_grad=True)
-    for index in ([0], [-1], 0):
+    for index in ([0], 0):
         r = t.index_select(0, _long(index))
         assert list(r.shape) == [] and r.item() == 2.0
         assert _node_name(r.grad_fn) == "IndexSelectBackward0"
@@ -228,8 +228,9 @@ def test_index_select_on_a_0dim_tensor():
         t.index_select(0, _long([0, 0]))
     with pytest.raises(RuntimeError, match="got 0 value"):
         t.index_select(0, _long([]))
-    with pytest.raises(IndexError, match="index out of range in self"):
-        t.index_select(0, _long([1]))
+    for index in ([1], [-1]):  # PyTorch 2.13 takes no -1 here
+        with pytest.raises(IndexError, match="index out of range in self"):
+            t.index_select(0, _long(index))
 
 
 def test_index_select_errors():
@@ -291,3 +292,28 @@ def test_gradcheck_read_and_assign(k):
     positions = EXPECTED[k][1]
     if len(set(positions)) == len(positions):
         assert rt.autograd_gradcheck(assign, (x, v)) and rt.autograd_gradgradcheck(assign, (x, v))
+
+
+def test_0dim_cases_against_pytorch():
+    torch = pytest.importorskip("torch")
+    for value in (2.0, -2.0):
+        tt = torch.tensor(value, requires_grad=True)
+        t = rt.torch_tensor(value, requires_grad=True)
+        rt_, r = tt[tt > 0], t[t > 0]
+        assert list(r.shape) == list(rt_.shape)
+        (rt_ * 3).sum().backward()
+        (r * 3).sum().backward()
+        assert t.grad.item() == tt.grad.item()
+        ut, u = tt.detach().clone(), t.detach().clone()
+        ut[ut > 0] = 7.0
+        u[u > 0] = 7.0
+        assert u.item() == ut.item()
+        for index in ([0], 0):
+            assert (t.index_select(0, _long(index)).item()
+                    == tt.index_select(0, torch.tensor(index)).item())
+        for index in ([0, 0], [], [1], [-1]):
+            with pytest.raises(Exception) as expected:
+                tt.index_select(0, torch.tensor(index, dtype=torch.long))
+            with pytest.raises(type(expected.value)) as got:
+                t.index_select(0, _long(index))
+            assert str(got.value) == str(expected.value)
