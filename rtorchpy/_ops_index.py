@@ -151,7 +151,10 @@ def _advanced(self, key):
 def _torch_index_error(msg, shape, key):
     """NumPy's IndexError text in libtorch's words."""
     if msg.startswith("shape mismatch"):
-        shapes = ", ".join(str(list(k.shape)) for k in key if isinstance(k, np.ndarray))
+        # a mask stands for one index tensor per dim, each as long as its count of trues
+        shapes = ", ".join(
+            ", ".join([f"[{np.count_nonzero(k)}]"] * k.ndim) if k.dtype.kind == "b"
+            else str(list(k.shape)) for k in key if isinstance(k, np.ndarray))
         return f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
     if msg.startswith("boolean index did not match"):
         d = 0
@@ -165,16 +168,8 @@ def _torch_index_error(msg, shape, key):
                 d += k.ndim
             else:
                 d += 1
-    bounds = re.match(r"index (-?\d+) is out of bounds for axis (\d+) with size (\d+)", msg)
-    if bounds:  # libtorch counts the index tensors, not the dims
-        axis, d, nth = int(bounds[2]), 0, 0
-        for k in key:
-            if isinstance(k, np.ndarray):
-                if d == axis:
-                    break
-                nth += 1
-            d += k.ndim if isinstance(k, np.ndarray) and k.dtype.kind == "b" else 1
-        return f"index {bounds[1]} is out of bounds for dimension {nth} with size {bounds[3]}"
+    if re.match(r"index -?\d+ is out of bounds for axis", msg):
+        return _out_of_bounds(shape, key) or msg.replace("axis", "dimension")
     return msg.replace("axis", "dimension")
 
 
@@ -325,6 +320,34 @@ def masked_fill(self, mask, value):
 def index_put(self, key, values, accumulate=False):
     """A copy of ``self`` with ``values`` written (or added) at ``self[key]``."""
     return _index_put(self, key, values, accumulate, "IndexPutBackward0")
+
+
+def _out_of_bounds(shape, key):
+    """libtorch's text for an index array out of range: it walks the broadcast positions in
+    order, checks the index tensors in order at each, and names the first bad one by its
+    number among the index tensors (a mask counts once per dim)."""
+    tensors, sizes, d = [], [], 0
+    for k in key:
+        if isinstance(k, np.ndarray):
+            if k.dtype.kind == "b":
+                tensors.extend(np.nonzero(k))
+                sizes.extend(shape[d:d + k.ndim])
+                d += k.ndim
+                continue
+            tensors.append(k)
+            sizes.append(shape[d])
+        d += 1
+    try:
+        tensors = np.broadcast_arrays(*tensors)
+    except ValueError:
+        return None
+    bad = np.stack([(t < -n) | (t >= n) for t, n in zip(tensors, sizes)]).reshape(len(sizes), -1)
+    where = np.flatnonzero(bad.any(axis=0))
+    if not where.size:
+        return None
+    nth = int(np.argmax(bad[:, where[0]]))
+    value = tensors[nth].reshape(-1)[where[0]]
+    return f"index {value} is out of bounds for dimension {nth} with size {sizes[nth]}"
 
 
 def _put_index_error(msg, z, key):

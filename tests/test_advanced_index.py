@@ -317,3 +317,65 @@ def test_0dim_cases_against_pytorch():
             with pytest.raises(type(expected.value)) as got:
                 t.index_select(0, _long(index))
             assert str(got.value) == str(expected.value)
+
+
+def _random_key(rng, shape):
+    """Entries for ``shape``: ints (some out of range), slices, None, bools, long tensors of 0,
+    1 and 2 dims, masks, and an Ellipsis now and then; as (kind, value) pairs."""
+    key, d = [], 0
+    while d < len(shape) and len(key) < 4:
+        n = shape[d]
+        kind = rng.integers(9)
+        entry = [("int", int(rng.integers(-n - 1, n + 1))), ("slice", int(rng.integers(n))),
+                 ("none", None), ("bool", bool(rng.random() < 0.7)),
+                 ("long", rng.integers(-n - 1, n + 1, size=int(rng.choice([1, 2, 2]))).tolist()),
+                 ("long", rng.integers(n, size=(2, 1)).tolist()),
+                 ("mask", (rng.random(n) < 0.5).tolist()), ("long", int(rng.integers(n))),
+                 ("full", None)][kind]
+        key.append(entry)
+        d += entry[0] not in ("none", "bool")
+    if rng.random() < 0.2:
+        key.insert(int(rng.integers(len(key) + 1)), ("ellipsis", None))
+    return key
+
+
+def _build(key, long_tensor, bool_tensor):
+    simple = {"none": lambda v: None, "bool": lambda v: v, "full": lambda v: slice(None),
+              "ellipsis": lambda v: Ellipsis, "int": lambda v: v, "slice": lambda v: slice(v, None),
+              "long": long_tensor, "mask": bool_tensor}
+    return tuple(simple[kind](v) for kind, v in key)
+
+
+def test_random_keys_against_pytorch():
+    """Values, errors, gradients and assignment for random mixes of every kind of entry."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(12)
+    for _ in range(600):
+        shape = tuple(int(n) for n in rng.integers(1, 4, size=int(rng.integers(1, 4))))
+        key = _random_key(rng, shape)
+        tkey = _build(key, lambda v: torch.tensor(v, dtype=torch.long),
+                      lambda v: torch.tensor(v, dtype=torch.bool))
+        xt = torch.arange(float(math.prod(shape))).reshape(shape).requires_grad_()
+        x = _x(shape)
+        try:
+            expected = xt[tkey]
+        except IndexError as e:
+            with pytest.raises(IndexError) as got:
+                x[_build(key, _long, _bool)]
+            if "out of bounds" in str(e):  # a select's dim is counted as the basic path does
+                assert str(got.value).split(" for ")[0] == str(e).split(" for ")[0], key
+            else:
+                assert str(got.value) == str(e), key
+            continue
+        r = x[_build(key, _long, _bool)]
+        np.testing.assert_array_equal(r.detach().numpy(), expected.detach().numpy(), str(key))
+        w = _weights(tuple(expected.shape))
+        (expected * torch.tensor(w)).sum().backward()
+        (r * rt.torch_tensor(w)).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy(), str(key))
+        positions = expected.detach().reshape(-1).long().tolist()
+        if len(set(positions)) == len(positions):
+            yt, y = xt.detach().clone(), x.detach().clone()
+            yt[tkey] = -torch.tensor(w, dtype=torch.float32)
+            y[_build(key, _long, _bool)] = rt.torch_tensor(-w)
+            np.testing.assert_array_equal(y.numpy(), yt.numpy(), str(key))
