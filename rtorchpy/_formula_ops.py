@@ -372,8 +372,8 @@ class _TensorOps:
 
     @staticmethod
     def index_fill_zero(g, key):
-        from ._ops_index import index_put
-        return index_put(g, key, 0.0)
+        from ._ops_index import _index_put
+        return _index_put(g, key, 0.0, False, "IndexPutBackward0")
 
     @staticmethod
     def scatter_zeros(shape, dim, index, src, accumulate=False):

@@ -316,10 +316,14 @@ def masked_fill(self, mask, value):
     return out
 
 
-@op("index_put")
-def index_put(self, key, values, accumulate=False):
-    """A copy of ``self`` with ``values`` written (or added) at ``self[key]``."""
-    return _index_put(self, key, values, accumulate, "IndexPutBackward0")
+@op("index_put", index_args=("indices",))
+def index_put(self, indices, values, accumulate=False):
+    """A copy of ``self`` with ``values`` written (or, with ``accumulate``, added) at
+    ``self[indices]``. A list or tuple holds one index per dim, as PyTorch's ``index_put``
+    takes them; any other key indexes as ``x[key]``."""
+    if isinstance(indices, list):
+        indices = tuple(indices)
+    return _index_put(self, indices, values, accumulate, "IndexPutBackward0")
 
 
 def _out_of_bounds(shape, key):

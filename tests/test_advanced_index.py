@@ -379,3 +379,59 @@ def test_random_keys_against_pytorch():
             yt[tkey] = -torch.tensor(w, dtype=torch.float32)
             y[_build(key, _long, _bool)] = rt.torch_tensor(-w)
             np.testing.assert_array_equal(y.numpy(), yt.numpy(), str(key))
+
+
+# ---------------------------------------------------------------- index_put, index_put_
+
+INDEX_PUT_CASES = [  # (indices as markers, accumulate); x is arange(12) as 3 x 4, values 100+
+    ((("L", [0, 2]), ("L", [1, 1])), True),
+    ((("L", [0, 2]), ("L", [3, 1])), False),
+    ((("B", [True, False, True]),), True),
+]
+# recorded with PyTorch 2.13: x.index_put(indices, values, accumulate) flattened
+INDEX_PUT_EXPECTED = [
+    [0, 101, 2, 3, 4, 5, 6, 7, 8, 110, 10, 11],
+    [0, 1, 2, 100, 4, 5, 6, 7, 8, 101, 10, 11],
+    [100, 102, 104, 106, 4, 5, 6, 7, 112, 114, 116, 118],
+]
+
+
+@pytest.mark.parametrize("k", range(len(INDEX_PUT_CASES)))
+def test_index_put_takes_one_index_per_dim(k):
+    key, accumulate = INDEX_PUT_CASES[k]
+    indices = list(_key(key))
+    shape_out = (2,) if k < 2 else (2, 4)
+    v = rt.torch_tensor(100.0 + np.arange(math.prod(shape_out)).reshape(shape_out),
+                        requires_grad=True)
+    x = _x((3, 4))
+    out = x.index_put(indices, v, accumulate=accumulate)
+    assert out.detach().numpy().reshape(-1).tolist() == INDEX_PUT_EXPECTED[k]
+    assert _node_name(out.grad_fn) == "IndexPutBackward0"
+    y = x * 1.0
+    assert y.index_put_(tuple(indices), v, accumulate=accumulate) is y
+    assert y.detach().numpy().reshape(-1).tolist() == INDEX_PUT_EXPECTED[k]
+    assert _node_name(y.grad_fn) == "IndexPutBackward0"
+    (y * rt.torch_tensor(_weights((3, 4)))).sum().backward()
+    assert v.grad is not None and x.grad is not None
+
+
+def test_index_put_against_pytorch():
+    torch = pytest.importorskip("torch")
+    for (key, accumulate), expected in zip(INDEX_PUT_CASES, INDEX_PUT_EXPECTED):
+        tkey = build_key(key, lambda v: torch.tensor(v, dtype=torch.long),
+                         lambda v: torch.tensor(v, dtype=torch.bool))
+        xt = torch.arange(12.0).reshape(3, 4).requires_grad_()
+        n = xt[tkey].numel()
+        vt = (100.0 + torch.arange(float(n))).reshape(xt[tkey].shape).requires_grad_()
+        yt = xt * 1.0
+        yt.index_put_(tkey, vt, accumulate=accumulate)
+        assert yt.detach().reshape(-1).long().tolist() == expected
+        x = _x((3, 4))
+        v = rt.torch_tensor(vt.detach().numpy(), requires_grad=True)
+        y = x * 1.0
+        y.index_put_(list(_key(key)), v, accumulate=accumulate)
+        w = _weights((3, 4))
+        (yt * torch.tensor(w, dtype=torch.float32)).sum().backward()
+        (y * rt.torch_tensor(w)).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+        np.testing.assert_array_equal(v.grad.numpy(), vt.grad.numpy())

@@ -146,3 +146,17 @@ test_that("masks and index_select work on 0-dim tensors", {
   expect_equal(dim(v[TRUE]), c(1L, 3L))  # a single TRUE adds a dim, as in R torch
   expect_equal(dim(v[FALSE]), c(0L, 3L))
 })
+
+test_that("index_put and index_put_ take a list of 1-based index tensors", {
+  x <- torch_zeros(3, 3)
+  r <- x$index_put(list(torch_tensor(c(1L, 3L)), torch_tensor(c(2L, 2L))), torch_tensor(c(5, 6)))
+  expect_equal(as_array(r), matrix(c(0, 0, 0, 5, 0, 6, 0, 0, 0), 3))
+  y <- torch_zeros(3, 3, requires_grad = TRUE)$clone()
+  y$index_put_(list(torch_tensor(c(1L, -1L))), torch_tensor(2), accumulate = TRUE)
+  expect_equal(as_array(y$detach()), matrix(c(2, 0, 2), 3, 3))
+  expect_equal(y$grad_fn$name, "IndexPutBackward0")
+  z <- torch_zeros(2, 2)
+  z$index_put_(list(torch_tensor(c(TRUE, FALSE))), torch_tensor(1))
+  expect_equal(as_array(z), matrix(c(1, 0, 1, 0), 2))
+  expect_error(x$index_put(list(torch_tensor(0L)), torch_tensor(1)), "1-based")
+})
