@@ -155,7 +155,8 @@ def _torch_index_error(msg, shape, key):
         shapes = ", ".join(
             ", ".join([f"[{np.count_nonzero(k)}]"] * k.ndim) if k.dtype.kind == "b"
             else str(list(k.shape)) for k in key if isinstance(k, np.ndarray))
-        return f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+        return ("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                + shapes)
     if msg.startswith("boolean index did not match"):
         d = 0
         for k in key:
