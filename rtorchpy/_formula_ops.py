@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _rounded_math as rounded
 from ._arrays import broadcast_view, insert_axis
+from ._index_order import add_at, put, take
 
 _FILL_BELOW = 4096  # elements
 
@@ -215,15 +216,16 @@ class _ArrayOps:
     def stack(xs, dim):
         return np.stack(xs, axis=dim)
 
+    # keys with index arrays place their dims as libtorch does (see _index_order)
     @staticmethod
     def index(x, key):
-        return x[key]
+        return take(x, key)
 
     @staticmethod
     def index_backward(g, shape, key):
         z = np.zeros(shape, dtype=g.dtype)
         if any(isinstance(k, np.ndarray) for k in key):
-            np.add.at(z, key, g)
+            add_at(z, key, g)
         else:
             z[key] = g
         return z
@@ -231,7 +233,7 @@ class _ArrayOps:
     @staticmethod
     def index_fill_zero(g, key):
         out = np.array(g, copy=True)
-        out[key] = 0
+        put(out, key, 0)
         return out
 
     @staticmethod
@@ -458,8 +460,8 @@ class _TensorOps:
 
     @staticmethod
     def index_fill_zero(g, key):
-        from ._ops_index import index_put
-        return index_put(g, key, 0.0)
+        from ._ops_index import _index_put
+        return _index_put(g, key, 0.0, False, "IndexPutBackward0")
 
     @staticmethod
     def scatter_zeros(shape, dim, index, src, accumulate=False):

@@ -2,17 +2,24 @@
 
 Basic keys (ints, slices, None, Ellipsis) become a chain of Select/Slice/Unsqueeze views, one
 node per indexed dim, as libtorch records them. A key holding an integer or boolean array (or a
-list, or a long/bool tensor) is advanced indexing: one IndexBackward0 node, NumPy semantics
-(which libtorch follows), and the result is a copy.
+list, or a long/bool tensor) is advanced indexing, done in libtorch's two stages: the basic
+entries first (their nodes as above), then one IndexBackward0 for the arrays, whose result is a
+copy. The dims of the arrays go where libtorch puts them, which is not always where NumPy does:
+integers do not count as advanced indices, so on a (3, 4, 5) tensor ``x[0, :, [1, 2]]`` is
+(4, 2) (NumPy: (2, 4)); see ``_index_order``. Assignment and the gradients use the same rule.
 """
 from __future__ import annotations
 
 import numbers
+import re
+import warnings
 
 import numpy as np
 
 from ._derivatives import NODES
+from ._index_order import add_at, put, split_key, take
 from ._ops import as_tensor, normalize_dim, op, recording, wrap
+from ._shape_errors import broadcast_error, expand_error
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
 from .autograd.graph import record
@@ -22,6 +29,10 @@ def _index_array(k):
     """An advanced-index entry as an int64 or bool ndarray, or None if ``k`` is basic."""
     if isinstance(k, Tensor):
         arr = k._data
+        if arr.dtype == np.uint8:  # a byte tensor is a mask in libtorch (deprecated there)
+            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                          "torch.bool instead.", UserWarning, stacklevel=3)
+            arr = arr.astype(np.bool_)
     elif isinstance(k, np.ndarray):
         arr = k
     elif isinstance(k, (list, tuple)):
@@ -45,10 +56,9 @@ def _expand_key(key, ndim):
     """A tuple key with Ellipsis replaced by full slices."""
     if not isinstance(key, tuple):
         key = (key,)
-    consumed = sum(1 for k in key if k is not None and k is not Ellipsis and not
-                   (isinstance(k, np.ndarray) and k.dtype.kind == "b" and k.ndim > 1))
-    consumed += sum(k.ndim - 1 for k in key if isinstance(k, np.ndarray) and k.dtype.kind == "b"
-                    and k.ndim > 1)
+    # a bool mask covers as many dims as it has (a 0-dim one covers none: it adds a dim)
+    consumed = sum(k.ndim if isinstance(k, np.ndarray) and k.dtype.kind == "b" else 1
+                   for k in key if k is not None and k is not Ellipsis)
     if sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > ndim:
@@ -123,14 +133,46 @@ def _slice(self, d, s):
 
 
 def _advanced(self, key):
+    """``self[key]`` for a key with index arrays, in libtorch's two stages (see
+    ``_index_order``): the integers, slices and new dims first (the basic path's nodes), then
+    one IndexBackward0 whose key holds only full slices and arrays."""
+    basic, advanced = split_key(key)
+    if basic is not None:
+        self = getitem(self, basic)
     try:
-        data = self._data[key]
+        data = self._data[advanced]
     except IndexError as e:
-        raise IndexError(str(e).replace("axis", "dimension")) from None
+        raise IndexError(_torch_index_error(str(e), self._data.shape, advanced)) from None
     out = wrap(np.array(data, copy=True))
     if recording(self):
-        record(NODES["IndexBackward0"], (self,), (out,), (), (self._data.shape, key))
+        record(NODES["IndexBackward0"], (self,), (out,), (), (self._data.shape, advanced))
     return out
+
+
+def _torch_index_error(msg, shape, key):
+    """NumPy's IndexError text in libtorch's words."""
+    if msg.startswith("shape mismatch"):
+        # a mask stands for one index tensor per dim, each as long as its count of trues
+        shapes = ", ".join(
+            ", ".join([f"[{np.count_nonzero(k)}]"] * k.ndim) if k.dtype.kind == "b"
+            else str(list(k.shape)) for k in key if isinstance(k, np.ndarray))
+        return ("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                + shapes)
+    if msg.startswith("boolean index did not match"):
+        d = 0
+        for k in key:
+            if isinstance(k, np.ndarray) and k.dtype.kind == "b":
+                for j, n in enumerate(k.shape):
+                    if n != shape[d + j]:
+                        return (f"The shape of the mask {list(k.shape)} at index {j} does not "
+                                f"match the shape of the indexed tensor {list(shape)} at index "
+                                f"{d + j}")
+                d += k.ndim
+            else:
+                d += 1
+    if re.match(r"index -?\d+ is out of bounds for axis", msg):
+        return _out_of_bounds(shape, key) or msg.replace("axis", "dimension")
+    return msg.replace("axis", "dimension")
 
 
 # --------------------------------------------------------------------- backward helpers as ops
@@ -146,7 +188,7 @@ def index_backward(g, shape, key):
     if _is_basic(key):
         z[key] = data
     else:
-        np.add.at(z, key, data)
+        add_at(z, key, data)
     out = wrap(z)
     if recording(g):
         record(NODES["IndexBackwardBackward0"], (g,), (out,), (), (key,))
@@ -225,18 +267,31 @@ def scatter_add(self, dim, index, src):
 
 @op("index_select", dims=("dim",), index_args=("index",))
 def index_select(self, dim, index):
-    """The entries at ``index`` (a 1-d integer tensor) along ``dim``."""
+    """The entries at ``index`` (a 1-d integer tensor) along ``dim``. A 0-dim ``self`` takes an
+    index of exactly one element, 0, and gives itself back."""
     index = as_tensor(index)
-    if index._data.ndim > 1 or index._data.dtype.kind not in "iu":
-        raise IndexError("index_select(): Index is supposed to be a vector of integers")
+    if index._data.dtype.kind not in "iu":
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if index._data.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
     d = normalize_dim(dim, self._data.ndim)
     idx = index._data.reshape(-1).astype(np.int64, copy=False)
-    n = self._data.shape[d] if self._data.ndim else 1
-    if idx.size and (idx.min() < -n or idx.max() >= n):
-        raise IndexError(f"index out of range in self (dimension {d} has size {n})")
+    scalar = self._data.ndim == 0
+    if scalar and idx.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{idx.size} value(s)")
+    n = 1 if scalar else self._data.shape[d]
+    lowest = 0 if scalar else -n  # libtorch takes no -1 for a 0-dim self
+    if idx.size and (idx.min() < lowest or idx.max() >= n):
+        raise IndexError("index out of range in self" if scalar else
+                         f"index out of range in self (dimension {d} has size {n})")
+    # a 0-dim self: a 1-element view to index, then back to 0 dims
     key = (slice(None),) * d + (idx,)
-    out = wrap(self._data[key])
+    data = self._data.reshape(1)[key].reshape(()) if scalar else self._data[key]
+    out = wrap(data)
     if recording(self):
+        if scalar:
+            key = ()  # the gradient is g itself, written at the only position
         record(NODES["IndexSelectBackward0"], (self,), (out,), (), (self._data.shape, key))
     return out
 
@@ -267,16 +322,72 @@ def masked_fill(self, mask, value):
     return out
 
 
-@op("index_put")
-def index_put(self, key, values, accumulate=False):
-    """A copy of ``self`` with ``values`` written (or added) at ``self[key]``."""
-    return _index_put(self, key, values, accumulate, "IndexPutBackward0")
+@op("index_put", index_args=("indices",))
+def index_put(self, indices, values, accumulate=False):
+    """A copy of ``self`` with ``values`` written (or, with ``accumulate``, added) at
+    ``self[indices]``. A list or tuple holds one index per dim, as PyTorch's ``index_put``
+    takes them; any other key indexes as ``x[key]``."""
+    if isinstance(indices, list):
+        indices = tuple(indices)
+    return _index_put(self, indices, values, accumulate, "IndexPutBackward0")
+
+
+def _out_of_bounds(shape, key):
+    """libtorch's text for an index array out of range: it walks the broadcast positions in
+    order, checks the index tensors in order at each, and names the first bad one by its
+    number among the index tensors (a mask counts once per dim)."""
+    tensors, sizes, d = [], [], 0
+    for k in key:
+        if isinstance(k, np.ndarray):
+            if k.dtype.kind == "b":
+                tensors.extend(np.nonzero(k))
+                sizes.extend(shape[d:d + k.ndim])
+                d += k.ndim
+                continue
+            tensors.append(k)
+            sizes.append(shape[d])
+        d += 1
+    try:
+        tensors = np.broadcast_arrays(*tensors)
+    except ValueError:
+        return None
+    bad = np.stack([(t < -n) | (t >= n) for t, n in zip(tensors, sizes)]).reshape(len(sizes), -1)
+    where = np.flatnonzero(bad.any(axis=0))
+    if not where.size:
+        return None
+    nth = int(np.argmax(bad[:, where[0]]))
+    value = tensors[nth].reshape(-1)[where[0]]
+    return f"index {value} is out of bounds for dimension {nth} with size {sizes[nth]}"
+
+
+def _put_index_error(msg, z, key):
+    """The text of an IndexError from writing into ``z`` at ``key``, as ``_torch_index_error``
+    words it for the advanced stage (or as it is, for a basic key or a failing basic stage)."""
+    if _is_basic(key):
+        return msg.replace("axis", "dimension")
+    basic, advanced = split_key(key)
+    try:
+        part = z if basic is None else z[basic]
+    except IndexError:
+        return msg.replace("axis", "dimension")
+    return _torch_index_error(msg, part.shape, advanced)
+
+
+def _put_entry(k):
+    """An entry of an assignment's key as ``getitem`` converts it."""
+    arr = _index_array(k)
+    if arr is not None:
+        return arr
+    if isinstance(k, Tensor):
+        return int(k.item())
+    if isinstance(k, (bool, np.bool_)):
+        return np.asarray(k)
+    return k
 
 
 def _put_shape_error(z, key, v):
     """The RuntimeError libtorch raises when ``v`` does not fit ``z[key]`` (None if it does)."""
-    from ._shape_errors import broadcast_error, expand_error
-    target = z[key].shape
+    target = take(z, key).shape
     if broadcast_error(target, v.shape) is None and len(v.shape) <= len(target):
         return None
     if _is_basic(key):  # a slice is written through expand
@@ -294,21 +405,24 @@ def _index_put(self, key, values, accumulate, basic_node):
     CopySlices in libtorch, ``x[[0, 1]] = v`` IndexPutBackward0)."""
     if not isinstance(key, tuple):
         key = (key,)
-    converted = tuple(_index_array(k) if _index_array(k) is not None else
-                      (int(k.item()) if isinstance(k, Tensor) else k) for k in key)
-    key = _expand_key(converted, self._data.ndim)
+    key = _expand_key(tuple(_put_entry(k) for k in key), self._data.ndim)
     values = as_tensor(values)
     z = self._data.copy()
     v = values._data.astype(z.dtype, copy=False)
     try:
         if accumulate:
-            np.add.at(z, key, v)
+            add_at(z, key, v)
         else:
-            z[key] = v
+            put(z, key, v)
+    except IndexError as e:
+        raise IndexError(_put_index_error(str(e), z, key)) from None
     except ValueError as e:  # values that do not fit: libtorch's text
         raise _put_shape_error(z, key, v) or e from None
     out = wrap(z)
     if recording(self, values):
-        node = basic_node if _is_basic(key) else "IndexPutBackward0"
+        # integers, slices or new dims before the index arrays make libtorch write through a
+        # view of self: CopySlices, as for a basic key
+        node = (basic_node if _is_basic(key) or split_key(key)[0] is not None
+                else "IndexPutBackward0")
         record(NODES[node], (self, values), (out,), (), (key, accumulate))
     return out

@@ -220,6 +220,14 @@ def setitem(self, key, value):
     inplace(self, lambda t: _ops_index._index_put(t, key, values, False, "CopySlices"), values)
 
 
+@op("index_put_", namespace=False, index_args=("indices",))
+def index_put_(self, indices, values, accumulate=False):
+    """In-place ``index_put`` (IndexPutBackward0, as libtorch records it); returns self."""
+    values = values if isinstance(values, Tensor) else Tensor._make(
+        np.asarray(values, dtype=self._data.dtype))
+    return inplace(self, lambda t: _ops_index.index_put(t, indices, values, accumulate), values)
+
+
 Tensor.__setitem__ = setitem
 Tensor.__getitem__ = _ops_index.getitem
 

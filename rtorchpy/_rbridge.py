@@ -264,9 +264,12 @@ def _index_values(v):
 
 
 def r_index_arg(v):
-    """An index-tensor argument (gather, index_select, ...) from 1-based to 0-based."""
+    """An index-tensor argument (gather, index_select, ...) from 1-based to 0-based; a list of
+    tensors (index_put's indices) converts each."""
     if v is None:
         return None
+    if isinstance(v, list) and v and all(isinstance(t, Tensor) or t is None for t in v):
+        return [r_index_arg(t) for t in v]
     if isinstance(v, Tensor) and v._data.dtype.kind not in "iu":
         return v
     return Tensor._make(_index_values(v))

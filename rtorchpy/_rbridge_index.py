@@ -50,9 +50,10 @@ def _parse_items(items, ndim):
     items = [[_dec(x) for x in it] for it in items]
     used = 0
     for it in items:
-        if it[0] == "m":
-            used += max(_as_mask(it[1]).ndim, 1)
-        elif it[0] not in ("e", "n"):
+        kind, v = _item_kind(it)
+        if kind == "m":  # a mask uses its number of dims: none for TRUE or a 0-dim bool tensor
+            used += _as_mask(v).ndim
+        elif kind not in ("e", "n"):
             used += 1
     if sum(1 for it in items if it[0] == "e") > 1:
         raise RIndexError("an index can only have a single ellipsis ('..')")
@@ -148,7 +149,7 @@ def set_index(h, items, value):
         elif kind == "m":
             m = _as_mask(v)
             key.append(m)
-            d += max(m.ndim, 1) - 1
+            d += m.ndim - 1
         d += 1
     if vectors > 1:
         raise RIndexError("Vector-like indices are not allowed in assignment: use one vector, "

@@ -109,6 +109,12 @@ def lse(a, axis, keepdims=False):
     return np.log(np.exp(a).sum(axis=axis, keepdims=keepdims))
 
 
+def _put(a, key, values):
+    out = a.copy()
+    out[key] = values
+    return out
+
+
 def inplace(expected_values, dtype=None):
     """Check an in-place op: it returns self and self now holds the values."""
     def check(result, args):
@@ -405,6 +411,9 @@ FORWARD = {
     "exp_": [Case(M.copy(), expected=inplace(np.exp(M)))],
     "neg_": [Case(M.copy(), expected=inplace(-M))],
     "masked_fill_": [Case(M.copy(), B, 0.0, expected=inplace(np.where(B, 0, M).astype(f32)))],
+    "index_put_": [Case(M.copy(), Raw((np.array([0, 2]), np.array([1, 3]))),
+                        np.array([5.0, 6.0], f32), expected=inplace(_put(M, ([0, 2], [1, 3]),
+                                                                         [5.0, 6.0])))],
     "copy_": [Case(M.copy(), V4, expected=inplace(np.broadcast_to(V4, M.shape))),
               Case(M.copy(), I, expected=inplace(I.astype(f32)))],
     "fill_": [Case(M.copy(), 2.5, expected=inplace(np.full(M.shape, 2.5, f32))),

@@ -27,8 +27,8 @@
 #' @param equal_nan See the Python documentation of the op of the same name (R conventions apply).
 #' @param exponent See the Python documentation of the op of the same name (R conventions apply).
 #' @param index Indices, 1-based (an integer tensor or R vector).
+#' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
 #' @param keepdim Keep reduced dimensions with size 1.
-#' @param key See the Python documentation of the op of the same name (R conventions apply).
 #' @param length See the Python documentation of the op of the same name (R conventions apply).
 #' @param mask See the Python documentation of the op of the same name (R conventions apply).
 #' @param mat1 See the Python documentation of the op of the same name (R conventions apply).
@@ -240,7 +240,9 @@ torch_gt <- function(self, other) .op("gt", list(self, other))
 
 #' @rdname torch_ops
 #' @export
-torch_index_put <- function(self, key, values, accumulate = FALSE) .op("index_put", list(self, key, values, accumulate))
+torch_index_put <- function(self, indices, values, accumulate = FALSE) .op("index_put", list(self, indices, values, accumulate))
+
+`.m_index_put_` <- function(self, indices, values, accumulate = FALSE) .op("index_put_", list(self, indices, values, accumulate))
 
 #' @rdname torch_ops
 #' @export
@@ -611,6 +613,7 @@ torch_where <- function(condition, self = NULL, other = NULL) .op("where", list(
   `gt` = "torch_gt",
   `half` = ".m_half",
   `index_put` = "torch_index_put",
+  `index_put_` = ".m_index_put_",
   `index_select` = "torch_index_select",
   `int` = ".m_int",
   `isclose` = "torch_isclose",

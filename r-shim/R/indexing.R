@@ -10,7 +10,9 @@
 #' (`x[2:N]`); an empty argument keeps the whole dimension; `..` stands for all dimensions not
 #' indexed; `newaxis` or `NULL` inserts a dimension. A vector of indices (or a long tensor)
 #' selects along its own dimension, independently of the other arguments; a logical vector or
-#' bool tensor is a mask. A number drops its dimension unless `drop = FALSE`.
+#' bool tensor is a mask, and a single `TRUE` (`FALSE`) adds a dimension of size 1 (0). A number
+#' drops its dimension unless `drop = FALSE`; numbers act before vectors, so `x[1, , c(2, 3)]` on
+#' a 3 x 4 x 5 tensor is 4 x 2, as in R.
 #'
 #' @param x A tensor.
 #' @param ... Indices, one per dimension.
@@ -114,7 +116,8 @@ newaxis <- NULL
   if (is.null(v)) return(list("n"))
   if (is_torch_tensor(v)) return(list("i", .h(v)))
   if (inherits(v, "slice")) return(list("s", v$start, v$end, v$step))
-  if (is.logical(v)) return(list("m", as.list(v)))
+  # a single TRUE/FALSE is a scalar mask: it adds a dim of size 1 (0 for FALSE), as in R torch
+  if (is.logical(v)) return(list("m", if (length(v) == 1L) v else as.list(v)))
   if (is.numeric(v)) {
     if (length(v) == 1L) return(list("i", as.vector(v)))
     return(list("v", as.list(as.vector(v))))

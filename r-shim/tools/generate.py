@@ -31,6 +31,7 @@ PARAM_DOCS = {
     "keepdim": "Keep reduced dimensions with size 1.",
     "dtype": "A dtype such as `torch_float64()`, or `NULL`.",
     "index": "Indices, 1-based (an integer tensor or R vector).",
+    "indices": "A list of index tensors, one per dimension: long (1-based) or bool masks.",
     "...": "Sizes or dimensions, as separate numbers or one vector.",
     "tensors": "A list of tensors.",
     "condition": "A bool tensor.",

@@ -102,3 +102,61 @@ test_that("assignment with `[<-`", {
   with_no_grad(w[1] <- 0)
   expect_equal_to_r(w, c(0, 1))
 })
+
+test_that("a number next to a vector drops its dim first, as in libtorch (R semantics)", {
+  a <- array(as.numeric(0:59), dim = c(3, 4, 5))
+  x <- torch_tensor(a, requires_grad = TRUE)
+  r <- x[1, , c(2, 3)]
+  expect_equal(dim(r), c(4L, 2L))  # NumPy's rule would give 2 x 4, transposed
+  expect_equal(as_array(r), a[1, , c(2, 3)])
+  expect_equal(as_array(x[c(1, 3), 2, c(2, 3)]), a[c(1, 3), 2, c(2, 3)])
+  expect_equal(as_array(x[-1, c(4, 1), ]), a[3, c(4, 1), ])
+  w <- array(as.numeric(1:8), dim = c(4, 2))
+  (r * torch_tensor(w))$sum()$backward()
+  g <- array(0, dim = dim(a))
+  g[1, , c(2, 3)] <- w
+  expect_equal_to_r(x$grad, g)
+  y <- x$clone()
+  y[1, , c(2, 3)] <- torch_tensor(-w)
+  b <- a
+  b[1, , c(2, 3)] <- -w
+  expect_equal(as_array(y$detach()), b)
+  expect_equal(y$grad_fn$name, "CopySlices")
+  x$grad$zero_()
+  y$sum()$backward()
+  g <- array(1, dim = dim(a))
+  g[1, , c(2, 3)] <- 0
+  expect_equal_to_r(x$grad, g)
+})
+
+test_that("masks and index_select work on 0-dim tensors", {
+  t <- torch_tensor(2, requires_grad = TRUE)$sum()  # 0-dim
+  r <- t[t > 0]
+  expect_equal(dim(r), 1L)
+  expect_equal(dim(t[t < 0]), 0L)
+  r$sum()$backward()
+  s <- t$index_select(1, torch_tensor(1L))
+  expect_equal(dim(s), integer(0))
+  expect_equal(s$grad_fn$name, "IndexSelectBackward0")
+  expect_error(t$index_select(1, torch_tensor(c(1L, 1L))), "Index to scalar can have only 1 value")
+  u <- t$clone()
+  u[u > 0] <- 7
+  expect_equal(as_array(u), 7)
+  v <- torch_tensor(c(1, 2, 3))
+  expect_equal(dim(v[TRUE]), c(1L, 3L))  # a single TRUE adds a dim, as in R torch
+  expect_equal(dim(v[FALSE]), c(0L, 3L))
+})
+
+test_that("index_put and index_put_ take a list of 1-based index tensors", {
+  x <- torch_zeros(3, 3)
+  r <- x$index_put(list(torch_tensor(c(1L, 3L)), torch_tensor(c(2L, 2L))), torch_tensor(c(5, 6)))
+  expect_equal(as_array(r), matrix(c(0, 0, 0, 5, 0, 6, 0, 0, 0), 3))
+  y <- torch_zeros(3, 3, requires_grad = TRUE)$clone()
+  y$index_put_(list(torch_tensor(c(1L, -1L))), torch_tensor(2), accumulate = TRUE)
+  expect_equal(as_array(y$detach()), matrix(c(2, 0, 2), 3, 3))
+  expect_equal(y$grad_fn$name, "IndexPutBackward0")
+  z <- torch_zeros(2, 2)
+  z$index_put_(list(torch_tensor(c(TRUE, FALSE))), torch_tensor(1))
+  expect_equal(as_array(z), matrix(c(1, 0, 1, 0), 2))
+  expect_error(x$index_put(list(torch_tensor(0L)), torch_tensor(1)), "1-based")
+})
