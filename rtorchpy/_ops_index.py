@@ -16,6 +16,7 @@ from ._ops import as_tensor, normalize_dim, op, recording, wrap
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
 from .autograd.graph import record
+from ._views import share_view
 
 
 def _index_array(k):
@@ -114,11 +115,12 @@ def _slice(self, d, s):
     key = (slice(None),) * d + (s,)
     data = self._data[key]
     out = Tensor._make(data)
-    out._version = self._version
-    out._base = self._base if self._base is not None else self
-    out._view_fn = out._base._grad_fn
-    if STATE.grad_enabled and self._requires_grad:
-        record(NODES["SliceBackward0"], (self,), (out,), (), (self._data.shape, key))
+    share_view(self, out)
+    if STATE.grad_enabled:
+        if self._requires_grad:
+            record(NODES["SliceBackward0"], (self,), (out,), (), (self._data.shape, key))
+    else:
+        out._view_meta = "no_grad"
     return out
 
 

@@ -19,12 +19,7 @@ from ._ops import as_tensor, op
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE, with_no_grad
 from .autograd.graph import bump_version
-
-
-VIEW_INPLACE_ERROR = (
-    "in-place operation on a view that would record history is not supported by rtorchpy "
-    "(libtorch rebases the base's history, CopySlices); clone() the view first or use the "
-    "out-of-place op")
+from ._views import OVERLAP_ERROR, inplace_on_view
 
 
 def _write(self, data):
@@ -32,9 +27,8 @@ def _write(self, data):
     if not np.can_cast(data.dtype, target.dtype, casting="same_kind"):
         raise RuntimeError(f"result type {_word(data.dtype)} can't be cast to the desired output "
                            f"type {_word(target.dtype)}")
-    if not target.flags.writeable:
-        raise RuntimeError("unsupported operation: the tensor is a broadcast (expanded) view and "
-                           "more than one element refers to the same memory; clone() it first")
+    if not target.flags.writeable:  # NumPy's broadcast (expanded) arrays are read-only
+        raise RuntimeError(OVERLAP_ERROR)
     if data.shape != target.shape:
         try:
             data = np.broadcast_to(data, target.shape)
@@ -51,14 +45,13 @@ def _word(dt):
 
 def inplace(self, compute, *others):
     """Apply ``compute(t) -> Tensor`` to ``self`` in place; ``others`` are the op's tensor args."""
-    self._check_inplace()
+    self._check_inplace(others)
     record = STATE.grad_enabled and (self._requires_grad or any(
         isinstance(o, Tensor) and o._requires_grad for o in others))
     if record and self._base is not None:
-        # writing through a view would have to rebase its base's history (libtorch's
-        # CopySlices); refuse rather than leave the base with a silently wrong gradient
-        raise RuntimeError(VIEW_INPLACE_ERROR)
-    if record:
+        # writing through a view rewrites its base's history (CopySlices, see _views.py)
+        inplace_on_view(self, compute, _write)
+    elif record:
         old_fn, old_nr = self._grad_fn, self._output_nr
         snapshot = Tensor._make(self._data.copy(), self._grad_fn, self._output_nr)
         snapshot._requires_grad = self._requires_grad

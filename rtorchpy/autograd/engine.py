@@ -103,6 +103,8 @@ def accumulate_into_leaf(leaf, g, as_tensors, run_hooks=True, steal=False):
             leaf._grad = leaf._grad + g
         return
     old = leaf._grad
+    if type(g) is not np.ndarray:  # 0-d: NumPy hands out read-only scalars, .grad must be writable
+        g = np.array(g)
     if old is None:
         # without ownership the array may be shared (x + y hands one array to both leaves), or
         # be a view of something else, or be kept by a hook: copy it
@@ -117,7 +119,7 @@ def accumulate_into_leaf(leaf, g, as_tensors, run_hooks=True, steal=False):
         np.add(old._data, g, out=old._data, casting="unsafe")
         graph.bump_version(old)
     else:
-        leaf._grad = Tensor._make((old._data + g).astype(leaf._data.dtype, copy=False))
+        leaf._grad = Tensor._make(np.asarray(old._data + g).astype(leaf._data.dtype, copy=False))
 
 
 def _copy_backwards(g):
@@ -406,7 +408,7 @@ def _node_pre_hooks(node, extras, grads, as_tensors):
                 t._grad = _copy_backwards(g) if t._grad is None else t._grad + g
             else:
                 t._grad = Tensor._make(np.array(g, copy=True)) if t._grad is None else \
-                    Tensor._make(t._grad._data + g)
+                    Tensor._make(np.asarray(t._grad._data + g))
     return grads
 
 
