@@ -282,6 +282,8 @@ def _index_put(self, key, values, accumulate, basic_node):
     values = as_tensor(values)
     z = self._data.copy()
     v = values._data.astype(z.dtype, copy=False)
+    if _is_basic(key):
+        v = fit_value(values._data, z[key].shape).astype(z.dtype, copy=False)
     if accumulate:
         np.add.at(z, key, v)
     else:
@@ -291,3 +293,28 @@ def _index_put(self, key, values, accumulate, basic_node):
         node = basic_node if _is_basic(key) else "IndexPutBackward0"
         record(NODES[node], (self, values), (out,), (), (key, accumulate))
     return out
+
+
+def fit_value(v, target):
+    """The array ``v`` assigned to a place of shape ``target`` (``x[key] = v``): leading size-1
+    dims beyond the target's dropped, as libtorch does (``x[0] = torch_tensor([2.0])``), then
+    checked to broadcast, with libtorch's errors. The gradient of ``v`` gets its shape back in
+    the engine (see ``sum_to_shape``)."""
+    shape = v.shape
+    while len(shape) > len(target) and shape[0] == 1:
+        shape = shape[1:]
+    if len(shape) > len(target):
+        from ._format import type_word_for
+        raise RuntimeError(
+            f"expand(torch.{type_word_for(v.dtype)}Tensor{{[{', '.join(map(str, shape))}]}}, "
+            f"size=[{', '.join(map(str, target))}]): the number of sizes provided ({len(target)}) "
+            f"must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
+    lead = len(target) - len(shape)
+    for i, size in enumerate(shape):
+        want = target[lead + i]
+        if size != want and size != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({size}) "
+                f"at non-singleton dimension {lead + i}.  Target sizes: {list(target)}.  Tensor "
+                f"sizes: {list(shape)}")
+    return v.reshape(shape) if shape != v.shape else v

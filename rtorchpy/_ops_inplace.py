@@ -132,11 +132,13 @@ masked_fill_ = _inplace_op("masked_fill_", _ops_index.masked_fill,
                            "In-place masked_fill; returns self.")
 
 
-def _copy_from(t, src):
+def _copy_from(t, src, data=None):
+    """``data``: ``src``'s values already fitted to ``t`` (``x[...] = v``), else ``src``'s."""
     from ._derivatives import NODES
     from ._ops import recording
     from .autograd.graph import record
-    data = np.broadcast_to(src._data, t._data.shape).astype(t._data.dtype)
+    data = np.broadcast_to(src._data if data is None else data, t._data.shape).astype(
+        t._data.dtype)
     out = Tensor._make(np.array(data))
     if recording(t, src):
         record(NODES["CopyBackwards"], (t, src), (out,))
@@ -206,6 +208,10 @@ def setitem(self, key, value):
     """``x[key] = value``: write ``value`` (a number or tensor, broadcast) at ``key``."""
     values = value if isinstance(value, Tensor) else Tensor._make(
         np.asarray(value, dtype=self._data.dtype))
+    if key is Ellipsis:  # x[...] is x itself: libtorch copies into it (CopyBackwards)
+        data = _ops_index.fit_value(values._data, self._data.shape)
+        inplace(self, lambda t: _copy_from(t, values, data), values)
+        return
     inplace(self, lambda t: _ops_index._index_put(t, key, values, False, "CopySlices"), values)
 
 

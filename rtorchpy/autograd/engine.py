@@ -52,6 +52,12 @@ def sum_to_shape(g, shape, as_tensors):
         out = g.sum(dim=_LEADING[lead]) if as_tensors else g.sum(axis=_LEADING[lead])
         return out if as_tensors or type(out) is np.ndarray else np.asarray(out)
     if lead < 0:
+        inner = shape[-lead:] if len(gshape) else ()
+        if not any(s != 1 for s in shape[:-lead]) and len(inner) == len(gshape):
+            # an input with extra leading size-1 dims that the op dropped (``x[0] = v`` with
+            # v of shape (1, n)): the gradient for the rest, given those dims back
+            g = sum_to_shape(g, inner, as_tensors)
+            return g.reshape(shape) if as_tensors else np.reshape(g, shape)
         # a gradient with fewer dims than its input (a custom backward may return one):
         # libtorch broadcasts it up only if the input's shape is broadcastable from it
         return _expand(g, shape, as_tensors)
