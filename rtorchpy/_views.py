@@ -198,10 +198,13 @@ def inplace_on_view(view, compute, write):
     base = view._base
     if not view._data.flags.writeable:
         raise RuntimeError(OVERLAP_ERROR)
-    # the op sees a copy of the view's values (kept intact for its saved tensors); whether it
-    # must compute a gradient for them is whether the base wants one
-    snapshot = Tensor._make(view._data.copy())
-    snapshot._requires_grad = base._requires_grad
+    if base._grad_fn is not view._view_fn:
+        regenerate(view)
+    # the op sees a copy of the view's values with the view's history (kept intact for its
+    # saved tensors, which stay connected to the graph under create_graph); CopySlices routes
+    # the gradient for them to the base itself, not along that edge
+    snapshot = Tensor._make(view._data.copy(), view._grad_fn, view._output_nr)
+    snapshot._requires_grad = view._requires_grad
     result = compute(snapshot)
     fn = result._grad_fn
     base_edge = edge_of(base)
