@@ -23,6 +23,7 @@ from numpy.lib.array_utils import byte_bounds
 from numpy.lib.stride_tricks import as_strided
 
 from .autograd import graph
+from .autograd.grad_mode import STATE
 from .autograd.graph import Node, edge_of
 
 LEAF_VIEW_INPLACE_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
@@ -79,7 +80,6 @@ def share_view(self, out):
 
 def mark_multi_output(outs, recorded):
     """Tag the outputs of unbind/split/chunk (views of one base) as libtorch does."""
-    from .autograd.grad_mode import STATE
     meta = "multi" if recorded else ("multi_no_grad" if STATE.grad_enabled else "no_grad")
     for o in outs:
         o._view_meta = meta
