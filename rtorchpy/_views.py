@@ -218,7 +218,14 @@ def inplace_on_view(view, compute, write):
                  ((base._data.shape, base._data.dtype),) + tuple(fn.in_meta[1:]),
                  (base._data.shape, positions, view._data.shape))
     node.fn = fn
+    old_fn, old_nr = base._grad_fn, base._output_nr
     base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
+    if base._retains_grad:  # the gradient is retained where the base now sits in the graph
+        if old_fn is not None and old_fn.extras is not None and old_fn.extras.retained:
+            ref = old_fn.extras.retained.pop(old_nr, None)
+            if ref is not None:
+                extras = node.extras_()
+                extras.retained = {0: ref}
     regenerate(view)
 
 

@@ -137,6 +137,15 @@ def version_counter_of_base_sees_view_writes(L):
             "sin": "modified by an inplace operation" in (error(lambda: e.sum().backward()) or "")}
 
 
+def retained_gradient_of_base(L):
+    x = L.tensor([1.0, 2.0, 3.0], True)
+    y = x * L.tensor([2.0, 2.0, 2.0])
+    y.retain_grad()
+    y[0].zero_()
+    (y * y).sum().backward()
+    return {"yg": y.grad.tolist(), "xg": x.grad.tolist()}
+
+
 def refusals(L):
     x = L.tensor([1.0, 2.0, 3.0], True)
     w = L.tensor(2.0, True)
@@ -225,6 +234,7 @@ RECORDED = {
         "xg": [[30.0, 3.0, 3.0], [60.0, 0.0, 0.0]],
         "wg": [24.0, 53.0], "z": [0.0, 10.0, 20.0], "zname": "CopySlices"},
     version_counter_of_base_sees_view_writes: {"exp_ok": True, "sin": True},
+    retained_gradient_of_base: {"yg": [0.0, 8.0, 12.0], "xg": [0.0, 16.0, 24.0]},
     refusals: {
         "leaf_view": LEAF_VIEW, "leaf_view_copy": LEAF_VIEW,
         "no_grad_view": NO_GRAD, "no_grad_view_other_requires_grad": NO_GRAD,
