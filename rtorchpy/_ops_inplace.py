@@ -38,25 +38,37 @@ def _write(self, data):
     np.copyto(target, data, casting="unsafe")
 
 
+def _write_uniform(self, data):
+    """``_write`` for fill_/zero_: libtorch lets them write into an expanded view (every element
+    that shares memory gets the same value), so write through the base's memory instead."""
+    if self._data.flags.writeable or self._base is None or not self._base._data.flags.writeable:
+        return _write(self, data)
+    from ._views import view_positions
+    target = self._data
+    positions = view_positions(self._base._data, target)
+    self._base._data.flat[positions] = np.broadcast_to(data, target.shape).astype(target.dtype)
+
+
 def _word(dt):
     from ._format import type_word_for
     return type_word_for(dt)
 
 
-def inplace(self, compute, *others):
-    """Apply ``compute(t) -> Tensor`` to ``self`` in place; ``others`` are the op's tensor args."""
+def inplace(self, compute, *others, write=_write):
+    """Apply ``compute(t) -> Tensor`` to ``self`` in place; ``others`` are the op's tensor args,
+    ``write(self, array)`` stores the result."""
     self._check_inplace(others)
     record = STATE.grad_enabled and (self._requires_grad or any(
         isinstance(o, Tensor) and o._requires_grad for o in others))
     if record and self._base is not None:
         # writing through a view rewrites its base's history (CopySlices, see _views.py)
-        inplace_on_view(self, compute, _write)
+        inplace_on_view(self, compute, write)
     elif record:
         old_fn, old_nr = self._grad_fn, self._output_nr
         snapshot = Tensor._make(self._data.copy(), self._grad_fn, self._output_nr)
         snapshot._requires_grad = self._requires_grad
         result = compute(snapshot)
-        _write(self, result._data)
+        write(self, result._data)
         if result._grad_fn is not None:
             node = result._grad_fn
             self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
@@ -71,7 +83,7 @@ def inplace(self, compute, *others):
     else:
         with with_no_grad():
             result = compute(self)
-        _write(self, result._data)
+        write(self, result._data)
     bump_version(self)
     return self
 
@@ -167,13 +179,13 @@ def fill_(self, value):
     """Set every element to ``value``; returns self."""
     if isinstance(value, Tensor):
         value = value.item()
-    return inplace(self, lambda t: _filled(t, value, "FillBackward0"))
+    return inplace(self, lambda t: _filled(t, value, "FillBackward0"), write=_write_uniform)
 
 
 @op("zero_", namespace=False)
 def zero_(self):
     """Set every element to 0; returns self."""
-    return inplace(self, lambda t: _filled(t, 0, "ZeroBackward0"))
+    return inplace(self, lambda t: _filled(t, 0, "ZeroBackward0"), write=_write_uniform)
 
 
 @op("uniform_", namespace=False)

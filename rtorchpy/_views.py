@@ -136,9 +136,11 @@ class CopySlices(Node):
     name = "CopySlices"
 
     def apply(self, grads, as_tensors):
-        shape, positions, view_shape = self.params
+        shape, positions, view_shape = self.params[:3]
         fn = self.fn
         g = grads[0]
+        if self.params[3]:  # libtorch cannot route a gradient through overlapping memory either
+            raise RuntimeError(OVERLAP_ERROR)
         if not as_tensors:
             flat = np.array(g, copy=True).reshape(-1)
             res = fn.apply((flat[positions],), False)
@@ -184,7 +186,8 @@ def regenerate(view):
         view._requires_grad = False
         return
     positions = view_positions(base._data, view._data)
-    unique = np.unique(positions).size == positions.size
+    # NumPy makes the only views whose elements share memory (expanded ones) read-only
+    unique = view._data.flags.writeable
     view._grad_fn = _node(AsStridedBackward0, (fn,), (base._output_nr,),
                           ((base._data.shape, base._data.dtype),),
                           (base._data.shape, positions, unique))
@@ -196,8 +199,6 @@ def inplace_on_view(view, compute, write):
     a CopySlices that becomes the base's grad_fn (``write(view, data)`` stores the values)."""
     from ._tensor import Tensor
     base = view._base
-    if not view._data.flags.writeable:
-        raise RuntimeError(OVERLAP_ERROR)
     if base._grad_fn is not view._view_fn:
         regenerate(view)
     # the op sees a copy of the view's values with the view's history (kept intact for its
@@ -216,7 +217,8 @@ def inplace_on_view(view, compute, write):
                  (base_edge[0] if base_edge else None,) + tuple(fn.edges[1:]),
                  (base_edge[1] if base_edge else 0,) + tuple(fn.edge_nrs[1:]),
                  ((base._data.shape, base._data.dtype),) + tuple(fn.in_meta[1:]),
-                 (base._data.shape, positions, view._data.shape))
+                 (base._data.shape, positions, view._data.shape,
+                  not view._data.flags.writeable))
     node.fn = fn
     old_fn, old_nr = base._grad_fn, base._output_nr
     base._grad_fn, base._output_nr, base._requires_grad = node, 0, True

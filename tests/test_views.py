@@ -146,6 +146,19 @@ def retained_gradient_of_base(L):
     return {"yg": y.grad.tolist(), "xg": x.grad.tolist()}
 
 
+def expanded_views(L):
+    a = L.ones(1)
+    a.expand(3).zero_()                 # fill_/zero_ may write into overlapping memory
+    m = L.ones(2, 1)
+    m.expand(2, 3).fill_(4)
+    x = L.tensor([1.0, 1.0], True)
+    y = x * 1
+    y[:1].expand(3).zero_()
+    return {"a": a.tolist(), "m": m.tolist(), "y": y.tolist(),
+            "add": error(lambda: L.ones(1).expand(3).add_(1)),
+            "backward": error(lambda: y.sum().backward())}
+
+
 def refusals(L):
     x = L.tensor([1.0, 2.0, 3.0], True)
     w = L.tensor(2.0, True)
@@ -216,6 +229,8 @@ NO_GRAD = ("A view was created in no_grad mode and is being modified inplace wit
            "can clarify your code by moving both the view and the inplace either both inside the "
            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
            "want the inplace to be tracked).")
+OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a "
+           "single memory location. Please clone() the tensor before performing the operation.")
 LEAF_VIEW = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 # recorded from PyTorch 2.13 (CPU)
 RECORDED = {
@@ -235,6 +250,9 @@ RECORDED = {
         "wg": [24.0, 53.0], "z": [0.0, 10.0, 20.0], "zname": "CopySlices"},
     version_counter_of_base_sees_view_writes: {"exp_ok": True, "sin": True},
     retained_gradient_of_base: {"yg": [0.0, 8.0, 12.0], "xg": [0.0, 16.0, 24.0]},
+    expanded_views: {
+        "a": [0.0], "m": [[4.0], [4.0]], "y": [0.0, 1.0],
+        "add": OVERLAP, "backward": OVERLAP},
     refusals: {
         "leaf_view": LEAF_VIEW, "leaf_view_copy": LEAF_VIEW,
         "no_grad_view": NO_GRAD, "no_grad_view_other_requires_grad": NO_GRAD,
@@ -249,9 +267,7 @@ RECORDED = {
         "unbind_of_plain": "A view was created in no_grad mode and is being modified inplace "
                            "with grad mode enabled. " + MULTI,
         "unbind_of_plain_no_history": None,
-        "expanded": "unsupported operation: more than one element of the written-to tensor "
-                    "refers to a single memory location. Please clone() the tensor before "
-                    "performing the operation.",
+        "expanded": OVERLAP,
         "no_grad_inplace_allowed": None,
         "graph_intact": ["MulBackward0", [4.0, 4.0, 6.0]]},
     zero_dim_grads: {"zeroed": 0.0, "same": True, "g": 7.0},
@@ -313,3 +329,18 @@ def test_create_graph_through_copyslices():
     assert g.tolist() == [6.0, 13.0, 12.0]
     gg, = autograd_grad(g.sum(), [x])
     assert gg.tolist() == [6.0, 12.0, 10.0]
+
+
+def test_gradcheck_through_copyslices_and_stale_views():
+    from rtorchpy import autograd_gradcheck, autograd_gradgradcheck, torch_float64
+
+    def f(x):
+        y = x * 1
+        v = y[1:]
+        y[0].mul_(x[2])
+        w = v * 3                       # v is stale: AsStridedBackward0 from y's CopySlices
+        y[1:].mul_(x[:2])
+        return (y.exp().sum() + (w * w).sum()).reshape(1)
+
+    x = torch_tensor([0.3, 0.5, 0.7], dtype=torch_float64(), requires_grad=True)
+    assert autograd_gradcheck(f, (x,)) and autograd_gradgradcheck(f, (x,))
