@@ -5,6 +5,8 @@ One mechanism for all of them:
 * when the op must be recorded, compute the out-of-place op on a snapshot of ``self`` (so values
   saved for backward stay intact), write the result into ``self``'s storage and make ``self`` an
   output of the new node — its history is rebased, as libtorch does;
+* on a view, the op's node is wrapped in a CopySlices that becomes the base's grad_fn (see
+  ``_views.py``);
 * otherwise write straight into the storage (the SGD update under ``with_no_grad``);
 * bump the version counter, shared with views, so stale saved values are detected.
 """

@@ -23,7 +23,8 @@ class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
     # _base / _view_fn: for a view, the tensor whose storage it shares and that tensor's grad_fn
-    # when the view was taken (an in-place change to the base afterwards makes the view stale).
+    # when the view was taken (when the base's history is rewritten by an in-place op, the view
+    # gets a new grad_fn from it: see _views.py).
     # What every op reads is a slot; what few tensors ever set (a leaf's gradient and hooks, a
     # view's origin) defaults on the class and lands in the instance dict only when set: every
     # op's result is then five attribute writes cheaper to make.
