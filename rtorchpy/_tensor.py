@@ -151,6 +151,7 @@ class Tensor:
     def format(self, n=30):
         """The text R torch prints for this tensor (``print(x, n = n)``), without a final newline."""
         from ._format import format_tensor, type_word_for
+        self._fresh_view()
         return format_tensor(self._data, type_word_for(self._data.dtype),
                              grad_fn_name=self._grad_fn.name if self._grad_fn is not None else None,
                              requires_grad=self._requires_grad, n=n)

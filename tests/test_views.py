@@ -96,6 +96,17 @@ def inplace_on_view_of_graph_tensor(L):
     return {"names": names, "y": y.tolist(), "xg": x.grad.tolist()}
 
 
+def augmented_assignment_on_graph_tensor(L):
+    x = L.tensor([1.0, 2.0, 3.0], True)
+    y = x * L.tensor([2.0, 2.0, 2.0])
+    y[0] += 1                           # add_ on the view y[0], then y[0] = that view
+    y[1] *= x[2]
+    y[2:] /= 4
+    names = [L.name(y.grad_fn)] + [L.name(f) for f, _ in y.grad_fn.next_functions]
+    (y * y).sum().backward()
+    return {"names": names, "y": y.tolist(), "xg": x.grad.tolist()}
+
+
 def stale_views_get_history_from_base(L):
     x = L.tensor([0.0, 1.0, 2.0], True)
     y = x * 2
@@ -241,6 +252,9 @@ RECORDED = {
         "names": ["AsStridedBackward0", "CopySlices", "MulBackward0", "CopySlices",
                   "CopySlices", "SliceBackward0"],
         "y": [0.0, 12.0, 18.0], "xg": [0.0, 144.0, 216.0]},
+    augmented_assignment_on_graph_tensor: {
+        "names": ["CopySlices", "CopySlices", "AsStridedBackward0"],
+        "y": [3.0, 12.0, 1.5], "xg": [12.0, 144.0, 97.5]},
     stale_views_get_history_from_base: {
         "name": "AsStridedBackward0", "g1": [0.0, 8.0, 16.0],
         "g2": [0.0, 8.0, 3.0, 4.0], "y2": [[0.0, 1.0], [2.0, 3.0]]},
@@ -344,3 +358,11 @@ def test_gradcheck_through_copyslices_and_stale_views():
 
     x = torch_tensor([0.3, 0.5, 0.7], dtype=torch_float64(), requires_grad=True)
     assert autograd_gradcheck(f, (x,)) and autograd_gradgradcheck(f, (x,))
+
+
+def test_a_stale_view_prints_its_new_grad_fn():
+    x = torch_tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    v = y[1:]
+    y[0] = 0
+    assert repr(v).endswith("[ CPUFloatType{1} ][ grad_fn = <AsStridedBackward0> ]")
