@@ -9,7 +9,7 @@ import contextlib
 import numpy as np
 import pytest
 
-from rtorchpy import torch_ones, torch_tensor, torch_zeros, with_no_grad
+from rtorchpy import autograd_grad, torch_ones, torch_tensor, torch_zeros, with_no_grad
 
 try:
     import torch
@@ -105,6 +105,20 @@ def augmented_assignment_on_graph_tensor(L):
     names = [L.name(y.grad_fn)] + [L.name(f) for f, _ in y.grad_fn.next_functions]
     (y * y).sum().backward()
     return {"names": names, "y": y.tolist(), "xg": x.grad.tolist()}
+
+
+def autograd_grad_through_copyslices(L):
+    grad = torch.autograd.grad if L is P else autograd_grad
+    x = L.tensor([1.0, 2.0, 3.0], True)
+    w = L.tensor([5.0, 6.0], True)
+    y = x * L.tensor([2.0, 2.0, 2.0])
+    y[0:2].copy_(w * w)
+    gw, gx = grad((y * y).sum(), [w, x], retain_graph=True)
+    h = y[2:]
+    gh, = grad((h * h).sum(), [x], retain_graph=True)
+    (y * y).sum().backward(inputs=[w])
+    return {"gw": gw.tolist(), "gx": gx.tolist(), "gh": gh.tolist(), "wg": w.grad.tolist(),
+            "xg": x.grad}
 
 
 def stale_views_get_history_from_base(L):
@@ -255,6 +269,9 @@ RECORDED = {
     augmented_assignment_on_graph_tensor: {
         "names": ["CopySlices", "CopySlices", "AsStridedBackward0"],
         "y": [3.0, 12.0, 1.5], "xg": [12.0, 144.0, 97.5]},
+    autograd_grad_through_copyslices: {
+        "gw": [500.0, 864.0], "gx": [0.0, 0.0, 24.0], "gh": [0.0, 0.0, 24.0],
+        "wg": [500.0, 864.0], "xg": None},
     stale_views_get_history_from_base: {
         "name": "AsStridedBackward0", "g1": [0.0, 8.0, 16.0],
         "g2": [0.0, 8.0, 3.0, 4.0], "y2": [[0.0, 1.0], [2.0, 3.0]]},
