@@ -399,7 +399,8 @@ def unbind(self, dim=0):
     """The slices along ``dim``, as a tuple of tensors with that dim removed."""
     d = normalize_dim(dim, self._data.ndim)
     data = self._data
-    outs = tuple(Tensor._make(data[(slice(None),) * d + (i, Ellipsis)])  # ...: 0-d views, not scalars
+    # ``...`` last: a 1-d tensor's pieces are 0-d views, not NumPy scalar copies
+    outs = tuple(Tensor._make(data[(slice(None),) * d + (i, Ellipsis)])
                  for i in range(data.shape[d]))
     for o in outs:
         share_view(self, o)

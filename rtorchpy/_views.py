@@ -26,8 +26,6 @@ from .autograd import graph
 from .autograd.grad_mode import STATE
 from .autograd.graph import Node, edge_of
 
-LEAF_VIEW_INPLACE_ERROR = ("a view of a leaf Variable that requires grad is being used in an "
-                           "in-place operation.")
 NO_GRAD_VIEW_ERROR = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
     "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
