@@ -23,6 +23,7 @@ from ._shape_errors import broadcast_error, expand_error
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
 from .autograd.graph import record
+from ._views import share_view
 
 
 def _index_array(k):
@@ -124,11 +125,12 @@ def _slice(self, d, s):
     key = (slice(None),) * d + (s,)
     data = self._data[key]
     out = Tensor._make(data)
-    out._version = self._version
-    out._base = self._base if self._base is not None else self
-    out._view_fn = out._base._grad_fn
-    if STATE.grad_enabled and self._requires_grad:
-        record(NODES["SliceBackward0"], (self,), (out,), (), (self._data.shape, key))
+    share_view(self, out)
+    if STATE.grad_enabled:
+        if self._requires_grad:
+            record(NODES["SliceBackward0"], (self,), (out,), (), (self._data.shape, key))
+    else:
+        out._view_meta = "no_grad"
     return out
 
 
@@ -410,6 +412,8 @@ def _index_put(self, key, values, accumulate, basic_node):
     z = self._data.copy()
     v = values._data.astype(z.dtype, copy=False)
     try:
+        if _is_basic(key):
+            v = fit_value(values._data, z[key].shape).astype(z.dtype, copy=False)
         if accumulate:
             add_at(z, key, v)
         else:
@@ -426,3 +430,28 @@ def _index_put(self, key, values, accumulate, basic_node):
                 else "IndexPutBackward0")
         record(NODES[node], (self, values), (out,), (), (key, accumulate))
     return out
+
+
+def fit_value(v, target):
+    """The array ``v`` assigned to a place of shape ``target`` (``x[key] = v``): leading size-1
+    dims beyond the target's dropped, as libtorch does (``x[0] = torch_tensor([2.0])``), then
+    checked to broadcast, with libtorch's errors. The gradient of ``v`` gets its shape back in
+    the engine (see ``sum_to_shape``)."""
+    shape = v.shape
+    while len(shape) > len(target) and shape[0] == 1:
+        shape = shape[1:]
+    if len(shape) > len(target):
+        from ._format import type_word_for
+        raise RuntimeError(
+            f"expand(torch.{type_word_for(v.dtype)}Tensor{{[{', '.join(map(str, shape))}]}}, "
+            f"size=[{', '.join(map(str, target))}]): the number of sizes provided ({len(target)}) "
+            f"must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
+    lead = len(target) - len(shape)
+    for i, size in enumerate(shape):
+        want = target[lead + i]
+        if size != want and size != 1:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({want}) must match the existing size ({size}) "
+                f"at non-singleton dimension {lead + i}.  Target sizes: {list(target)}.  Tensor "
+                f"sizes: {list(shape)}")
+    return v.reshape(shape) if shape != v.shape else v

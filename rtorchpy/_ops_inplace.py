@@ -5,6 +5,8 @@ One mechanism for all of them:
 * when the op must be recorded, compute the out-of-place op on a snapshot of ``self`` (so values
   saved for backward stay intact), write the result into ``self``'s storage and make ``self`` an
   output of the new node — its history is rebased, as libtorch does;
+* on a view, the op's node is wrapped in a CopySlices that becomes the base's grad_fn (see
+  ``_views.py``);
 * otherwise write straight into the storage (the SGD update under ``with_no_grad``);
 * bump the version counter, shared with views, so stale saved values are detected.
 """
@@ -16,15 +18,11 @@ import numpy as np
 
 from . import _ops, _ops_index, _ops_reduce  # noqa: F401
 from ._ops import as_tensor, op
+from ._shape_errors import shape_error
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE, with_no_grad
 from .autograd.graph import bump_version
-
-
-VIEW_INPLACE_ERROR = (
-    "in-place operation on a view that would record history is not supported by rtorchpy "
-    "(libtorch rebases the base's history, CopySlices); clone() the view first or use the "
-    "out-of-place op")
+from ._views import OVERLAP_ERROR, inplace_on_view
 
 
 def _write(self, data):
@@ -32,9 +30,8 @@ def _write(self, data):
     if not np.can_cast(data.dtype, target.dtype, casting="same_kind"):
         raise RuntimeError(f"result type {_word(data.dtype)} can't be cast to the desired output "
                            f"type {_word(target.dtype)}")
-    if not target.flags.writeable:
-        raise RuntimeError("unsupported operation: the tensor is a broadcast (expanded) view and "
-                           "more than one element refers to the same memory; clone() it first")
+    if not target.flags.writeable:  # NumPy's broadcast (expanded) arrays are read-only
+        raise RuntimeError(OVERLAP_ERROR)
     if data.shape != target.shape:
         try:
             data = np.broadcast_to(data, target.shape)
@@ -44,26 +41,37 @@ def _write(self, data):
     np.copyto(target, data, casting="unsafe")
 
 
+def _write_uniform(self, data):
+    """``_write`` for fill_/zero_: libtorch lets them write into an expanded view (every element
+    that shares memory gets the same value), so write through the base's memory instead."""
+    if self._data.flags.writeable or self._base is None or not self._base._data.flags.writeable:
+        return _write(self, data)
+    from ._views import view_positions
+    target = self._data
+    positions = view_positions(self._base._data, target)
+    self._base._data.flat[positions] = np.broadcast_to(data, target.shape).astype(target.dtype)
+
+
 def _word(dt):
     from ._format import type_word_for
     return type_word_for(dt)
 
 
-def inplace(self, compute, *others):
-    """Apply ``compute(t) -> Tensor`` to ``self`` in place; ``others`` are the op's tensor args."""
-    self._check_inplace()
+def inplace(self, compute, *others, write=_write):
+    """Apply ``compute(t) -> Tensor`` to ``self`` in place; ``others`` are the op's tensor args,
+    ``write(self, array)`` stores the result."""
+    self._check_inplace(others)
     record = STATE.grad_enabled and (self._requires_grad or any(
         isinstance(o, Tensor) and o._requires_grad for o in others))
     if record and self._base is not None:
-        # writing through a view would have to rebase its base's history (libtorch's
-        # CopySlices); refuse rather than leave the base with a silently wrong gradient
-        raise RuntimeError(VIEW_INPLACE_ERROR)
-    if record:
+        # writing through a view rewrites its base's history (CopySlices, see _views.py)
+        inplace_on_view(self, compute, write)
+    elif record:
         old_fn, old_nr = self._grad_fn, self._output_nr
         snapshot = Tensor._make(self._data.copy(), self._grad_fn, self._output_nr)
         snapshot._requires_grad = self._requires_grad
         result = compute(snapshot)
-        _write(self, result._data)
+        write(self, result._data)
         if result._grad_fn is not None:
             node = result._grad_fn
             self._grad_fn, self._output_nr, self._requires_grad = node, 0, True
@@ -78,7 +86,7 @@ def inplace(self, compute, *others):
     else:
         with with_no_grad():
             result = compute(self)
-        _write(self, result._data)
+        write(self, result._data)
     bump_version(self)
     return self
 
@@ -139,14 +147,15 @@ masked_fill_ = _inplace_op("masked_fill_", _ops_index.masked_fill,
                            "In-place masked_fill; returns self.")
 
 
-def _copy_from(t, src):
+def _copy_from(t, src, data=None):
+    """``data``: ``src``'s values already fitted to ``t`` (``x[...] = v``), else ``src``'s."""
     from ._derivatives import NODES
     from ._ops import recording
     from .autograd.graph import record
     try:
-        data = np.broadcast_to(src._data, t._data.shape).astype(t._data.dtype)
+        data = np.broadcast_to(src._data if data is None else data, t._data.shape).astype(
+            t._data.dtype)
     except ValueError as e:  # NumPy's broadcasting error
-        from ._shape_errors import shape_error
         raise shape_error(e, t._data.shape, src._data.shape) from None
     out = Tensor._make(np.array(data))
     if recording(t, src):
@@ -176,13 +185,13 @@ def fill_(self, value):
     """Set every element to ``value``; returns self."""
     if isinstance(value, Tensor):
         value = value.item()
-    return inplace(self, lambda t: _filled(t, value, "FillBackward0"))
+    return inplace(self, lambda t: _filled(t, value, "FillBackward0"), write=_write_uniform)
 
 
 @op("zero_", namespace=False)
 def zero_(self):
     """Set every element to 0; returns self."""
-    return inplace(self, lambda t: _filled(t, 0, "ZeroBackward0"))
+    return inplace(self, lambda t: _filled(t, 0, "ZeroBackward0"), write=_write_uniform)
 
 
 @op("uniform_", namespace=False)
@@ -217,6 +226,10 @@ def setitem(self, key, value):
     """``x[key] = value``: write ``value`` (a number or tensor, broadcast) at ``key``."""
     values = value if isinstance(value, Tensor) else Tensor._make(
         np.asarray(value, dtype=self._data.dtype))
+    if key is Ellipsis:  # x[...] is x itself: libtorch copies into it (CopyBackwards)
+        data = _ops_index.fit_value(values._data, self._data.shape)
+        inplace(self, lambda t: _copy_from(t, values, data), values)
+        return
     inplace(self, lambda t: _ops_index._index_put(t, key, values, False, "CopySlices"), values)
 
 

@@ -17,6 +17,7 @@ from .autograd.grad_mode import STATE
 from .autograd.graph import record, record1
 from ._arrays import broadcast_view, insert_axis
 from ._shape_errors import expand_error
+from ._views import mark_multi_output, share_view
 
 
 def _view_of(self, data, node, params=(), saved=(), view=False):
@@ -24,9 +25,10 @@ def _view_of(self, data, node, params=(), saved=(), view=False):
     ask NumPy) and record ``node``."""
     out = Tensor._make(data)
     if view or np.may_share_memory(data, self._data):
-        out._version = self._version
-        out._base = self._base if self._base is not None else self
-        out._view_fn = out._base._grad_fn
+        share_view(self, out)
+        if not STATE.grad_enabled:
+            out._view_meta = "no_grad"
+            return out
     if STATE.grad_enabled and self._requires_grad:
         if saved:
             record(node, (self,), (out,), saved, params)
@@ -400,11 +402,11 @@ def _split_at(self, d, sizes, node="SplitBackward0"):
         outs.append(Tensor._make(data[idx]))
         start += s
     for o in outs:
-        o._version = self._version
-        o._base = self._base if self._base is not None else self
-        o._view_fn = o._base._grad_fn
-    if recording(self):
+        share_view(self, o)
+    recorded = recording(self)
+    if recorded:
         record(NODES[node], (self,), tuple(outs), (), (d,))
+    mark_multi_output(outs, recorded)
     return tuple(outs)
 
 
@@ -445,13 +447,15 @@ def unbind(self, dim=0):
     """The slices along ``dim``, as a tuple of tensors with that dim removed."""
     d = normalize_dim(dim, self._data.ndim)
     data = self._data
-    outs = tuple(Tensor._make(data[(slice(None),) * d + (i,)]) for i in range(data.shape[d]))
+    # ``...`` last: a 1-d tensor's pieces are 0-d views, not NumPy scalar copies
+    outs = tuple(Tensor._make(data[(slice(None),) * d + (i, Ellipsis)])
+                 for i in range(data.shape[d]))
     for o in outs:
-        o._version = self._version
-        o._base = self._base if self._base is not None else self
-        o._view_fn = o._base._grad_fn
-    if recording(self) and outs:
+        share_view(self, o)
+    recorded = recording(self) and outs
+    if recorded:
         record(NODES["UnbindBackward0"], (self,), outs, (), (d,))
+    mark_multi_output(outs, recorded)
     return outs
 
 
@@ -484,7 +488,9 @@ def select(self, dim, index):
         raise IndexError(f"select(): index {i} out of range for tensor of size "
                          f"{list(self._data.shape)} at dimension {d}")
     key = (slice(None),) * d + (i + n if i < 0 else i,)
-    return _view_of(self, self._data[key], NODES["SelectBackward0"], (self._data.shape, key))
+    # the last dim selected: ``...`` makes NumPy return a 0-d view, not a scalar copy
+    data = self._data[key] if d + 1 < self._data.ndim else self._data[key + (Ellipsis,)]
+    return _view_of(self, data, NODES["SelectBackward0"], (self._data.shape, key), view=True)
 
 
 from ._ops_index import (gather, getitem, index_backward, index_put, index_select,  # noqa: E402

@@ -23,7 +23,8 @@ class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
     # _base / _view_fn: for a view, the tensor whose storage it shares and that tensor's grad_fn
-    # when the view was taken (an in-place change to the base afterwards makes the view stale).
+    # when the view was taken (when the base's history is rewritten by an in-place op, the view
+    # gets a new grad_fn from it: see _views.py).
     # What every op reads is a slot; what few tensors ever set (a leaf's gradient and hooks, a
     # view's origin) defaults on the class and lands in the instance dict only when set: every
     # op's result is then five attribute writes cheaper to make.
@@ -34,6 +35,7 @@ class Tensor:
     _retains_grad = False
     _accumulator = None
     _view_fn = None
+    _view_meta = None  # how a view was made, when libtorch restricts in-place ops on it (_views)
     # numpy must defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__)
     __array_priority__ = 1000
 
@@ -153,13 +155,23 @@ class Tensor:
     def format(self, n=30):
         """The text R torch prints for this tensor (``print(x, n = n)``), without a final newline."""
         from ._format import format_tensor, type_word_for
+        self._fresh_view()
         return format_tensor(self._data, type_word_for(self._data.dtype),
                              grad_fn_name=self._grad_fn.name if self._grad_fn is not None else None,
                              requires_grad=self._requires_grad, n=n)
 
     # -- autograd attributes --------------------------------------------------------------------
+    def _fresh_view(self):
+        """A view whose base's history was rewritten gets its grad_fn from the base's current
+        history now (libtorch does it when the grad_fn is asked for)."""
+        base = self._base
+        if base is not None and base._grad_fn is not self._view_fn:
+            from .autograd.graph import regenerate_view
+            regenerate_view(self)
+
     @property
     def requires_grad(self):
+        self._fresh_view()
         return self._requires_grad
 
     @requires_grad.setter
@@ -180,10 +192,12 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        self._fresh_view()
         return self._grad_fn
 
     @property
     def is_leaf(self):
+        self._fresh_view()
         return self._grad_fn is None
 
     @property
@@ -277,19 +291,24 @@ class Tensor:
         return self
 
     # -- in-place support -----------------------------------------------------------------------
-    def _check_inplace(self):
-        """Refuse in-place changes that would silently corrupt gradients."""
+    def _check_inplace(self, others=()):
+        """Refuse in-place changes that would silently corrupt gradients (libtorch's checks:
+        they apply when grad mode is on and the op would record history)."""
         if STATE.grad_enabled:
-            if self._grad_fn is None and self._requires_grad:
-                raise RuntimeError(LEAF_INPLACE_ERROR)
             base = self._base
-            if base is not None and base._requires_grad:
-                if base._grad_fn is None:
-                    raise RuntimeError("a view of a leaf Variable that requires grad is being used "
-                                       "in an in-place operation.")
-                raise RuntimeError("in-place operation on a view of a tensor that is part of the "
-                                   "autograd graph is not supported by rtorchpy; clone() the view "
-                                   "first or use the out-of-place op")
+            if base is not None:
+                self._fresh_view()
+                if not (self._requires_grad or base._requires_grad or any(
+                        isinstance(o, Tensor) and o._requires_grad for o in others)):
+                    return
+                if self._view_meta is not None:
+                    from ._views import view_error
+                    raise view_error(self)
+                if base._requires_grad and base._grad_fn is None:
+                    raise RuntimeError("a view of a leaf Variable that requires grad is being "
+                                       "used in an in-place operation.")
+            elif self._grad_fn is None and self._requires_grad:
+                raise RuntimeError(LEAF_INPLACE_ERROR)
 
 
 from .autograd import api as _api  # noqa: E402  (api needs Tensor defined first)

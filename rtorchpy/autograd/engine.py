@@ -52,6 +52,12 @@ def sum_to_shape(g, shape, as_tensors):
         out = g.sum(dim=_LEADING[lead]) if as_tensors else g.sum(axis=_LEADING[lead])
         return out if as_tensors or type(out) is np.ndarray else np.asarray(out)
     if lead < 0:
+        inner = shape[-lead:] if len(gshape) else ()
+        if not any(s != 1 for s in shape[:-lead]) and len(inner) == len(gshape):
+            # an input with extra leading size-1 dims that the op dropped (``x[0] = v`` with
+            # v of shape (1, n)): the gradient for the rest, given those dims back
+            g = sum_to_shape(g, inner, as_tensors)
+            return g.reshape(shape) if as_tensors else np.reshape(g, shape)
         # a gradient with fewer dims than its input (a custom backward may return one):
         # libtorch broadcasts it up only if the input's shape is broadcastable from it
         return _expand(g, shape, as_tensors)
@@ -103,6 +109,8 @@ def accumulate_into_leaf(leaf, g, as_tensors, run_hooks=True, steal=False):
             leaf._grad = leaf._grad + g
         return
     old = leaf._grad
+    if type(g) is not np.ndarray:  # 0-d: NumPy hands out read-only scalars, .grad must be writable
+        g = np.array(g)
     if old is None:
         # without ownership the array may be shared (x + y hands one array to both leaves), or
         # be a view of something else, or be kept by a hook: copy it
@@ -117,7 +125,7 @@ def accumulate_into_leaf(leaf, g, as_tensors, run_hooks=True, steal=False):
         np.add(old._data, g, out=old._data, casting="unsafe")
         graph.bump_version(old)
     else:
-        leaf._grad = Tensor._make((old._data + g).astype(leaf._data.dtype, copy=False))
+        leaf._grad = Tensor._make(np.asarray(old._data + g).astype(leaf._data.dtype, copy=False))
 
 
 def _copy_backwards(g):
@@ -406,7 +414,7 @@ def _node_pre_hooks(node, extras, grads, as_tensors):
                 t._grad = _copy_backwards(g) if t._grad is None else t._grad + g
             else:
                 t._grad = Tensor._make(np.array(g, copy=True)) if t._grad is None else \
-                    Tensor._make(t._grad._data + g)
+                    Tensor._make(np.asarray(t._grad._data + g))
     return grads
 
 

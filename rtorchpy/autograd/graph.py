@@ -239,17 +239,16 @@ def grad_accumulator(leaf):
     return acc
 
 
-STALE_VIEW_ERROR = (
-    "a view was used after its base tensor was modified by an in-place operation that recorded "
-    "history; rtorchpy does not rebase views (libtorch's CopySlices), so this gradient would be "
-    "wrong. Take the view again after the in-place operation, or clone() it before.")
+regenerate_view = None  # _views.regenerate, installed by that module (import cycle)
 
 
 def edge_of(t):
     """The edge a new node needs towards tensor ``t``, or None if ``t`` needs no gradient."""
     base = t._base
     if base is not None and base._grad_fn is not t._view_fn:
-        raise RuntimeError(STALE_VIEW_ERROR)
+        # the base's history was rewritten (an in-place op) since the view was taken: the view
+        # gets a grad_fn from the base's current history (libtorch's AsStridedBackward0)
+        regenerate_view(t)
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._output_nr)

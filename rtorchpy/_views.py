@@ -1,0 +1,232 @@
+"""In-place ops on views whose base is in the graph: libtorch's CopySlices and AsStridedBackward0.
+
+A view (``y[0]``, ``y.t()``, ``y[1:]``...) shares its base's storage. When an op that records
+history writes into a view (``y[0].zero_()``, ``y[1:].mul_(3)``), the base's values change too,
+so the base's history is rewritten: its new grad_fn is a ``CopySlices`` node that wraps the
+in-place op's own node. Its backward passes the part of the gradient outside the view through
+unchanged and sends the view's part through the op's formula.
+
+Every other view of that base (the modified one included) is then stale: its grad_fn points at
+the base's old history. It gets a new one the next time it is used or asked for: an
+``AsStridedBackward0`` node from the base's current grad_fn, as libtorch names it. Both nodes
+locate the view inside its base by the flat (C-order) positions of its elements in the base,
+worked out from the NumPy strides, so any chain of view ops is covered by one mechanism.
+
+View creation metadata follows libtorch: a view made in no-grad mode, or an output of an op
+that returns several views (unbind, split, chunk), may not be modified in place when that
+would record history (``_view_meta``: "no_grad", "multi", "multi_no_grad").
+"""
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.array_utils import byte_bounds
+from numpy.lib.stride_tricks import as_strided
+
+from .autograd import graph
+from .autograd.grad_mode import STATE
+from .autograd.graph import Node, edge_of
+
+NO_GRAD_VIEW_ERROR = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block (if "
+    "you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked).")
+_MULTI_TAIL = (
+    "This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation by "
+    "an out-of-place one.")
+OVERLAP_ERROR = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation.")
+
+
+def view_error(view):
+    """The RuntimeError libtorch raises for an in-place op that records history on ``view``
+    (given its creation metadata), or None when it is allowed."""
+    meta = view._view_meta
+    if meta == "no_grad":
+        return RuntimeError(NO_GRAD_VIEW_ERROR)
+    if meta == "multi_no_grad":
+        return RuntimeError("A view was created in no_grad mode and is being modified inplace "
+                            "with grad mode enabled. " + _MULTI_TAIL)
+    if meta == "multi":
+        fn = view._grad_fn
+        name = fn.name if fn is not None else "Node"
+        if name.endswith("Backward0"):
+            name = name[:-len("Backward0")]
+        return RuntimeError(f"Output {view._output_nr} of {name} is a view and is being modified "
+                            f"inplace. " + _MULTI_TAIL)
+    return None
+
+
+def share_view(self, out):
+    """Make ``out`` (whose array is a NumPy view of ``self``'s) a view of ``self``'s base:
+    shared version counter, the base's grad_fn at this moment, the creation metadata."""
+    out._version = self._version
+    base = self._base
+    if base is None:
+        out._base = self
+        out._view_fn = self._grad_fn
+    else:
+        out._base = base
+        out._view_fn = base._grad_fn
+        meta = self._view_meta
+        if meta is not None:
+            out._view_meta = meta
+
+
+def mark_multi_output(outs, recorded):
+    """Tag the outputs of unbind/split/chunk (views of one base) as libtorch does."""
+    meta = "multi" if recorded else ("multi_no_grad" if STATE.grad_enabled else "no_grad")
+    for o in outs:
+        o._view_meta = meta
+
+
+def view_positions(base, view):
+    """Flat C-order positions in ``base`` (an ndarray) of each element of ``view`` (an ndarray
+    sharing its memory), as an int64 array of ``view``'s shape."""
+    if base.size == 0 or view.size == 0:
+        return np.zeros(view.shape, np.int64)
+    item = base.itemsize
+    low, high = byte_bounds(base)
+    # an int64 buffer laid out like base's memory, holding each element's C-order position
+    buf = np.empty((high - low) // item, np.int64)
+    here = (base.__array_interface__["data"][0] - low) // item
+    lay = as_strided(buf[here:], base.shape, tuple(s // item * 8 for s in base.strides))
+    lay[...] = np.arange(base.size).reshape(base.shape)
+    start = (view.__array_interface__["data"][0] - low) // item
+    return as_strided(buf[start:], view.shape,
+                      tuple(s // item * 8 for s in view.strides)).copy()
+
+
+def _scatter_flat(g, size, positions, unique):
+    z = np.zeros(size, dtype=g.dtype)
+    if unique:
+        z[positions] = g
+    else:
+        np.add.at(z, positions, g)
+    return z
+
+
+class AsStridedBackward0(Node):
+    """The grad_fn a view gets after its base's history was rewritten: the view's gradient
+    written at its positions in a zero gradient of the base."""
+
+    __slots__ = ()
+    name = "AsStridedBackward0"
+
+    def apply(self, grads, as_tensors):
+        shape, positions, unique = self.params
+        g = grads[0]
+        size = int(np.prod(shape))
+        if not as_tensors:
+            return (_scatter_flat(g, size, positions, unique).reshape(shape),)
+        from ._ops_index import index_backward
+        return (index_backward(g, (size,), (positions,)).reshape(shape),)
+
+
+class CopySlices(Node):
+    """The base's grad_fn after an in-place op on one of its views. Input 0 is the base's
+    previous history; inputs 1.. are the wrapped op's other inputs."""
+
+    __slots__ = ("fn",)
+    name = "CopySlices"
+
+    def apply(self, grads, as_tensors):
+        shape, positions, view_shape = self.params[:3]
+        fn = self.fn
+        g = grads[0]
+        if self.params[3]:  # libtorch cannot route a gradient through overlapping memory either
+            raise RuntimeError(OVERLAP_ERROR)
+        if not as_tensors:
+            flat = np.array(g, copy=True).reshape(-1)
+            res = fn.apply((flat[positions],), False)
+            r0 = res[0]
+            if r0 is None:
+                flat[positions] = 0
+            else:
+                from .autograd.engine import sum_to_shape
+                flat[positions] = sum_to_shape(r0, view_shape, False)
+            return (flat.reshape(shape),) + tuple(res[1:])
+        from ._ops_index import index_put
+        flat = g.reshape(-1)
+        res = fn.apply((flat[positions],), True)
+        r0 = res[0]
+        if r0 is None:
+            from .creation import torch_zeros
+            r0 = torch_zeros(*view_shape, dtype=g.dtype)
+        else:
+            from .autograd.engine import sum_to_shape
+            r0 = sum_to_shape(r0, view_shape, True)
+        return (index_put(flat, (positions,), r0).reshape(*shape),) + tuple(res[1:])
+
+    def release(self):
+        self.fn.release()
+
+
+def _node(cls, edges, nrs, in_meta, params):
+    node = cls.__new__(cls)
+    Node.__init__(node)
+    node.edges, node.edge_nrs, node.in_meta, node.params = edges, nrs, in_meta, params
+    return node
+
+
+def regenerate(view):
+    """Give a stale view (its base's grad_fn changed since it was made) a grad_fn from the base's
+    current history: AsStridedBackward0, or none if the base has no history."""
+    base = view._base
+    fn = base._grad_fn
+    view._view_fn = fn
+    view._output_nr = 0
+    if fn is None:
+        view._grad_fn = None
+        view._requires_grad = False
+        return
+    positions = view_positions(base._data, view._data)
+    # NumPy makes the only views whose elements share memory (expanded ones) read-only
+    unique = view._data.flags.writeable
+    view._grad_fn = _node(AsStridedBackward0, (fn,), (base._output_nr,),
+                          ((base._data.shape, base._data.dtype),),
+                          (base._data.shape, positions, unique))
+    view._requires_grad = True
+
+
+def inplace_on_view(view, compute, write):
+    """Run the in-place op ``compute`` on ``view`` while recording: the op's node is wrapped in
+    a CopySlices that becomes the base's grad_fn (``write(view, data)`` stores the values)."""
+    from ._tensor import Tensor
+    base = view._base
+    if base._grad_fn is not view._view_fn:
+        regenerate(view)
+    # the op sees a copy of the view's values with the view's history (kept intact for its
+    # saved tensors, which stay connected to the graph under create_graph); CopySlices routes
+    # the gradient for them to the base itself, not along that edge
+    snapshot = Tensor._make(view._data.copy(), view._grad_fn, view._output_nr)
+    snapshot._requires_grad = view._requires_grad
+    result = compute(snapshot)
+    fn = result._grad_fn
+    base_edge = edge_of(base)
+    write(view, result._data)
+    if fn is None:
+        return
+    positions = view_positions(base._data, view._data)
+    node = _node(CopySlices,
+                 (base_edge[0] if base_edge else None,) + tuple(fn.edges[1:]),
+                 (base_edge[1] if base_edge else 0,) + tuple(fn.edge_nrs[1:]),
+                 ((base._data.shape, base._data.dtype),) + tuple(fn.in_meta[1:]),
+                 (base._data.shape, positions, view._data.shape,
+                  not view._data.flags.writeable))
+    node.fn = fn
+    old_fn, old_nr = base._grad_fn, base._output_nr
+    base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
+    if base._retains_grad:  # the gradient is retained where the base now sits in the graph
+        if old_fn is not None and old_fn.extras is not None and old_fn.extras.retained:
+            ref = old_fn.extras.retained.pop(old_nr, None)
+            if ref is not None:
+                extras = node.extras_()
+                extras.retained = {0: ref}
+    regenerate(view)
+
+
+graph.regenerate_view = regenerate
