@@ -381,18 +381,18 @@ def _mean_dim(F, g, needs, shape, dims, keepdim, count):
 
 
 @row("ProdBackward0")
-def _prod_all(F, g, needs, self, dims, keepdim):
+def _prod_all(F, g, needs, self, result, dims, keepdim):
     """self: g * (product of all other elements), exact when self has zeros; 0 (whatever g)
     when self has two zeros or more, as libtorch outside create_graph"""
     if not self.ndim:
         return g
     if not F.records and F.count_nonzero(self == 0) > 1:
         return F.zeros_like(self)
-    return _prod(F, g, needs, self, dims, keepdim)
+    return _prod(F, g, needs, self, result, dims, keepdim)
 
 
 @row("ProdBackward1")
-def _prod(F, g, needs, self, dims, keepdim):
+def _prod(F, g, needs, self, result, dims, keepdim):
     """self: g * (product of the other elements of its slice), exact when self has zeros"""
     if not self.ndim:
         return g

@@ -145,7 +145,8 @@ def _advanced(self, key):
         data = self._data[advanced]
     except IndexError as e:
         raise IndexError(_torch_index_error(str(e), self._data.shape, advanced)) from None
-    out = wrap(np.array(data, copy=True))
+    out = wrap(np.ascontiguousarray(data))  # libtorch: a fresh contiguous tensor, whose later
+    # views (t(), reshape) then share or copy memory as they do there
     if recording(self):
         record(NODES["IndexBackward0"], (self,), (out,), (), (self._data.shape, advanced))
     return out

@@ -94,8 +94,10 @@ def prod(self, dim=None, keepdim=False, dtype=None):
     dims = _dims_or_all(dim, x.ndim)
     out = wrap(np.asarray(x.prod(axis=_axis(dims), keepdims=keepdim, dtype=x.dtype)))
     if recording(self):
+        # the result is saved as libtorch saves it (its formula reads it): changing it in place
+        # before backward is the same error there and here, although our formula does not
         record(NODES["ProdBackward0" if dim is None else "ProdBackward1"], (self,), (out,),
-               (self,), (dims, keepdim))
+               (self, out), (dims, keepdim))
     return out
 
 

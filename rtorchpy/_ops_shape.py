@@ -230,6 +230,10 @@ def expand(self, *size):
                            f"equal to the number of dimensions in the tensor ({len(shape)})")
     target = size if -1 not in size else tuple(
         shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(size))
+    if target[lead:] == shape and all(s == 1 for s in target[:lead]):
+        # nothing repeats (only new size-1 dims): a plain writable view, as in libtorch, where
+        # only memory that overlaps refuses in-place writes
+        return _view_of(self, self._data.reshape(target), _EXPAND, view=True)
     try:
         data = broadcast_view(self._data, target)
     except ValueError as e:

@@ -151,7 +151,9 @@ class CopySlices(Node):
             return (flat.reshape(shape),) + tuple(res[1:])
         from ._ops_index import index_put
         flat = g.reshape(-1)
-        res = fn.apply((flat[positions],), True)
+        # a 0-d view's one position reads as an int (a select), so the recorded graph keeps
+        # the view's 0-d shape (a 0-d index array would be an advanced index)
+        res = fn.apply((flat[int(positions) if positions.ndim == 0 else positions],), True)
         r0 = res[0]
         if r0 is None:
             from .creation import torch_zeros
