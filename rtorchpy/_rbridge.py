@@ -7,9 +7,11 @@ values reticulate converts cheaply in C++:
 
 * **Handles.** Every Python object the R side holds (tensors, nodes, hooks, contexts, custom
   functions) lives in :data:`_OBJECTS` under an integer key. R sees the key as a *complex* number
-  ``key + MAGIC*1i``: no R argument is ever a complex number with that imaginary part, so any
-  argument can carry a tensor. Key 0 is the undefined tensor (Python ``None``). R frees a key
-  with :func:`release` when the R object holding it is garbage collected.
+  ``key + MAGIC*1i``: R keeps every handle with exactly that imaginary part, and a complex
+  argument with another one is an R complex number, refused (rtorchpy has no complex dtype), so
+  any argument can carry a tensor. Key 0 is the undefined tensor (Python ``None``). R frees a
+  key with :func:`release` when the R object holding it is garbage collected. A handle Python
+  returns may carry flags in its imaginary part (:data:`FLAG_GC`, :data:`FLAG_WARN`).
 * **Results.** A tensor comes back as its handle; anything else as a tagged Python list (lists
   cross to R much faster than tuples with reticulate 1.28), which R receives as a list: ``("v", value)`` a plain R value, ``("L", [...])`` a list (tensors, or ``None`` as
   the undefined tensor), ``("N", handle, name)`` a graph node, ``("D", name, word)`` a dtype,
@@ -37,7 +39,13 @@ from ._tensor import Tensor
 from .autograd.graph import Node
 
 MAGIC = -7.25      # imaginary part of every handle R holds
-MAGIC_GC = -7.5    # the same, when Python asks R to collect garbage (see _put)
+FLAG_GC = 0.25     # subtracted from MAGIC in a returned handle: R should collect garbage
+FLAG_WARN = 0.5    # subtracted from MAGIC: Python warnings are waiting (_WARNINGS)
+MAGIC_GC = MAGIC - FLAG_GC
+
+# Python warnings raised during a call from R (collected by _rbridge_session), shown by R as R
+# warnings when the reply arrives.
+_WARNINGS: list = []
 
 _OBJECTS: dict = {0: None}
 _counter = itertools.count(1)
@@ -56,7 +64,9 @@ def _put(obj) -> complex:
     if type(obj) is Tensor:
         _held_bytes += obj._data.nbytes
         if _held_bytes > _gc_threshold:
-            return complex(key, MAGIC_GC)
+            return complex(key, MAGIC - FLAG_GC - (FLAG_WARN if _WARNINGS else 0.0))
+    if _WARNINGS:
+        return complex(key, MAGIC - FLAG_WARN)
     return complex(key, MAGIC)
 
 
@@ -94,7 +104,13 @@ def stats():
             "gc_threshold": _gc_threshold}
 
 
+COMPLEX_VALUE = ("complex numbers are not supported by rtorchpy (an R complex value was given "
+                 "where a tensor or a real number is expected)")
+
+
 def _get(h):
+    if h.imag != MAGIC:
+        raise TypeError(COMPLEX_VALUE)
     try:
         return _OBJECTS[int(h.real)]
     except KeyError:
@@ -126,6 +142,14 @@ def _enc(r):
         return _put(r)
     if t is Raw:
         return list(r)
+    if _WARNINGS:
+        w = list(_WARNINGS)
+        _WARNINGS.clear()
+        return ["W", w, _enc_value(r, t)]
+    return _enc_value(r, t)
+
+
+def _enc_value(r, t):
     if r is None or t in (bool, int, float, str):
         return ["v", r]
     if t in (tuple, list):
@@ -191,10 +215,20 @@ _TRANSLATIONS = [
 ]
 
 
+# Python type names in messages about an argument, as the R value they came from.
+_R_TYPES = {"NoneType": "NULL", "str": "character", "float": "double", "int": "integer",
+            "bool": "logical", "list": "list", "dict": "named list", "complex": "complex"}
+_PY_TYPE = re.compile(r"(element|value|argument|object) of (?:Python )?type '?(NoneType|str|float|"
+                      r"int|bool|list|dict|complex)'?")
+
+
 def translate_error(msg: str) -> str:
-    """Dimension and index numbers in an error message, 1-based as R torch reports them."""
+    """Dimension and index numbers in an error message, 1-based as R torch reports them; Python
+    type names as R's."""
     for rx, groups, always in _TRANSLATIONS:
         msg = rx.sub(lambda m: _shift(m, *groups, always=always), msg)
+    if "type" in msg:
+        msg = _PY_TYPE.sub(lambda m: f"{m.group(1)} of R type '{_R_TYPES[m.group(2)]}'", msg)
     return msg
 
 
@@ -447,9 +481,10 @@ def _binary(fn):
 
     def call(a, b):
         try:
-            a = objects[int(a.real)] if type(a) is complex else r_value_tensor(_dec(a))
+            a = objects[int(a.real)] if type(a) is complex and a.imag == MAGIC else \
+                r_value_tensor(_dec(a))
             if type(b) is complex:
-                b = objects[int(b.real)]
+                b = objects[int(b.real)] if b.imag == MAGIC else _get(b)
             elif type(b) is list:
                 b = r_value_tensor(_dec(b))
             r = fn(a, b)
@@ -559,3 +594,4 @@ from ._rbridge_callbacks import (call_function, ctx_mark, ctx_needs_input_grad, 
                                  ctx_save, ctx_saved, dead_rvalues, gradcheck, make_function,
                                  register_hook, remove_hook)
 from ._rbridge_index import index, set_index  # noqa: E402,F401
+from ._rbridge_session import collect_warnings, live_counts, take_warnings  # noqa: E402,F401
