@@ -72,19 +72,21 @@ autograd_function <- function(forward, backward) {
 .function_callbacks <- function(wref) {
   list(
     forward = function(ctx_h) {
+      ctx_p <- .wrap(ctx_h, "rtorchpy_object")
       .callback({
         state <- rlang::wref_key(wref)
         args <- state$stack[[length(state$stack)]]
-        ctx <- AutogradContext$new(.wrap(ctx_h, "rtorchpy_object"), state$names)
+        ctx <- AutogradContext$new(ctx_p, state$names)
         .forward_result(do.call(state$forward, c(list(ctx), args)))
       })
     },
     backward = function(ctx_h, grads) {
+      ctx_p <- .wrap(ctx_h, "rtorchpy_object")  # first: see .hook_callback()
+      grads <- lapply(grads, .res_item)
       .callback({
         state <- rlang::wref_key(wref)
         if (is.null(state)) stop("the R function of this custom autograd node was freed")
-        ctx <- AutogradContext$new(.wrap(ctx_h, "rtorchpy_object"), state$names)
-        grads <- lapply(grads, .res_item)
+        ctx <- AutogradContext$new(ctx_p, state$names)
         .backward_result(.call_backward(state$backward, ctx, grads), state$names)
       })
     }
