@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import re
 
 import numpy as np
 
 import rtorchpy
 from . import dtypes as _dt
 from ._ops import OPS
+from ._rbridge_errors import (ZERO_DIM, ZERO_INDEX, RCallbackError, RIndexError,  # noqa: F401
+                              _err, translate_error)
 from ._tensor import Tensor
 from .autograd.graph import Node
 
@@ -171,76 +172,7 @@ def _enc_item(v):
     return _enc(v)
 
 
-# ----------------------------------------------------------------------------- errors
-
-class RCallbackError(Exception):
-    """An R error raised inside an R function that Python called (a hook, or a custom function's
-    forward or backward). The R side keeps the original condition and re-raises it."""
-
-
-class RIndexError(IndexError):
-    """An R-convention error raised before Python is reached (its text is R torch's)."""
-
-
-ZERO_DIM = "Indexing starts at 1 but found a 0."
-ZERO_INDEX = "Indexing in R is 1-based and found a 0."
-
-
-def _shift(m, *groups, always=False):
-    """Rebuild match ``m`` with the numbers in ``groups`` shifted by +1 (non-negative ones only,
-    unless ``always``)."""
-    s, out, last = m.string, [], m.start()
-    for g in groups:
-        v = int(m.group(g))
-        out.append(s[last:m.start(g)])
-        out.append(str(v + 1 if (always or v >= 0) else v))
-        last = m.end(g)
-    out.append(s[last:m.end()])
-    return "".join(out)
-
-
-_TRANSLATIONS = [
-    (re.compile(r"Dimension out of range \(expected to be in range of \[-?\d+, (-?\d+)\], "
-                r"but got (-?\d+)\)"), (1, 2), False),
-    (re.compile(r"dimension (\d+) does not have size"), (1,), False),
-    (re.compile(r"inputs dimension (\d+) must have length"), (1,), False),
-    (re.compile(r"for tensor number (\d+) in the list"), (1,), False),
-    (re.compile(r"Sizes of tensors must match except in dimension (\d+)"), (1,), False),
-    (re.compile(r"Found an invalid max index: (\d+)"), (1,), False),
-    (re.compile(r"index (-?\d+) out of range for tensor of size \[[^\]]*\] at dimension (\d+)"),
-     (1, 2), False),
-    (re.compile(r"Target (-?\d+) is out of bounds"), (1,), True),
-    (re.compile(r"contracted dimensions.*?dim (\d+).*?dim (\d+)"), (1, 2), False),
-    (re.compile(r"index (-?\d+) is out of bounds for dimension (\d+) with size"), (1, 2), False),
-]
-
-
-# Python type names in messages about an argument, as the R value they came from.
-_R_TYPES = {"NoneType": "NULL", "str": "character", "float": "double", "int": "integer",
-            "bool": "logical", "list": "list", "dict": "named list", "complex": "complex"}
-_PY_TYPE = re.compile(r"(element|value|argument|object) of (?:Python )?type '?(NoneType|str|float|"
-                      r"int|bool|list|dict|complex)'?")
-
-
-def translate_error(msg: str) -> str:
-    """Dimension and index numbers in an error message, 1-based as R torch reports them; Python
-    type names as R's."""
-    for rx, groups, always in _TRANSLATIONS:
-        msg = rx.sub(lambda m: _shift(m, *groups, always=always), msg)
-    if "type" in msg:
-        msg = _PY_TYPE.sub(lambda m: f"{m.group(1)} of R type '{_R_TYPES[m.group(2)]}'", msg)
-    return msg
-
-
-def _err(exc):
-    if isinstance(exc, RCallbackError):
-        return ["R", str(exc)]
-    if isinstance(exc, RIndexError):
-        return ["E", str(exc.args[0]) if exc.args else ""]
-    if isinstance(exc, KeyError) and exc.args:
-        return ["E", translate_error(str(exc.args[0]))]
-    return ["E", translate_error(str(exc))]
-
+# ----------------------------------------------------------------------------- entry points
 
 def guarded(fn):
     """Wrap a bridge entry point: results encoded, exceptions returned as ["E", msg]."""
@@ -280,6 +212,9 @@ def r_dim(d):
     return d
 
 
+_R_TYPE_OF_KIND = {"U": "character", "S": "character", "O": "list", "c": "complex"}
+
+
 def _index_values(v):
     """1-based R indices (a tensor, vector or number) as a 0-based int64 array."""
     if isinstance(v, Tensor):
@@ -288,6 +223,9 @@ def _index_values(v):
             return a
     else:
         a = np.asarray(v)
+    if a.dtype.kind not in "biuf":
+        raise RIndexError("Index must be a tensor or a vector of integers, got an R value of "
+                          f"type '{_R_TYPE_OF_KIND.get(a.dtype.kind, 'list')}'.")
     if a.dtype.kind == "f":
         if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
             raise RIndexError("Index must be an integer, got a non-integer value.")

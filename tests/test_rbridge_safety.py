@@ -41,6 +41,10 @@ def test_error_messages_name_r_types():
         "can't convert an element of R type 'NULL' to a tensor"
     assert t("can't convert an element of type str to a tensor") == \
         "can't convert an element of R type 'character' to a tensor"
+    assert t("'str' object has no attribute '_data'") == \
+        "expected a tensor, got an R value of type 'character'"
+    assert t("min must be a Tensor or a number, got NoneType") == \
+        "min must be a Tensor or a number, got R type 'NULL'"
     assert t("a Python type of argument") == "a Python type of argument"
 
 

@@ -175,6 +175,16 @@ test_that("non-tensor R values in tensor arguments get a clear error", {
   expect_match(err, "R type 'character'")
   expect_false(grepl("NoneType|str\\b|\\.op\\(", err))
   expect_equal(as_array(x), c(1, 2))
+  # Python internals (type names, attribute errors, int() parsing) never reach the message
+  for (e in list(
+    tryCatch(nnf_relu("a"), error = conditionMessage),
+    tryCatch(x$clamp(min = "a"), error = conditionMessage),
+    tryCatch(x$index_select(1, "a"), error = conditionMessage),
+    tryCatch(torch_cat(list(x, "a")), error = conditionMessage)
+  )) {
+    expect_match(e, "R (value of )?type '(character|list)'")
+    expect_false(grepl("'str'|\\bstr\\b|_data|int\\(\\)|np\\.", e))
+  }
 })
 
 test_that("the C bridge checks argument types and keeps R errors out of Python", {
