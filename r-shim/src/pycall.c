@@ -43,6 +43,7 @@ typedef struct _pyobj {
 } PyObj;
 
 static int ready = 0;
+static SEXP unwind_token = NULL;
 static PyObj *bridge_module = NULL;
 static void *t_complex, *t_float, *t_long, *t_unicode;
 static PyObj *py_none, *py_true, *py_false;
@@ -372,7 +373,10 @@ SEXP rtp_call(SEXP f, SEXP args, SEXP cls) {
     strs = (const char **) R_alloc((size_t) nstr, sizeof(char *));
     translate_strings(args, strs, &k);
   }
-  SEXP token = PROTECT(R_MakeUnwindCont());
+  if (unwind_token == NULL) {  /* made once (as cpp11 does), outside the GIL */
+    unwind_token = R_MakeUnwindCont();
+    R_PreserveObject(unwind_token);
+  }
   R_xlen_t n = XLENGTH(args);
   char msg[1000] = "a Python error";
   int interrupted = 0;
@@ -408,7 +412,6 @@ SEXP rtp_call(SEXP f, SEXP args, SEXP cls) {
       if (err_occurred()) err_clear();
     }
     gil_release(gil);
-    UNPROTECT(1);
     if (interrupted) return raw1(3);
     Rf_error("%s", msg);
   }
@@ -422,15 +425,14 @@ SEXP rtp_call(SEXP f, SEXP args, SEXP cls) {
     SEXP out = PROTECT(Rf_allocVector(CPLXSXP, 1));
     COMPLEX(out)[0] = h;
     if (cls != R_NilValue && h.i == MAGIC && rtp_ndead_int() <= 1024) out = rtp_wrap(out, cls);
-    UNPROTECT(2);
+    UNPROTECT(1);
     return out;
   }
   convert_t c = {res, gil, NULL};
-  R_UnwindProtect(convert_body, &c, convert_cleanup, &c, token);
+  R_UnwindProtect(convert_body, &c, convert_cleanup, &c, unwind_token);
   if (c.out != NULL || res == py_none) {
     decref(res);
     gil_release(gil);
-    UNPROTECT(1);
     return c.out == NULL ? R_NilValue : c.out;
   }
   if (err_occurred()) err_clear();
@@ -439,7 +441,6 @@ SEXP rtp_call(SEXP f, SEXP args, SEXP cls) {
   if (failed && err_occurred()) err_clear();
   gil_release(gil);
   /* -- GIL released --------------------------------------------------------------------- */
-  UNPROTECT(1);
   if (failed) Rf_error("rtorchpy: could not keep a Python result for R");
   return raw1(2);
 }

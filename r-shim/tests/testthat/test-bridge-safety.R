@@ -205,6 +205,16 @@ test_that("the C bridge checks argument types and keeps R errors out of Python",
   expect_equal(.Call(rtorchpy:::rtp_call, f, list(x), NULL), as.raw(1L))
   expect_error(rtorchpy:::.call(f, list(x)), "external pointer is not valid")
   expect_equal(as_array(torch_tensor(c(1, 2)) * 2), c(2, 4))
+  # a KeyboardInterrupt in Python is an R interrupt once the GIL is released
+  ki <- reticulate::py_eval("lambda: (_ for _ in ()).throw(KeyboardInterrupt())",
+                            convert = FALSE)
+  expect_equal(.Call(rtorchpy:::rtp_call, ki, list(), NULL), as.raw(3L))
+  expect_equal(tryCatch(rtorchpy:::.call(ki, list()), interrupt = function(e) "interrupt"),
+               "interrupt")
+  # a Python error outside the bridge's guards is an R error, and Python is usable after it
+  oops <- reticulate::py_eval("lambda: 1 // 0", convert = FALSE)
+  expect_error(.Call(rtorchpy:::rtp_call, oops, list(), NULL), "division")
+  expect_equal(.Call(rtorchpy:::rtp_call, f, list(1, 2), NULL), 2L)
 })
 
 test_that("an interrupt in an R callback is an R interrupt; the session stays usable", {
