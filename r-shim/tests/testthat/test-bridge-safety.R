@@ -131,6 +131,16 @@ test_that("R errors raised in callbacks do not leak", {
   })
 })
 
+square <- function(a) a * a
+
+test_that("functions given to gradcheck and jacobian are not kept", {
+  expect_no_leak(function(i) {
+    x <- torch_randn(3, requires_grad = TRUE)
+    j <- autograd_jacobian(square, x)
+    expect_equal(j$shape, c(3L, 3L))
+  })
+})
+
 test_that("an R complex number is never read as a tensor handle", {
   x <- torch_tensor(c(1, 2))
   other <- torch_tensor(c(10, 20))  # a tensor whose key a complex value could hit
