@@ -54,9 +54,10 @@ int rtp_is_live(SEXP ptr) {
 SEXP rtp_handle(SEXP ptr) {
   if (TYPEOF(ptr) != EXTPTRSXP) Rf_error("not an rtorchpy object");
   if (!rtp_is_live(ptr)) {
-    Rf_errorcall(R_NilValue, "external pointer is not valid: this object was restored from a file (saveRDS(), "
-             "save()) or another session, and its data did not survive; save as_array(x) "
-             "instead and make a tensor of it again");
+    Rf_errorcall(R_NilValue,
+                 "external pointer is not valid: this object was restored from a file "
+                 "(saveRDS(), save()) or another session, and its data did not survive; save "
+                 "as_array(x) instead and make a tensor of it again");
   }
   return R_ExternalPtrProtected(ptr);
 }

@@ -146,7 +146,8 @@ test_that("an R complex number is never read as a tensor handle", {
   other <- torch_tensor(c(10, 20))  # a tensor whose key a complex value could hit
   h <- rtorchpy:::.h(other)
   key <- Re(h)
-  expect_error(torch_add(x, complex(real = key, imaginary = 1)), "complex numbers are not supported")
+  expect_error(torch_add(x, complex(real = key, imaginary = 1)),
+               "complex numbers are not supported")
   expect_error(x + complex(real = key, imaginary = 1), "complex numbers are not supported")
   expect_error(x$add(complex(real = key, imaginary = 0)), "complex numbers are not supported")
   expect_error(torch_mul(3 + 1i, x), "complex numbers are not supported")
