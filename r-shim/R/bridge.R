@@ -30,7 +30,7 @@
     if (.Call(rtp_ndead) > 1024L) .housekeeping(FALSE)
     return(p)
   }
-  p <- .Call(rtp_wrap, complex(real = Re(h), imaginary = .MAGIC), .TENSOR_CLASS)
+  p <- .Call(rtp_wrap, h, .TENSOR_CLASS)  # keeps the handle without the flags
   flags <- round((.MAGIC - im) / .FLAG_GC)
   .housekeeping(flags %% 2 == 1)
   if (flags >= 2) .py_warnings()

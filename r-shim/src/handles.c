@@ -34,14 +34,26 @@ static void finalize_handle(SEXP ptr) {
   R_ClearExternalPtr(ptr);
 }
 
-/* A new handle object of class `cls` for handle `h`. */
+#define MAGIC (-7.25)
+
+/* A new handle object of class `cls` for handle `h`. The handle kept has the plain MAGIC
+ * imaginary part: flags Python sets on a reply (collect garbage, warnings waiting: see
+ * rtorchpy/_rbridge.py) are read by R from the reply, never kept, so Python recognizes every
+ * handle R passes back. */
 SEXP rtp_wrap(SEXP h, SEXP cls) {
+  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1 && COMPLEX(h)[0].i != MAGIC) {
+    double key = COMPLEX(h)[0].r;
+    h = Rf_allocVector(CPLXSXP, 1);
+    COMPLEX(h)[0].r = key;
+    COMPLEX(h)[0].i = MAGIC;
+  }
+  PROTECT(h);
   SEXP ptr = PROTECT(R_MakeExternalPtr(&live, R_NilValue, h));
   if (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1 && COMPLEX(h)[0].r != 0) {
     R_RegisterCFinalizerEx(ptr, finalize_handle, FALSE);
   }
   Rf_setAttrib(ptr, R_ClassSymbol, cls);
-  UNPROTECT(1);
+  UNPROTECT(2);
   return ptr;
 }
 

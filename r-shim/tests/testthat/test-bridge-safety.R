@@ -261,4 +261,15 @@ test_that("Python warnings are R warnings", {
   expect_equal(as_array(l), 0)
   # the flag is cleared: the next call does not warn again
   expect_no_warning(torch_ones(2) + 1)
+  # a warning waiting while Python hands R a context: the flag is not kept in the handle
+  f <- autograd_function(function(ctx, a) {
+    ctx$save_for_backward(k = 2)
+    a * 2
+  }, function(ctx, g) list(a = g * ctx$saved_variables$k))
+  x <- torch_ones(2, requires_grad = TRUE)
+  f(x)  # made: the next call's first reply from Python is forward's context
+  reticulate::py_run_string("import warnings; warnings.warn('waiting in Python')")
+  expect_warning(y <- f(x), "waiting in Python")
+  y$sum()$backward()
+  expect_equal(as_array(x$grad), c(2, 2))
 })
