@@ -7,9 +7,11 @@ values reticulate converts cheaply in C++:
 
 * **Handles.** Every Python object the R side holds (tensors, nodes, hooks, contexts, custom
   functions) lives in :data:`_OBJECTS` under an integer key. R sees the key as a *complex* number
-  ``key + MAGIC*1i``: no R argument is ever a complex number with that imaginary part, so any
-  argument can carry a tensor. Key 0 is the undefined tensor (Python ``None``). R frees a key
-  with :func:`release` when the R object holding it is garbage collected.
+  ``key + MAGIC*1i``: R keeps every handle with exactly that imaginary part, and a complex
+  argument with another one is an R complex number, refused (rtorchpy has no complex dtype), so
+  any argument can carry a tensor. Key 0 is the undefined tensor (Python ``None``). R frees a
+  key with :func:`release` when the R object holding it is garbage collected. A handle Python
+  returns may carry flags in its imaginary part (:data:`FLAG_GC`, :data:`FLAG_WARN`).
 * **Results.** A tensor comes back as its handle; anything else as a tagged Python list (lists
   cross to R much faster than tuples with reticulate 1.28), which R receives as a list: ``("v", value)`` a plain R value, ``("L", [...])`` a list (tensors, or ``None`` as
   the undefined tensor), ``("N", handle, name)`` a graph node, ``("D", name, word)`` a dtype,
@@ -26,18 +28,25 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import re
 
 import numpy as np
 
 import rtorchpy
 from . import dtypes as _dt
 from ._ops import OPS
+from ._rbridge_errors import (ZERO_DIM, ZERO_INDEX, RCallbackError, RIndexError,  # noqa: F401
+                              _err, translate_error)
 from ._tensor import Tensor
 from .autograd.graph import Node
 
 MAGIC = -7.25      # imaginary part of every handle R holds
-MAGIC_GC = -7.5    # the same, when Python asks R to collect garbage (see _put)
+FLAG_GC = 0.25     # subtracted from MAGIC in a returned handle: R should collect garbage
+FLAG_WARN = 0.5    # subtracted from MAGIC: Python warnings are waiting (_WARNINGS)
+MAGIC_GC = MAGIC - FLAG_GC
+
+# Python warnings raised during a call from R (collected by _rbridge_session), shown by R as R
+# warnings when the reply arrives.
+_WARNINGS: list = []
 
 _OBJECTS: dict = {0: None}
 _counter = itertools.count(1)
@@ -56,7 +65,9 @@ def _put(obj) -> complex:
     if type(obj) is Tensor:
         _held_bytes += obj._data.nbytes
         if _held_bytes > _gc_threshold:
-            return complex(key, MAGIC_GC)
+            return complex(key, MAGIC - FLAG_GC - (FLAG_WARN if _WARNINGS else 0.0))
+    if _WARNINGS:
+        return complex(key, MAGIC - FLAG_WARN)
     return complex(key, MAGIC)
 
 
@@ -94,7 +105,13 @@ def stats():
             "gc_threshold": _gc_threshold}
 
 
+COMPLEX_VALUE = ("complex numbers are not supported by rtorchpy (an R complex value was given "
+                 "where a tensor or a real number is expected)")
+
+
 def _get(h):
+    if h.imag != MAGIC:
+        raise TypeError(COMPLEX_VALUE)
     try:
         return _OBJECTS[int(h.real)]
     except KeyError:
@@ -126,6 +143,14 @@ def _enc(r):
         return _put(r)
     if t is Raw:
         return list(r)
+    if _WARNINGS:
+        w = list(_WARNINGS)
+        _WARNINGS.clear()
+        return ["W", w, _enc_value(r, t)]
+    return _enc_value(r, t)
+
+
+def _enc_value(r, t):
     if r is None or t in (bool, int, float, str):
         return ["v", r]
     if t in (tuple, list):
@@ -147,66 +172,7 @@ def _enc_item(v):
     return _enc(v)
 
 
-# ----------------------------------------------------------------------------- errors
-
-class RCallbackError(Exception):
-    """An R error raised inside an R function that Python called (a hook, or a custom function's
-    forward or backward). The R side keeps the original condition and re-raises it."""
-
-
-class RIndexError(IndexError):
-    """An R-convention error raised before Python is reached (its text is R torch's)."""
-
-
-ZERO_DIM = "Indexing starts at 1 but found a 0."
-ZERO_INDEX = "Indexing in R is 1-based and found a 0."
-
-
-def _shift(m, *groups, always=False):
-    """Rebuild match ``m`` with the numbers in ``groups`` shifted by +1 (non-negative ones only,
-    unless ``always``)."""
-    s, out, last = m.string, [], m.start()
-    for g in groups:
-        v = int(m.group(g))
-        out.append(s[last:m.start(g)])
-        out.append(str(v + 1 if (always or v >= 0) else v))
-        last = m.end(g)
-    out.append(s[last:m.end()])
-    return "".join(out)
-
-
-_TRANSLATIONS = [
-    (re.compile(r"Dimension out of range \(expected to be in range of \[-?\d+, (-?\d+)\], "
-                r"but got (-?\d+)\)"), (1, 2), False),
-    (re.compile(r"dimension (\d+) does not have size"), (1,), False),
-    (re.compile(r"inputs dimension (\d+) must have length"), (1,), False),
-    (re.compile(r"for tensor number (\d+) in the list"), (1,), False),
-    (re.compile(r"Sizes of tensors must match except in dimension (\d+)"), (1,), False),
-    (re.compile(r"Found an invalid max index: (\d+)"), (1,), False),
-    (re.compile(r"index (-?\d+) out of range for tensor of size \[[^\]]*\] at dimension (\d+)"),
-     (1, 2), False),
-    (re.compile(r"Target (-?\d+) is out of bounds"), (1,), True),
-    (re.compile(r"contracted dimensions.*?dim (\d+).*?dim (\d+)"), (1, 2), False),
-    (re.compile(r"index (-?\d+) is out of bounds for dimension (\d+) with size"), (1, 2), False),
-]
-
-
-def translate_error(msg: str) -> str:
-    """Dimension and index numbers in an error message, 1-based as R torch reports them."""
-    for rx, groups, always in _TRANSLATIONS:
-        msg = rx.sub(lambda m: _shift(m, *groups, always=always), msg)
-    return msg
-
-
-def _err(exc):
-    if isinstance(exc, RCallbackError):
-        return ["R", str(exc)]
-    if isinstance(exc, RIndexError):
-        return ["E", str(exc.args[0]) if exc.args else ""]
-    if isinstance(exc, KeyError) and exc.args:
-        return ["E", translate_error(str(exc.args[0]))]
-    return ["E", translate_error(str(exc))]
-
+# ----------------------------------------------------------------------------- entry points
 
 def guarded(fn):
     """Wrap a bridge entry point: results encoded, exceptions returned as ["E", msg]."""
@@ -246,6 +212,9 @@ def r_dim(d):
     return d
 
 
+_R_TYPE_OF_KIND = {"U": "character", "S": "character", "O": "list", "c": "complex"}
+
+
 def _index_values(v):
     """1-based R indices (a tensor, vector or number) as a 0-based int64 array."""
     if isinstance(v, Tensor):
@@ -254,6 +223,9 @@ def _index_values(v):
             return a
     else:
         a = np.asarray(v)
+    if a.dtype.kind not in "biuf":
+        raise RIndexError("Index must be a tensor or a vector of integers, got an R value of "
+                          f"type '{_R_TYPE_OF_KIND.get(a.dtype.kind, 'list')}'.")
     if a.dtype.kind == "f":
         if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
             raise RIndexError("Index must be an integer, got a non-integer value.")
@@ -450,9 +422,10 @@ def _binary(fn):
 
     def call(a, b):
         try:
-            a = objects[int(a.real)] if type(a) is complex else r_value_tensor(_dec(a))
+            a = objects[int(a.real)] if type(a) is complex and a.imag == MAGIC else \
+                r_value_tensor(_dec(a))
             if type(b) is complex:
-                b = objects[int(b.real)]
+                b = objects[int(b.real)] if b.imag == MAGIC else _get(b)
             elif type(b) is list:
                 b = r_value_tensor(_dec(b))
             r = fn(a, b)
@@ -562,3 +535,4 @@ from ._rbridge_callbacks import (call_function, ctx_mark, ctx_needs_input_grad, 
                                  ctx_save, ctx_saved, dead_rvalues, gradcheck, make_function,
                                  register_hook, remove_hook)
 from ._rbridge_index import index, set_index  # noqa: E402,F401
+from ._rbridge_session import collect_warnings, live_counts, take_warnings  # noqa: E402,F401

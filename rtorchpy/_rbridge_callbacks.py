@@ -11,11 +11,14 @@ from ._tensor import Tensor
 
 
 _R_ERROR = "__rerror__"
+_R_INTERRUPT = "__rinterrupt__"
 
 
 def _check_r(r):
-    """An R callback's result: R's error marker raises, handles become objects."""
-    if type(r) is list and r and r[0] == _R_ERROR:
+    """An R callback's result: R's error (or interrupt) marker raises, so Python unwinds (grad
+    mode and the graph restored by the engine's ``finally``) before R re-raises the original
+    condition; handles become objects."""
+    if type(r) is list and r and (r[0] == _R_ERROR or r[0] == _R_INTERRUPT):
         raise RCallbackError(r[1] if len(r) > 1 else "error in an R function")
     return _dec(r)
 
@@ -70,6 +73,9 @@ def make_function(n_args, r_forward, r_backward):
         for i in range(int(n_args))]
 
     def forward(ctx, *args, **kwargs):
+        owner, _OWNER[0] = _OWNER[0], None
+        if owner is not None:
+            ctx._r_owner = RValue(owner)  # keeps the R function's state while the node lives
         r = _check_r(r_forward(_put(ctx)))
         return list(r[1]) if type(r) is list and r and r[0] == "__list__" else r
 
@@ -82,10 +88,23 @@ def make_function(n_args, r_forward, r_backward):
                              strict_names=False)
 
 
+# The key of the R state (see R's autograd_function) of the call in progress, for forward.
+_OWNER = [None]
+
+
 @guarded
-def call_function(f, args):
-    """Call a custom function with its arguments (tensors, or None for R-side values)."""
-    return _get(f)(*[_dec(a) for a in args])
+def call_function(f, args, owner=None):
+    """Call a custom function with its arguments (tensors, or None for R-side values).
+    ``owner`` is the key of an R value (the function's R state) that the call's context keeps
+    alive: R's forward and backward closures reach that state only weakly (no cycle through
+    Python), so whatever may call them later (the recorded node) must hold it."""
+    _OWNER[0] = owner
+    try:
+        return _get(f)(*[_dec(a) for a in args])
+    finally:
+        if _OWNER[0] is not None:  # forward never ran: nothing holds the R state's key
+            RValue.dead.append(_OWNER[0])
+            _OWNER[0] = None
 
 
 @guarded

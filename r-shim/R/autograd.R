@@ -168,13 +168,23 @@ torch_hook <- R6::R6Class("torch_hook",
   )
 )
 
+# The R function handed to Python must not reach `x`: Python keeps it on x's tensor, and a
+# function whose environment held x would keep x's handle, hence the tensor, alive forever (a
+# cycle across the two garbage collectors). So it is made in .hook_callback(), whose frame
+# holds only `hook` (see "Ownership" in docs/internals).
 .register_hook <- function(x, hook) {
+  torch_hook$new(x, .bridge("register_hook", .h(x), .py_callback(.hook_callback(hook))))
+}
+
+.hook_callback <- function(hook) {
   force(hook)
-  r_hook <- function(g) {
+  function(g) {
+    # wrapped first, whatever the hook does: a handle Python made that R never wraps is never
+    # released (a hook ignoring its argument would leave its promise unforced)
+    g <- .t(g)
     .callback({
-      res <- hook(.t(g))
+      res <- hook(g)
       if (is_torch_tensor(res)) .h(res) else NULL
     })
   }
-  torch_hook$new(x, .bridge("register_hook", .h(x), .py_callback(r_hook)))
 }

@@ -5,12 +5,17 @@
 # key of the object in the Python registry. Handles are the only thing passed to Python for
 # them, because reticulate converts an unclassed complex number in C++, while any classed R
 # object costs an R-level dispatch. When R collects the pointer, a C finalizer (src/handles.c)
-# queues the key; the queue is released in batches.
+# queues the key; the queue is released in batches. The imaginary part of a handle Python
+# returns may carry flags (collect garbage, Python warnings to show); the handle R keeps always
+# has the plain .MAGIC, which Python checks, so an R complex number is never read as a handle.
+# Ownership rules (what may hold what across the two garbage collectors): docs/internals.
 
 .rt <- new.env(parent = emptyenv())
 .rt$ready <- FALSE
 
 .MAGIC <- -7.25
+.FLAG_GC <- 0.25    # Im(h) == .MAGIC - .FLAG_GC * gc - .FLAG_WARN * warn (see _rbridge._put)
+.FLAG_WARN <- 0.5
 .TENSOR_CLASS <- c("torch_tensor", "R7")
 
 # -- handles ---------------------------------------------------------------------------------
@@ -19,8 +24,16 @@
 
 # A new R tensor for the handle Python returned.
 .t <- function(h) {
-  p <- .Call(rtp_wrap, h, .TENSOR_CLASS)
-  if (Im(h) != .MAGIC || .Call(rtp_ndead) > 1024L) .housekeeping(Im(h) != .MAGIC)
+  im <- Im(h)
+  if (im == .MAGIC) {
+    p <- .Call(rtp_wrap, h, .TENSOR_CLASS)
+    if (.Call(rtp_ndead) > 1024L) .housekeeping(FALSE)
+    return(p)
+  }
+  p <- .Call(rtp_wrap, h, .TENSOR_CLASS)  # keeps the handle without the flags
+  flags <- round((.MAGIC - im) / .FLAG_GC)
+  .housekeeping(flags %% 2 == 1)
+  if (flags >= 2) .py_warnings()
   p
 }
 
@@ -64,6 +77,7 @@
 # `conv` converts each argument for reticulate when the direct path did not call.
 .call_slow <- function(f, args, how, conv) {
   if (how == as.raw(1L)) return(.rt$p2r(.rt$impl(f, lapply(args, conv), NULL)))
+  if (how == as.raw(3L)) rlang::interrupt()  # Python was interrupted (KeyboardInterrupt)
   .rt$p2r(.rt$impl(.rt$take_stash, list(), NULL))
 }
 
@@ -140,6 +154,10 @@
     D = .dtype(r[[2L]], r[[3L]]),
     O = .wrap(r[[2L]], "rtorchpy_object"),
     SV = r,
+    W = {
+      .show_warnings(r[[2L]])
+      .res(r[[3L]])
+    },
     stop("rtorchpy: unexpected reply from Python", call. = FALSE)
   )
 }
@@ -153,20 +171,51 @@
 }
 
 # An R error raised inside an R function called by Python (hook, custom forward/backward):
-# re-raise the original condition, as R torch does.
+# re-raise the original condition, as R torch does. An interrupt (Ctrl-C) inside the callback
+# unwound Python first (see .callback); it is an R interrupt again here.
 .reraise <- function(msg) {
   cond <- .rt$callback_error
   .rt$callback_error <- NULL
+  if (inherits(cond, "interrupt")) rlang::interrupt()
   if (inherits(cond, "condition")) stop(cond)
   stop(msg, call. = FALSE)
 }
 
-# Run an R callback for Python: errors are kept (to re-raise in R) and reported as a marker.
+# Run an R callback for Python: errors and interrupts are kept (to re-raise in R once Python
+# has unwound) and reported to Python as a marker; nothing R signals may unwind through the
+# Python frames between here and R's call into Python.
 .callback <- function(expr) {
   tryCatch(expr, error = function(e) {
     .rt$callback_error <- e
     list("__rerror__", conditionMessage(e))
+  }, interrupt = function(e) {
+    .rt$callback_error <- e
+    list("__rinterrupt__", "interrupted")
   })
+}
+
+# Python warnings raised during the last call (the bridge collects them) as R warnings.
+.py_warnings <- function() {
+  .show_warnings(.rt$p2r(.rt$impl(.rt$take_warnings, list(), NULL)))
+}
+
+.show_warnings <- function(msgs) {
+  for (m in unlist(msgs)) warning(m, call. = FALSE)
+  invisible()
+}
+
+# Live objects on both sides, for leak tests: the bridge registry's size and Python's count
+# of live tensors, after collecting garbage in R and in Python (twice: each side may free
+# what the other held).
+.bridge_counts <- function() {
+  .ensure_python()
+  for (i in 1:2) {
+    gc(verbose = FALSE)
+    .release_dead()
+    .release_rvalues()
+    r <- .bridge("live_counts")
+  }
+  r
 }
 
 # An R function as a Python callable whose arguments and result are converted (handles stay
@@ -176,13 +225,23 @@
 # -- arguments -------------------------------------------------------------------------------
 
 # An R argument as the bridge expects it: tensors (and other handle objects) as their handle,
-# dtypes by name, arrays as raw bytes; everything else as reticulate converts it.
+# dtypes by name, arrays as raw bytes; vectors as reticulate converts them. Functions,
+# environments, symbols and the like are refused here, with their R type in the message.
 .a <- function(v) {
   if (typeof(v) == "externalptr") return(.Call(rtp_handle, v))
   if (is.object(v)) return(.a_object(v))
   if (is.list(v)) return(lapply(v, .a))
   if (!is.null(attr(v, "dim", exact = TRUE))) return(.r_array(v))
+  if (!is.atomic(v) && !is.null(v)) .bad_argument(v)
   v
+}
+
+.bad_argument <- function(v) {
+  what <- if (is.function(v)) "a function" else paste0("an object of type '", typeof(v), "'")
+  stop(structure(class = c("rtorchpy_error", "error", "condition"), list(
+    message = paste0("can't use ", what, " as a tensor or a number (expected a tensor, ",
+                     "a number or a vector)"),
+    call = NULL)))
 }
 
 .a_object <- function(v) {

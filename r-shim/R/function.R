@@ -39,38 +39,58 @@ autograd_function <- function(forward, backward) {
   .rtp_names <- names(.rtp_formals)
   if (is.null(.rtp_names)) .rtp_names <- character(0)
   .rtp_state <- new.env(parent = emptyenv())
+  .rtp_state$forward <- forward
+  .rtp_state$backward <- backward
+  .rtp_state$names <- .rtp_names
   .rtp_state$stack <- list()
-
-  .rtp_fwd <- function(ctx_h) {
-    .callback({
-      args <- .rtp_state$stack[[length(.rtp_state$stack)]]
-      ctx <- AutogradContext$new(.wrap(ctx_h, "rtorchpy_object"), .rtp_names)
-      .forward_result(do.call(forward, c(list(ctx), args)))
-    })
-  }
-  .rtp_bwd <- function(ctx_h, grads) {
-    .callback({
-      ctx <- AutogradContext$new(.wrap(ctx_h, "rtorchpy_object"), .rtp_names)
-      grads <- lapply(grads, .res_item)
-      .backward_result(.call_backward(backward, ctx, grads), .rtp_names)
-    })
-  }
   f <- function() {
-    .rtp_call(.rtp_state, mget(.rtp_names, envir = environment()), .rtp_fwd, .rtp_bwd)
+    .rtp_call(.rtp_state, mget(.rtp_names, envir = environment()))
   }
   formals(f) <- .rtp_formals
   f
 }
 
-.rtp_call <- function(state, args, fwd, bwd) {
+# Ownership (see docs/internals): `state` holds the Python function's handle (state$fn), so the
+# R closures handed to Python reach `state` only through a weak reference, else the Python
+# function would keep alive, through them, the handle that keeps it alive. Each call instead
+# lends `state` to its context (an R value the recorded node keeps, released with the node), so
+# a backward long after `f` is gone still finds its R function.
+.rtp_call <- function(state, args) {
   if (is.null(state$fn)) {
-    state$fn <- .bridge("make_function", length(args), .py_callback(fwd), .py_callback(bwd))
+    cb <- .function_callbacks(rlang::new_weakref(state))
+    state$fn <- .bridge("make_function", length(args), .py_callback(cb$forward),
+                        .py_callback(cb$backward))
   }
   n <- length(state$stack) + 1L
   state$stack[[n]] <- args
   on.exit(state$stack[[n]] <- NULL, add = TRUE)
   py_args <- lapply(unname(args), function(v) if (is_torch_tensor(v)) .h(v) else NULL)
-  .bridge("call_function", .h(state$fn), py_args)
+  .bridge("call_function", .h(state$fn), py_args, .stash_rvalue(state)[[2L]])
+}
+
+# The R functions Python calls for a custom function (their frame holds only the weak ref).
+.function_callbacks <- function(wref) {
+  list(
+    forward = function(ctx_h) {
+      ctx_p <- .wrap(ctx_h, "rtorchpy_object")
+      .callback({
+        state <- rlang::wref_key(wref)
+        args <- state$stack[[length(state$stack)]]
+        ctx <- AutogradContext$new(ctx_p, state$names)
+        .forward_result(do.call(state$forward, c(list(ctx), args)))
+      })
+    },
+    backward = function(ctx_h, grads) {
+      ctx_p <- .wrap(ctx_h, "rtorchpy_object")  # first: see .hook_callback()
+      grads <- lapply(grads, .res_item)
+      .callback({
+        state <- rlang::wref_key(wref)
+        if (is.null(state)) stop("the R function of this custom autograd node was freed")
+        ctx <- AutogradContext$new(ctx_p, state$names)
+        .backward_result(.call_backward(state$backward, ctx, grads), state$names)
+      })
+    }
+  )
 }
 
 .forward_result <- function(res) {

@@ -58,6 +58,8 @@
   .rt$bridge_release <- reticulate::py_get_attr(bridge, "release")
   .rt$bridge_collected <- reticulate::py_get_attr(bridge, "collected")
   .rt$take_stash <- reticulate::py_get_attr(bridge, "take_stash")
+  .rt$take_warnings <- reticulate::py_get_attr(bridge, "take_warnings")
+  reticulate::py_call(reticulate::py_get_attr(bridge, "collect_warnings"), TRUE)
   # RTORCHPY_DIRECT=0 sends every call through reticulate (the C bridge stays uninitialised)
   .rt$direct <- !identical(Sys.getenv("RTORCHPY_DIRECT"), "0") && isTRUE(tryCatch(
     .Call(rtp_pyinit, as.character(reticulate::py_config()$libpython), bridge),

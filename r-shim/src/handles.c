@@ -4,6 +4,10 @@
  * "protected" slot. When R collects the pointer, a C finalizer queues the handle's key; R sends
  * the queued keys to Python in batches (rtp_take_dead). C finalizers make creating and freeing
  * a handle cost well under a microsecond, against several for an R-level finalizer.
+ *
+ * The pointer's address is set to `live` (any non-NULL value). R does not serialize addresses:
+ * a handle object restored with readRDS()/load() has a NULL address (but still its handle, a
+ * key that means nothing, or another object, in this session), so rtp_handle refuses it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +16,7 @@
 #include <R_ext/Rdynload.h>
 
 static double *dead = NULL;
+static char live;
 static R_xlen_t ndead = 0, capacity = 0;
 
 static void finalize_handle(SEXP ptr) {
@@ -29,20 +34,43 @@ static void finalize_handle(SEXP ptr) {
   R_ClearExternalPtr(ptr);
 }
 
-/* A new handle object of class `cls` for handle `h`. */
+#define MAGIC (-7.25)
+
+/* A new handle object of class `cls` for handle `h`. The handle kept has the plain MAGIC
+ * imaginary part: flags Python sets on a reply (collect garbage, warnings waiting: see
+ * rtorchpy/_rbridge.py) are read by R from the reply, never kept, so Python recognizes every
+ * handle R passes back. */
 SEXP rtp_wrap(SEXP h, SEXP cls) {
-  SEXP ptr = PROTECT(R_MakeExternalPtr(NULL, R_NilValue, h));
+  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1 && COMPLEX(h)[0].i != MAGIC) {
+    double key = COMPLEX(h)[0].r;
+    h = Rf_allocVector(CPLXSXP, 1);
+    COMPLEX(h)[0].r = key;
+    COMPLEX(h)[0].i = MAGIC;
+  }
+  PROTECT(h);
+  SEXP ptr = PROTECT(R_MakeExternalPtr(&live, R_NilValue, h));
   if (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1 && COMPLEX(h)[0].r != 0) {
     R_RegisterCFinalizerEx(ptr, finalize_handle, FALSE);
   }
   Rf_setAttrib(ptr, R_ClassSymbol, cls);
-  UNPROTECT(1);
+  UNPROTECT(2);
   return ptr;
+}
+
+/* Whether `ptr` (an external pointer) was made by rtp_wrap in this session. */
+int rtp_is_live(SEXP ptr) {
+  return R_ExternalPtrAddr(ptr) == (void *) &live;
 }
 
 /* The handle of a handle object. */
 SEXP rtp_handle(SEXP ptr) {
   if (TYPEOF(ptr) != EXTPTRSXP) Rf_error("not an rtorchpy object");
+  if (!rtp_is_live(ptr)) {
+    Rf_errorcall(R_NilValue,
+                 "external pointer is not valid: this object was restored from a file "
+                 "(saveRDS(), save()) or another session, and its data did not survive; save "
+                 "as_array(x) instead and make a tensor of it again");
+  }
   return R_ExternalPtrProtected(ptr);
 }
 

@@ -12,9 +12,22 @@
  *   result:    a Python complex (a handle) becomes an R complex number.
  *
  * Anything else is left to reticulate: rtp_call returns raw 01 when it did not call (an
- * argument it does not convert), and raw 02 when it called but the result is of another kind;
- * the result is then kept in the bridge module's `_stash` for R to fetch through reticulate.
+ * argument it does not convert), raw 02 when it called but the result is of another kind (the
+ * result is then kept in the bridge module's `_stash` for R to fetch through reticulate), and
+ * raw 03 when the call was interrupted (KeyboardInterrupt: R signals its `interrupt`).
  * Until rtp_pyinit succeeded, rtp_call always returns raw 01.
+ *
+ * Two rules keep both interpreters consistent:
+ *  - no R error may unwind through a region holding the GIL: every R call that can fail
+ *    (string translation, allocation) runs before the GIL is taken or after it is released,
+ *    except the conversion of a result, which runs under R_UnwindProtect with a cleanup that
+ *    drops the Python references and releases the GIL before R unwinds;
+ *  - a Python error becomes an R error only after the Python error state is cleared and the
+ *    GIL released.
+ *
+ * The object header (reference count, then type pointer) is declared here by hand; rtp_pyinit
+ * checks it against objects Python made, and refuses (R then uses reticulate) if it differs
+ * (debug builds with Py_TRACE_REFS, free-threaded builds).
  */
 #include <stddef.h>
 #include <string.h>
@@ -30,9 +43,11 @@ typedef struct _pyobj {
 } PyObj;
 
 static int ready = 0;
+static SEXP unwind_token = NULL;
 static PyObj *bridge_module = NULL;
 static void *t_complex, *t_float, *t_long, *t_unicode;
 static PyObj *py_none, *py_true, *py_false;
+static PyObj **exc_keyboard_interrupt;
 
 static int (*gil_ensure)(void);
 static void (*gil_release)(int);
@@ -55,6 +70,7 @@ static PyObj *(*object_call)(PyObj *, PyObj *, PyObj *);
 static int (*setattr)(PyObj *, const char *, PyObj *);
 static PyObj *(*err_occurred)(void);
 static void (*err_fetch)(PyObj **, PyObj **, PyObj **);
+static int (*exc_matches)(PyObj *, PyObj *);
 static PyObj *(*object_str)(PyObj *);
 static const char *(*unicode_utf8)(PyObj *);
 static void (*err_clear)(void);
@@ -76,13 +92,43 @@ static PyObj *pyobject(SEXP x) {
   return (PyObj *) R_ExternalPtrAddr(p);
 }
 
+/* Whether the hand-declared object header matches this Python (the GIL is held): objects made
+ * by the C API carry the expected type at the expected offset, and Py_IncRef/Py_DecRef change
+ * the field read as the reference count by exactly one. */
+static int layout_ok(void) {
+  int ok = 1;
+  PyObj *f = float_from(1.5), *c = complex_from(1.0, -7.25), *l = list_new(0);
+  PyObj *i = long_from(1234567L);
+  if (f == NULL || c == NULL || l == NULL || i == NULL) ok = 0;
+  if (ok) {
+    ok = f->ob_type == t_float && c->ob_type == t_complex && l->ob_type == t_list &&
+         i->ob_type == t_long && py_true->ob_type == t_bool && py_false->ob_type == t_bool &&
+         complex_real(c) == 1.0 && complex_imag(c) == -7.25 && float_as(f) == 1.5;
+  }
+  if (ok) {
+    ptrdiff_t before = f->ob_refcnt;
+    incref(f);
+    ok = f->ob_refcnt == before + 1;
+    decref(f);
+    ok = ok && f->ob_refcnt == before;
+  }
+  if (f) decref(f);
+  if (c) decref(c);
+  if (l) decref(l);
+  if (i) decref(i);
+  if (err_occurred()) err_clear();
+  return ok;
+}
+
 #define SYM(var, name) \
   do { *(void **) (&var) = dlsym(lib, name); if (var == NULL) return Rf_ScalarLogical(0); } while (0)
 
 /* Find the Python C API in the libpython at `path` (already loaded by reticulate). */
 SEXP rtp_pyinit(SEXP path, SEXP bridge) {
   ready = 0;
-  if (TYPEOF(path) != STRSXP || XLENGTH(path) != 1) return Rf_ScalarLogical(0);
+  if (TYPEOF(path) != STRSXP || XLENGTH(path) != 1 || STRING_ELT(path, 0) == NA_STRING) {
+    return Rf_ScalarLogical(0);
+  }
 #ifdef _WIN32
   return Rf_ScalarLogical(0);  /* no dlsym: every call goes through reticulate */
 #else
@@ -111,6 +157,8 @@ SEXP rtp_pyinit(SEXP path, SEXP bridge) {
   SYM(setattr, "PyObject_SetAttrString");
   SYM(err_occurred, "PyErr_Occurred");
   SYM(err_fetch, "PyErr_Fetch");
+  SYM(exc_matches, "PyErr_GivenExceptionMatches");
+  SYM(exc_keyboard_interrupt, "PyExc_KeyboardInterrupt");
   SYM(object_str, "PyObject_Str");
   SYM(unicode_utf8, "PyUnicode_AsUTF8");
   SYM(err_clear, "PyErr_Clear");
@@ -125,64 +173,83 @@ SEXP rtp_pyinit(SEXP path, SEXP bridge) {
   SYM(py_false, "_Py_FalseStruct");
   PyObj *b = pyobject(bridge);
   if (b == NULL) return Rf_ScalarLogical(0);
-  incref(b);
-  if (bridge_module) decref(bridge_module);
-  bridge_module = b;
-  ready = 1;
-  return Rf_ScalarLogical(1);
+  int gil = gil_ensure();
+  int ok = layout_ok();
+  if (ok) {
+    incref(b);
+    if (bridge_module) decref(bridge_module);
+    bridge_module = b;
+  }
+  gil_release(gil);
+  ready = ok;
+  return Rf_ScalarLogical(ok);
 #endif
 }
 
-/* The handle of an rtorchpy object (an external pointer), or NULL. */
+SEXP rtp_wrap(SEXP h, SEXP cls);
+int rtp_ndead_int(void);
+int rtp_is_live(SEXP ptr);
+
+/* The handle of an rtorchpy object (an external pointer made in this session), or NULL. */
 static SEXP handle_of(SEXP a) {
+  if (!rtp_is_live(a)) return NULL;
   SEXP h = R_ExternalPtrProtected(a);
   return (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1) ? h : NULL;
 }
 
 /* Whether every element of `args` is a value this file converts (unnamed lists of such values
- * included, as Python lists, a few levels deep). */
-static int simple_args_at(SEXP args, int depth) {
+ * included, as Python lists, a few levels deep). Counts the strings into *nstr. Checks each
+ * element's type before anything else (XLENGTH is only defined for vectors). */
+static int simple_args_at(SEXP args, int depth, int *nstr) {
   R_xlen_t n = XLENGTH(args);
   for (R_xlen_t i = 0; i < n; i++) {
     SEXP a = VECTOR_ELT(args, i);
-    if (a == R_NilValue) continue;
-    if (TYPEOF(a) == EXTPTRSXP) {
-      if (handle_of(a) == NULL) return 0;
+    switch (TYPEOF(a)) {
+    case NILSXP: continue;
+    case EXTPTRSXP: if (handle_of(a) == NULL) return 0; continue;
+    case VECSXP:
+      if (ATTRIB(a) != R_NilValue || depth > 3 || !simple_args_at(a, depth + 1, nstr)) return 0;
       continue;
-    }
-    if (TYPEOF(a) == VECSXP) {
-      if (ATTRIB(a) != R_NilValue || depth > 3 || !simple_args_at(a, depth + 1)) return 0;
-      continue;
+    case CPLXSXP: case REALSXP: case INTSXP: case LGLSXP: case STRSXP: break;
+    default: return 0;
     }
     if (ATTRIB(a) != R_NilValue || XLENGTH(a) != 1) return 0;
     switch (TYPEOF(a)) {
-    case CPLXSXP: case REALSXP: break;
     case INTSXP: if (INTEGER(a)[0] == NA_INTEGER) return 0; break;
     case LGLSXP: if (LOGICAL(a)[0] == NA_LOGICAL) return 0; break;
-    case STRSXP: if (STRING_ELT(a, 0) == NA_STRING) return 0; break;
-    default: return 0;
+    case STRSXP: if (STRING_ELT(a, 0) == NA_STRING) return 0; (*nstr)++; break;
     }
   }
   return 1;
 }
 
-static int simple_args(SEXP args) { return simple_args_at(args, 0); }
+/* The strings of `args` as UTF-8, in the order to_py meets them (R may error here: this runs
+ * before the GIL is taken). */
+static void translate_strings(SEXP args, const char **out, int *k) {
+  R_xlen_t n = XLENGTH(args);
+  for (R_xlen_t i = 0; i < n; i++) {
+    SEXP a = VECTOR_ELT(args, i);
+    if (TYPEOF(a) == STRSXP) out[(*k)++] = Rf_translateCharUTF8(STRING_ELT(a, 0));
+    else if (TYPEOF(a) == VECSXP) translate_strings(a, out, k);
+  }
+}
 
-static PyObj *to_py(SEXP a) {
+/* An argument as a new Python reference (GIL held; no R call that can fail). */
+static PyObj *to_py(SEXP a, const char **strs, int *k) {
   if (a == R_NilValue) { incref(py_none); return py_none; }
-  if (TYPEOF(a) == EXTPTRSXP) a = handle_of(a);
+  if (TYPEOF(a) == EXTPTRSXP) a = R_ExternalPtrProtected(a);
   switch (TYPEOF(a)) {
   case CPLXSXP: return complex_from(COMPLEX(a)[0].r, COMPLEX(a)[0].i);
   case REALSXP: return float_from(REAL(a)[0]);
   case INTSXP: return long_from((long) INTEGER(a)[0]);
   case LGLSXP: { PyObj *b = LOGICAL(a)[0] ? py_true : py_false; incref(b); return b; }
-  case STRSXP: return unicode_from(Rf_translateCharUTF8(STRING_ELT(a, 0)));
+  case STRSXP: return unicode_from(strs[(*k)++]);
   case VECSXP: {
     R_xlen_t n = XLENGTH(a);
     PyObj *l = list_new((ptrdiff_t) n);
     if (l == NULL) return NULL;
     for (R_xlen_t i = 0; i < n; i++) {
-      PyObj *v = to_py(VECTOR_ELT(a, i));
+      PyObj *v = to_py(VECTOR_ELT(a, i), strs, k);
       if (v == NULL) { decref(l); return NULL; }
       list_setitem(l, (ptrdiff_t) i, v);
     }
@@ -191,9 +258,6 @@ static PyObj *to_py(SEXP a) {
   default: return NULL;
   }
 }
-
-SEXP rtp_wrap(SEXP h, SEXP cls);
-int rtp_ndead_int(void);
 
 #define MAGIC (-7.25)
 
@@ -237,7 +301,8 @@ static int set_scalar(SEXP v, R_xlen_t i, int kind, PyObj *o) {
 }
 
 /* A Python value as reticulate converts it (scalars, None, lists: a list of scalars of one
- * type becomes an atomic vector), or NULL when it is of another kind. */
+ * type becomes an atomic vector), or NULL when it is of another kind. Allocates R memory with
+ * the GIL held: only ever called under R_UnwindProtect (see convert_result). */
 static SEXP from_py(PyObj *o, int depth) {
   if (o == py_none) return R_NilValue;
   int kind = scalar_kind(o);
@@ -272,60 +337,71 @@ static SEXP from_py(PyObj *o, int depth) {
   return v;
 }
 
+typedef struct {
+  PyObj *res;
+  int gil;
+  SEXP out;
+} convert_t;
+
+static SEXP convert_body(void *data) {
+  convert_t *c = (convert_t *) data;
+  c->out = from_py(c->res, 0);
+  return R_NilValue;
+}
+
+/* Runs only when R unwinds out of convert_body (allocation failed): Python state first. */
+static void convert_cleanup(void *data, Rboolean jump) {
+  if (!jump) return;
+  convert_t *c = (convert_t *) data;
+  decref(c->res);
+  if (err_occurred()) err_clear();
+  gil_release(c->gil);
+}
+
 /* Call the Python callable `f` (a reticulate object) with the R list `args`: the reply as an
- * R complex (a handle), or raw 01 / raw 02 (see the top of this file). An element of `args`
+ * R complex (a handle), or raw 01 / 02 / 03 (see the top of this file). An element of `args`
  * may be an rtorchpy object (its handle is passed). With `cls` not NULL, a handle reply that
  * needs no housekeeping (see .t() in R/bridge.R) comes back already wrapped, of class `cls`. */
 SEXP rtp_call(SEXP f, SEXP args, SEXP cls) {
-  if (!ready || TYPEOF(args) != VECSXP || !simple_args(args)) return raw1(1);
+  int nstr = 0;
+  if (!ready || TYPEOF(args) != VECSXP || !simple_args_at(args, 0, &nstr)) return raw1(1);
   PyObj *fn = pyobject(f);
   if (fn == NULL) return raw1(1);
+  const char **strs = NULL;
+  if (nstr) {
+    int k = 0;
+    strs = (const char **) R_alloc((size_t) nstr, sizeof(char *));
+    translate_strings(args, strs, &k);
+  }
+  if (unwind_token == NULL) {  /* made once (as cpp11 does), outside the GIL */
+    unwind_token = R_MakeUnwindCont();
+    R_PreserveObject(unwind_token);
+  }
   R_xlen_t n = XLENGTH(args);
-  int gil = gil_ensure();
-  PyObj *tup = tuple_new((ptrdiff_t) n);
-  if (tup == NULL) goto error;
-  for (R_xlen_t i = 0; i < n; i++) {
-    PyObj *v = to_py(VECTOR_ELT(args, i));
-    if (v == NULL) { decref(tup); goto error; }
-    tuple_setitem(tup, (ptrdiff_t) i, v);
-  }
-  PyObj *res = object_call(fn, tup, NULL);
-  decref(tup);
-  if (res == NULL) goto error;
-  SEXP out;
-  if (res->ob_type == t_complex) {
-    out = Rf_allocVector(CPLXSXP, 1);
-    COMPLEX(out)[0].r = complex_real(res);
-    COMPLEX(out)[0].i = complex_imag(res);
-    decref(res);
-    if (cls != R_NilValue && COMPLEX(out)[0].i == MAGIC && rtp_ndead_int() <= 1024) {
-      gil_release(gil);
-      PROTECT(out);
-      out = rtp_wrap(out, cls);
-      UNPROTECT(1);
-      return out;
-    }
-  } else if ((out = from_py(res, 0)) != NULL || res == py_none) {
-    decref(res);
-    if (out == NULL) out = R_NilValue;
-  } else {
-    if (err_occurred()) err_clear();
-    int failed = setattr(bridge_module, "_stash", res);
-    decref(res);
-    if (failed) goto error;
-    out = raw1(2);
-  }
-  gil_release(gil);
-  return out;
+  char msg[1000] = "a Python error";
+  int interrupted = 0;
 
-error: {
-    char msg[1000] = "a Python error";
+  /* -- GIL held from here: no R call that can fail ----------------------------------- */
+  int gil = gil_ensure();
+  PyObj *res = NULL;
+  PyObj *tup = tuple_new((ptrdiff_t) n);
+  if (tup != NULL) {
+    int k = 0, failed = 0;
+    for (R_xlen_t i = 0; i < n && !failed; i++) {
+      PyObj *v = to_py(VECTOR_ELT(args, i), strs, &k);
+      if (v == NULL) failed = 1; else tuple_setitem(tup, (ptrdiff_t) i, v);
+    }
+    if (!failed) res = object_call(fn, tup, NULL);
+    decref(tup);
+  }
+  if (res == NULL) {
     PyObj *type = NULL, *value = NULL, *tb = NULL;
     if (err_occurred()) {
       err_fetch(&type, &value, &tb);
+      interrupted = type != NULL && exc_matches(type, *exc_keyboard_interrupt);
       PyObj *s = value ? object_str(value) : NULL;
       const char *c = s ? unicode_utf8(s) : NULL;
-      if (c) {
+      if (c && *c) {
         strncpy(msg, c, sizeof(msg) - 1);
         msg[sizeof(msg) - 1] = '\0';
       }
@@ -336,7 +412,35 @@ error: {
       if (err_occurred()) err_clear();
     }
     gil_release(gil);
+    if (interrupted) return raw1(3);
     Rf_error("%s", msg);
   }
-  return R_NilValue;
+  if (res->ob_type == t_complex) {
+    Rcomplex h;
+    h.r = complex_real(res);
+    h.i = complex_imag(res);
+    decref(res);
+    gil_release(gil);
+    /* -- GIL released --------------------------------------------------------------- */
+    SEXP out = PROTECT(Rf_allocVector(CPLXSXP, 1));
+    COMPLEX(out)[0] = h;
+    if (cls != R_NilValue && h.i == MAGIC && rtp_ndead_int() <= 1024) out = rtp_wrap(out, cls);
+    UNPROTECT(1);
+    return out;
+  }
+  convert_t c = {res, gil, NULL};
+  R_UnwindProtect(convert_body, &c, convert_cleanup, &c, unwind_token);
+  if (c.out != NULL || res == py_none) {
+    decref(res);
+    gil_release(gil);
+    return c.out == NULL ? R_NilValue : c.out;
+  }
+  if (err_occurred()) err_clear();
+  int failed = setattr(bridge_module, "_stash", res);
+  decref(res);
+  if (failed && err_occurred()) err_clear();
+  gil_release(gil);
+  /* -- GIL released --------------------------------------------------------------------- */
+  if (failed) Rf_error("rtorchpy: could not keep a Python result for R");
+  return raw1(2);
 }

@@ -1,0 +1,275 @@
+# The bridge's safety: no object kept alive across the two garbage collectors, no R value
+# misread as a handle, restored handles refused, the C bridge's argument checks, interrupts
+# and errors in R callbacks, Python warnings as R warnings. Runs in both call modes (the
+# pytest entry also runs this file with RTORCHPY_DIRECT=0).
+skip_if_no_python()
+
+# Live objects after collecting garbage in both languages: bridge registry entries, Python
+# tensors, R values kept for Python.
+live <- function() {
+  r <- unlist(rtorchpy:::.bridge_counts())
+  c(handles = r[[1L]], tensors = r[[2L]], rvalues = length(ls(rtorchpy:::.rt$rvalues)))
+}
+
+# `body(i)` run `n` times in a loop (in its own function, whose frame is gone afterwards):
+# a leak of one object per iteration grows every count by at least n.
+expect_no_leak <- function(body, n = 150L) {
+  run <- function() for (i in seq_len(n)) body(i)
+  run()  # warm-up: caches, first-call objects
+  before <- live()
+  run()
+  grown <- live() - before
+  expect_true(all(grown < n / 5), info = paste(names(grown), grown, collapse = ", "))
+}
+
+# Hooks here are made outside the frame that holds their tensor: a hook function whose own
+# environment holds the tensor's R handle keeps it alive (that cycle is the user's, and R
+# torch has it too; see "Ownership" in docs/internals). The bridge must add no cycle itself.
+double_it <- function(g) g * 2
+keep_it <- function(g) NULL
+same <- function(g) g
+boom <- function(g) stop("boom")
+
+test_that("hooks do not keep their tensor alive (leaves, non-leaves, retain_grad)", {
+  expect_no_leak(function(i) {
+    x <- torch_randn(20, requires_grad = TRUE)
+    x$register_hook(double_it)
+    (x * 2)$sum()$backward()
+  })
+  expect_no_leak(function(i) {
+    x <- torch_randn(20, requires_grad = TRUE)
+    y <- x * 3
+    y$register_hook(keep_it)
+    y$retain_grad()
+    y$sum()$backward()
+    expect_equal(as_array(x$grad), rep(3, 20))
+  })
+  # a hook never run (no backward) and a removed hook
+  expect_no_leak(function(i) {
+    x <- torch_randn(20, requires_grad = TRUE)
+    h <- x$register_hook(same)
+    if (i %% 2 == 0) h$remove()
+  })
+})
+
+test_that("hooks still run after the R handle of their tensor is gone", {
+  seen <- new.env()
+  x <- torch_ones(2, requires_grad = TRUE)
+  y <- x * 2
+  y$register_hook(function(g) {
+    seen$g <- as_array(g)
+    g * 10
+  })
+  z <- y$sum()
+  rm(y)
+  gc()
+  z$backward()
+  expect_equal(seen$g, c(1, 1))
+  expect_equal(as_array(x$grad), c(20, 20))
+})
+
+test_that("autograd_function created in a loop does not leak", {
+  expect_no_leak(function(i) {
+    mul <- autograd_function(
+      forward = function(ctx, a, k) {
+        ctx$save_for_backward(a = a, k = k, extra = list(k, "x"))
+        a * k
+      },
+      backward = function(ctx, g) list(a = g * ctx$saved_variables$k)
+    )
+    x <- torch_randn(5, requires_grad = TRUE)
+    mul(x, 2)$sum()$backward()
+    expect_equal(as_array(x$grad), rep(2, 5))
+  })
+})
+
+# A custom function whose forward and backward capture tensors (made in their own frame).
+make_scaled <- function() {
+  w <- torch_randn(4, requires_grad = TRUE)
+  scale <- torch_tensor(3)
+  autograd_function(
+    forward = function(ctx, a) {
+      ctx$save_for_backward(a, w = w)
+      a * scale
+    },
+    backward = function(ctx, g) list(a = g * scale)
+  )
+}
+
+test_that("forward and backward closures capturing tensors, and ctx saving tensors, free them", {
+  expect_no_leak(function(i) {
+    f <- make_scaled()
+    x <- torch_randn(4, requires_grad = TRUE)
+    y <- f(x)
+    z <- y$sum()
+    z$backward()
+    expect_equal(as_array(x$grad), rep(3, 4))
+  })
+})
+
+test_that("an autograd_function's backward works after the function itself is gone", {
+  out <- local({
+    f <- autograd_function(function(ctx, a) a * 3, function(ctx, g) list(a = g * 3))
+    x <- torch_ones(2, requires_grad = TRUE)
+    list(x = x, y = f(x))
+  })
+  gc()
+  out$y$sum()$backward()
+  expect_equal(as_array(out$x$grad), c(3, 3))
+})
+
+test_that("R errors raised in callbacks do not leak", {
+  expect_no_leak(function(i) {
+    x <- torch_randn(20, requires_grad = TRUE)
+    x$register_hook(boom)
+    expect_error((x * 2)$sum()$backward(), "boom")
+  })
+  bad <- autograd_function(function(ctx, a) a * 2, function(ctx, g) stop("bad backward"))
+  expect_no_leak(function(i) {
+    x <- torch_randn(3, requires_grad = TRUE)
+    expect_error(bad(x)$sum()$backward(), "bad backward")
+  })
+})
+
+square <- function(a) a * a
+
+test_that("functions given to gradcheck and jacobian are not kept", {
+  expect_no_leak(function(i) {
+    x <- torch_randn(3, requires_grad = TRUE)
+    j <- autograd_jacobian(square, x)
+    expect_equal(j$shape, c(3L, 3L))
+  })
+})
+
+test_that("an R complex number is never read as a tensor handle", {
+  x <- torch_tensor(c(1, 2))
+  other <- torch_tensor(c(10, 20))  # a tensor whose key a complex value could hit
+  h <- rtorchpy:::.h(other)
+  key <- Re(h)
+  expect_error(torch_add(x, complex(real = key, imaginary = 1)),
+               "complex numbers are not supported")
+  expect_error(x + complex(real = key, imaginary = 1), "complex numbers are not supported")
+  expect_error(x$add(complex(real = key, imaginary = 0)), "complex numbers are not supported")
+  expect_error(torch_mul(3 + 1i, x), "complex numbers are not supported")
+  expect_equal(as_array(x), c(1, 2))
+})
+
+test_that("a tensor restored with readRDS is refused, not another tensor", {
+  x <- torch_tensor(c(1, 2))
+  f <- tempfile(fileext = ".rds")
+  on.exit(unlink(f))
+  saveRDS(x, f)
+  y <- readRDS(f)
+  expect_true(is_torch_tensor(y))
+  expect_error(print(y), "external pointer is not valid")
+  expect_error(y + 1, "external pointer is not valid")
+  expect_error(torch_add(x, y), "external pointer is not valid")
+  expect_error(as_array(y), "external pointer is not valid")
+  # in another session, where the key may name another tensor
+  rscript <- file.path(R.home("bin"), "Rscript")
+  code <- sprintf(paste0("suppressMessages(library(rtorchpy)); a <- torch_tensor(c(7, 8)); ",
+                         "b <- torch_tensor(c(5, 6)); y <- readRDS('%s'); ",
+                         "cat(tryCatch(as_array(y + 0), error = conditionMessage))"), f)
+  out <- suppressWarnings(system2(rscript, c("--vanilla", "-e", shQuote(code)), stdout = TRUE,
+                                  stderr = FALSE))
+  expect_match(paste(out, collapse = "\n"), "external pointer is not valid")
+})
+
+test_that("non-tensor R values in tensor arguments get a clear error", {
+  x <- torch_tensor(c(1, 2))
+  expect_error(torch_add(x, function(z) z), "can't use a function as a tensor")
+  expect_error(torch_add(x, quote(a)), "type 'symbol'")
+  expect_error(torch_add(x, new.env()), "type 'environment'")
+  expect_error(x$mul(sum), "can't use a function")
+  expect_error(x + NULL, "R type 'NULL'")
+  err <- tryCatch(x$sub_("a"), error = conditionMessage)
+  expect_match(err, "R type 'character'")
+  expect_false(grepl("NoneType|str\\b|\\.op\\(", err))
+  expect_equal(as_array(x), c(1, 2))
+  # Python internals (type names, attribute errors, int() parsing) never reach the message
+  for (e in list(
+    tryCatch(nnf_relu("a"), error = conditionMessage),
+    tryCatch(x$clamp(min = "a"), error = conditionMessage),
+    tryCatch(x$index_select(1, "a"), error = conditionMessage),
+    tryCatch(torch_cat(list(x, "a")), error = conditionMessage)
+  )) {
+    expect_match(e, "R (value of )?type '(character|list)'")
+    expect_false(grepl("'str'|\\bstr\\b|_data|int\\(\\)|np\\.", e))
+  }
+})
+
+test_that("the C bridge checks argument types and keeps R errors out of Python", {
+  skip_if(identical(Sys.getenv("RTORCHPY_DIRECT"), "0"), "the C bridge is switched off")
+  rt <- rtorchpy:::.rt
+  f <- reticulate::py_eval("lambda *a: len(a)", convert = FALSE)
+  # closures, environments, symbols, language: not converted (raw 01), no R error
+  for (v in list(function(z) z, new.env(), quote(a), quote(a + b), sum)) {
+    expect_equal(.Call(rtorchpy:::rtp_call, f, list(v), NULL), as.raw(1L))
+  }
+  # a string R cannot translate fails before Python is entered; the bridge still works
+  bad <- "\xff"
+  Encoding(bad) <- "bytes"
+  expect_error(.Call(rtorchpy:::rtp_call, f, list(bad), NULL), "bytes")
+  expect_equal(.Call(rtorchpy:::rtp_call, f, list(1, "é", list("ü")), NULL), 3L)
+  # a restored handle is not passed (the reticulate path then refuses it)
+  x <- unserialize(serialize(torch_tensor(1), NULL))
+  expect_equal(.Call(rtorchpy:::rtp_call, f, list(x), NULL), as.raw(1L))
+  expect_error(rtorchpy:::.call(f, list(x)), "external pointer is not valid")
+  expect_equal(as_array(torch_tensor(c(1, 2)) * 2), c(2, 4))
+  # a KeyboardInterrupt in Python is an R interrupt once the GIL is released
+  ki <- reticulate::py_eval("lambda: (_ for _ in ()).throw(KeyboardInterrupt())",
+                            convert = FALSE)
+  expect_equal(.Call(rtorchpy:::rtp_call, ki, list(), NULL), as.raw(3L))
+  expect_equal(tryCatch(rtorchpy:::.call(ki, list()), interrupt = function(e) "interrupt"),
+               "interrupt")
+  # a Python error outside the bridge's guards is an R error, and Python is usable after it
+  oops <- reticulate::py_eval("lambda: 1 // 0", convert = FALSE)
+  expect_error(.Call(rtorchpy:::rtp_call, oops, list(), NULL), "division")
+  expect_equal(.Call(rtorchpy:::rtp_call, f, list(1, 2), NULL), 2L)
+})
+
+test_that("an interrupt in an R callback is an R interrupt; the session stays usable", {
+  x <- torch_ones(3, requires_grad = TRUE)
+  x$register_hook(function(g) rlang::interrupt())
+  r <- tryCatch((x * 2)$sum()$backward(), interrupt = function(e) "interrupt",
+                error = function(e) conditionMessage(e))
+  expect_equal(r, "interrupt")
+  expect_true((x * 2)$requires_grad)   # grad mode restored
+
+  f <- autograd_function(function(ctx, a) a * 2, function(ctx, g) {
+    rlang::interrupt()
+    list(a = g)
+  })
+  w <- torch_ones(2, requires_grad = TRUE)
+  expect_equal(tryCatch(f(w)$sum()$backward(), interrupt = function(e) "interrupt"),
+               "interrupt")
+  g <- autograd_function(function(ctx, a) {
+    rlang::interrupt()
+    a
+  }, function(ctx, g) list(a = g))
+  expect_equal(tryCatch(with_no_grad(g(w)), interrupt = function(e) "interrupt"), "interrupt")
+  expect_true((w * 2)$requires_grad)
+  expect_equal(as_array(torch_ones(2) + 1), c(2, 2))
+  y <- w * 3
+  y$sum()$backward()
+  expect_equal(as_array(w$grad), c(3, 3))
+})
+
+test_that("Python warnings are R warnings", {
+  expect_warning(l <- nnf_mse_loss(torch_ones(7), torch_ones(7, 1)),
+                 "different to the input size")
+  expect_equal(as_array(l), 0)
+  # the flag is cleared: the next call does not warn again
+  expect_no_warning(torch_ones(2) + 1)
+  # a warning waiting while Python hands R a context: the flag is not kept in the handle
+  f <- autograd_function(function(ctx, a) {
+    ctx$save_for_backward(k = 2)
+    a * 2
+  }, function(ctx, g) list(a = g * ctx$saved_variables$k))
+  x <- torch_ones(2, requires_grad = TRUE)
+  f(x)  # made: the next call's first reply from Python is forward's context
+  reticulate::py_run_string("import warnings; warnings.warn('waiting in Python')")
+  expect_warning(y <- f(x), "waiting in Python")
+  y$sum()$backward()
+  expect_equal(as_array(x$grad), c(2, 2))
+})

@@ -1,0 +1,84 @@
+"""Errors of the R bridge (see ``_rbridge.py``): the exceptions it raises for R, and error
+messages in R's terms (1-based dims and indices, R type names)."""
+from __future__ import annotations
+
+import re
+
+
+class RCallbackError(Exception):
+    """An R error raised inside an R function that Python called (a hook, or a custom function's
+    forward or backward). The R side keeps the original condition and re-raises it."""
+
+
+class RIndexError(IndexError):
+    """An R-convention error raised before Python is reached (its text is R torch's)."""
+
+
+ZERO_DIM = "Indexing starts at 1 but found a 0."
+ZERO_INDEX = "Indexing in R is 1-based and found a 0."
+
+
+def _shift(m, *groups, always=False):
+    """Rebuild match ``m`` with the numbers in ``groups`` shifted by +1 (non-negative ones only,
+    unless ``always``)."""
+    s, out, last = m.string, [], m.start()
+    for g in groups:
+        v = int(m.group(g))
+        out.append(s[last:m.start(g)])
+        out.append(str(v + 1 if (always or v >= 0) else v))
+        last = m.end(g)
+    out.append(s[last:m.end()])
+    return "".join(out)
+
+
+_TRANSLATIONS = [
+    (re.compile(r"Dimension out of range \(expected to be in range of \[-?\d+, (-?\d+)\], "
+                r"but got (-?\d+)\)"), (1, 2), False),
+    (re.compile(r"dimension (\d+) does not have size"), (1,), False),
+    (re.compile(r"inputs dimension (\d+) must have length"), (1,), False),
+    (re.compile(r"for tensor number (\d+) in the list"), (1,), False),
+    (re.compile(r"Sizes of tensors must match except in dimension (\d+)"), (1,), False),
+    (re.compile(r"Found an invalid max index: (\d+)"), (1,), False),
+    (re.compile(r"index (-?\d+) out of range for tensor of size \[[^\]]*\] at dimension (\d+)"),
+     (1, 2), False),
+    (re.compile(r"Target (-?\d+) is out of bounds"), (1,), True),
+    (re.compile(r"contracted dimensions.*?dim (\d+).*?dim (\d+)"), (1, 2), False),
+    (re.compile(r"index (-?\d+) is out of bounds for dimension (\d+) with size"), (1, 2), False),
+]
+
+
+# Python type names in messages about an argument, as the R type of the value they came from
+# (an R user never sees Python's types).
+_R_TYPES = {"NoneType": "NULL", "str": "character", "float": "double", "int": "integer",
+            "bool": "logical", "list": "list", "dict": "named list", "complex": "complex",
+            "tuple": "list", "function": "function"}
+_PY_NAMES = "NoneType|str|float|int|bool|list|dict|complex|tuple|function"
+_TYPE_RULES = [
+    # "can't convert an element of type str" -> "... an element of R type 'character'"
+    (re.compile(rf"(element|value|argument|object) of (?:Python )?type '?({_PY_NAMES})\b'?"),
+     lambda m: f"{m.group(1)} of R type '{_R_TYPES[m.group(2)]}'"),
+    # an argument used as a tensor that is not one: "'str' object has no attribute '_data'"
+    (re.compile(rf"'({_PY_NAMES})' object has no attribute '\w+'"),
+     lambda m: f"expected a tensor, got an R value of type '{_R_TYPES[m.group(1)]}'"),
+    (re.compile(rf"\bgot ({_PY_NAMES})\b"), lambda m: f"got R type '{_R_TYPES[m.group(1)]}'"),
+]
+
+
+def translate_error(msg: str) -> str:
+    """Dimension and index numbers in an error message, 1-based as R torch reports them; Python
+    type names as the R types they came from."""
+    for rx, groups, always in _TRANSLATIONS:
+        msg = rx.sub(lambda m: _shift(m, *groups, always=always), msg)
+    for rx, repl in _TYPE_RULES:
+        msg = rx.sub(repl, msg)
+    return msg
+
+
+def _err(exc):
+    if isinstance(exc, RCallbackError):
+        return ["R", str(exc)]
+    if isinstance(exc, RIndexError):
+        return ["E", str(exc.args[0]) if exc.args else ""]
+    if isinstance(exc, KeyError) and exc.args:
+        return ["E", translate_error(str(exc.args[0]))]
+    return ["E", translate_error(str(exc))]

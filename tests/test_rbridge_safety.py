@@ -1,0 +1,98 @@
+"""The R bridge's safety rules checked from Python (rtorchpy/_rbridge*.py), and the R safety
+tests (r-shim/tests/testthat/test-bridge-safety.R) run again with the C bridge switched off
+(RTORCHPY_DIRECT=0: every call through reticulate)."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from rtorchpy import _rbridge as rb
+from rtorchpy._rbridge_session import collect_warnings, live_counts, take_warnings
+
+
+@pytest.fixture
+def handle():
+    """A tensor in the bridge registry and its handle, removed afterwards."""
+    t = rb.Tensor._make(np.array([1.0, 2.0], dtype=np.float32))
+    h = rb._put(t)
+    yield t, h
+    rb.release([h.real])
+
+
+def test_a_complex_value_is_not_read_as_a_handle(handle):
+    t, h = handle
+    assert rb._dec(h) is t
+    for value in (complex(h.real, 1.0), complex(h.real, 0.0), complex(h.real, rb.MAGIC_GC)):
+        with pytest.raises(TypeError, match="complex numbers are not supported"):
+            rb._dec(value)
+        # through an op caller and an operator, the error comes back as R's error reply
+        assert rb.op_caller("add")(h, value)[0] == "E"
+        tag, msg = rb.BINARY["+"](h, value)
+        assert tag == "E" and "complex numbers are not supported" in msg
+        tag, msg = rb.BINARY["*"](value, h)
+        assert tag == "E" and "complex numbers are not supported" in msg
+
+
+def test_error_messages_name_r_types():
+    t = rb.translate_error
+    assert t("can't convert an element of type NoneType to a tensor") == \
+        "can't convert an element of R type 'NULL' to a tensor"
+    assert t("can't convert an element of type str to a tensor") == \
+        "can't convert an element of R type 'character' to a tensor"
+    assert t("'str' object has no attribute '_data'") == \
+        "expected a tensor, got an R value of type 'character'"
+    assert t("min must be a Tensor or a number, got NoneType") == \
+        "min must be a Tensor or a number, got R type 'NULL'"
+    assert t("a Python type of argument") == "a Python type of argument"
+
+
+def test_python_warnings_are_collected_for_r(handle):
+    from rtorchpy._rbridge_session import _collect
+    t, _ = handle
+    collect_warnings(True)
+    try:
+        take_warnings()
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.warn("first")
+            h = rb._put(t)
+            assert h.imag == rb.MAGIC - rb.FLAG_WARN      # R fetches the warnings
+            assert take_warnings() == ["first"]
+            assert rb._put(t).imag == rb.MAGIC           # cleared
+            warnings.warn("second")
+            assert rb._enc(3) == ["W", ["second"], ["v", 3]]
+            assert rb._enc(3) == ["v", 3]
+            rb.release([h.real])
+    finally:
+        collect_warnings(False)
+        take_warnings()
+    assert warnings.showwarning is not _collect
+
+
+def test_live_counts_count_registry_and_tensors(handle):
+    tag, [(_, handles), (_, tensors)] = live_counts()   # an R list of two numbers
+    assert tag == "L" and handles >= 1 and tensors >= 1
+
+
+def test_r_safety_suite_without_the_c_bridge():
+    from test_r_shim import ROOT, _r, _rscript
+    rscript = _rscript()
+    code = (
+        "Sys.setenv(RTORCHPY_DIRECT = '0'); "
+        "res <- testthat::test_file('r-shim/tests/testthat/test-bridge-safety.R', "
+        "package = 'rtorchpy', load_package = 'installed', reporter = 'summary'); "
+        "df <- as.data.frame(res); "
+        "cat('\\nRESULT failed=', sum(df$failed), ' errors=', sum(df$error), "
+        "' passed=', sum(df$passed), ' direct=', rtorchpy:::.rt$direct, '\\n', sep = '')"
+    )
+    res = _r(rscript, code)
+    out = res.stdout + "\n" + res.stderr
+    lines = [ln for ln in res.stdout.splitlines() if ln.startswith("RESULT")]
+    assert res.returncode == 0 and lines, f"testthat did not run:\n{out}"
+    fields = dict(f.split("=") for f in lines[-1].split()[1:])
+    assert fields["direct"] == "FALSE", out
+    assert fields["failed"] == "0" and fields["errors"] == "0", out
+    assert int(fields["passed"]) > 0, out
+    assert ROOT.exists()
