@@ -251,6 +251,54 @@ def _tanh(F, g, needs, result):
     return g * (1 - result * result)
 
 
+@row("AsinBackward0", fresh=True)
+def _asin(F, g, needs, self):
+    """self: g / sqrt(1 - self^2)"""
+    return g * (1 - self * self) ** -0.5
+
+
+@row("AcosBackward0", fresh=True)
+def _acos(F, g, needs, self):
+    """self: -g / sqrt(1 - self^2)"""
+    return -g * (1 - self * self) ** -0.5
+
+
+@row("AtanBackward0", fresh=True)
+def _atan(F, g, needs, self):
+    """self: g / (1 + self^2)"""
+    return g / (self * self + 1)
+
+
+@row("SinhBackward0", fresh=True)
+def _sinh(F, g, needs, self):
+    """self: g * cosh(self)"""
+    return g * ((F.exp(self) + F.exp(-self)) * 0.5)
+
+
+@row("CoshBackward0", fresh=True)
+def _cosh(F, g, needs, self):
+    """self: g * sinh(self)"""
+    return g * ((F.exp(self) - F.exp(-self)) * 0.5)
+
+
+@row("AsinhBackward0", fresh=True)
+def _asinh(F, g, needs, self):
+    """self: g / sqrt(self^2 + 1)"""
+    return g * (self * self + 1) ** -0.5
+
+
+@row("AcoshBackward0", fresh=True)
+def _acosh(F, g, needs, self):
+    """self: g / sqrt(self^2 - 1)"""
+    return g * (self * self - 1) ** -0.5
+
+
+@row("AtanhBackward0", fresh=True)
+def _atanh(F, g, needs, self):
+    """self: g / (1 - self^2)"""
+    return g / (1 - self * self)
+
+
 @row("SigmoidBackward0", fresh=True)
 def _sigmoid(F, g, needs, result):
     """self: g * result * (1 - result)"""

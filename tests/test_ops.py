@@ -151,6 +151,14 @@ FORWARD = {
     "cos": unary_cases(np.cos),
     "tan": unary_cases(np.tan),
     "tanh": unary_cases(np.tanh),
+    "asin": unary_cases(np.arcsin, np.tanh(A) * 0.9),
+    "acos": unary_cases(np.arccos, np.tanh(A) * 0.9),
+    "atan": unary_cases(np.arctan),
+    "sinh": unary_cases(np.sinh),
+    "cosh": unary_cases(np.cosh),
+    "asinh": unary_cases(np.arcsinh),
+    "acosh": unary_cases(np.arccosh, P + 1),
+    "atanh": unary_cases(np.arctanh, np.tanh(A) * 0.9),
     "sigmoid": unary_cases(lambda a: 1 / (1 + np.exp(-a))) + [
         Case(np.array([-1000.0, 0.0, 1000.0]), expected=np.array([0.0, 0.5, 1.0]))],
     # -- unary ops that keep integer dtypes
