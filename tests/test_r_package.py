@@ -152,3 +152,20 @@ def test_bundle_script_copies_removes_and_checks(tmp_path):
     assert subprocess.run([sys.executable, str(BUNDLE), "--dest", str(dest)]).returncode == 0
     assert subprocess.run(check).returncode == 0
     assert not (dest / "rtorchpy" / "stale_extra.py").exists()
+
+
+def test_another_rtorchpy_imported_first_is_an_error(tmp_path):
+    """The dev venv has rtorchpy installed (editable, from the checkout): when Python imported
+    that one before the R package started, loading stops and says so instead of mixing them."""
+    if not (RLIB / "rtorchpy").is_dir():
+        pytest.skip("the R package is not installed in .rlib (make r)")
+    env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
+    env.update(R_LIBS=str(RLIB), RETICULATE_PYTHON=sys.executable)
+    code = ("invisible(reticulate::import('rtorchpy')); library(rtorchpy); "
+            "cat(tryCatch({torch_ones(2); 'LOADED'}, error = conditionMessage))")
+    res = subprocess.run([_tool("Rscript"), "--vanilla", "-e", code], env=env, cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    out = res.stdout + res.stderr
+    assert "LOADED" not in out
+    assert "already imported another rtorchpy" in out
+    assert "restart R" in out
