@@ -42,7 +42,8 @@ r-bundle:
 	$(PYTHON) r-shim/tools/bundle_python.py
 
 # The R package's source tarball (carries the Python package): build/rtorchpy_<version>.tar.gz
-r-tarball: r-bundle $(STAMPS)/r-deps
+# (its vignettes are built with .venv's Python, hence the venv)
+r-tarball: r-bundle $(STAMPS)/r-deps $(STAMPS)/venv
 	@mkdir -p build
 	cd build && env -u LD_LIBRARY_PATH R CMD build ../r-shim
 
