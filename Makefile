@@ -13,9 +13,11 @@ export NO_MKDOCS_2_WARNING := 1
 # the shim's sources (not what R CMD INSTALL leaves in r-shim/src: make's built-in %.o: %.c rule
 # would try to rebuild those itself, without R's headers)
 R_SHIM_FILES := $(shell find r-shim -type f 2>/dev/null | grep -v -e '\.Rcheck' -e '\.tar\.gz$$' \
-	-e '\.o$$' -e '\.so$$' -e '\.dll$$')
+	-e '\.o$$' -e '\.so$$' -e '\.dll$$' -e '^r-shim/inst/python/')
+# the Python package the R package carries (copied into r-shim/inst/python by tools/bundle_python.py)
+PY_SOURCES := $(shell find rtorchpy -name '*.py' 2>/dev/null)
 
-.PHONY: demo test bench docs venv r clean
+.PHONY: demo test bench docs venv r r-bundle r-tarball clean
 
 demo: $(STAMPS)/venv $(STAMPS)/r-shim
 	$(PY) examples/demo.py
@@ -33,6 +35,17 @@ docs: $(STAMPS)/venv-docs $(STAMPS)/r-shim
 
 venv: $(STAMPS)/venv
 r: $(STAMPS)/r-shim
+
+# Copy rtorchpy/ into r-shim/inst/python (a build product, gitignored; R CMD INSTALL and
+# R CMD build take it from there).
+r-bundle:
+	$(PYTHON) r-shim/tools/bundle_python.py
+
+# The R package's source tarball (carries the Python package): build/rtorchpy_<version>.tar.gz
+# (its vignettes are built with .venv's Python, hence the venv)
+r-tarball: r-bundle $(STAMPS)/r-deps $(STAMPS)/venv
+	@mkdir -p build
+	cd build && env -u LD_LIBRARY_PATH R CMD build ../r-shim
 
 # The venv: the package in editable mode plus the test extra.
 $(STAMPS)/venv: pyproject.toml
@@ -55,11 +68,12 @@ $(STAMPS)/r-deps: scripts/install-r-deps.sh
 	bash scripts/install-r-deps.sh
 	@touch $@
 
-$(STAMPS)/r-shim: $(STAMPS)/r-deps $(R_SHIM_FILES)
+$(STAMPS)/r-shim: $(STAMPS)/r-deps $(R_SHIM_FILES) $(PY_SOURCES)
 	@mkdir -p $(R_LIBS)
+	$(PYTHON) r-shim/tools/bundle_python.py
 	env -u LD_LIBRARY_PATH R CMD INSTALL --no-multiarch --library=$(R_LIBS) r-shim > $(STAMPS)/r-install.log 2>&1 \
 		|| { cat $(STAMPS)/r-install.log; exit 1; }
 	@touch $@
 
 clean:
-	rm -rf $(STAMPS) .rlib build dist site *.egg-info
+	rm -rf $(STAMPS) .rlib build dist site *.egg-info r-shim/inst/python

@@ -148,7 +148,7 @@ def _pow_scalar(F, g, needs, self, exponent):
         return F.zeros_like(g)
     if exponent == 2:
         return g * 2 * self
-    return g * exponent * self ** (exponent - 1)
+    return g * exponent * F.pow(self, exponent - 1)
 
 
 @row("PowBackward1")
@@ -158,7 +158,7 @@ def _pow(F, g, needs, self, exponent, result):
     finite). Both select, as libtorch: 0 * 0^-1 must not leak a NaN."""
     gs = ge = None
     if needs[0]:
-        gs = F.where(exponent == 0, 0.0, g * exponent * self ** (exponent - 1))
+        gs = F.where(exponent == 0, 0.0, g * exponent * F.pow(self, exponent - 1))
     if needs[1]:
         safe = (self == 0) & (exponent >= 0)
         ge = g * F.where(safe, 0.0, result * F.log(F.where(safe, 1.0, self)))
@@ -258,6 +258,54 @@ def _tan(F, g, needs, result):
 def _tanh(F, g, needs, result):
     """self: g * (1 - result^2)"""
     return g * (1 - result * result)
+
+
+@row("AsinBackward0", fresh=True)
+def _asin(F, g, needs, self):
+    """self: g / sqrt(1 - self^2)"""
+    return g / F.sqrt(1 - self * self)
+
+
+@row("AcosBackward0", fresh=True)
+def _acos(F, g, needs, self):
+    """self: -g / sqrt(1 - self^2)"""
+    return -g / F.sqrt(1 - self * self)
+
+
+@row("AtanBackward0", fresh=True)
+def _atan(F, g, needs, self):
+    """self: g / (1 + self^2)"""
+    return g / (self * self + 1)
+
+
+@row("SinhBackward0", fresh=True)
+def _sinh(F, g, needs, self):
+    """self: g * cosh(self)"""
+    return g * ((F.exp(self) + F.exp(-self)) * 0.5)
+
+
+@row("CoshBackward0", fresh=True)
+def _cosh(F, g, needs, self):
+    """self: g * sinh(self)"""
+    return g * ((F.exp(self) - F.exp(-self)) * 0.5)
+
+
+@row("AsinhBackward0", fresh=True)
+def _asinh(F, g, needs, self):
+    """self: g / sqrt(self^2 + 1)"""
+    return g / F.sqrt(self * self + 1)
+
+
+@row("AcoshBackward0", fresh=True)
+def _acosh(F, g, needs, self):
+    """self: g / sqrt(self^2 - 1)"""
+    return g / F.sqrt(self * self - 1)
+
+
+@row("AtanhBackward0", fresh=True)
+def _atanh(F, g, needs, self):
+    """self: g / (1 - self^2)"""
+    return g / (1 - self * self)
 
 
 @row("SigmoidBackward0", fresh=True)
@@ -501,11 +549,11 @@ def _norm(F, g, needs, self, result, p, dims, keepdim):
         at_zero = self == 0
         size = F.abs(F.where(at_zero, 1.0, self))
         scaled = F.where(at_zero, 0.0, F.sgn(self) * size ** (p - 1))
-        return scaled * g * norm ** (1 - p)
-    scale = F.where(zero, 0.0, g / safe ** (p - 1))
+        return scaled * g * F.pow(norm, 1 - p)
+    scale = F.where(zero, 0.0, g / F.pow(safe, p - 1))
     if p < 2:
-        return F.sgn(self) * F.abs(self) ** (p - 1) * scale
-    return self * F.abs(self) ** (p - 2) * scale
+        return F.sgn(self) * F.pow(F.abs(self), p - 1) * scale
+    return self * F.pow(F.abs(self), p - 2) * scale
 
 
 @row("CumsumBackward0")

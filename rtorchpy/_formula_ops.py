@@ -97,6 +97,8 @@ class _ArrayOps:
     sign = staticmethod(np.sign)
     sin = staticmethod(rounded.sin)
     cos = staticmethod(rounded.cos)
+    pow = staticmethod(rounded.power)  # ndarray ** is NumPy's float32 pow: CPU-dependent
+    sqrt = staticmethod(np.sqrt)
     abs = staticmethod(np.abs)
     trunc = staticmethod(np.trunc)
     floor = staticmethod(np.floor)
@@ -313,6 +315,14 @@ class _TensorOps:
     @staticmethod
     def cos(x):
         return x.cos()
+
+    @staticmethod
+    def pow(x, exponent):
+        return x ** exponent
+
+    @staticmethod
+    def sqrt(x):
+        return x.sqrt()
 
     @staticmethod
     def abs(x):

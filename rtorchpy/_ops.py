@@ -594,7 +594,8 @@ def copy_backwards(g):
 
 # elementwise math, comparisons and the operators: registered there, re-exported here
 from ._ops_math import (  # noqa: E402,F401
-    abs, allclose, ceil, clamp, clamp_max, clamp_min, cos, eq, equal, exp, expm1, floor, ge, gt,
+    abs, acos, acosh, allclose, asin, asinh, atan, atanh, ceil, clamp, clamp_max, clamp_min, cos,
+    cosh, eq, equal, exp, expm1, floor, ge, gt, sinh,
     isclose, isfinite, isinf, isnan, le, log, log10, log1p, log2, logical_and, logical_not,
     logical_or, logical_xor, lt, ne, reciprocal, relu, round, rsqrt, sigmoid, sign, sin, sqrt, tan,
     tanh, trunc)

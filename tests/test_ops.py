@@ -132,11 +132,14 @@ def same_values(expected):
     return check
 
 
-def unary_cases(npf, x=A, int_dtype=f32):
-    """Float32 and float64 inputs keep their dtype; an int64 input gives ``int_dtype``."""
-    return [Case(x, expected=npf(x).astype(f32)),
-            Case(x.astype(f64), expected=npf(x.astype(f64))),
-            Case(IP, expected=npf(IP).astype(int_dtype))]
+def unary_cases(npf, x=A, int_dtype=f32, int_in_domain=True):
+    """Float32 and float64 inputs keep their dtype; an int64 input gives ``int_dtype`` (that
+    case is left to the caller when ``IP`` is outside ``npf``'s domain)."""
+    cases = [Case(x, expected=npf(x).astype(f32)),
+             Case(x.astype(f64), expected=npf(x.astype(f64)))]
+    if int_in_domain:
+        cases.append(Case(IP, expected=npf(IP).astype(int_dtype)))
+    return cases
 
 
 def bins(a, b, npf, dtype):
@@ -159,6 +162,18 @@ FORWARD = {
     "cos": unary_cases(np.cos),
     "tan": unary_cases(np.tan),
     "tanh": unary_cases(np.tanh),
+    # inverse trigonometric and hyperbolic functions: inputs inside their domains
+    "asin": unary_cases(np.arcsin, np.tanh(A) * 0.9, int_in_domain=False) + [
+        Case(np.array([-1, 0, 1]), expected=np.arcsin(np.array([-1.0, 0, 1], f32)))],
+    "acos": unary_cases(np.arccos, np.tanh(A) * 0.9, int_in_domain=False) + [
+        Case(np.array([-1, 0, 1]), expected=np.arccos(np.array([-1.0, 0, 1], f32)))],
+    "atan": unary_cases(np.arctan),
+    "sinh": unary_cases(np.sinh),
+    "cosh": unary_cases(np.cosh),
+    "asinh": unary_cases(np.arcsinh),
+    "acosh": unary_cases(np.arccosh, P + 1),
+    "atanh": unary_cases(np.arctanh, np.tanh(A) * 0.9, int_in_domain=False) + [
+        Case(np.array([0, 0]), expected=np.zeros(2, f32))],
     "sigmoid": unary_cases(lambda a: 1 / (1 + np.exp(-a))) + [
         Case(np.array([-1000.0, 0.0, 1000.0]), expected=np.array([0.0, 0.5, 1.0]))],
     # -- unary ops that keep integer dtypes

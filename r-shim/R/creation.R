@@ -4,7 +4,8 @@
 #'
 #' Doubles give float32, integers int64 (long), logicals bool; `dtype` converts. A number
 #' gives shape `{1}` (never 0-d). Matrices and arrays keep their positions: `m[i, j]` is
-#' `x[i, j]`. A tensor gives a detached copy.
+#' `x[i, j]`. A tensor gives a detached copy. Lists and data frames are an error ("R type not
+#' handled", as in R torch): convert them first, e.g. `torch_tensor(as.matrix(df))`.
 #' @param data An R vector, matrix or array, or a tensor.
 #' @param dtype A dtype, e.g. `torch_float64()`, or `NULL`.
 #' @param device `NULL` or `"cpu"`.
@@ -23,12 +24,8 @@ torch_tensor <- function(data, dtype = NULL, device = NULL, requires_grad = FALS
   if (is_torch_tensor(data)) {
     return(.fn("torch_tensor", list(.h(data), .a(dtype), NULL, isTRUE(requires_grad))))
   }
-  if (is.list(data)) {
-    if (any(vapply(data, is_torch_tensor, TRUE))) {
-      data <- lapply(data, function(v) if (is_torch_tensor(v)) as_array(v) else v)
-    }
-    data <- unlist(data)
-  }
+  # as R torch: only atomic vectors, matrices and arrays (lists and data frames are not)
+  if (is.list(data)) stop("R type not handled", call. = FALSE)
   .bridge("from_r", .r_array(data), .a(dtype), isTRUE(requires_grad))
 }
 

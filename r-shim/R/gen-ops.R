@@ -60,6 +60,14 @@ torch_abs <- function(self) .op("abs", list(self))
 
 #' @rdname torch_ops
 #' @export
+torch_acos <- function(self) .op("acos", list(self))
+
+#' @rdname torch_ops
+#' @export
+torch_acosh <- function(self) .op("acosh", list(self))
+
+#' @rdname torch_ops
+#' @export
 torch_add <- function(self, other, alpha = 1L) .op("add", list(self, other, alpha))
 
 `.m_add_` <- function(self, other, alpha = 1L) .op("add_", list(self, other, alpha))
@@ -95,6 +103,22 @@ torch_argmax <- function(self, dim = NULL, keepdim = FALSE) .op("argmax", list(s
 #' @rdname torch_ops
 #' @export
 torch_argmin <- function(self, dim = NULL, keepdim = FALSE) .op("argmin", list(self, dim, keepdim))
+
+#' @rdname torch_ops
+#' @export
+torch_asin <- function(self) .op("asin", list(self))
+
+#' @rdname torch_ops
+#' @export
+torch_asinh <- function(self) .op("asinh", list(self))
+
+#' @rdname torch_ops
+#' @export
+torch_atan <- function(self) .op("atan", list(self))
+
+#' @rdname torch_ops
+#' @export
+torch_atanh <- function(self) .op("atanh", list(self))
 
 `.m_bool` <- function(self) .op("bool", list(self))
 
@@ -153,6 +177,10 @@ torch_contiguous <- function(self) .op("contiguous", list(self))
 #' @rdname torch_ops
 #' @export
 torch_cos <- function(self) .op("cos", list(self))
+
+#' @rdname torch_ops
+#' @export
+torch_cosh <- function(self) .op("cosh", list(self))
 
 #' @rdname torch_ops
 #' @export
@@ -462,6 +490,10 @@ torch_sin <- function(self) .op("sin", list(self))
 
 #' @rdname torch_ops
 #' @export
+torch_sinh <- function(self) .op("sinh", list(self))
+
+#' @rdname torch_ops
+#' @export
 torch_softmax <- function(self, dim, dtype = NULL) .op("softmax", list(self, dim, dtype))
 
 #' @rdname torch_ops
@@ -565,6 +597,8 @@ torch_where <- function(condition, self = NULL, other = NULL) .op("where", list(
 # Method table: x$<name>(...) calls the function named here.
 .OP_METHODS <- c(
   `abs` = "torch_abs",
+  `acos` = "torch_acos",
+  `acosh` = "torch_acosh",
   `add` = "torch_add",
   `add_` = ".m_add_",
   `addmm` = "torch_addmm",
@@ -575,6 +609,10 @@ torch_where <- function(condition, self = NULL, other = NULL) .op("where", list(
   `any` = "torch_any",
   `argmax` = "torch_argmax",
   `argmin` = "torch_argmin",
+  `asin` = "torch_asin",
+  `asinh` = "torch_asinh",
+  `atan` = "torch_atan",
+  `atanh` = "torch_atanh",
   `bool` = ".m_bool",
   `broadcast_to` = "torch_broadcast_to",
   `ceil` = "torch_ceil",
@@ -588,6 +626,7 @@ torch_where <- function(condition, self = NULL, other = NULL) .op("where", list(
   `contiguous` = "torch_contiguous",
   `copy_` = ".m_copy_",
   `cos` = "torch_cos",
+  `cosh` = "torch_cosh",
   `cumsum` = "torch_cumsum",
   `div` = "torch_div",
   `div_` = ".m_div_",
@@ -672,6 +711,7 @@ torch_where <- function(condition, self = NULL, other = NULL) .op("where", list(
   `sigmoid` = "torch_sigmoid",
   `sign` = "torch_sign",
   `sin` = "torch_sin",
+  `sinh` = "torch_sinh",
   `softmax` = "torch_softmax",
   `split` = "torch_split",
   `sqrt` = "torch_sqrt",

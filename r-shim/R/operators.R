@@ -26,54 +26,119 @@ Ops.torch_tensor <- function(e1, e2) {
 #' Matrix product
 #'
 #' `x %*% y` is `torch_matmul(x, y)` when either side is a tensor, and base R's `%*%`
-#' otherwise.
+#' otherwise. From R 4.3 tensors take part in base's `%*%` through the `matrixOps` group, so
+#' this is base's `%*%` itself; before 4.3 base matrices and vectors go straight to base's
+#' primitive after one `is.object()` test on each side (no other cost).
 #' @param x,y Tensors, or R matrices/vectors.
 #' @return A tensor (or base R's result).
+#' @usage x \%*\% y
+#' @name %*%
 #' @export
-`%*%` <- function(x, y) {
-  if (is_torch_tensor(x) || is_torch_tensor(y)) {
-    f <- .rt$binary[["%*%"]]
-    if (is.null(f)) {
-      .ensure_python()
-      f <- .rt$binary[["%*%"]]
+`%*%` <- if (getRversion() >= "4.3.0") .Primitive("%*%") else local({
+  base_matprod <- .Primitive("%*%")
+  function(x, y) {
+    # plain matrices and vectors carry no class: is.object() is FALSE for them
+    if ((is.object(x) || is.object(y)) && (is_torch_tensor(x) || is_torch_tensor(y))) {
+      return(.tensor_matmul(x, y))
     }
-    return(.res(.call(f, list(.a(x), .a(y)))))
+    base_matprod(x, y)
   }
-  base::`%*%`(x, y)
+})
+
+.tensor_matmul <- function(x, y) {
+  f <- .rt$binary[["%*%"]]
+  if (is.null(f)) {
+    .ensure_python()
+    f <- .rt$binary[["%*%"]]
+  }
+  .res(.call(f, list(.a(x), .a(y))))
 }
 
+# R >= 4.3 dispatches base's %*% to S3 methods of the matrixOps group (R 4.2 has no such group,
+# so the method is registered only where it exists).
+.register_matrix_ops <- function() {
+  if (getRversion() >= "4.3.0") {
+    registerS3method("matrixOps", "torch_tensor", function(x, y) {
+      if (.Generic != "%*%") stop("`", .Generic, "()` is not implemented for tensors", call. = FALSE)
+      .tensor_matmul(x, y)
+    }, envir = baseenv())
+  }
+  invisible(NULL)
+}
+
+# R's Math group members and the elementwise op each one is (R torch's names)
 .MATH <- c(abs = "abs", sign = "sign", sqrt = "sqrt", floor = "floor", ceiling = "ceil",
-           trunc = "trunc", exp = "exp", expm1 = "expm1", log1p = "log1p", cos = "cos",
-           sin = "sin", tan = "tan", tanh = "tanh", log2 = "log2", log10 = "log10",
-           round = "round")
+           trunc = "trunc", exp = "exp", expm1 = "expm1", log1p = "log1p", log2 = "log2",
+           log10 = "log10", cos = "cos", sin = "sin", tan = "tan", acos = "acos",
+           asin = "asin", atan = "atan", cosh = "cosh", sinh = "sinh", tanh = "tanh",
+           acosh = "acosh", asinh = "asinh", atanh = "atanh")
 
 #' @export
 Math.torch_tensor <- function(x, ...) {
-  if (.Generic == "log") {
-    out <- .op("log", list(.h(x)))
-    base <- if (...length()) ..1 else NULL
-    if (!is.null(base) && !isTRUE(all.equal(base, exp(1)))) out <- out / log(base)
-    return(out)
-  }
-  if (.Generic == "cumsum") return(torch_cumsum(x, dim = 1L))
+  switch(.Generic,
+    log = {
+      out <- .op("log", list(.h(x)))
+      base <- if (...length()) ..1 else NULL
+      if (!is.null(base) && !isTRUE(all.equal(base, exp(1)))) out <- out / log(base)
+      return(out)
+    },
+    round = {
+      digits <- if (...length()) ..1 else 0
+      if (digits == 0) return(.op("round", list(.h(x))))
+      scale <- 10^digits
+      return((x * scale)$round() / scale)
+    },
+    cumsum = return(torch_cumsum(x, dim = 1L)))
   op <- .MATH[.Generic]
-  if (is.na(op)) stop("`", .Generic, "()` is not implemented for tensors", call. = FALSE)
+  if (is.na(op) || !.has_op(op)) {
+    stop("`", .Generic, "()` is not implemented for tensors", call. = FALSE)
+  }
   .op(op, list(.h(x)))
+}
+
+# Is `name` an op of the Python registry (ops added there later need no change here)?
+.has_op <- function(name) {
+  .ensure_python()
+  exists(name, envir = .rt$ops, inherits = FALSE)
 }
 
 #' @export
 Summary.torch_tensor <- function(..., na.rm = FALSE) {
   args <- list(...)
-  if (length(args) != 1L) {
-    stop("`", .Generic, "()` of several tensors is not supported: combine them first",
-         call. = FALSE)
+  named <- names(args)
+  dim <- NULL
+  if (!is.null(named)) {
+    extra <- setdiff(named[nzchar(named)], "dim")
+    if (length(extra)) {
+      stop("unused argument", if (length(extra) > 1) "s", " to `", .Generic, "()`: ",
+           paste(extra, collapse = ", "), call. = FALSE)
+    }
+    dim <- args$dim
+    args <- args[!nzchar(named)]
   }
-  x <- args[[1L]]
+  if (!.Generic %in% c("sum", "prod", "max", "min", "all", "any", "range")) {
+    stop("`", .Generic, "()` is not implemented for tensors", call. = FALSE)
+  }
+  if (length(args) > 1L) {
+    if (!is.null(dim)) {
+      stop("`", .Generic, "()` of several tensors reduces all of their elements: it takes ",
+           "no `dim`", call. = FALSE)
+    }
+    # as base R: the reduction of all the elements of all the arguments together
+    parts <- lapply(args, function(a) torch_flatten(if (is_torch_tensor(a)) a else
+      torch_tensor(a)))
+    x <- torch_cat(parts)
+  } else {
+    x <- args[[1L]]
+  }
   switch(.Generic,
-    sum = torch_sum(x), prod = torch_prod(x), max = torch_max(x), min = torch_min(x),
-    all = torch_all(x), any = torch_any(x),
-    range = torch_stack(list(torch_min(x), torch_max(x))),
-    stop("`", .Generic, "()` is not implemented for tensors", call. = FALSE))
+    sum = torch_sum(x, dim = dim), prod = torch_prod(x, dim = dim),
+    max = torch_max(x, dim = dim), min = torch_min(x, dim = dim),
+    all = torch_all(x, dim = dim), any = torch_any(x, dim = dim),
+    range = {
+      if (!is.null(dim)) stop("`range()` of a tensor takes no `dim`", call. = FALSE)
+      torch_stack(list(torch_min(x), torch_max(x)))
+    })
 }
 
 #' @export

@@ -5,9 +5,11 @@
 #' `$` methods, 1-based dims and `[` indexing, automatic differentiation (`$backward()`,
 #' [autograd_grad()], hooks), custom functions ([autograd_function()]) and printing.
 #'
-#' Python is found the way reticulate packages find it: `RETICULATE_PYTHON`, or the
-#' virtualenv made by [install_rtorchpy()], or reticulate's defaults. Python is started on the
-#' first call that needs it. [rtorchpy_config()] tells which Python, NumPy and rtorchpy are used.
+#' The package carries the Python code it runs (the `rtorchpy` Python package, in the
+#' installed package's `python/` directory); it needs only a Python (>= 3.9) with NumPy. Python
+#' is found the way reticulate packages find it: `RETICULATE_PYTHON`, or the virtualenv made by
+#' [install_rtorchpy()], or reticulate's defaults. Python is started on the first call that needs
+#' it. [rtorchpy_config()] tells which Python, NumPy and rtorchpy are used.
 #'
 #' @keywords internal
 #' @importFrom R6 R6Class
@@ -15,42 +17,25 @@
 "_PACKAGE"
 
 .onLoad <- function(libname, pkgname) {
-  # the Python module, delay-loaded as reticulate packages do (nothing starts Python here)
-  .rt$module <- reticulate::import("rtorchpy", delay_load = TRUE, convert = FALSE)
+  # nothing starts Python here: .ensure_python() does on the first call that needs it
   .rt$ops <- new.env(parent = emptyenv())
   .rt$fns <- new.env(parent = emptyenv())
   .rt$bfns <- new.env(parent = emptyenv())
   .rt$rvalues <- new.env(parent = emptyenv())
   .build_method_table()
+  .register_compare_methods()
+  .register_matrix_ops()
 }
-
-.install_hint <- paste0(
-  "Install it with rtorchpy::install_rtorchpy() (then restart R), or point RETICULATE_PYTHON ",
-  "at a Python that has it (for this repository: RETICULATE_PYTHON=<repo>/.venv/bin/python, ",
-  "after `make venv`).")
 
 # Start Python and the bridge module on first use; one clear error when that is impossible.
 .ensure_python <- function() {
   if (isTRUE(.rt$ready)) return(invisible(TRUE))
   if (!is.null(.rt$init_error)) stop(.rt$init_error, call. = FALSE)
-  ok <- tryCatch({
-    if (!reticulate::py_available(initialize = TRUE)) stop("no Python was found")
-    bridge <- reticulate::import("rtorchpy._rbridge", convert = FALSE)
-    TRUE
-  }, error = function(e) e)
-  if (!isTRUE(ok)) {
-    forced <- Sys.getenv("RETICULATE_PYTHON")
-    if (nzchar(forced) && !file.exists(forced)) {
-      ok <- simpleError(paste0("RETICULATE_PYTHON is set to '", forced,
-                               "', which does not exist"))
-    }
-    py <- tryCatch(reticulate::py_config()$python, error = function(e) NA_character_)
-    msg <- paste0(
-      "rtorchpy: the Python package 'rtorchpy' could not be loaded",
-      if (!is.na(py)) paste0(" from Python ", py) else " (no usable Python was found)",
-      ".\n", .install_hint, "\nCause: ", conditionMessage(ok))
-    .rt$init_error <- msg
-    stop(msg, call. = FALSE)
+  bridge <- tryCatch(.start_python(), error = function(e) e)
+  if (inherits(bridge, "error")) {
+    # Python starts once per R session, so the same message is the answer to every later call
+    .rt$init_error <- paste0("rtorchpy: ", conditionMessage(bridge))
+    stop(.rt$init_error, call. = FALSE)
   }
   .rt$bridge <- bridge
   .rt$impl <- .reticulate_call()
@@ -72,6 +57,91 @@
     reticulate::py_get_attr(bridge, "method_names")))
   .rt$ready <- TRUE
   invisible(TRUE)
+}
+
+.ENV_NAME <- "r-rtorchpy"
+.FIX_ENV <- paste0("run rtorchpy::install_rtorchpy() once (a virtualenv '", .ENV_NAME,
+                   "' with NumPy from PyPI), then restart R")
+
+# Find and start Python, check it has what rtorchpy needs, import the bundled rtorchpy and
+# return its R bridge module. Every failure says what is missing and the command that fixes it.
+.start_python <- function() {
+  forced <- Sys.getenv("RETICULATE_PYTHON")
+  if (nzchar(forced) && !file.exists(forced)) {
+    stop("RETICULATE_PYTHON is set to '", forced, "', which does not exist.\nFix: point ",
+         "RETICULATE_PYTHON at a Python (>= 3.9) that has NumPy, or unset it and ", .FIX_ENV,
+         ".", call. = FALSE)
+  }
+  # the environment install_rtorchpy() made, unless the user chose a Python
+  if (!nzchar(forced) && !reticulate::py_available() &&
+      isTRUE(tryCatch(reticulate::virtualenv_exists(.ENV_NAME), error = function(e) FALSE))) {
+    try(reticulate::use_virtualenv(.ENV_NAME, required = FALSE), silent = TRUE)
+  }
+  started <- tryCatch(reticulate::py_available(initialize = TRUE), error = function(e) e)
+  if (!isTRUE(started)) {
+    stop("no Python was found (rtorchpy needs Python >= 3.9 with NumPy",
+         if (inherits(started, "error")) paste0("; ", conditionMessage(started)), ").\n",
+         "Fix: install Python 3.9 or later (reticulate::install_python() does), then ",
+         .FIX_ENV, ".", call. = FALSE)
+  }
+  cfg <- reticulate::py_config()
+  if (utils::compareVersion(as.character(cfg$version), "3.9") < 0) {
+    stop("Python ", cfg$version, " (", cfg$python, ") is too old: rtorchpy needs Python >= 3.9.",
+         "\nFix: rtorchpy::install_rtorchpy(python = \"<a Python >= 3.9>\"), then restart R.",
+         call. = FALSE)
+  }
+  if (!reticulate::py_module_available("numpy")) {
+    stop("Python ", cfg$python, " has no NumPy.\nFix: ", .FIX_ENV, " (or install NumPy ",
+         "into that Python: ", cfg$python, " -m pip install numpy).", call. = FALSE)
+  }
+  .import_rtorchpy()
+  reticulate::import("rtorchpy._rbridge", convert = FALSE)
+}
+
+# The Python package's version this R package goes with (R's x.y.z.9000 is Python's x.y.z.dev0,
+# as r-shim/tools/bundle_python.py, which makes the copy, requires).
+.python_version_wanted <- function() {
+  sub("\\.9000$", ".dev0", as.character(utils::packageVersion("rtorchpy")))
+}
+
+# The directory holding the bundled Python package, or "" when this build carries none.
+.bundled_python_dir <- function() {
+  dir <- system.file("python", package = "rtorchpy")
+  if (nzchar(dir) && file.exists(file.path(dir, "rtorchpy", "__init__.py"))) dir else ""
+}
+
+# Import the Python package rtorchpy: the copy bundled with this R package, placed first on
+# Python's path so an installed rtorchpy of another version is never picked. A build without the
+# bundled copy accepts an installed rtorchpy only of this package's version.
+.import_rtorchpy <- function() {
+  bundled <- .bundled_python_dir()
+  wanted <- .python_version_wanted()
+  imported <- reticulate::py_eval(
+    "getattr(__import__('sys').modules.get('rtorchpy'), '__file__', None) or ''")
+  if (nzchar(bundled)) {
+    if (nzchar(imported) &&
+        normalizePath(dirname(dirname(imported)), mustWork = FALSE) !=
+          normalizePath(bundled, mustWork = FALSE)) {
+      stop("this Python session already imported another rtorchpy (", imported, "), not the ",
+           "copy this R package carries (", bundled, ").\nFix: restart R and load ",
+           "library(rtorchpy) before importing rtorchpy from Python.", call. = FALSE)
+    }
+    sys <- reticulate::import("sys", convert = FALSE)
+    if (!bundled %in% unlist(reticulate::py_to_r(sys$path))) sys$path$insert(0L, bundled)
+  }
+  mod <- tryCatch(reticulate::import("rtorchpy", convert = TRUE), error = function(e) e)
+  if (inherits(mod, "error")) {
+    stop("the Python package rtorchpy could not be imported: this build of the R package does ",
+         "not carry it (", conditionMessage(mod), ").\nFix: reinstall the R package from a ",
+         "tarball made by `make r-tarball` in the repository (or `make r`).", call. = FALSE)
+  }
+  have <- as.character(mod$`__version__`)
+  if (!identical(have, wanted)) {
+    stop("the Python package rtorchpy ", have, " (", mod$`__file__`, ") does not match this R ",
+         "package (it needs ", wanted, ").\nFix: reinstall the R package from a tarball made by ",
+         "`make r-tarball`, which carries the matching Python package.", call. = FALSE)
+  }
+  invisible(mod)
 }
 
 # A Python dict of callables as a named R list of Python objects.
@@ -131,6 +201,8 @@ rtorchpy_config <- function() {
     numpy_path = np$`__file__`,
     rtorchpy_version = rt$`__version__`,
     rtorchpy_path = rt$`__file__`,
+    rtorchpy_bundled = nzchar(.bundled_python_dir()) &&
+      startsWith(normalizePath(rt$`__file__`), normalizePath(.bundled_python_dir())),
     reticulate_version = as.character(utils::packageVersion("reticulate")),
     direct_calls = isTRUE(.rt$direct),
     forced_by = Sys.getenv("RETICULATE_PYTHON", unset = NA_character_)
@@ -142,7 +214,8 @@ print.rtorchpy_config <- function(x, ...) {
   cat("python:          ", x$python, "\n", sep = "")
   cat("python version:  ", strsplit(x$python_version, " ")[[1]][1], "\n", sep = "")
   cat("numpy:           ", x$numpy_version, " (", dirname(x$numpy_path), ")\n", sep = "")
-  cat("rtorchpy (py):   ", x$rtorchpy_version, " (", dirname(x$rtorchpy_path), ")\n", sep = "")
+  cat("rtorchpy (py):   ", x$rtorchpy_version, " (", dirname(x$rtorchpy_path),
+      if (isTRUE(x$rtorchpy_bundled)) ", bundled with the R package", ")\n", sep = "")
   cat("rtorchpy (R):    ", as.character(utils::packageVersion("rtorchpy")), "\n", sep = "")
   cat("reticulate:      ", x$reticulate_version, "\n", sep = "")
   cat("calls:           ", if (isTRUE(x$direct_calls)) "direct (C bridge to libpython)" else
@@ -151,32 +224,31 @@ print.rtorchpy_config <- function(x, ...) {
   invisible(x)
 }
 
-#' Install the rtorchpy Python package
+#' Create a Python environment for rtorchpy
 #'
-#' Creates (or reuses) a Python virtual environment and installs the `rtorchpy` Python package
-#' and NumPy into it, with reticulate. Restart R afterwards; rtorchpy then finds it when
-#' `RETICULATE_PYTHON` is unset (or point `RETICULATE_PYTHON` at the environment's python).
+#' Creates (or updates) a Python virtual environment with NumPy from PyPI, with reticulate. The
+#' R package carries its own Python code, so NumPy is all the environment needs. Restart R
+#' afterwards: rtorchpy then uses this environment when `RETICULATE_PYTHON` is unset (or point
+#' `RETICULATE_PYTHON` at the environment's python). Needs network access to PyPI; offline, use
+#' any Python 3.9+ that has NumPy through `RETICULATE_PYTHON` instead.
 #'
 #' @param envname Name of (or path to) the virtual environment.
-#' @param package What to install: a PyPI name, or a local path (a source checkout of the
-#'   Python package, installed with `pip install <path>`).
-#' @param python Python used to create the environment (default: reticulate's choice).
+#' @param python Python (>= 3.9) used to create the environment (default: reticulate's choice).
 #' @param ... Passed to [reticulate::py_install()].
 #' @return The environment's Python executable, invisibly.
 #' @examples
 #' \dontrun{
-#' install_rtorchpy()                                 # from PyPI
-#' install_rtorchpy(package = "~/src/rtorchpy")       # a local checkout
+#' install_rtorchpy()
+#' install_rtorchpy(python = "/usr/bin/python3.11")
 #' }
 #' @export
-install_rtorchpy <- function(envname = "r-rtorchpy", package = "rtorchpy", python = NULL, ...) {
-  if (dir.exists(path.expand(package))) package <- normalizePath(package)
+install_rtorchpy <- function(envname = "r-rtorchpy", python = NULL, ...) {
   if (!reticulate::virtualenv_exists(envname)) {
-    reticulate::virtualenv_create(envname, python = python)
+    reticulate::virtualenv_create(envname, python = python, packages = NULL)
   }
-  reticulate::py_install(c("numpy", package), envname = envname, method = "virtualenv", ...)
+  reticulate::py_install("numpy", envname = envname, method = "virtualenv", ...)
   py <- reticulate::virtualenv_python(envname)
-  message("Installed rtorchpy into ", envname, " (", py, "). Restart R to use it",
+  message("Installed NumPy into ", envname, " (", py, "). Restart R to use it",
           " (or set RETICULATE_PYTHON=", py, ").")
   invisible(py)
 }

@@ -265,13 +265,6 @@ length.torch_tensor <- function(x) {
 #' @export
 names.torch_tensor <- function(x) NULL
 
-#' @method all.equal torch_tensor
-#' @export
-all.equal.torch_tensor <- function(target, current, ...) {
-  if (is_torch_tensor(current)) current <- as_array(current)
-  all.equal(as_array(target), current, ...)
-}
-
 # -- dtypes and devices -------------------------------------------------------------------------
 
 .dtype <- function(name, word) {

@@ -5,10 +5,14 @@
  * the queued keys to Python in batches (rtp_take_dead). C finalizers make creating and freeing
  * a handle cost well under a microsecond, against several for an R-level finalizer.
  *
- * The pointer's address is set to `live` (any non-NULL value). R does not serialize addresses:
- * a handle object restored with readRDS()/load() has a NULL address (but still its handle, a
- * key that means nothing, or another object, in this session), so rtp_handle refuses it.
+ * The pointer's address is the handle's key (never dereferenced; `live` for a handle without a
+ * key). Two reasons: identical() compares external pointers by address, so two tensors must
+ * not look identical (waldo and testthat skip comparing identical objects); and R does not
+ * serialize addresses: a handle object restored with readRDS()/load() has a NULL address (but
+ * still its handle, a key that means nothing, or another object, in this session), so
+ * rtp_handle refuses it.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <R.h>
@@ -36,6 +40,14 @@ static void finalize_handle(SEXP ptr) {
 
 #define MAGIC (-7.25)
 
+static void *handle_address(SEXP h) {
+  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1 && COMPLEX(h)[0].r > 0 &&
+      COMPLEX(h)[0].r < 4503599627370496.0 /* 2^52: an exact integer, far below any address */) {
+    return (void *) (uintptr_t) COMPLEX(h)[0].r;
+  }
+  return (void *) &live;
+}
+
 /* A new handle object of class `cls` for handle `h`. The handle kept has the plain MAGIC
  * imaginary part: flags Python sets on a reply (collect garbage, warnings waiting: see
  * rtorchpy/_rbridge.py) are read by R from the reply, never kept, so Python recognizes every
@@ -48,7 +60,7 @@ SEXP rtp_wrap(SEXP h, SEXP cls) {
     COMPLEX(h)[0].i = MAGIC;
   }
   PROTECT(h);
-  SEXP ptr = PROTECT(R_MakeExternalPtr(&live, R_NilValue, h));
+  SEXP ptr = PROTECT(R_MakeExternalPtr(handle_address(h), R_NilValue, h));
   if (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1 && COMPLEX(h)[0].r != 0) {
     R_RegisterCFinalizerEx(ptr, finalize_handle, FALSE);
   }
@@ -57,9 +69,11 @@ SEXP rtp_wrap(SEXP h, SEXP cls) {
   return ptr;
 }
 
-/* Whether `ptr` (an external pointer) was made by rtp_wrap in this session. */
+/* Whether `ptr` (an external pointer) was made by rtp_wrap in this session: its address is the
+ * one handle_address gives for the handle it protects. */
 int rtp_is_live(SEXP ptr) {
-  return R_ExternalPtrAddr(ptr) == (void *) &live;
+  void *addr = R_ExternalPtrAddr(ptr);
+  return addr != NULL && addr == handle_address(R_ExternalPtrProtected(ptr));
 }
 
 /* The handle of a handle object. */

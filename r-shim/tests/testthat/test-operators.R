@@ -113,7 +113,7 @@ test_that("Math and Summary generics", {
   expect_equal(as_array(sqrt(x)), c(1, 2, 3))
   expect_equal(as_array(log(x, 3)), log(c(1, 4, 9), 3), tolerance = 1e-6)
   expect_equal(as_array(log2(torch_tensor(c(2, 8)))), c(1, 3))
-  expect_equal(as_array(log10(torch_tensor(100))), 2)
+  expect_equal(as_array(log10(torch_tensor(100))), 2, tolerance = 1e-6)  # NumPy: 1 ulp off
   expect_equal(as_array(exp(torch_tensor(0))), 1)
   expect_equal(as_array(floor(torch_tensor(1.5))), 1)
   expect_equal(as_array(ceiling(torch_tensor(1.5))), 2)
@@ -130,7 +130,7 @@ test_that("Math and Summary generics", {
   expect_true(all(x > 0)$item())
   expect_false(any(x > 10)$item())
   expect_equal(as_array(range(x)), c(1, 9))
-  expect_error(sum(x, x), "several tensors")
+  expect_equal(sum(x, x)$item(), 28)   # all elements of both, as base R
   expect_error(gamma(x), "not implemented")
   expect_equal(as_array(t(torch_ones(2, 3))), matrix(1, 3, 2))
   expect_equal(matrix(1:4, 2) %*% matrix(1:4, 2), matrix(c(7, 10, 15, 22), 2))

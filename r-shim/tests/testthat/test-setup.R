@@ -11,14 +11,26 @@ test_that("rtorchpy_config reports Python, NumPy and rtorchpy", {
   expect_true(rtorchpy_available())
 })
 
-test_that("without the Python package, the first call gives one clear error", {
+test_that("the Python code comes from the copy bundled with the R package", {
+  cfg <- rtorchpy_config()
+  bundled <- system.file("python", "rtorchpy", package = "rtorchpy")
+  expect_true(file.exists(file.path(bundled, "__init__.py")))
+  expect_true(cfg$rtorchpy_bundled)
+  expect_equal(normalizePath(dirname(cfg$rtorchpy_path)), normalizePath(bundled))
+  # its version is the R package's (R's .9000 is Python's .dev0)
+  expect_equal(cfg$rtorchpy_version,
+               sub("\\.9000$", ".dev0", as.character(packageVersion("rtorchpy"))))
+  expect_output(print(cfg), "bundled with the R package")
+})
+
+test_that("a Python without NumPy gives one clear error naming NumPy and the fix", {
   rscript <- file.path(R.home("bin"), "Rscript")
   candidates <- unique(c("/usr/bin/python3", unname(Sys.which("python3"))))
   candidates <- candidates[nzchar(candidates) & file.exists(candidates)]
   lacks <- vapply(candidates, function(py) {
-    system2(py, c("-c", shQuote("import rtorchpy")), stdout = FALSE, stderr = FALSE) != 0
+    system2(py, c("-c", shQuote("import numpy")), stdout = FALSE, stderr = FALSE) != 0
   }, TRUE)
-  skip_if(!any(lacks), "every python3 found has rtorchpy")
+  skip_if(!any(lacks), "every python3 found has NumPy")
   python <- candidates[lacks][[1]]
   code <- paste0("library(rtorchpy); ",
                  "r <- tryCatch(torch_ones(2), error = function(e) conditionMessage(e)); ",
@@ -31,15 +43,29 @@ test_that("without the Python package, the first call gives one clear error", {
     system2(rscript, c("-e", shQuote(code)), stdout = TRUE, stderr = TRUE)
   )
   out <- paste(out, collapse = "\n")
-  expect_match(out, "The Python package 'rtorchpy' could not be loaded|could not be loaded")
-  expect_match(out, "install_rtorchpy()", fixed = TRUE)
-  expect_match(out, "RETICULATE_PYTHON", fixed = TRUE)
+  expect_match(out, paste0("Python ", python, " has no NumPy"), fixed = TRUE)
+  expect_match(out, "rtorchpy::install_rtorchpy()", fixed = TRUE)
   expect_match(out, "TRUE")  # the same error on later calls
 })
 
-test_that("install_rtorchpy and the loader are exported", {
+test_that("a RETICULATE_PYTHON that does not exist is named in the error", {
+  rscript <- file.path(R.home("bin"), "Rscript")
+  code <- paste0("library(rtorchpy); ",
+                 "cat(tryCatch(torch_ones(2), error = function(e) conditionMessage(e)))")
+  lib <- paste(.libPaths(), collapse = .Platform$path.sep)
+  out <- withr::with_envvar(
+    c(RETICULATE_PYTHON = "/nonexistent/python", R_LIBS = lib, LD_LIBRARY_PATH = NA),
+    system2(rscript, c("-e", shQuote(code)), stdout = TRUE, stderr = TRUE)
+  )
+  out <- paste(out, collapse = "\n")
+  expect_match(out, "RETICULATE_PYTHON is set to '/nonexistent/python', which does not exist",
+               fixed = TRUE)
+  expect_match(out, "install_rtorchpy()", fixed = TRUE)
+})
+
+test_that("install_rtorchpy makes a NumPy environment; the loader is exported", {
   expect_true(is.function(install_rtorchpy))
-  expect_equal(names(formals(install_rtorchpy))[1:2], c("envname", "package"))
+  expect_equal(names(formals(install_rtorchpy)), c("envname", "python", "..."))
 })
 
 test_that("the handle registry releases what R collects", {
