@@ -56,543 +56,543 @@ NULL
 
 #' @rdname torch_ops
 #' @export
-torch_abs <- function(self) .op("abs", list(self))
+torch_abs <- function(self) { .args <- list(self); .op("abs", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_acos <- function(self) .op("acos", list(self))
+torch_acos <- function(self) { .args <- list(self); .op("acos", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_acosh <- function(self) .op("acosh", list(self))
+torch_acosh <- function(self) { .args <- list(self); .op("acosh", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_add <- function(self, other, alpha = 1L) .op("add", list(self, other, alpha))
+torch_add <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .op("add", .args) }
 
-`.m_add_` <- function(self, other, alpha = 1L) .op("add_", list(self, other, alpha))
+`.m_add_` <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .op("add_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) .op("addmm", list(self, mat1, mat2, beta, alpha))
+torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) { .args <- list(self, mat1, mat2, beta, alpha); .op("addmm", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_all <- function(self, dim = NULL, keepdim = FALSE) .op("all", list(self, dim, keepdim))
+torch_all <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("all", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_allclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) .op("allclose", list(self, other, rtol, atol, equal_nan))
+torch_allclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) { .args <- list(self, other, rtol, atol, equal_nan); .op("allclose", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_amax <- function(self, dim = NULL, keepdim = FALSE) .op("amax", list(self, dim, keepdim))
+torch_amax <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("amax", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_amin <- function(self, dim = NULL, keepdim = FALSE) .op("amin", list(self, dim, keepdim))
+torch_amin <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("amin", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_any <- function(self, dim = NULL, keepdim = FALSE) .op("any", list(self, dim, keepdim))
+torch_any <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("any", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_argmax <- function(self, dim = NULL, keepdim = FALSE) .op("argmax", list(self, dim, keepdim))
+torch_argmax <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("argmax", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_argmin <- function(self, dim = NULL, keepdim = FALSE) .op("argmin", list(self, dim, keepdim))
+torch_argmin <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("argmin", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_asin <- function(self) .op("asin", list(self))
+torch_asin <- function(self) { .args <- list(self); .op("asin", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_asinh <- function(self) .op("asinh", list(self))
+torch_asinh <- function(self) { .args <- list(self); .op("asinh", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_atan <- function(self) .op("atan", list(self))
+torch_atan <- function(self) { .args <- list(self); .op("atan", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_atanh <- function(self) .op("atanh", list(self))
+torch_atanh <- function(self) { .args <- list(self); .op("atanh", .args) }
 
-`.m_bool` <- function(self) .op("bool", list(self))
+`.m_bool` <- function(self) { .args <- list(self); .op("bool", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_broadcast_to <- function(self, size) .op("broadcast_to", list(self, size))
+torch_broadcast_to <- function(self, size) { .args <- list(self, size); .op("broadcast_to", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_cat <- function(tensors, dim = 1L) .op("cat", list(tensors, dim))
+torch_cat <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .op("cat", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_ceil <- function(self) .op("ceil", list(self))
+torch_ceil <- function(self) { .args <- list(self); .op("ceil", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_chunk <- function(self, chunks, dim = 1L) .op("chunk", list(self, chunks, dim))
+torch_chunk <- function(self, chunks, dim = 1L) { .args <- list(self, chunks, dim); .op("chunk", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_clamp <- function(self, min = NULL, max = NULL) .op("clamp", list(self, min, max))
+torch_clamp <- function(self, min = NULL, max = NULL) { .args <- list(self, min, max); .op("clamp", .args) }
 
-`.m_clamp_` <- function(self, min = NULL, max = NULL) .op("clamp_", list(self, min, max))
+`.m_clamp_` <- function(self, min = NULL, max = NULL) { .args <- list(self, min, max); .op("clamp_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_clamp_max <- function(self, max) .op("clamp_max", list(self, max))
+torch_clamp_max <- function(self, max) { .args <- list(self, max); .op("clamp_max", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_clamp_min <- function(self, min) .op("clamp_min", list(self, min))
+torch_clamp_min <- function(self, min) { .args <- list(self, min); .op("clamp_min", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_clip <- function(self, min = NULL, max = NULL) .op("clip", list(self, min, max))
+torch_clip <- function(self, min = NULL, max = NULL) { .args <- list(self, min, max); .op("clip", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_clone <- function(self) .op("clone", list(self))
+torch_clone <- function(self) { .args <- list(self); .op("clone", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_concat <- function(tensors, dim = 1L) .op("concat", list(tensors, dim))
+torch_concat <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .op("concat", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_concatenate <- function(tensors, dim = 1L) .op("concatenate", list(tensors, dim))
+torch_concatenate <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .op("concatenate", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_contiguous <- function(self) .op("contiguous", list(self))
+torch_contiguous <- function(self) { .args <- list(self); .op("contiguous", .args) }
 
-`.m_copy_` <- function(self, src) .op("copy_", list(self, src))
+`.m_copy_` <- function(self, src) { .args <- list(self, src); .op("copy_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_cos <- function(self) .op("cos", list(self))
+torch_cos <- function(self) { .args <- list(self); .op("cos", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_cosh <- function(self) .op("cosh", list(self))
+torch_cosh <- function(self) { .args <- list(self); .op("cosh", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_cumsum <- function(self, dim, dtype = NULL) .op("cumsum", list(self, dim, dtype))
+torch_cumsum <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .op("cumsum", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_div <- function(self, other, rounding_mode = NULL) .op("div", list(self, other, rounding_mode))
+torch_div <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .op("div", .args) }
 
-`.m_div_` <- function(self, other, rounding_mode = NULL) .op("div_", list(self, other, rounding_mode))
+`.m_div_` <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .op("div_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_divide <- function(self, other, rounding_mode = NULL) .op("divide", list(self, other, rounding_mode))
+torch_divide <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .op("divide", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_dot <- function(self, other) .op("dot", list(self, other))
+torch_dot <- function(self, other) { .args <- list(self, other); .op("dot", .args) }
 
-`.m_double` <- function(self) .op("double", list(self))
+`.m_double` <- function(self) { .args <- list(self); .op("double", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_eq <- function(self, other) .op("eq", list(self, other))
+torch_eq <- function(self, other) { .args <- list(self, other); .op("eq", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_equal <- function(self, other) .op("equal", list(self, other))
+torch_equal <- function(self, other) { .args <- list(self, other); .op("equal", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_exp <- function(self) .op("exp", list(self))
+torch_exp <- function(self) { .args <- list(self); .op("exp", .args) }
 
-`.m_exp_` <- function(self) .op("exp_", list(self))
+`.m_exp_` <- function(self) { .args <- list(self); .op("exp_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_expand <- function(self, ...) .op("expand", c(list(self), .dots(...)))
+torch_expand <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("expand", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_expand_as <- function(self, other) .op("expand_as", list(self, other))
+torch_expand_as <- function(self, other) { .args <- list(self, other); .op("expand_as", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_expm1 <- function(self) .op("expm1", list(self))
+torch_expm1 <- function(self) { .args <- list(self); .op("expm1", .args) }
 
-`.m_fill_` <- function(self, value) .op("fill_", list(self, value))
+`.m_fill_` <- function(self, value) { .args <- list(self, value); .op("fill_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_flatten <- function(self, start_dim = 1L, end_dim = -1L) .op("flatten", list(self, start_dim, end_dim))
+torch_flatten <- function(self, start_dim = 1L, end_dim = -1L) { .args <- list(self, start_dim, end_dim); .op("flatten", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_flip <- function(self, dims) .op("flip", list(self, dims))
+torch_flip <- function(self, dims) { .args <- list(self, dims); .op("flip", .args) }
 
-`.m_float` <- function(self) .op("float", list(self))
+`.m_float` <- function(self) { .args <- list(self); .op("float", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_floor <- function(self) .op("floor", list(self))
+torch_floor <- function(self) { .args <- list(self); .op("floor", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_fmod <- function(self, other) .op("fmod", list(self, other))
+torch_fmod <- function(self, other) { .args <- list(self, other); .op("fmod", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_gather <- function(self, dim, index) .op("gather", list(self, dim, index))
+torch_gather <- function(self, dim, index) { .args <- list(self, dim, index); .op("gather", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_ge <- function(self, other) .op("ge", list(self, other))
+torch_ge <- function(self, other) { .args <- list(self, other); .op("ge", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_ger <- function(self, vec2) .op("ger", list(self, vec2))
+torch_ger <- function(self, vec2) { .args <- list(self, vec2); .op("ger", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_gt <- function(self, other) .op("gt", list(self, other))
+torch_gt <- function(self, other) { .args <- list(self, other); .op("gt", .args) }
 
-`.m_half` <- function(self) .op("half", list(self))
+`.m_half` <- function(self) { .args <- list(self); .op("half", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_index_put <- function(self, indices, values, accumulate = FALSE) .op("index_put", list(self, indices, values, accumulate))
+torch_index_put <- function(self, indices, values, accumulate = FALSE) { .args <- list(self, indices, values, accumulate); .op("index_put", .args) }
 
-`.m_index_put_` <- function(self, indices, values, accumulate = FALSE) .op("index_put_", list(self, indices, values, accumulate))
+`.m_index_put_` <- function(self, indices, values, accumulate = FALSE) { .args <- list(self, indices, values, accumulate); .op("index_put_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_index_select <- function(self, dim, index) .op("index_select", list(self, dim, index))
+torch_index_select <- function(self, dim, index) { .args <- list(self, dim, index); .op("index_select", .args) }
 
-`.m_int` <- function(self) .op("int", list(self))
+`.m_int` <- function(self) { .args <- list(self); .op("int", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) .op("isclose", list(self, other, rtol, atol, equal_nan))
+torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) { .args <- list(self, other, rtol, atol, equal_nan); .op("isclose", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_isfinite <- function(self) .op("isfinite", list(self))
+torch_isfinite <- function(self) { .args <- list(self); .op("isfinite", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_isinf <- function(self) .op("isinf", list(self))
+torch_isinf <- function(self) { .args <- list(self); .op("isinf", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_isnan <- function(self) .op("isnan", list(self))
+torch_isnan <- function(self) { .args <- list(self); .op("isnan", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_le <- function(self, other) .op("le", list(self, other))
+torch_le <- function(self, other) { .args <- list(self, other); .op("le", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_log <- function(self) .op("log", list(self))
+torch_log <- function(self) { .args <- list(self); .op("log", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_log10 <- function(self) .op("log10", list(self))
+torch_log10 <- function(self) { .args <- list(self); .op("log10", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_log1p <- function(self) .op("log1p", list(self))
+torch_log1p <- function(self) { .args <- list(self); .op("log1p", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_log2 <- function(self) .op("log2", list(self))
+torch_log2 <- function(self) { .args <- list(self); .op("log2", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_log_softmax <- function(self, dim, dtype = NULL) .op("log_softmax", list(self, dim, dtype))
+torch_log_softmax <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .op("log_softmax", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_logical_and <- function(self, other) .op("logical_and", list(self, other))
+torch_logical_and <- function(self, other) { .args <- list(self, other); .op("logical_and", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_logical_not <- function(self) .op("logical_not", list(self))
+torch_logical_not <- function(self) { .args <- list(self); .op("logical_not", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_logical_or <- function(self, other) .op("logical_or", list(self, other))
+torch_logical_or <- function(self, other) { .args <- list(self, other); .op("logical_or", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_logical_xor <- function(self, other) .op("logical_xor", list(self, other))
+torch_logical_xor <- function(self, other) { .args <- list(self, other); .op("logical_xor", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_logsumexp <- function(self, dim, keepdim = FALSE) .op("logsumexp", list(self, dim, keepdim))
+torch_logsumexp <- function(self, dim, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("logsumexp", .args) }
 
-`.m_long` <- function(self) .op("long", list(self))
+`.m_long` <- function(self) { .args <- list(self); .op("long", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_lt <- function(self, other) .op("lt", list(self, other))
+torch_lt <- function(self, other) { .args <- list(self, other); .op("lt", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_mT <- function(self) .op("mT", list(self))
+torch_mT <- function(self) { .args <- list(self); .op("mT", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_masked_fill <- function(self, mask, value) .op("masked_fill", list(self, mask, value))
+torch_masked_fill <- function(self, mask, value) { .args <- list(self, mask, value); .op("masked_fill", .args) }
 
-`.m_masked_fill_` <- function(self, mask, value) .op("masked_fill_", list(self, mask, value))
+`.m_masked_fill_` <- function(self, mask, value) { .args <- list(self, mask, value); .op("masked_fill_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_matmul <- function(self, other) .op("matmul", list(self, other))
+torch_matmul <- function(self, other) { .args <- list(self, other); .op("matmul", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_max <- function(self, dim = NULL, keepdim = FALSE) .op("max", list(self, dim, keepdim))
+torch_max <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("max", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_maximum <- function(self, other) .op("maximum", list(self, other))
+torch_maximum <- function(self, other) { .args <- list(self, other); .op("maximum", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_mean <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("mean", list(self, dim, keepdim, dtype))
+torch_mean <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(self, dim, keepdim, dtype); .op("mean", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_min <- function(self, dim = NULL, keepdim = FALSE) .op("min", list(self, dim, keepdim))
+torch_min <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("min", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_minimum <- function(self, other) .op("minimum", list(self, other))
+torch_minimum <- function(self, other) { .args <- list(self, other); .op("minimum", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_mm <- function(self, mat2) .op("mm", list(self, mat2))
+torch_mm <- function(self, mat2) { .args <- list(self, mat2); .op("mm", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_mul <- function(self, other) .op("mul", list(self, other))
+torch_mul <- function(self, other) { .args <- list(self, other); .op("mul", .args) }
 
-`.m_mul_` <- function(self, other) .op("mul_", list(self, other))
+`.m_mul_` <- function(self, other) { .args <- list(self, other); .op("mul_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_multiply <- function(self, other) .op("multiply", list(self, other))
+torch_multiply <- function(self, other) { .args <- list(self, other); .op("multiply", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_mv <- function(self, vec) .op("mv", list(self, vec))
+torch_mv <- function(self, vec) { .args <- list(self, vec); .op("mv", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_narrow <- function(self, dim, start, length) .op("narrow", list(self, dim, start, length))
+torch_narrow <- function(self, dim, start, length) { .args <- list(self, dim, start, length); .op("narrow", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_ne <- function(self, other) .op("ne", list(self, other))
+torch_ne <- function(self, other) { .args <- list(self, other); .op("ne", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_neg <- function(self) .op("neg", list(self))
+torch_neg <- function(self) { .args <- list(self); .op("neg", .args) }
 
-`.m_neg_` <- function(self) .op("neg_", list(self))
+`.m_neg_` <- function(self) { .args <- list(self); .op("neg_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_negative <- function(self) .op("negative", list(self))
+torch_negative <- function(self) { .args <- list(self); .op("negative", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) .op("norm", list(self, p, dim, keepdim))
+torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) { .args <- list(self, p, dim, keepdim); .op("norm", .args) }
 
-`.m_normal_` <- function(self, mean = 0.0, std = 1.0) .op("normal_", list(self, mean, std))
+`.m_normal_` <- function(self, mean = 0.0, std = 1.0) { .args <- list(self, mean, std); .op("normal_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_outer <- function(self, vec2) .op("outer", list(self, vec2))
+torch_outer <- function(self, vec2) { .args <- list(self, vec2); .op("outer", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_permute <- function(self, ...) .op("permute", c(list(self), .dots(...)))
+torch_permute <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("permute", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_pow <- function(self, exponent) .op("pow", list(self, exponent))
+torch_pow <- function(self, exponent) { .args <- list(self, exponent); .op("pow", .args) }
 
-`.m_pow_` <- function(self, exponent) .op("pow_", list(self, exponent))
+`.m_pow_` <- function(self, exponent) { .args <- list(self, exponent); .op("pow_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("prod", list(self, dim, keepdim, dtype))
+torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(self, dim, keepdim, dtype); .op("prod", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_reciprocal <- function(self) .op("reciprocal", list(self))
+torch_reciprocal <- function(self) { .args <- list(self); .op("reciprocal", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_relu <- function(self) .op("relu", list(self))
+torch_relu <- function(self) { .args <- list(self); .op("relu", .args) }
 
-`.m_relu_` <- function(self) .op("relu_", list(self))
+`.m_relu_` <- function(self) { .args <- list(self); .op("relu_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_remainder <- function(self, other) .op("remainder", list(self, other))
+torch_remainder <- function(self, other) { .args <- list(self, other); .op("remainder", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_repeat <- function(self, ...) .op("repeat", c(list(self), .dots(...)))
+torch_repeat <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("repeat", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_reshape <- function(self, ...) .op("reshape", c(list(self), .dots(...)))
+torch_reshape <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("reshape", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_round <- function(self) .op("round", list(self))
+torch_round <- function(self) { .args <- list(self); .op("round", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_rsqrt <- function(self) .op("rsqrt", list(self))
+torch_rsqrt <- function(self) { .args <- list(self); .op("rsqrt", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_scatter_add <- function(self, dim, index, src) .op("scatter_add", list(self, dim, index, src))
+torch_scatter_add <- function(self, dim, index, src) { .args <- list(self, dim, index, src); .op("scatter_add", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_select <- function(self, dim, index) .op("select", list(self, dim, index))
+torch_select <- function(self, dim, index) { .args <- list(self, dim, index); .op("select", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_sigmoid <- function(self) .op("sigmoid", list(self))
+torch_sigmoid <- function(self) { .args <- list(self); .op("sigmoid", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_sign <- function(self) .op("sign", list(self))
+torch_sign <- function(self) { .args <- list(self); .op("sign", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_sin <- function(self) .op("sin", list(self))
+torch_sin <- function(self) { .args <- list(self); .op("sin", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_sinh <- function(self) .op("sinh", list(self))
+torch_sinh <- function(self) { .args <- list(self); .op("sinh", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_softmax <- function(self, dim, dtype = NULL) .op("softmax", list(self, dim, dtype))
+torch_softmax <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .op("softmax", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_split <- function(self, split_size_or_sections, dim = 1L) .op("split", list(self, split_size_or_sections, dim))
+torch_split <- function(self, split_size_or_sections, dim = 1L) { .args <- list(self, split_size_or_sections, dim); .op("split", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_sqrt <- function(self) .op("sqrt", list(self))
+torch_sqrt <- function(self) { .args <- list(self); .op("sqrt", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_square <- function(self) .op("square", list(self))
+torch_square <- function(self) { .args <- list(self); .op("square", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_squeeze <- function(self, dim = NULL) .op("squeeze", list(self, dim))
+torch_squeeze <- function(self, dim = NULL) { .args <- list(self, dim); .op("squeeze", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_stack <- function(tensors, dim = 1L) .op("stack", list(tensors, dim))
+torch_stack <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .op("stack", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_std <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) .op("std", list(self, dim, unbiased, keepdim, correction))
+torch_std <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .op("std", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_sub <- function(self, other, alpha = 1L) .op("sub", list(self, other, alpha))
+torch_sub <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .op("sub", .args) }
 
-`.m_sub_` <- function(self, other, alpha = 1L) .op("sub_", list(self, other, alpha))
+`.m_sub_` <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .op("sub_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_subtract <- function(self, other, alpha = 1L) .op("subtract", list(self, other, alpha))
+torch_subtract <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .op("subtract", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) .op("sum", list(self, dim, keepdim, dtype))
+torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(self, dim, keepdim, dtype); .op("sum", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_swapaxes <- function(self, dim0, dim1) .op("swapaxes", list(self, dim0, dim1))
+torch_swapaxes <- function(self, dim0, dim1) { .args <- list(self, dim0, dim1); .op("swapaxes", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_t <- function(self) .op("t", list(self))
+torch_t <- function(self) { .args <- list(self); .op("t", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_tan <- function(self) .op("tan", list(self))
+torch_tan <- function(self) { .args <- list(self); .op("tan", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_tanh <- function(self) .op("tanh", list(self))
+torch_tanh <- function(self) { .args <- list(self); .op("tanh", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) .op("to", list(self, dtype, device, copy))
+torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) { .args <- list(self, dtype, device, copy); .op("to", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_transpose <- function(self, dim0, dim1) .op("transpose", list(self, dim0, dim1))
+torch_transpose <- function(self, dim0, dim1) { .args <- list(self, dim0, dim1); .op("transpose", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_true_divide <- function(self, other, rounding_mode = NULL) .op("true_divide", list(self, other, rounding_mode))
+torch_true_divide <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .op("true_divide", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_trunc <- function(self) .op("trunc", list(self))
+torch_trunc <- function(self) { .args <- list(self); .op("trunc", .args) }
 
-`.m_type_as` <- function(self, other) .op("type_as", list(self, other))
+`.m_type_as` <- function(self, other) { .args <- list(self, other); .op("type_as", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_unbind <- function(self, dim = 1L) .op("unbind", list(self, dim))
+torch_unbind <- function(self, dim = 1L) { .args <- list(self, dim); .op("unbind", .args) }
 
-`.m_uniform_` <- function(self, a = 0.0, b = 1.0) .op("uniform_", list(self, a, b))
+`.m_uniform_` <- function(self, a = 0.0, b = 1.0) { .args <- list(self, a, b); .op("uniform_", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_unsqueeze <- function(self, dim) .op("unsqueeze", list(self, dim))
+torch_unsqueeze <- function(self, dim) { .args <- list(self, dim); .op("unsqueeze", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) .op("var", list(self, dim, unbiased, keepdim, correction))
+torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .op("var", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_view <- function(self, ...) .op("view", c(list(self), .dots(...)))
+torch_view <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("view", .args) }
 
 #' @rdname torch_ops
 #' @export
-torch_where <- function(condition, self = NULL, other = NULL) .op("where", list(condition, self, other))
+torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(condition, self, other); .op("where", .args) }
 
-`.m_where` <- function(self, condition, other) .op("where.method", list(self, condition, other))
+`.m_where` <- function(self, condition, other) { .args <- list(self, condition, other); .op("where.method", .args) }
 
-`.m_zero_` <- function(self) .op("zero_", list(self))
+`.m_zero_` <- function(self) { .args <- list(self); .op("zero_", .args) }
 
 # Method table: x$<name>(...) calls the function named here.
 .OP_METHODS <- c(
@@ -759,43 +759,43 @@ NULL
 
 #' @rdname nnf
 #' @export
-nnf_relu <- function(input, inplace = FALSE) .fn("nnf_relu", list(.a(input), inplace))
+nnf_relu <- function(input, inplace = FALSE) { .args <- list(.a(input), inplace); .fn("nnf_relu", .args) }
 
 #' @rdname nnf
 #' @export
-nnf_sigmoid <- function(input) .fn("nnf_sigmoid", list(.a(input)))
+nnf_sigmoid <- function(input) { .args <- list(.a(input)); .fn("nnf_sigmoid", .args) }
 
 #' @rdname nnf
 #' @export
-nnf_tanh <- function(input) .fn("nnf_tanh", list(.a(input)))
+nnf_tanh <- function(input) { .args <- list(.a(input)); .fn("nnf_tanh", .args) }
 
 #' @rdname nnf
 #' @export
-nnf_softmax <- function(input, dim, dtype = NULL) .fn("nnf_softmax", list(.a(input), .a(dim), .a(dtype)))
+nnf_softmax <- function(input, dim, dtype = NULL) { .args <- list(.a(input), .a(dim), .a(dtype)); .fn("nnf_softmax", .args) }
 
 #' @rdname nnf
 #' @export
-nnf_log_softmax <- function(input, dim, dtype = NULL) .fn("nnf_log_softmax", list(.a(input), .a(dim), .a(dtype)))
+nnf_log_softmax <- function(input, dim, dtype = NULL) { .args <- list(.a(input), .a(dim), .a(dtype)); .fn("nnf_log_softmax", .args) }
 
 #' @rdname nnf
 #' @export
-nnf_mse_loss <- function(input, target, reduction = "mean") .fn("nnf_mse_loss", list(.a(input), .a(target), reduction))
+nnf_mse_loss <- function(input, target, reduction = "mean") { .args <- list(.a(input), .a(target), reduction); .fn("nnf_mse_loss", .args) }
 
 #' @rdname nnf
 #' @export
-nnf_nll_loss <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") .fn("nnf_nll_loss", list(.a(input), .a(target), .a(weight), .a(ignore_index), reduction))
+nnf_nll_loss <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") { .args <- list(.a(input), .a(target), .a(weight), .a(ignore_index), reduction); .fn("nnf_nll_loss", .args) }
 
 #' @rdname nnf
 #' @export
-nnf_cross_entropy <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") .fn("nnf_cross_entropy", list(.a(input), .a(target), .a(weight), .a(ignore_index), reduction))
+nnf_cross_entropy <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") { .args <- list(.a(input), .a(target), .a(weight), .a(ignore_index), reduction); .fn("nnf_cross_entropy", .args) }
 
 #' @rdname nnf
 #' @export
-nnf_linear <- function(input, weight, bias = NULL) .fn("nnf_linear", list(.a(input), .a(weight), .a(bias)))
+nnf_linear <- function(input, weight, bias = NULL) { .args <- list(.a(input), .a(weight), .a(bias)); .fn("nnf_linear", .args) }
 
 #' @rdname nnf
 #' @export
-nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "mean") .fn("nnf_binary_cross_entropy", list(.a(input), .a(target), .a(weight), reduction))
+nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "mean") { .args <- list(.a(input), .a(target), .a(weight), reduction); .fn("nnf_binary_cross_entropy", .args) }
 
 #' Data types
 #'

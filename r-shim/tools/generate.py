@@ -87,7 +87,13 @@ def _function(r_name, caller, key, params, dims):
     arglist = "list(" + ", ".join(args) + ")"
     if dots:
         arglist = f"c({arglist}, .dots(...))"
-    body = f'{caller}("{key}", {arglist})'
+    if any(p.default is p.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+           for p in params):
+        # the argument list is built in the wrapper's own frame, so a missing argument is
+        # reported against the user's call (`x$transpose(1)`), not the bridge's internals
+        body = f'{{ .args <- {arglist}; {caller}("{key}", .args) }}'
+    else:
+        body = f'{caller}("{key}", {arglist})'
     return f"{r_name} <- function({', '.join(formals)}) {body}", \
         [p.name if p.kind is not p.VAR_POSITIONAL else "..." for p in params
          if p.kind is not p.VAR_KEYWORD]

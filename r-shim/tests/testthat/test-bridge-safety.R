@@ -273,3 +273,13 @@ test_that("Python warnings are R warnings", {
   y$sum()$backward()
   expect_equal(as_array(x$grad), c(2, 2))
 })
+
+test_that("a missing argument is reported against the user's call, not the bridge's", {
+  x <- torch_ones(2, 3)
+  for (code in list(quote(x$transpose(1)), quote(torch_add(x)), quote(torch_abs()))) {
+    e <- tryCatch(eval(code), error = function(e) e)
+    expect_match(conditionMessage(e), "is missing, with no default")
+    expect_identical(conditionCall(e), code)
+    expect_false(grepl(".op", paste(deparse(conditionCall(e)), collapse = ""), fixed = TRUE))
+  }
+})
