@@ -1,4 +1,5 @@
-"""Inputs for the transcripts in shared/spec/r-torch-print-golden.txt, keyed by the R line.
+"""Inputs for the golden print transcripts, keyed by the R line (the transcripts:
+r-shim/tests/testthat/fixtures/r-torch-print-golden.txt).
 
 Each case holds the tensor's values as a NumPy array in row-major (C) order with the dtype the R
 expression produces (R numeric -> float32, integer -> int64, logical -> bool), plus what the

@@ -41,12 +41,10 @@ MARKER = "... [the output was truncated (use n=-1 to disable)]"
 
 
 def _find_golden() -> Path:
-    candidates = [os.environ.get("RTORCHPY_SHARED"), ROOT.parent / "shared", "/work/shared"]
-    for base in filter(None, candidates):
-        path = Path(base) / "spec" / "r-torch-print-golden.txt"
-        if path.is_file():
-            return path
-    raise FileNotFoundError("shared/spec/r-torch-print-golden.txt not found (set RTORCHPY_SHARED)")
+    # the repository's own copy (the R tests' fixture), unless RTORCHPY_SHARED names another spec
+    if os.environ.get("RTORCHPY_SHARED"):
+        return Path(os.environ["RTORCHPY_SHARED"]) / "spec" / "r-torch-print-golden.txt"
+    return ROOT / "r-shim" / "tests" / "testthat" / "fixtures" / "r-torch-print-golden.txt"
 
 
 def parse_golden(text):
@@ -84,7 +82,7 @@ def test_golden_transcript(r_line):
 
 
 # ---------------------------------------------------------------------------------------------
-# 2. Outputs printed in the "using autograd" vignette (shared/seeds/002_*.txt). The vignette's
+# 2. Outputs printed in R torch's "using autograd" article. The article's
 # text lost its runs of spaces, and was made with an R torch that wrote no grad suffix, so the
 # body (format_body) is compared with whitespace collapsed.
 

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 SHIM = ROOT / "r-shim"
 RLIB = ROOT / ".rlib"
-GOLDEN = Path("/work/shared/spec/r-torch-print-golden.txt")
+GOLDEN = SHIM / "tests" / "testthat" / "fixtures" / "r-torch-print-golden.txt"
 
 
 def _r_env():

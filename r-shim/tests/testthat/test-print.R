@@ -2,7 +2,7 @@
 skip_if_no_python()
 
 golden_path <- function() {
-  p <- Sys.getenv("RTORCHPY_GOLDEN")  # the shared spec's copy, when the test runner has it
+  p <- Sys.getenv("RTORCHPY_GOLDEN")  # another copy of the transcripts, when the runner names one
   if (nzchar(p) && file.exists(p)) return(p)
   test_path("fixtures", "r-torch-print-golden.txt")
 }
