@@ -22,7 +22,7 @@ from ._shape_errors import shape_error
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE, with_no_grad
 from .autograd.graph import bump_version
-from ._views import OVERLAP_ERROR, inplace_on_view
+from ._views import OVERLAP_ERROR, inplace_on_view, overlaps, view_positions
 
 
 def _write(self, data):
@@ -30,14 +30,20 @@ def _write(self, data):
     if not np.can_cast(data.dtype, target.dtype, casting="same_kind"):
         raise RuntimeError(f"result type {_word(data.dtype)} can't be cast to the desired output "
                            f"type {_word(target.dtype)}")
-    if not target.flags.writeable:  # NumPy's broadcast (expanded) arrays are read-only
-        raise RuntimeError(OVERLAP_ERROR)
     if data.shape != target.shape:
         try:
             data = np.broadcast_to(data, target.shape)
         except ValueError:
             raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
                                f"broadcast shape {list(data.shape)}") from None
+    if not target.flags.writeable:  # a view of NumPy's read-only broadcast (expanded) memory
+        if overlaps(target) or self._base is None or not self._base._data.flags.writeable:
+            raise RuntimeError(OVERLAP_ERROR)
+        # no element of this view shares memory with another (x.expand(3)[0]): libtorch writes
+        # it, and so do we, through the base's memory at the view's positions
+        base = self._base._data
+        base.flat[view_positions(base, target)] = data.astype(target.dtype, copy=False)
+        return
     np.copyto(target, data, casting="unsafe")
 
 
@@ -46,7 +52,6 @@ def _write_uniform(self, data):
     that shares memory gets the same value), so write through the base's memory instead."""
     if self._data.flags.writeable or self._base is None or not self._base._data.flags.writeable:
         return _write(self, data)
-    from ._views import view_positions
     target = self._data
     positions = view_positions(self._base._data, target)
     self._base._data.flat[positions] = np.broadcast_to(data, target.shape).astype(target.dtype)

@@ -83,6 +83,13 @@ def mark_multi_output(outs, recorded):
         o._view_meta = meta
 
 
+def overlaps(a):
+    """Whether two elements of the ndarray ``a`` share memory: a repeated dim of an expanded
+    view, the only kind of overlap a view op makes (NumPy makes expanded memory read-only, but
+    a select or slice of it that repeats nothing is a view libtorch writes through)."""
+    return any(stride == 0 and size > 1 for size, stride in zip(a.shape, a.strides))
+
+
 def view_positions(base, view):
     """Flat C-order positions in ``base`` (an ndarray) of each element of ``view`` (an ndarray
     sharing its memory), as an int64 array of ``view``'s shape."""
@@ -186,8 +193,7 @@ def regenerate(view):
         view._requires_grad = False
         return
     positions = view_positions(base._data, view._data)
-    # NumPy makes the only views whose elements share memory (expanded ones) read-only
-    unique = view._data.flags.writeable
+    unique = not overlaps(view._data)
     view._grad_fn = _node(AsStridedBackward0, (fn,), (base._output_nr,),
                           ((base._data.shape, base._data.dtype),),
                           (base._data.shape, positions, unique))
@@ -217,8 +223,7 @@ def inplace_on_view(view, compute, write):
                  (base_edge[0] if base_edge else None,) + tuple(fn.edges[1:]),
                  (base_edge[1] if base_edge else 0,) + tuple(fn.edge_nrs[1:]),
                  ((base._data.shape, base._data.dtype),) + tuple(fn.in_meta[1:]),
-                 (base._data.shape, positions, view._data.shape,
-                  not view._data.flags.writeable))
+                 (base._data.shape, positions, view._data.shape, overlaps(view._data)))
     node.fn = fn
     old_fn, old_nr = base._grad_fn, base._output_nr
     base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
