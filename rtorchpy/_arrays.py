@@ -6,7 +6,6 @@ than the rest of a small op. These make the same views directly.
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 
 def broadcast_view(a, shape):
@@ -55,19 +54,12 @@ def scalar_array(value, dtype):
 
 
 def diagonal_view(a, offset, dim1, dim2):
-    """A writable view of the diagonal of ``a`` over the (non-negative, distinct) dims ``dim1``
-    and ``dim2``, as the last dim; the other dims keep their order. ``np.diagonal`` gives the
-    same elements but read-only, so writes through it (libtorch's ``x.diagonal().zero_()``)
-    would be refused; the view is made from the strides instead (read-only only when ``a`` is)."""
-    shape, strides = a.shape, a.strides
-    if offset >= 0:
-        length = max(0, min(shape[dim1], shape[dim2] - offset))
-        start = (0,) * dim2 + (offset,) if length else ()
-    else:
-        length = max(0, min(shape[dim1] + offset, shape[dim2]))
-        start = (0,) * dim1 + (-offset,) if length else ()
-    rest = [i for i in range(a.ndim) if i != dim1 and i != dim2]
-    # the first diagonal element as a view's origin (``a`` itself for an empty diagonal)
-    origin = a[tuple(slice(k, None) for k in start)] if start else a
-    return as_strided(origin, tuple(shape[i] for i in rest) + (length,),
-                      tuple(strides[i] for i in rest) + (strides[dim1] + strides[dim2],))
+    """A view of the diagonal of ``a`` over the (non-negative, distinct) dims ``dim1`` and
+    ``dim2``, as the last dim; the other dims keep their order. ``np.diagonal`` makes this very
+    view but read-only, which would refuse writes through it (libtorch's
+    ``x.diagonal().zero_()``); it is made writable whenever ``a`` is (its elements never share
+    memory unless ``a``'s do, and those arrays are read-only)."""
+    d = np.diagonal(a, offset, dim1, dim2)
+    if a.flags.writeable:
+        d.flags.writeable = True
+    return d
