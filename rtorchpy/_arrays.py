@@ -51,3 +51,15 @@ def scalar_array(value, dtype):
             a.flags.writeable = False
             _SCALARS[key] = a
     return a
+
+
+def diagonal_view(a, offset, dim1, dim2):
+    """A view of the diagonal of ``a`` over the (non-negative, distinct) dims ``dim1`` and
+    ``dim2``, as the last dim; the other dims keep their order. ``np.diagonal`` makes this very
+    view but read-only, which would refuse writes through it (libtorch's
+    ``x.diagonal().zero_()``); it is made writable whenever ``a`` is (its elements never share
+    memory unless ``a``'s do, and those arrays are read-only)."""
+    d = np.diagonal(a, offset, dim1, dim2)
+    if a.flags.writeable:
+        d.flags.writeable = True
+    return d

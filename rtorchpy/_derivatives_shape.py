@@ -164,6 +164,18 @@ def _slice(F, g, needs, shape, key):
     return F.index_backward(g, shape, key)
 
 
+@row("DiagonalBackward0", fresh=True)
+def _diagonal(F, g, needs, shape, offset, dim1, dim2):
+    """self: zeros with g written on the diagonal"""
+    return F.diagonal_backward(g, shape, offset, dim1, dim2)
+
+
+@row("DiagonalBackwardBackward0")
+def _diagonal_backward(F, g, needs, offset, dim1, dim2):
+    """grad: the diagonal of g"""
+    return F.diagonal(g, offset, dim1, dim2)
+
+
 @row("IndexBackward0")
 def _index(F, g, needs, shape, key):
     """self: zeros with g added at the indexed positions (repeated indices accumulate)"""

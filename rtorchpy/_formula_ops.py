@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import _rounded_math as rounded
-from ._arrays import broadcast_view, insert_axis
+from ._arrays import broadcast_view, diagonal_view, insert_axis
 from ._index_order import add_at, put, take
 
 _FILL_BELOW = 4096  # elements
@@ -209,6 +209,16 @@ class _ArrayOps:
     @staticmethod
     def select(x, dim, i):
         return x[(slice(None),) * dim + (i,)]
+
+    @staticmethod
+    def diagonal(x, offset, dim1, dim2):
+        return np.diagonal(x, offset, dim1, dim2)
+
+    @staticmethod
+    def diagonal_backward(g, shape, offset, dim1, dim2):
+        z = np.zeros(shape, dtype=g.dtype)
+        diagonal_view(z, offset, dim1, dim2)[...] = g
+        return z
 
     @staticmethod
     def cat(xs, dim):
@@ -445,6 +455,15 @@ class _TensorOps:
     @staticmethod
     def select(x, dim, i):
         return x.select(dim, i)
+
+    @staticmethod
+    def diagonal(x, offset, dim1, dim2):
+        return x.diagonal(offset, dim1, dim2)
+
+    @staticmethod
+    def diagonal_backward(g, shape, offset, dim1, dim2):
+        from ._ops_shape import diagonal_backward
+        return diagonal_backward(g, shape, offset, dim1, dim2)
 
     @staticmethod
     def cat(xs, dim):

@@ -15,7 +15,7 @@ from ._ops import as_tensor, normalize_dim, normalize_dims, op, recording, wrap
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
 from .autograd.graph import record, record1
-from ._arrays import broadcast_view, insert_axis
+from ._arrays import broadcast_view, diagonal_view, insert_axis
 from ._shape_errors import expand_error
 from ._views import mark_multi_output, share_view
 
@@ -495,6 +495,30 @@ def select(self, dim, index):
     # the last dim selected: ``...`` makes NumPy return a 0-d view, not a scalar copy
     data = self._data[key] if d + 1 < self._data.ndim else self._data[key + (Ellipsis,)]
     return _view_of(self, data, NODES["SelectBackward0"], (self._data.shape, key), view=True)
+
+
+@op("diagonal", dims=("dim1", "dim2"))
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    """The diagonal of each (dim1, dim2) plane as the last dim (``offset > 0``: above the main
+    diagonal, ``< 0``: below): a view, so writes through it reach ``self``."""
+    n = self._data.ndim
+    a, b = normalize_dim(dim1, n), normalize_dim(dim2, n)
+    if a == b:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    offset = int(offset)
+    return _view_of(self, diagonal_view(self._data, offset, a, b), NODES["DiagonalBackward0"],
+                    (self._data.shape, offset, a, b), view=True)
+
+
+def diagonal_backward(g, shape, offset, dim1, dim2):
+    """Zeros of ``shape`` with ``g`` on the diagonal (the gradient of ``diagonal``);
+    differentiable (its own gradient reads the diagonal back)."""
+    z = np.zeros(shape, dtype=g._data.dtype)
+    diagonal_view(z, offset, dim1, dim2)[...] = g._data
+    out = wrap(z)
+    if recording(g):
+        record1(NODES["DiagonalBackwardBackward0"], g, out, None, (offset, dim1, dim2))
+    return out
 
 
 from ._ops_index import (gather, getitem, index_backward, index_put, index_select,  # noqa: E402

@@ -1,8 +1,8 @@
 """Random tensor programs for the fuzz tests (tests/test_fuzz.py).
 
 A program is a float64 leaf ``x`` of random shape followed by a few random steps: views (ints,
-slices with steps, None, Ellipsis, select/narrow/transpose/unsqueeze/squeeze/expand/reshape),
-in-place ops through views of tensors in the graph, advanced indexing with long and bool
+slices with steps, None, Ellipsis, select/narrow/transpose/diagonal/unsqueeze/squeeze/expand/
+reshape), in-place ops through views of tensors in the graph, advanced indexing with long and bool
 tensors (reading and assignment), reductions over random dims, broadcasting arithmetic and
 matmul. The same program runs on any library through a small adapter, so it can be compared
 with PyTorch and checked against finite differences.
@@ -124,7 +124,15 @@ def _view(rng, shape):
         start = int(rng.integers(0, shape[d]))
         return ("narrow", d, start, int(rng.integers(1, shape[d] - start + 1)))
     if what == "transpose":
-        return ("transpose", d, int(rng.integers(0, nd)))
+        other = int(rng.integers(0, nd))
+        # half the time the diagonal of the same two dims instead (decided after the transpose
+        # is drawn, so the programs that keep their transpose stay as they were)
+        if rng.random() < 0.5:
+            return ("transpose", d, other)
+        if other == d:
+            other = (d + 1) % nd
+        offset = int(rng.integers(-shape[d], shape[other] + 1))  # empty diagonals too
+        return ("diagonal", offset, d, other - nd if rng.random() < 0.3 else other)
     if what == "squeeze":
         return ("squeeze", int(rng.choice([i for i, s in enumerate(shape) if s == 1])))
     if what == "expand":
@@ -251,6 +259,8 @@ def _apply_view(lib, h, view):
         return h.expand(*view[1])
     if what == "reshape":
         return h.reshape(*view[1])
+    if what == "diagonal":
+        return h.diagonal(view[1], view[2], view[3])
     raise ValueError(what)
 
 

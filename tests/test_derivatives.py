@@ -878,6 +878,34 @@ def _slice(draw, rng, name):
     return Case(lambda a: a[start:stop:step], anyv(rng, s))
 
 
+def _diagonal_args(draw, s):
+    d1 = one_dim(draw, len(s))
+    d2 = draw(st.integers(-len(s), len(s) - 1).filter(lambda d: d % len(s) != d1 % len(s)))
+    return draw(st.integers(-s[d1 % len(s)], s[d2 % len(s)])), d1, d2
+
+
+@builder("DiagonalBackward0")
+def _diagonal(draw, rng, name):
+    s = shape(draw, min_dims=2, max_dims=4)
+    offset, d1, d2 = _diagonal_args(draw, s)
+    return Case(lambda a: a.diagonal(offset, d1, d2), anyv(rng, s))
+
+
+@builder("DiagonalBackwardBackward0")
+def _diagonal_backward(draw, rng, name):
+    """The backward of diagonal, differentiated: the gradient of sum(x.diagonal() * y) w.r.t.
+    x is y on the diagonal of zeros (DiagonalBackwardBackward0), a function of y."""
+    s = shape(draw, min_dims=2, max_dims=4)
+    offset, d1, d2 = _diagonal_args(draw, s)
+    x0 = anyv(rng, s)
+    out_shape = tuple(x0.diagonal(offset, d1, d2).shape)
+
+    def fn(y):
+        x = torch_tensor(x0, requires_grad=True)
+        return autograd_grad((x.diagonal(offset, d1, d2) * y).sum(), [x], create_graph=True)[0]
+    return Case(fn, anyv(rng, out_shape))
+
+
 @builder("IndexBackward0")
 def _index(draw, rng, name):
     s = shape(draw, min_dims=1)

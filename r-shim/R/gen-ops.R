@@ -20,7 +20,8 @@
 #' @param device See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dim0 First dimension (1-based).
-#' @param dim1 Second dimension (1-based).
+#' @param dim1 Second dimension of `transpose`; first dimension of `diagonal`'s planes (1-based).
+#' @param dim2 Second dimension of `diagonal`'s planes (1-based).
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param end_dim Last dimension to flatten (1-based, -1 is the last).
@@ -35,6 +36,7 @@
 #' @param mat2 See the Python documentation of the op of the same name (R conventions apply).
 #' @param max See the Python documentation of the op of the same name (R conventions apply).
 #' @param min See the Python documentation of the op of the same name (R conventions apply).
+#' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param p See the Python documentation of the op of the same name (R conventions apply).
 #' @param rounding_mode See the Python documentation of the op of the same name (R conventions apply).
@@ -185,6 +187,10 @@ torch_cosh <- function(self) { .args <- list(self); .op("cosh", .args) }
 #' @rdname torch_ops
 #' @export
 torch_cumsum <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .op("cumsum", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_diagonal <- function(self, offset = 0L, dim1 = 1L, dim2 = 2L) { .args <- list(self, offset, dim1, dim2); .op("diagonal", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -628,6 +634,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `cos` = "torch_cos",
   `cosh` = "torch_cosh",
   `cumsum` = "torch_cumsum",
+  `diagonal` = "torch_diagonal",
   `div` = "torch_div",
   `div_` = ".m_div_",
   `divide` = "torch_divide",
