@@ -16,6 +16,14 @@ from ._tensor import Tensor
 from .autograd.graph import record
 
 
+def _reduced(a):
+    """A reduction's result as a tensor, C-contiguous as libtorch allocates it (NumPy's keeps the
+    input's layout: then a later reshape would copy where libtorch's is a view)."""
+    if type(a) is np.ndarray and not a.flags.c_contiguous:
+        a = a.copy()
+    return wrap(a)
+
+
 def _count(shape, dims):
     n = 1
     for d in (range(len(shape)) if dims is None else dims):
@@ -58,7 +66,7 @@ def sum(self, dim=None, keepdim=False, dtype=None):
         if recording(self):
             record(NODES["SumBackward0"], (self,), (out,), (), (x.shape,))
         return out
-    out = wrap(np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=x.dtype)))
+    out = _reduced(np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=x.dtype)))
     if recording(self):
         record(NODES["SumBackward1"], (self,), (out,), (), (x.shape, dims, keepdim))
     return out
@@ -79,7 +87,7 @@ def mean(self, dim=None, keepdim=False, dtype=None):
         if recording(self):
             record(NODES["MeanBackward0"], (self,), (out,), (), (x.shape, count))
         return out
-    out = wrap(np.asarray(x.mean(axis=dims, keepdims=keepdim, dtype=x.dtype)))
+    out = _reduced(np.asarray(x.mean(axis=dims, keepdims=keepdim, dtype=x.dtype)))
     if recording(self):
         record(NODES["MeanBackward1"], (self,), (out,), (), (x.shape, dims, keepdim, count))
     return out
@@ -92,7 +100,7 @@ def prod(self, dim=None, keepdim=False, dtype=None):
     if dtype is None and x.dtype.kind in "biu":
         x = x.astype(np.int64)
     dims = _dims_or_all(dim, x.ndim)
-    out = wrap(np.asarray(x.prod(axis=_axis(dims), keepdims=keepdim, dtype=x.dtype)))
+    out = _reduced(np.asarray(x.prod(axis=_axis(dims), keepdims=keepdim, dtype=x.dtype)))
     if recording(self):
         # the result is saved as libtorch saves it (its formula reads it): changing it in place
         # before backward is the same error there and here, although our formula does not
@@ -124,7 +132,7 @@ def _extreme(name, np_fn, np_arg, full_node, dim_node):
             values, idx = values.squeeze(d), idx.squeeze(d)
         if x.ndim == 0:
             values, idx = values.reshape(()), idx.reshape(())
-        values, indices = wrap(values), wrap(idx.astype(np.int64))
+        values, indices = _reduced(values), _reduced(idx.astype(np.int64))
         if recording(self):
             record(NODES[dim_node], (self,), (values,), (), (x.shape, d, keepdim, idx))
         return values, indices
@@ -143,7 +151,7 @@ min = op("min", dims=("dim",), returns_index=True)(
 def _amax_like(name, np_fn, node):
     def fn(self, dim=(), keepdim=False):
         dims = _dims_or_all(dim, self._data.ndim)
-        out = wrap(np.asarray(np_fn(self._data, axis=_axis(dims), keepdims=keepdim)))
+        out = _reduced(np.asarray(np_fn(self._data, axis=_axis(dims), keepdims=keepdim)))
         if recording(self):
             record(NODES[node], (self,), (out,), (self, out), (dims, keepdim))
         return out
@@ -162,7 +170,7 @@ def argmax(self, dim=None, keepdim=False):
     if dim is None:
         return wrap(np.asarray(np.argmax(self._data, keepdims=keepdim), dtype=np.int64))
     d = normalize_dim(dim, self._data.ndim)
-    return wrap(np.asarray(np.argmax(self._data, axis=d, keepdims=keepdim), dtype=np.int64))
+    return _reduced(np.asarray(np.argmax(self._data, axis=d, keepdims=keepdim), dtype=np.int64))
 
 
 @op("argmin", dims=("dim",), returns_index=True)
@@ -171,7 +179,7 @@ def argmin(self, dim=None, keepdim=False):
     if dim is None:
         return wrap(np.asarray(np.argmin(self._data, keepdims=keepdim), dtype=np.int64))
     d = normalize_dim(dim, self._data.ndim)
-    return wrap(np.asarray(np.argmin(self._data, axis=d, keepdims=keepdim), dtype=np.int64))
+    return _reduced(np.asarray(np.argmin(self._data, axis=d, keepdims=keepdim), dtype=np.int64))
 
 
 @op("logsumexp", dims=("dim",))
@@ -184,7 +192,7 @@ def logsumexp(self, dim, keepdim=False):
     data = rounded.log(rounded.exp(x - m).sum(axis=_axis(dims), keepdims=True)) + m
     if not keepdim:
         data = data.squeeze(axis=_axis(dims)) if dims is not None else data.reshape(())
-    out = wrap(np.asarray(data, dtype=x.dtype))
+    out = _reduced(np.asarray(data, dtype=x.dtype))
     if recording(self):
         record(NODES["LogsumexpBackward0"], (self,), (out,), (self, out), (dims, keepdim))
     return out
@@ -204,7 +212,7 @@ def var(self, dim=None, unbiased=True, keepdim=False, correction=None):
     dims = _dims_or_all(dim, self._data.ndim)
     count = _count(self._data.shape, dims)
     data = np.var(self._data, axis=_axis(dims), ddof=c, keepdims=keepdim)
-    out = wrap(np.asarray(data, dtype=self._data.dtype))
+    out = _reduced(np.asarray(data, dtype=self._data.dtype))
     if recording(self):
         record(NODES["VarBackward0"], (self,), (out,), (self,), (dims, c, keepdim, count))
     return out
@@ -218,7 +226,7 @@ def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
     dims = _dims_or_all(dim, self._data.ndim)
     count = _count(self._data.shape, dims)
     data = np.std(self._data, axis=_axis(dims), ddof=c, keepdims=keepdim)
-    out = wrap(np.asarray(data, dtype=self._data.dtype))
+    out = _reduced(np.asarray(data, dtype=self._data.dtype))
     if recording(self):
         record(NODES["StdBackward0"], (self,), (out,), (self, out), (dims, c, keepdim, count))
     return out
@@ -242,7 +250,7 @@ def norm(self, p=2, dim=None, keepdim=False):
     else:
         data = rounded.power(np.sum(rounded.power(a, p), axis=_axis(dims), keepdims=keepdim),
                              1 / p)
-    out = wrap(np.asarray(data, dtype=self._data.dtype))
+    out = _reduced(np.asarray(data, dtype=self._data.dtype))
     if recording(self) and p != 0:
         record(NODES["NormBackward0"], (self,), (out,), (self, out), (p, dims, keepdim))
     return out
@@ -295,7 +303,7 @@ def log_softmax(self, dim, dtype=None):
 def _truth(name, np_fn):
     def fn(self, dim=None, keepdim=False):
         dims = _dims_or_all(dim, self._data.ndim)
-        return wrap(np.asarray(np_fn(self._data, axis=_axis(dims), keepdims=keepdim)))
+        return _reduced(np.asarray(np_fn(self._data, axis=_axis(dims), keepdims=keepdim)))
     fn.__name__ = name
     fn.__doc__ = f"Whether {name} elements are true (over ``dim``): a bool tensor."
     return op(name, dims=("dim",))(fn)

@@ -54,10 +54,14 @@ def test_second_order_through_an_in_place_op_on_a_0d_view():
     assert rt.autograd_gradgradcheck(fn, (x,))
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed yet: NumPy reductions keep the input's layout, "
-                   "libtorch's results are contiguous (found by test_fuzz once diagonal was added)")
-def test_reduction_result_is_contiguous_so_reshape_is_a_view():
-    x = _f64(np.arange(8.0).reshape(2, 2, 2)).transpose(0, 2)
-    m = x.amax(2, True)
-    m.reshape(-1).zero_()  # libtorch: a view of m (its result is contiguous), so m is all zeros
+@pytest.mark.parametrize("reduce", [
+    lambda t: t.amax(2, True), lambda t: t.sum(2, keepdim=True), lambda t: t.mean(2, True),
+    lambda t: t.prod(2, True), lambda t: t.max(dim=2, keepdim=True)[0], lambda t: t.std(2, keepdim=True),
+    lambda t: t.logsumexp(2, True)], ids=["amax", "sum", "mean", "prod", "max", "std", "lse"])
+def test_reduction_result_is_contiguous_so_reshape_is_a_view(reduce):
+    # NumPy's result keeps the transposed input's layout; libtorch's is contiguous, so its
+    # reshape(-1) is a view and writing into it changes the result
+    x = _f64(np.arange(1.0, 9.0).reshape(2, 2, 2)).transpose(0, 2)
+    m = reduce(x)
+    m.reshape(-1).zero_()
     assert m.detach().tolist() == [[[0.0], [0.0]], [[0.0], [0.0]]]
