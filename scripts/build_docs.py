@@ -40,16 +40,20 @@ FENCE = {"r": "r", "python": "python"}
 _FENCED = re.compile(r"^( *)```(r|python)\n(.*?)^\1```$", re.S | re.M)
 
 
+_INSTALLS = re.compile(r"install\.packages\(|install_rtorchpy\(|pip install|R CMD INSTALL")
+
+
 def page_snippets(path):
     """The R and Python code blocks of a hand-written page as chunks, with the ``#>`` lines each
-    block shows as its output. Blocks mentioning ``path/to`` (install instructions) are left
-    out."""
+    block shows as its output. Install instructions are left out: blocks mentioning
+    ``path/to`` or installing anything (running them would install into the build's library,
+    or create a virtualenv from PyPI)."""
     text = Path(path).read_text(encoding="utf-8")
     out = {"r": [], "python": []}
     for m in _FENCED.finditer(text):
         indent, lang = len(m.group(1)), m.group(2)
         body = "\n".join(x[indent:] for x in m.group(3).rstrip("\n").split("\n"))
-        if "path/to" in body:
+        if "path/to" in body or _INSTALLS.search(body):
             continue
         code = "\n".join(x for x in body.split("\n") if not x.startswith("#>"))
         shown = [x for x in body.split("\n") if x.startswith("#>")]

@@ -120,3 +120,15 @@ def test_code_on_hand_written_pages_runs_and_prints_what_is_shown(page):
     langs = bd.LANGS if bd.r_status()[0] else ("python",)
     problems = bd.check_page(ROOT / "docs" / page, langs)
     assert not problems, "\n".join(problems)
+
+
+def test_install_instructions_on_pages_are_not_run(tmp_path):
+    # the site build runs a page's code blocks; one that installs something would install into
+    # the build's own R library (or make a virtualenv from PyPI) every time the docs are built
+    page = tmp_path / "page.md"
+    page.write_text("```r\ninstall.packages(\"build/x.tar.gz\", repos = NULL)\n```\n\n"
+                    "```r\ninstall_rtorchpy()\n```\n\n```python\n# pip install numpy\n```\n\n"
+                    "```r\nx <- 1\n```\n", encoding="utf-8")
+    snippets = bd.page_snippets(page)
+    assert [c.code for c, _ in snippets["r"]] == ["x <- 1"]
+    assert snippets["python"] == []
