@@ -19,7 +19,10 @@ would record history (``_view_meta``: "no_grad", "multi", "multi_no_grad").
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.array_utils import byte_bounds
+try:
+    from numpy.lib.array_utils import byte_bounds  # NumPy 2
+except ImportError:  # NumPy 1.x
+    from numpy import byte_bounds
 from numpy.lib.stride_tricks import as_strided
 
 from .autograd import graph
