@@ -89,9 +89,20 @@ def _sign(x):
 
 
 sign = _unary("sign", _sign, "SignBackward0", "", float_only=False)
-floor = _unary("floor", np.floor, "FloorBackward0", "", float_only=False)
-ceil = _unary("ceil", np.ceil, "CeilBackward0", "", float_only=False)
-trunc = _unary("trunc", np.trunc, "TruncBackward0", "", float_only=False)
+
+
+def _keeps_integers(fn):
+    """``fn`` (np.floor/ceil/trunc) that gives an integer array back unchanged in its dtype, as
+    libtorch does (NumPy 2 does too; NumPy 1.x returns float64)."""
+    def rounded(x):
+        return x.copy() if x.dtype.kind in "iub" else fn(x)
+    rounded.__name__ = fn.__name__
+    return rounded
+
+
+floor = _unary("floor", _keeps_integers(np.floor), "FloorBackward0", "", float_only=False)
+ceil = _unary("ceil", _keeps_integers(np.ceil), "CeilBackward0", "", float_only=False)
+trunc = _unary("trunc", _keeps_integers(np.trunc), "TruncBackward0", "", float_only=False)
 round = _unary("round", np.round, "RoundBackward0", "", float_only=False)
 
 

@@ -994,9 +994,10 @@ def test_number_operands_give_numpys_results_exactly(dtype, value):
     from rtorchpy import torch_tensor
     a = np.array([1.5, -0.0, 0.0, 3.25, 1e-3], dtype=dtype)
     x = torch_tensor(a)
+    v = np.asarray(value, dtype=dtype)  # the number in the tensor's dtype, as libtorch takes it
     with np.errstate(all="ignore"):
-        for got, want in [((x + value).numpy(), a + value), ((x - value).numpy(), a - value),
-                          ((x * value).numpy(), a * value), ((x / value).numpy(), a / value)]:
+        for got, want in [((x + value).numpy(), a + v), ((x - value).numpy(), a - v),
+                          ((x * value).numpy(), a * v), ((x / value).numpy(), a / v)]:
             assert got.dtype == want.dtype == dtype
             np.testing.assert_array_equal(got, want)
             np.testing.assert_array_equal(np.signbit(got), np.signbit(want))  # -0.0 kept
