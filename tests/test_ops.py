@@ -994,8 +994,8 @@ def test_number_operands_give_numpys_results_exactly(dtype, value):
     from rtorchpy import torch_tensor
     a = np.array([1.5, -0.0, 0.0, 3.25, 1e-3], dtype=dtype)
     x = torch_tensor(a)
-    v = np.asarray(value, dtype=dtype)  # the number in the tensor's dtype, as libtorch takes it
     with np.errstate(all="ignore"):
+        v = np.asarray(value, dtype=dtype)  # the number in the tensor's dtype, as libtorch takes it
         for got, want in [((x + value).numpy(), a + v), ((x - value).numpy(), a - v),
                           ((x * value).numpy(), a * v), ((x / value).numpy(), a / v)]:
             assert got.dtype == want.dtype == dtype
