@@ -12,8 +12,8 @@ import math
 import numpy as np
 
 from . import _rounded_math as rounded
-from ._arrays import broadcast_view, diagonal_view, insert_axis
-from ._index_order import add_at, put, take
+from ._arrays import broadcast_view, diagonal_view, insert_axis, sgn
+from ._index_order import add_at, has_arrays, put, take
 
 _FILL_BELOW = 4096  # elements
 
@@ -75,14 +75,7 @@ class _ArrayOps:
         """+0 where mask, else g (libtorch's ``grad.masked_fill(mask, 0)``)."""
         return _bitselect(mask, g, False)
 
-    @staticmethod
-    def sgn(x):
-        """sign(x) with 0 for NaN, as libtorch's ``sgn`` (NumPy's is NaN there)."""
-        s = np.sign(x)
-        nan = np.isnan(s)
-        if nan.any():
-            s[nan] = 0
-        return s
+    sgn = staticmethod(sgn)  # sign with 0 for NaN, as libtorch's ``sgn``
 
     isnan = staticmethod(np.isnan)
 
@@ -236,7 +229,7 @@ class _ArrayOps:
     @staticmethod
     def index_backward(g, shape, key):
         z = np.zeros(shape, dtype=g.dtype)
-        if any(isinstance(k, np.ndarray) for k in key):
+        if has_arrays(key):
             add_at(z, key, g)
         else:
             z[key] = g

@@ -17,9 +17,10 @@ import warnings
 import numpy as np
 
 from ._derivatives import NODES
-from ._index_order import add_at, put, split_key, take
+from ._formula_ops import ARRAY_OPS
+from ._index_order import add_at, has_arrays, put, split_key, take
 from ._ops import as_tensor, normalize_dim, op, recording, wrap
-from ._shape_errors import broadcast_error, expand_error
+from ._shape_errors import broadcast_error, expand_error, shape_error
 from ._tensor import Tensor
 from .autograd.grad_mode import STATE
 from .autograd.graph import record
@@ -181,18 +182,12 @@ def _torch_index_error(msg, shape, key):
 # --------------------------------------------------------------------- backward helpers as ops
 
 def _is_basic(key):
-    return not any(isinstance(k, np.ndarray) for k in key)
+    return not has_arrays(key)
 
 
 def index_backward(g, shape, key):
     """Zeros of ``shape`` with ``g`` added at ``key`` (the gradient of indexing); differentiable."""
-    data = g._data
-    z = np.zeros(shape, dtype=data.dtype)
-    if _is_basic(key):
-        z[key] = data
-    else:
-        add_at(z, key, data)
-    out = wrap(z)
+    out = wrap(ARRAY_OPS.index_backward(g._data, shape, key))
     if recording(g):
         record(NODES["IndexBackwardBackward0"], (g,), (out,), (), (key,))
     return out
@@ -309,7 +304,6 @@ def masked_fill(self, mask, value):
     try:
         m = np.broadcast_to(mask._data, self._data.shape) if mask.shape != self.shape else mask._data
     except ValueError as e:  # NumPy's broadcasting error (libtorch names the mask a)
-        from ._shape_errors import shape_error
         raise shape_error(e, mask._data.shape, self._data.shape) from None
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
@@ -393,12 +387,7 @@ def _put_shape_error(z, key, v):
     target = take(z, key).shape
     if broadcast_error(target, v.shape) is None and len(v.shape) <= len(target):
         return None
-    if _is_basic(key):  # a slice is written through expand
-        if len(v.shape) > len(target):
-            return RuntimeError(f"expand: the number of sizes provided ({len(target)}) must be "
-                                f"greater or equal to the number of dimensions in the tensor "
-                                f"({len(v.shape)})")
-        return expand_error(target, v.shape)
+    # (a basic key never gets here: fit_value has checked its values with libtorch's errors)
     return RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be "
                         f"broadcast to indexing result of shape {list(target)}")
 
@@ -447,12 +436,7 @@ def fit_value(v, target):
             f"expand(torch.{type_word_for(v.dtype)}Tensor{{[{', '.join(map(str, shape))}]}}, "
             f"size=[{', '.join(map(str, target))}]): the number of sizes provided ({len(target)}) "
             f"must be greater or equal to the number of dimensions in the tensor ({len(shape)})")
-    lead = len(target) - len(shape)
-    for i, size in enumerate(shape):
-        want = target[lead + i]
-        if size != want and size != 1:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({want}) must match the existing size ({size}) "
-                f"at non-singleton dimension {lead + i}.  Target sizes: {list(target)}.  Tensor "
-                f"sizes: {list(shape)}")
+    error = expand_error(target, shape)
+    if error is not None:
+        raise error
     return v.reshape(shape) if shape != v.shape else v

@@ -25,7 +25,9 @@ from .autograd.graph import bump_version
 from ._views import OVERLAP_ERROR, inplace_on_view, overlaps, view_positions
 
 
-def _write(self, data):
+def _write(self, data, uniform=False):
+    """Store ``data`` (broadcast) in ``self``'s memory. ``uniform``: every element gets the same
+    value (fill_, zero_), which libtorch writes even into memory that several elements share."""
     target = self._data
     if not np.can_cast(data.dtype, target.dtype, casting="same_kind"):
         raise RuntimeError(f"result type {_word(data.dtype)} can't be cast to the desired output "
@@ -37,24 +39,18 @@ def _write(self, data):
             raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
                                f"broadcast shape {list(data.shape)}") from None
     if not target.flags.writeable:  # a view of NumPy's read-only broadcast (expanded) memory
-        if overlaps(target) or self._base is None or not self._base._data.flags.writeable:
+        base = self._base._data if self._base is not None else None
+        if base is None or not base.flags.writeable or (overlaps(target) and not uniform):
             raise RuntimeError(OVERLAP_ERROR)
-        # no element of this view shares memory with another (x.expand(3)[0]): libtorch writes
-        # it, and so do we, through the base's memory at the view's positions
-        base = self._base._data
+        # libtorch writes where no two elements of the view share memory (x.expand(3)[0]), or
+        # the same value everywhere: so do we, through the base's memory at the view's positions
         base.flat[view_positions(base, target)] = data.astype(target.dtype, copy=False)
         return
     np.copyto(target, data, casting="unsafe")
 
 
 def _write_uniform(self, data):
-    """``_write`` for fill_/zero_: libtorch lets them write into an expanded view (every element
-    that shares memory gets the same value), so write through the base's memory instead."""
-    if self._data.flags.writeable or self._base is None or not self._base._data.flags.writeable:
-        return _write(self, data)
-    target = self._data
-    positions = view_positions(self._base._data, target)
-    self._base._data.flat[positions] = np.broadcast_to(data, target.shape).astype(target.dtype)
+    return _write(self, data, uniform=True)
 
 
 def _word(dt):

@@ -16,6 +16,7 @@ from ._tensor import Tensor
 from .autograd.grad_mode import STATE
 from .autograd.graph import record, record1
 from ._arrays import broadcast_view, diagonal_view, insert_axis
+from ._formula_ops import ARRAY_OPS
 from ._shape_errors import expand_error
 from ._views import mark_multi_output, share_view
 
@@ -513,9 +514,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 def diagonal_backward(g, shape, offset, dim1, dim2):
     """Zeros of ``shape`` with ``g`` on the diagonal (the gradient of ``diagonal``);
     differentiable (its own gradient reads the diagonal back)."""
-    z = np.zeros(shape, dtype=g._data.dtype)
-    diagonal_view(z, offset, dim1, dim2)[...] = g._data
-    out = wrap(z)
+    out = wrap(ARRAY_OPS.diagonal_backward(g._data, shape, offset, dim1, dim2))
     if recording(g):
         record1(NODES["DiagonalBackwardBackward0"], g, out, None, (offset, dim1, dim2))
     return out

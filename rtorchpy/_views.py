@@ -184,9 +184,10 @@ def _node(cls, edges, nrs, in_meta, params):
     return node
 
 
-def regenerate(view):
+def regenerate(view, positions=None):
     """Give a stale view (its base's grad_fn changed since it was made) a grad_fn from the base's
-    current history: AsStridedBackward0, or none if the base has no history."""
+    current history: AsStridedBackward0, or none if the base has no history. ``positions``: the
+    view's positions in its base, when the caller has them already."""
     base = view._base
     fn = base._grad_fn
     view._view_fn = fn
@@ -195,7 +196,8 @@ def regenerate(view):
         view._grad_fn = None
         view._requires_grad = False
         return
-    positions = view_positions(base._data, view._data)
+    if positions is None:
+        positions = view_positions(base._data, view._data)
     unique = not overlaps(view._data)
     view._grad_fn = _node(AsStridedBackward0, (fn,), (base._output_nr,),
                           ((base._data.shape, base._data.dtype),),
@@ -236,7 +238,7 @@ def inplace_on_view(view, compute, write):
             if ref is not None:
                 extras = node.extras_()
                 extras.retained = {0: ref}
-    regenerate(view)
+    regenerate(view, positions)
 
 
 graph.regenerate_view = regenerate
