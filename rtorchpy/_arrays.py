@@ -63,3 +63,13 @@ def diagonal_view(a, offset, dim1, dim2):
     if a.flags.writeable:
         d.flags.writeable = True
     return d
+
+
+def sgn(x):
+    """``np.sign`` with 0 where ``x`` is NaN, as libtorch's sign (NumPy gives NaN there)."""
+    s = np.sign(x)
+    if s.dtype.kind == "f":
+        nan = np.isnan(s)
+        if nan.any():
+            s[nan] = 0
+    return s

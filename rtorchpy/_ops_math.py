@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _rounded_math as rounded
+from ._arrays import sgn
 from ._derivatives import NODES
 from ._shape_errors import shape_error
 from ._ops import (_is_scalar, _number, add, as_tensor, div, fix_dtype, float_data, mul, neg, op,
@@ -78,26 +79,16 @@ acosh = _unary("acosh", rounded.acosh, "AcoshBackward0", "self", doc="Elementwis
 atanh = _unary("atanh", rounded.atanh, "AtanhBackward0", "self", doc="Elementwise inverse tanh.")
 sigmoid = _unary("sigmoid", rounded.sigmoid, "SigmoidBackward0", "result")
 abs = _unary("abs", np.abs, "AbsBackward0", "self", float_only=False)
-def _sign(x):
-    """np.sign, but 0 for NaN as libtorch's sign (NumPy gives NaN)."""
-    s = np.sign(x)
-    if s.dtype.kind == "f":
-        nan = np.isnan(s)
-        if nan.any():
-            s[nan] = 0
-    return s
-
-
-sign = _unary("sign", _sign, "SignBackward0", "", float_only=False)
+sign = _unary("sign", sgn, "SignBackward0", "", float_only=False)
 
 
 def _keeps_integers(fn):
     """``fn`` (np.floor/ceil/trunc) that gives an integer array back unchanged in its dtype, as
     libtorch does (NumPy 2 does too; NumPy 1.x returns float64)."""
-    def rounded(x):
+    def apply(x):
         return x.copy() if x.dtype.kind in "iub" else fn(x)
-    rounded.__name__ = fn.__name__
-    return rounded
+    apply.__name__ = fn.__name__
+    return apply
 
 
 floor = _unary("floor", _keeps_integers(np.floor), "FloorBackward0", "", float_only=False)
