@@ -548,7 +548,7 @@ def _norm(F, g, needs, self, result, p, dims, keepdim):
     if p < 1:
         at_zero = self == 0
         size = F.abs(F.where(at_zero, 1.0, self))
-        scaled = F.where(at_zero, 0.0, F.sgn(self) * size ** (p - 1))
+        scaled = F.where(at_zero, 0.0, F.sgn(self) * F.pow(size, p - 1))
         return scaled * g * F.pow(norm, 1 - p)
     scale = F.where(zero, 0.0, g / F.pow(safe, p - 1))
     if p < 2:
