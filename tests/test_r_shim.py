@@ -51,25 +51,33 @@ def test_r_shim_is_installed():
         f"{res.stdout}\n{res.stderr}")
 
 
+def run_testthat(rscript, run, setup=""):
+    """Run ``run`` (an R call of testthat's ``test_dir`` or ``test_file``) after the R code
+    ``setup``; returns (fields, output), fields holding the counts (tests, failed, errors,
+    skipped, passed) as strings and whether the direct C bridge ran (direct)."""
+    code = (
+        f"{setup}res <- {run}; "
+        "df <- as.data.frame(res); "
+        "cat('\\nRTORCHPY-RESULT tests=', nrow(df), ' failed=', sum(df$failed), "
+        "' errors=', sum(df$error), ' skipped=', sum(df$skipped), "
+        "' passed=', sum(df$passed), ' direct=', rtorchpy:::.rt$direct, '\\n', sep = '')"
+    )
+    res = _r(rscript, code)
+    output = res.stdout + "\n" + res.stderr
+    summary = [line for line in res.stdout.splitlines() if line.startswith("RTORCHPY-RESULT")]
+    assert res.returncode == 0 and summary, f"testthat did not run:\n{output}"
+    return dict(f.split("=") for f in summary[-1].split()[1:]), output
+
+
 def test_testthat_suite():
     rscript = _rscript()
     installed = _r(rscript, "library(rtorchpy)")
     assert installed.returncode == 0, (
         f"the R package rtorchpy is not installed in {RLIB} (run `make r`):\n"
         f"{installed.stderr}")
-    code = (
-        "res <- testthat::test_dir('r-shim/tests/testthat', package = 'rtorchpy', "
-        "load_package = 'installed', reporter = 'summary', stop_on_failure = FALSE); "
-        "df <- as.data.frame(res); "
-        "cat('\\nRTORCHPY-RESULT tests=', nrow(df), ' failed=', sum(df$failed), "
-        "' errors=', sum(df$error), ' skipped=', sum(df$skipped), "
-        "' passed=', sum(df$passed), '\\n', sep = '')"
-    )
-    res = _r(rscript, code)
-    output = res.stdout + "\n" + res.stderr
-    summary = [line for line in res.stdout.splitlines() if line.startswith("RTORCHPY-RESULT")]
-    assert res.returncode == 0 and summary, f"testthat did not run:\n{output}"
-    fields = dict(f.split("=") for f in summary[-1].split()[1:])
+    fields, output = run_testthat(
+        rscript, "testthat::test_dir('r-shim/tests/testthat', package = 'rtorchpy', "
+        "load_package = 'installed', reporter = 'summary', stop_on_failure = FALSE)")
     print(output)
     assert fields["failed"] == "0" and fields["errors"] == "0", f"testthat failures:\n{output}"
     assert int(fields["passed"]) > 0, f"no expectation passed:\n{output}"

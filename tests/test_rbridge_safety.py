@@ -77,22 +77,11 @@ def test_live_counts_count_registry_and_tensors(handle):
 
 
 def test_r_safety_suite_without_the_c_bridge():
-    from test_r_shim import ROOT, _r, _rscript
-    rscript = _rscript()
-    code = (
-        "Sys.setenv(RTORCHPY_DIRECT = '0'); "
-        "res <- testthat::test_file('r-shim/tests/testthat/test-bridge-safety.R', "
-        "package = 'rtorchpy', load_package = 'installed', reporter = 'summary'); "
-        "df <- as.data.frame(res); "
-        "cat('\\nRESULT failed=', sum(df$failed), ' errors=', sum(df$error), "
-        "' passed=', sum(df$passed), ' direct=', rtorchpy:::.rt$direct, '\\n', sep = '')"
-    )
-    res = _r(rscript, code)
-    out = res.stdout + "\n" + res.stderr
-    lines = [ln for ln in res.stdout.splitlines() if ln.startswith("RESULT")]
-    assert res.returncode == 0 and lines, f"testthat did not run:\n{out}"
-    fields = dict(f.split("=") for f in lines[-1].split()[1:])
+    from test_r_shim import _rscript, run_testthat
+    fields, out = run_testthat(
+        _rscript(), "testthat::test_file('r-shim/tests/testthat/test-bridge-safety.R', "
+        "package = 'rtorchpy', load_package = 'installed', reporter = 'summary')",
+        setup="Sys.setenv(RTORCHPY_DIRECT = '0'); ")
     assert fields["direct"] == "FALSE", out
     assert fields["failed"] == "0" and fields["errors"] == "0", out
     assert int(fields["passed"]) > 0, out
-    assert ROOT.exists()
