@@ -24,13 +24,12 @@
 
 # A new R tensor for the handle Python returned.
 .t <- function(h) {
+  p <- .Call(rtp_wrap, h, .TENSOR_CLASS)  # keeps the handle without the flags
   im <- Im(h)
   if (im == .MAGIC) {
-    p <- .Call(rtp_wrap, h, .TENSOR_CLASS)
     if (.Call(rtp_ndead) > 1024L) .housekeeping(FALSE)
     return(p)
   }
-  p <- .Call(rtp_wrap, h, .TENSOR_CLASS)  # keeps the handle without the flags
   flags <- round((.MAGIC - im) / .FLAG_GC)
   .housekeeping(flags %% 2 == 1)
   if (flags >= 2) .py_warnings()
