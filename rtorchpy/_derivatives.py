@@ -23,22 +23,67 @@ are generated from ``ROWS``. The table spans this file (arithmetic, elementwise,
 """
 from __future__ import annotations
 
+import inspect
+
 from .autograd.graph import formula_node_class
 
 NODES = {}   # libtorch node name -> Node class
 ROWS = []    # (name, formula) in table order, for tests and docs
 
 
-def row(name, fresh=False):
+def row(name, fresh=False, inputs=("self",), saves=None, outputs=("result",)):
     """Register ``formula`` as the row for node ``name``. ``fresh=True`` promises that on arrays
     every gradient it returns is a new array nobody else holds (a product, not ``g`` itself or a
     view): the engine may then add later gradients into it in place, or hand it to ``.grad``
-    without a copy."""
+    without a copy.
+
+    ``saves`` names the values the formula needs from the forward: names from ``inputs`` (the
+    node's inputs, in the order the forward records them), from ``outputs`` (``"result"`` for a
+    one-output op), or ``"*inputs"`` for all inputs. The formula's parameters after ``needs``
+    must begin with those names, in that order; the rest are the forward's plain ``params``.
+    The forward then records only inputs, outputs and params: what is saved is the row's
+    business."""
+    plan = None if saves is None else _save_plan(name, inputs, outputs, saves)
+
     def register(formula):
-        NODES[name] = formula_node_class(name, formula, fresh)
+        if saves is not None:
+            _check_signature(name, formula, saves)
+        NODES[name] = formula_node_class(name, formula, fresh, plan)
         ROWS.append((name, formula))
         return formula
     return register
+
+
+def _save_plan(name, inputs, outputs, saves):
+    plan = []
+    for s in saves:
+        if s == "*inputs":
+            plan.append((2, None))
+        elif s in inputs:
+            plan.append((0, inputs.index(s)))
+        elif s in outputs:
+            plan.append((1, outputs.index(s)))
+        else:
+            raise ValueError(f"row {name}: saves {s!r}, which is neither an input {inputs} nor "
+                             f"an output {outputs}")
+    return tuple(plan)
+
+
+def _check_signature(name, formula, saves):
+    """The formula receives saved values by position: make sure its parameter names say the
+    same thing as the row's declaration (a formula that swapped two would be silently wrong)."""
+    params = list(inspect.signature(formula).parameters.values())[3:]
+    for s, p in zip(saves, params):
+        if s == "*inputs":
+            if p.kind is not inspect.Parameter.VAR_POSITIONAL:
+                raise ValueError(f"row {name}: '*inputs' needs a *args parameter, got {p.name}")
+            return
+        if p.name != s:
+            raise ValueError(f"row {name}: saves {list(saves)} but the formula's parameters "
+                             f"are {[q.name for q in params]}")
+    if len(params) < len(saves):
+        raise ValueError(f"row {name}: saves {list(saves)} but the formula's parameters are "
+                         f"{[q.name for q in params]}")
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -151,7 +196,7 @@ def _pow_scalar(F, g, needs, self, exponent):
     return g * exponent * F.pow(self, exponent - 1)
 
 
-@row("PowBackward1")
+@row("PowBackward1", inputs=("self", "exponent"), saves=("self", "exponent", "result"))
 def _pow(F, g, needs, self, exponent, result):
     """self: g * exponent * self^(exponent - 1), 0 where exponent == 0;  exponent:
     g * (result * log(self), 0 where self == 0 and exponent >= 0: the limit that keeps 0^y

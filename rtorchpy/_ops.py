@@ -464,7 +464,7 @@ def pow(self, exponent):
             _check_int_pow(x, e)
             out = Tensor._make(fix_dtype(_power(x, e), dt))
             if recording(self, exponent):
-                record(NODES["PowBackward1"], (self, exponent), (out,), (self, exponent, out))
+                record(NODES["PowBackward1"], (self, exponent), (out,))
             return out
         if not _is_scalar(exponent):
             return pow(self, as_tensor(exponent))

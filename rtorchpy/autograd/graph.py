@@ -185,6 +185,7 @@ class FormulaNode(Node):
 
     __slots__ = ()
     formula = None  # staticmethod(F, grad, needs, *saved, *params) -> tuple of input grads
+    save_plan = None  # which inputs/outputs the row saves, from its declared names (row())
 
     def apply(self, grads, as_tensors):
         ops = formula_ops()[as_tensors]
@@ -198,9 +199,24 @@ class FormulaNode(Node):
         return out if type(out) is tuple else (out,)
 
 
-def formula_node_class(name, formula, fresh=False):
+def formula_node_class(name, formula, fresh=False, save_plan=None):
     return type(name.replace("::", "_"), (FormulaNode,), {
-        "__slots__": (), "name": name, "formula": staticmethod(formula), "fresh": fresh})
+        "__slots__": (), "name": name, "formula": staticmethod(formula), "fresh": fresh,
+        "save_plan": save_plan})
+
+
+def saved_by_plan(plan, inputs, outputs):
+    """The tensors a row's ``save_plan`` names, in the row's order: ``(0, i)`` is input i,
+    ``(1, i)`` output i, ``(2, None)`` every input."""
+    out = []
+    for kind, i in plan:
+        if kind == 0:
+            out.append(inputs[i])
+        elif kind == 1:
+            out.append(outputs[i])
+        else:
+            out.extend(inputs)
+    return tuple(out)
 
 
 accumulate = None  # engine.accumulate_into_leaf, installed by the engine module (import cycle)
@@ -291,6 +307,9 @@ def record(node_cls, inputs, outputs, saved=(), params=()):
     per recorded op (it is most of the cost of recording), so it is written out for the common
     shapes of call and avoids every allocation it can.
     """
+    plan = node_cls.save_plan
+    if plan is not None:  # the row names what it saves
+        saved = saved_by_plan(plan, inputs, outputs) if plan else ()
     n_in = len(inputs)
     if len(outputs) == 1:  # the usual calls are record1's and record2's: hand them over
         out = outputs[0]
