@@ -12,9 +12,10 @@ come from one registration in the op registry. Dims and indices are 0-based in P
 """
 import warnings as _warnings
 
-from . import _ops, _ops_inplace, _ops_linalg, _ops_reduce, _ops_shape  # noqa: F401  (registers ops)
-from ._ops import OPS
-from ._tensor import Tensor
+# The layers, bottom up (each imports only from those below it; docs/internals/index.md):
+# numerics (NumPy helpers) < tensor < autograd < derivatives < ops < the R bridge (_r, not
+# imported here). Importing ops registers every op and completes the autograd layer.
+from . import ops as _ops  # noqa: F401
 from .autograd.api import autograd_backward, autograd_grad
 from .autograd.function import AutogradContext, autograd_function
 from .autograd.gradcheck import (autograd_gradcheck, autograd_gradgradcheck, autograd_hessian,
@@ -22,12 +23,14 @@ from .autograd.gradcheck import (autograd_gradcheck, autograd_gradgradcheck, aut
 from .autograd.grad_mode import (autograd_set_detect_anomaly, autograd_set_grad_mode,
                                  is_anomaly_enabled, is_grad_enabled, set_grad_enabled,
                                  with_detect_anomaly, with_enable_grad, with_no_grad)
-from .creation import *  # noqa: F401,F403
-from .creation import __all__ as _creation_names
 from .dtypes import *  # noqa: F401,F403
 from .dtypes import __all__ as _dtype_names
-from .nnf import *  # noqa: F401,F403
-from .nnf import __all__ as _nnf_names
+from .ops.creation import *  # noqa: F401,F403
+from .ops.creation import __all__ as _creation_names
+from .ops.nnf import *  # noqa: F401,F403
+from .ops.nnf import __all__ as _nnf_names
+from .ops.registry import OPS
+from .tensor import Tensor
 
 __version__ = "0.1.0.dev0"
 

@@ -5,7 +5,7 @@
   run in R and in Python and checked. ``docs/vignettes/<name>.md`` shows each chunk pair as
   linked content tabs "R" / "Python" with the code and its real output (``#>`` lines), and plots
   as PNGs in ``docs/vignettes/img/``. ``r-shim/vignettes/<name>.Rmd`` gets the R chunks only.
-* Generated from the code: the derivative table (``rtorchpy._derivatives.ROWS``), the op table
+* Generated from the code: the derivative table (``rtorchpy.derivatives.ROWS``), the op table
   (``rtorchpy.OPS``), the module notes (module docstrings) and the R reference
   (``r-shim/man/*.Rd``).
 * The code blocks of hand-written pages can be checked against the ``#>`` output they show
@@ -228,11 +228,11 @@ def vignette_index(vigs):
 
 # ------------------------------------------------------------------------------ reference pages
 def derivatives_page():
-    """The derivative table, generated from ``rtorchpy._derivatives.ROWS``."""
+    """The derivative table, generated from ``rtorchpy.derivatives.ROWS``."""
     import inspect
 
-    from rtorchpy import _derivatives
-    out = ["<!-- Generated from rtorchpy._derivatives.ROWS by scripts/build_docs.py. -->", "",
+    from rtorchpy.derivatives import elementwise as _derivatives
+    out = ["<!-- Generated from rtorchpy.derivatives.ROWS by scripts/build_docs.py. -->", "",
            "# Derivative table", "",
            "Every backward node of the engine is one row of the derivative table "
            "(`rtorchpy/_derivatives.py` and `_derivatives_shape.py`). This page "

@@ -1,4 +1,4 @@
-"""Every row of the derivative table (``rtorchpy._derivatives.ROWS``) against numerical
+"""Every row of the derivative table (``rtorchpy.derivatives.ROWS``) against numerical
 differences, in float64, over Hypothesis-drawn shapes (broadcasting included).
 
 Each row name maps to one or more *sample builders*: ``builder(draw, rng) -> Case``, where a
@@ -24,7 +24,7 @@ from hypothesis.extra import numpy as hnp
 
 import rtorchpy as rt
 from rtorchpy import Tensor, autograd_grad, torch_tensor
-from rtorchpy._derivatives import ROWS
+from rtorchpy.autograd.rows import ROWS
 
 F64 = np.float64
 EPS = 1e-6

@@ -8,9 +8,7 @@ import weakref
 import numpy as np
 import pytest
 
-from rtorchpy import (autograd_backward, autograd_grad, is_grad_enabled, set_grad_enabled,
-                      torch_ones, torch_randn, torch_tensor, torch_zeros, with_detect_anomaly,
-                      with_enable_grad, with_no_grad, autograd_set_grad_mode)
+from rtorchpy import autograd_backward, autograd_grad, is_grad_enabled, set_grad_enabled, torch_ones, torch_randn, torch_tensor, torch_zeros, with_detect_anomaly, with_enable_grad, with_no_grad, autograd_set_grad_mode
 from rtorchpy.autograd.graph import FREED_MESSAGE
 
 

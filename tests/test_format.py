@@ -27,7 +27,7 @@ def _load_file(name, path):
 
 
 try:
-    from rtorchpy import _format as fmt
+    from rtorchpy.numerics import format as fmt
 except Exception:  # the package is not importable yet: use the file on its own
     fmt = _load_file("rtorchpy_format_standalone", ROOT / "rtorchpy" / "_format.py")
 

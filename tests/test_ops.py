@@ -1,4 +1,4 @@
-"""Forward values and dtypes of every registered op (``rtorchpy._ops.OPS``) against NumPy, in
+"""Forward values and dtypes of every registered op (``rtorchpy.ops.registry.OPS``) against NumPy, in
 both the namespace form (``torch_exp(x)``) and the method form (``x.exp()``); libtorch's type
 promotion; dims as int or tuple, negative, keepdim; indexing and assignment; in-place ops and
 their autograd rules; error messages, after which grad mode must be unchanged."""
@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 
 import rtorchpy as rt
 from rtorchpy import Tensor, torch_tensor
-from rtorchpy._ops import OPS
+from rtorchpy.ops.registry import OPS
 
 RNG = np.random.default_rng(1234)
 A = RNG.uniform(-2, 2, (2, 3, 4)).astype(np.float32)       # any float32
@@ -1004,7 +1004,7 @@ def test_number_operands_give_numpys_results_exactly(dtype, value):
 
 
 def test_number_cache_keeps_zeros_and_nan_out():
-    from rtorchpy._arrays import _SCALARS, scalar_array
+    from rtorchpy.numerics.arrays import _SCALARS, scalar_array
     _SCALARS.clear()
     for v in [0.0, -0.0, 0, float("nan"), float("nan")]:
         scalar_array(v, np.dtype(np.float32))

@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
-from rtorchpy import _rbridge as rb
-from rtorchpy._rbridge_session import collect_warnings, live_counts, take_warnings
+from rtorchpy._r import bridge as rb
+from rtorchpy._r.session import collect_warnings, live_counts, take_warnings
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def test_error_messages_name_r_types():
 
 
 def test_python_warnings_are_collected_for_r(handle):
-    from rtorchpy._rbridge_session import _collect
+    from rtorchpy._r.session import _collect
     t, _ = handle
     collect_warnings(True)
     try:

@@ -95,7 +95,7 @@
          "into that Python: ", cfg$python, " -m pip install numpy).", call. = FALSE)
   }
   .import_rtorchpy()
-  reticulate::import("rtorchpy._rbridge", convert = FALSE)
+  reticulate::import("rtorchpy._r", convert = FALSE)
 }
 
 # The Python package's version this R package goes with (R's x.y.z.9000 is Python's x.y.z.dev0,

@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 
 import rtorchpy
-from rtorchpy import dtypes, nnf
-from rtorchpy._ops import OPS
+from rtorchpy import dtypes
+from rtorchpy.ops import nnf
+from rtorchpy.ops.registry import OPS
 
 OUT = Path(__file__).resolve().parents[1] / "R" / "gen-ops.R"
 
@@ -133,7 +134,7 @@ def generate():
         elif info.method:
             methods[key] = r_name
     nnf_blocks = []
-    from rtorchpy._rbridge import _NNF_DIMS
+    from rtorchpy._r.bridge import _NNF_DIMS
     nnf_names = []
     for name in nnf.__all__:
         params = list(inspect.signature(getattr(nnf, name)).parameters.values())

@@ -3,9 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
-from .engine import accumulate_into_leaf, check_grad_shape, execute, sum_to_shape
-from .graph import edge_of
+from .. import tensor
+from ..tensor import Tensor
+from .gradients import accumulate_into_leaf
+from ..numerics.broadcast import check_grad_shape, sum_to_shape
+from .engine import execute
+from .record import edge_of
 
 IMPLICIT_GRAD_ERROR = "grad can be implicitly created only for scalar outputs"
 
@@ -43,8 +46,7 @@ def _roots(tensors, grads, create_graph, check_shapes=True):
             g = Tensor._make(g) if create_graph else g
         else:
             if not isinstance(g, Tensor):
-                from ..creation import torch_tensor
-                g = torch_tensor(g, dtype=t.dtype)
+                g = Tensor(g, dtype=t.dtype)
             if not check_shapes:
                 g = g if create_graph else g._data
             else:
@@ -134,3 +136,6 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
         else:
             result.append(g if isinstance(g, Tensor) else Tensor._make(np.array(g, copy=True)))
     return result
+
+
+tensor.run_backward = autograd_backward  # Tensor.backward runs here (tensor.py sits below)

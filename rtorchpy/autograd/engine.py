@@ -26,8 +26,10 @@ import heapq
 
 import numpy as np
 
-from .._formula_ops import ARRAY_OPS
-from .._tensor import Tensor
+from ..numerics.broadcast import sum_to_shape
+from ..numerics.formula_arrays import ARRAY_OPS
+from .gradients import accumulate_into_leaf, apply_hooks, copy_backwards
+from ..tensor import Tensor
 from .grad_mode import STATE
 from . import graph
 from .graph import AccumulateGrad
@@ -38,54 +40,6 @@ _OWN_ABOVE = 4096
 _ANOMALY_NAN = "Function '{name}' returned nan values in its {i}th output."
 
 
-_LEADING = [tuple(range(n)) for n in range(65)]  # the first n axes, for up to NumPy's 64 dims
-
-
-def sum_to_shape(g, shape, as_tensors):
-    """Sum a broadcast gradient back to ``shape`` (leading dims dropped, size-1 dims kept)."""
-    gshape = g.shape
-    if gshape == shape:
-        return g
-    lead = len(gshape) - len(shape)
-    if lead > 0 and gshape[lead:] == shape:
-        # only leading dims to drop (a bias added to a batch): no keepdims, no reshape
-        out = g.sum(dim=_LEADING[lead]) if as_tensors else g.sum(axis=_LEADING[lead])
-        return out if as_tensors or type(out) is np.ndarray else np.asarray(out)
-    if lead < 0:
-        inner = shape[-lead:] if len(gshape) else ()
-        if not any(s != 1 for s in shape[:-lead]) and len(inner) == len(gshape):
-            # an input with extra leading size-1 dims that the op dropped (``x[0] = v`` with
-            # v of shape (1, n)): the gradient for the rest, given those dims back
-            g = sum_to_shape(g, inner, as_tensors)
-            return g.reshape(shape) if as_tensors else np.reshape(g, shape)
-        # a gradient with fewer dims than its input (a custom backward may return one):
-        # libtorch broadcasts it up only if the input's shape is broadcastable from it
-        return _expand(g, shape, as_tensors)
-    axes = tuple(range(lead)) + tuple(
-        i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
-    if as_tensors:
-        out = g.sum(dim=axes, keepdim=True) if axes else g
-        return out.reshape(shape) if out.shape != shape else out
-    out = g.sum(axis=axes, keepdims=True) if axes else g
-    return out.reshape(shape)
-
-
-def _expand(g, shape, as_tensors):
-    return g.expand(*shape) if as_tensors else np.broadcast_to(g, shape)
-
-
-def check_grad_shape(g_shape, shape, index, fn_name=None):
-    """libtorch's check: a gradient must be broadcastable down to (or equal) its input's shape."""
-    ok = len(g_shape) >= len(shape) and all(
-        s == gs or s == 1 for s, gs in zip(shape, g_shape[len(g_shape) - len(shape):]))
-    if not ok:
-        got = "[" + ", ".join(map(str, g_shape)) + "]"
-        want = "[" + ", ".join(map(str, shape)) + "]"
-        prefix = f"Function {fn_name} returned an " if fn_name else ""
-        raise RuntimeError(f"{prefix}invalid gradient at index {index} - got {got} but expected "
-                           f"shape compatible with {want}")
-
-
 def _disown(owned, grads):
     """Forget the engine's ownership of ``grads``; True if the first one was owned."""
     first = grads[0]
@@ -94,59 +48,6 @@ def _disown(owned, grads):
         if g is not None:
             owned.pop(id(g), None)
     return steal
-
-
-def accumulate_into_leaf(leaf, g, as_tensors, run_hooks=True, steal=False):
-    """Run the leaf's hooks (unless already run), then add ``g`` into ``leaf.grad`` (in place
-    when no graph is being built, as libtorch does). ``steal``: ``g`` is an array the engine
-    allocated and nobody else holds, so ``.grad`` may keep it instead of a copy."""
-    if run_hooks and leaf._hooks:
-        g = _run_hooks(leaf._hooks, g, as_tensors)
-    if as_tensors:
-        if leaf._grad is None:
-            leaf._grad = _copy_backwards(g)
-        else:
-            leaf._grad = leaf._grad + g
-        return
-    old = leaf._grad
-    if type(g) is not np.ndarray:  # 0-d: NumPy hands out read-only scalars, .grad must be writable
-        g = np.array(g)
-    if old is None:
-        # without ownership the array may be shared (x + y hands one array to both leaves), or
-        # be a view of something else, or be kept by a hook: copy it
-        if steal and not leaf._hooks and g.dtype == leaf._data.dtype:
-            leaf._grad = Tensor._make(g)
-        elif g.dtype == leaf._data.dtype:
-            leaf._grad = Tensor._make(g.copy(order="K"))  # keeps the layout (see _mm in the table)
-        else:
-            leaf._grad = Tensor._make(g.astype(leaf._data.dtype, order="K"))
-    elif old._grad_fn is None and not old._requires_grad and old._data.shape == g.shape \
-            and old._data.flags.writeable:
-        np.add(old._data, g, out=old._data, casting="unsafe")
-        graph.bump_version(old)
-    else:
-        leaf._grad = Tensor._make(np.asarray(old._data + g).astype(leaf._data.dtype, copy=False))
-
-
-def _copy_backwards(g):
-    """Under create_graph a leaf's first .grad is a graph-connected copy (libtorch names the
-    node CopyBackwards), so later in-place changes to .grad cannot alter the recorded graph."""
-    from .._ops import copy_backwards
-    return copy_backwards(g)
-
-
-def _run_hooks(hooks, g, as_tensors):
-    for hook in list(hooks):
-        arg = g if as_tensors else Tensor._make(g)
-        res = hook(arg)
-        if res is not None:
-            if not isinstance(res, Tensor):
-                continue  # R torch keeps the gradient when a hook returns a non-tensor
-            if res.shape != tuple(g.shape):
-                raise RuntimeError(f"hook returned a gradient of shape {list(res.shape)}, "
-                                   f"expected {list(g.shape)}")
-            g = res if as_tensors else res._data
-    return g
 
 
 def _reachable(roots):
@@ -368,7 +269,7 @@ def _capture(node, grads, as_tensors, capture, captured):
     if extras is not None and (extras.pre_hooks or extras.retained):
         grads = _node_pre_hooks(node, extras, grads, as_tensors)
     if type(node) is AccumulateGrad and node.variable._hooks and grads[0] is not None:
-        grads = [_run_hooks(node.variable._hooks, grads[0], as_tensors)]
+        grads = [apply_hooks(node.variable._hooks, grads[0], as_tensors)]
     for nr in range(node.n_outputs):
         slot = capture.get((node, nr))
         if slot is not None:
@@ -384,6 +285,9 @@ def _run_node(node, grads, as_tensors, retain_graph, capture, captured, targets)
         grads = _node_pre_hooks(node, extras, grads, as_tensors)
     if node.out_meta is not None:
         grads = _fill_missing(node, grads, as_tensors)
+    if type(node) is AccumulateGrad:  # a sink: the gradient lands in the leaf's .grad
+        accumulate_into_leaf(node.variable, grads[0], as_tensors)
+        return ()
     trace = extras.trace if extras is not None else None
     try:
         outs = node.apply(grads, as_tensors)
@@ -406,12 +310,12 @@ def _node_pre_hooks(node, extras, grads, as_tensors):
             continue
         hooks = extras.pre_hooks.get(nr) if extras.pre_hooks else None
         if hooks:
-            g = grads[nr] = _run_hooks(hooks, g, as_tensors)
+            g = grads[nr] = apply_hooks(hooks, g, as_tensors)
         ref = extras.retained.get(nr) if extras.retained else None
         t = ref() if ref is not None else None
         if t is not None:
             if as_tensors:  # a copy: the caller's gradient tensor must not become .grad
-                t._grad = _copy_backwards(g) if t._grad is None else t._grad + g
+                t._grad = copy_backwards(g) if t._grad is None else t._grad + g
             else:
                 t._grad = Tensor._make(np.array(g, copy=True)) if t._grad is None else \
                     Tensor._make(np.asarray(t._grad._data + g))
@@ -461,4 +365,3 @@ def _add_anomaly_note(exc, node):
         exc.args = (f"{exc.args[0] if exc.args else ''}\n{note}",) + tuple(exc.args[1:])
 
 
-graph.accumulate = accumulate_into_leaf

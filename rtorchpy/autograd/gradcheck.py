@@ -14,9 +14,10 @@ import inspect
 
 import numpy as np
 
-from .._tensor import Tensor
+from ..tensor import Tensor
 from .api import autograd_grad
 from .grad_mode import with_enable_grad
+from .graph import FORMULA_OPS
 
 __all__ = ["autograd_gradcheck", "autograd_gradgradcheck", "autograd_jacobian",
            "autograd_hessian", "autograd_vjp", "autograd_jvp", "GradcheckError"]
@@ -365,8 +366,7 @@ def _jacobian_block(o, t, k, ins, create_graph):
                           create_graph=create_graph, allow_unused=True)[0]
         rows.append(g if g is not None else Tensor._make(np.zeros(t._data.shape, t._data.dtype)))
     if create_graph:
-        from .._ops_shape import stack
-        return stack(rows).reshape(*shape)
+        return FORMULA_OPS[1].stack(rows, 0).reshape(*shape)  # recorded: stack is an op
     return Tensor._make(np.stack([r._data for r in rows]).reshape(shape))
 
 

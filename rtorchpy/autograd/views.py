@@ -25,42 +25,15 @@ except ImportError:  # NumPy 1.x
     from numpy import byte_bounds
 from numpy.lib.stride_tricks import as_strided
 
-from .autograd import graph
-from .autograd.grad_mode import STATE
-from .autograd.graph import Node, edge_of
+from .. import tensor
+from ..numerics.broadcast import sum_to_shape
+from .grad_mode import STATE
+from .graph import FORMULA_OPS, Node
 
-NO_GRAD_VIEW_ERROR = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
-    "your code by moving both the view and the inplace either both inside the no_grad block (if "
-    "you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
-    "tracked).")
-_MULTI_TAIL = (
-    "This view is the output of a function that returns multiple views. Such functions do not "
-    "allow the output views to be modified inplace. You should replace the inplace operation by "
-    "an out-of-place one.")
 OVERLAP_ERROR = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
     "memory location. Please clone() the tensor before performing the operation.")
 
-
-def view_error(view):
-    """The RuntimeError libtorch raises for an in-place op that records history on ``view``
-    (given its creation metadata), or None when it is allowed."""
-    meta = view._view_meta
-    if meta == "no_grad":
-        return RuntimeError(NO_GRAD_VIEW_ERROR)
-    if meta == "multi_no_grad":
-        return RuntimeError("A view was created in no_grad mode and is being modified inplace "
-                            "with grad mode enabled. " + _MULTI_TAIL)
-    if meta == "multi":
-        fn = view._grad_fn
-        name = fn.name if fn is not None else "Node"
-        if name.endswith("Backward0"):
-            name = name[:-len("Backward0")]
-        return RuntimeError(f"Output {view._output_nr} of {name} is a view and is being modified "
-                            f"inplace. " + _MULTI_TAIL)
-    return None
 
 
 def share_view(self, out):
@@ -132,8 +105,7 @@ class AsStridedBackward0(Node):
         size = int(np.prod(shape))
         if not as_tensors:
             return (_scatter_flat(g, size, positions, unique).reshape(shape),)
-        from ._ops_index import index_backward
-        return (index_backward(g, (size,), (positions,)).reshape(shape),)
+        return (FORMULA_OPS[1].index_backward(g, (size,), (positions,)).reshape(shape),)
 
 
 class CopySlices(Node):
@@ -156,28 +128,25 @@ class CopySlices(Node):
             if r0 is None:
                 flat[positions] = 0
             else:
-                from .autograd.engine import sum_to_shape
                 flat[positions] = sum_to_shape(r0, view_shape, False)
             return (flat.reshape(shape),) + tuple(res[1:])
-        from ._ops_index import index_put
         flat = g.reshape(-1)
         # a 0-d view's one position reads as an int (a select), so the recorded graph keeps
         # the view's 0-d shape (a 0-d index array would be an advanced index)
-        res = fn.apply((flat[int(positions) if positions.ndim == 0 else positions],), True)
+        part = flat[int(positions) if positions.ndim == 0 else positions]
+        res = fn.apply((part,), True)
         r0 = res[0]
         if r0 is None:
-            from .creation import torch_zeros
-            r0 = torch_zeros(*view_shape, dtype=g.dtype)
+            r0 = FORMULA_OPS[1].zeros_like(part)
         else:
-            from .autograd.engine import sum_to_shape
             r0 = sum_to_shape(r0, view_shape, True)
-        return (index_put(flat, (positions,), r0).reshape(*shape),) + tuple(res[1:])
+        return (flat.index_put((positions,), r0).reshape(*shape),) + tuple(res[1:])
 
     def release(self):
         self.fn.release()
 
 
-def _node(cls, edges, nrs, in_meta, params):
+def make_node(cls, edges, nrs, in_meta, params):
     node = cls.__new__(cls)
     Node.__init__(node)
     node.edges, node.edge_nrs, node.in_meta, node.params = edges, nrs, in_meta, params
@@ -199,46 +168,10 @@ def regenerate(view, positions=None):
     if positions is None:
         positions = view_positions(base._data, view._data)
     unique = not overlaps(view._data)
-    view._grad_fn = _node(AsStridedBackward0, (fn,), (base._output_nr,),
+    view._grad_fn = make_node(AsStridedBackward0, (fn,), (base._output_nr,),
                           ((base._data.shape, base._data.dtype),),
                           (base._data.shape, positions, unique))
     view._requires_grad = True
 
 
-def inplace_on_view(view, compute, write):
-    """Run the in-place op ``compute`` on ``view`` while recording: the op's node is wrapped in
-    a CopySlices that becomes the base's grad_fn (``write(view, data)`` stores the values)."""
-    from ._tensor import Tensor
-    base = view._base
-    if base._grad_fn is not view._view_fn:
-        regenerate(view)
-    # the op sees a copy of the view's values with the view's history (kept intact for its
-    # saved tensors, which stay connected to the graph under create_graph); CopySlices routes
-    # the gradient for them to the base itself, not along that edge
-    snapshot = Tensor._make(view._data.copy(), view._grad_fn, view._output_nr)
-    snapshot._requires_grad = view._requires_grad
-    result = compute(snapshot)
-    fn = result._grad_fn
-    base_edge = edge_of(base)
-    write(view, result._data)
-    if fn is None:
-        return
-    positions = view_positions(base._data, view._data)
-    node = _node(CopySlices,
-                 (base_edge[0] if base_edge else None,) + tuple(fn.edges[1:]),
-                 (base_edge[1] if base_edge else 0,) + tuple(fn.edge_nrs[1:]),
-                 ((base._data.shape, base._data.dtype),) + tuple(fn.in_meta[1:]),
-                 (base._data.shape, positions, view._data.shape, overlaps(view._data)))
-    node.fn = fn
-    old_fn, old_nr = base._grad_fn, base._output_nr
-    base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
-    if base._retains_grad:  # the gradient is retained where the base now sits in the graph
-        if old_fn is not None and old_fn.extras is not None and old_fn.extras.retained:
-            ref = old_fn.extras.retained.pop(old_nr, None)
-            if ref is not None:
-                extras = node.extras_()
-                extras.retained = {0: ref}
-    regenerate(view, positions)
-
-
-graph.regenerate_view = regenerate
+tensor.regenerate_view = regenerate  # a tensor asks this module when it is a stale view

@@ -1,213 +1,23 @@
-"""Op registry, libtorch type promotion, and the arithmetic ops (elementwise math, comparisons
-and the Python operators are in ``_ops_math.py``).
+"""The arithmetic ops: ``+ - * /``, powers, remainders, maximum/minimum, ``where``.
 
-Each op is one Python function registered once with :func:`op`: the registry makes the namespace
-form (``torch_exp(x)``) and the method form (``x.exp()``), and records which arguments are
-dimensions or indices so the R shim can convert them from 1-based without a hand-written list.
-An op computes eagerly with NumPy and, when grad mode is on and an input requires grad, records
-the node of its row in the derivative table (``_derivatives.py``).
+``add``/``sub``/``mul``/``div`` begin with the cases that dominate small-tensor work (same-dtype
+tensors, a float tensor with a Python number), handled without helper calls; everything else falls
+through to the general code below them.
 """
 from __future__ import annotations
 
-import numbers
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import dtypes as _dt
-from ._arrays import scalar_array
-from ._rounded_math import power as _power
-from ._derivatives import NODES
-from ._shape_errors import shape_error
-from ._tensor import Tensor
-from .autograd.grad_mode import STATE
-from .autograd.graph import record, record1, record2
-
-# ------------------------------------------------------------------------------ registry
-
-
-@dataclass
-class OpInfo:
-    """What the registry knows of an op (the R shim generates its wrappers from this)."""
-    name: str
-    fn: object
-    method: bool = True          # available as x.name(...)
-    namespace: bool = True       # available as torch_name(...)
-    dim_args: tuple = ()         # arguments holding dimensions (R: 1-based)
-    index_args: tuple = ()       # arguments holding index tensors (R: 1-based)
-    returns_index: bool = False  # result (or its 2nd element) holds indices (R: +1)
-    inplace: bool = False
-    aliases: tuple = field(default_factory=tuple)
-    method_fn: object = None     # the method form when it orders arguments differently from fn
-
-
-OPS: dict = {}
-
-
-def op(name=None, *, method=True, namespace=True, dims=(), index_args=(), returns_index=False,
-       aliases=(), method_fn=None):
-    """Register an op function under ``name`` (default: the function's name)."""
-    def register(fn):
-        key = name or fn.__name__
-        info = OpInfo(key, fn, method, namespace, tuple(dims), tuple(index_args), returns_index,
-                      key.endswith("_"), tuple(aliases), method_fn)
-        OPS[key] = info
-        for alias in aliases:
-            OPS[alias] = info
-        if method:
-            for n in (key,) + tuple(aliases):
-                setattr(Tensor, n, method_fn or fn)
-        return fn
-    return register
-
-
-# ------------------------------------------------------------------------------ helpers
-
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-
-
-def default_float():
-    return _dt.torch_get_default_dtype().numpy
-
-
-def normalize_dim(dim, ndim):
-    """A dim in [-ndim, ndim) as a non-negative int, with libtorch's error text otherwise."""
-    if type(dim) is int:  # the common case, without the conversions and checks below
-        n = ndim or 1
-        if -n <= dim < n:
-            return dim + n if dim < 0 else dim
-    try:
-        d = int(dim)
-    except (TypeError, ValueError):
-        raise TypeError(f"dim must be an integer, got {dim!r}") from None
-    if d != dim or isinstance(dim, bool):
-        raise TypeError(f"dim must be an integer, got {dim!r}")
-    n = max(ndim, 1)  # a 0-dim tensor accepts dims 0 and -1, as libtorch does
-    if not -n <= d < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
-                         f"but got {d})")
-    return d + n if d < 0 else d
-
-
-def normalize_dims(dim, ndim):
-    """``None`` -> None (all dims); an int or sequence of ints -> sorted tuple of unique dims."""
-    if dim is None:
-        return None
-    if type(dim) is int:
-        return (normalize_dim(dim, ndim),)
-    if isinstance(dim, (list, tuple)):
-        dims = [normalize_dim(d, ndim) for d in dim]
-        if len(set(dims)) != len(dims):
-            raise RuntimeError(f"dim {dims} appears multiple times in the list of dims")
-        return tuple(sorted(dims))
-    return (normalize_dim(dim, ndim),)
-
-
-def as_tensor(x, like=None):
-    """Convert an op argument to a Tensor (Tensors pass through untouched)."""
-    if isinstance(x, Tensor):
-        return x
-    from .creation import torch_tensor
-    return torch_tensor(x)
-
-
-def recording(*tensors):
-    """Whether an op on these tensors must record a node."""
-    if not STATE.grad_enabled:
-        return False
-    for t in tensors:
-        if t._requires_grad:
-            return True
-    return False
-
-
-def promote(a, b):
-    """libtorch's result dtype for two tensors: dimensioned tensors decide within a category;
-    a 0-dim tensor only matters when its category (bool < int < float) is higher."""
-    da, db = a._data.dtype, b._data.dtype
-    if da == db:
-        return da
-    za, zb = a._data.ndim == 0, b._data.ndim == 0
-    if za == zb:
-        ca, cb = _CATEGORY[da.kind], _CATEGORY[db.kind]
-        if ca != cb:  # the higher category wins as it is: int64 with float32 is float32
-            return da if ca > cb else db
-        return np.promote_types(da, db)
-    dim_dt, zero_dt = (db, da) if za else (da, db)
-    if _CATEGORY[zero_dt.kind] > _CATEGORY[dim_dt.kind]:
-        return zero_dt
-    return dim_dt
-
-
-def scalar_dtype(arr_dtype, value):
-    """libtorch's result dtype for a tensor with a Python scalar: the scalar only decides when its
-    category is higher (a float scalar turns an int tensor into the default float dtype)."""
-    if isinstance(value, (bool, np.bool_)):
-        cat = 0
-    elif isinstance(value, numbers.Integral):
-        cat = 1
-    elif isinstance(value, numbers.Real):
-        cat = 2
-    else:
-        raise TypeError(f"expected a Tensor or a number, got {type(value).__name__}")
-    if cat <= _CATEGORY[arr_dtype.kind]:
-        return arr_dtype
-    return default_float() if cat == 2 else np.dtype(np.int64)
-
-
-def operands(a, b):
-    """Both tensors' arrays in their common dtype, and that dtype."""
-    da, db = a._data.dtype, b._data.dtype
-    if da == db:
-        return a._data, b._data, da
-    dt = promote(a, b)
-    return a._data.astype(dt, copy=False), b._data.astype(dt, copy=False), dt
-
-
-def scalar_operand(a, value):
-    """The tensor's array in the result dtype of (tensor, scalar), and that dtype."""
-    dt = a._data.dtype
-    if dt.kind == "f" and type(value) in (float, int):
-        return a._data, dt  # the common case: no cast (NumPy keeps float32 with Python scalars)
-    dt = scalar_dtype(dt, value)
-    return a._data.astype(dt, copy=False), dt
-
-
-def fix_dtype(data, dt):
-    """NumPy's own promotion may differ from libtorch's (e.g. value-based casting in NumPy 1.x):
-    make the result the dtype libtorch would give."""
-    if data.dtype != dt:
-        return np.asarray(data, dtype=dt) if data.ndim else np.asarray(data.astype(dt))
-    return np.asarray(data) if type(data) is not np.ndarray else data
-
-
-def float_data(t):
-    """The array to feed a float-only function (int and bool become the default float)."""
-    d = t._data
-    return d if d.dtype.kind == "f" else d.astype(default_float())
-
-
-def wrap(data):
-    return Tensor._make(data if type(data) is np.ndarray else np.asarray(data))
-
-
-def _number(x, what="other"):
-    if isinstance(x, (numbers.Number, np.number, np.bool_)) and not isinstance(x, complex):
-        return x.item() if isinstance(x, (np.number, np.bool_)) else x
-    raise TypeError(f"{what} must be a Tensor or a number, got {type(x).__name__}")
-
-
-def _shape(x):
-    """The shape of an operand (a Tensor, an array-like or a number), for error messages."""
-    return x._data.shape if isinstance(x, Tensor) else np.shape(x)
-
-
-def _is_scalar(x):
-    t = type(x)
-    if t is float or t is int:  # the common case, before the (slow) ABC check
-        return True
-    return isinstance(x, (numbers.Number, np.number, np.bool_)) and not isinstance(x, Tensor)
-
+from ..autograd.grad_mode import STATE
+from ..autograd.record import record, record1, record2
+from ..derivatives import NODES
+from ..numerics.arrays import scalar_array
+from ..numerics.rounded import power as _power
+from ..numerics.shape_errors import shape_error
+from ..tensor import Tensor
+from .registry import (_is_scalar, _number, _shape, as_tensor, default_float, fix_dtype, op,
+                       operands, recording, scalar_dtype, scalar_operand)
 
 # ------------------------------------------------------------------------------ arithmetic
 _ADD0, _ADD1 = NODES["AddBackward0"], NODES["AddBackward1"]
@@ -582,20 +392,3 @@ def where(condition, self=None, other=None):
         return out
     except ValueError as e:  # NumPy's broadcasting error
         raise shape_error(e, _shape(condition), _shape(self), _shape(other)) from None
-
-
-def copy_backwards(g):
-    """A graph-connected copy of ``g`` (the first ``.grad`` of a leaf under create_graph)."""
-    out = Tensor._make(np.array(g._data, copy=True))
-    if recording(g):
-        record(NODES["torch::autograd::CopyBackwards"], (g,), (out,))
-    return out
-
-
-# elementwise math, comparisons and the operators: registered there, re-exported here
-from ._ops_math import (  # noqa: E402,F401
-    abs, acos, acosh, allclose, asin, asinh, atan, atanh, ceil, clamp, clamp_max, clamp_min, cos,
-    cosh, eq, equal, exp, expm1, floor, ge, gt, sinh,
-    isclose, isfinite, isinf, isnan, le, log, log10, log1p, log2, logical_and, logical_not,
-    logical_or, logical_xor, lt, ne, reciprocal, relu, round, rsqrt, sigmoid, sign, sin, sqrt, tan,
-    tanh, trunc)

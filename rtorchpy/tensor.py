@@ -1,21 +1,65 @@
 """Tensor: an ndarray plus what autograd needs (requires_grad, grad, grad_fn, version counter).
 
-Only the tensor's own state and autograd attributes live here. Math, shape and indexing methods
-(``x.exp()``, ``x + y``, ``x[0]``) are attached from the op registry in ``_ops.py``, so the method
-and namespace forms of an op are one function.
+Only the tensor's own state and autograd attributes live here, and the conversion of Python data
+to its array (``as_array``). Math, shape and indexing methods (``x.exp()``, ``x + y``, ``x[0]``)
+are attached by the op registry (``rtorchpy/ops/registry.py``), so the method and namespace forms
+of an op are one function.
+
+This module sits below the autograd layer, which needs ``Tensor``; the two things a tensor asks
+of that layer are reached through two names the layer fills in when it is imported
+(``rtorchpy/__init__`` imports it before any tensor exists): ``regenerate_view`` (from
+``autograd/views.py``) and ``run_backward`` (from ``autograd/api.py``).
 """
 from __future__ import annotations
 
+import numbers
+import weakref
+
+import numpy as np
 
 from . import dtypes as _dt
 from .autograd.grad_mode import STATE
-from .autograd.graph import RemovableHandle
+from .numerics.dims import normalize_dim
+from .numerics.format import format_tensor, type_word_for
+
+# filled in by the autograd layer (see the module docstring)
+regenerate_view = None  # (view) -> None: a stale view's new grad_fn (autograd/views.py)
+run_backward = None     # autograd_backward (autograd/api.py)
 
 LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 NON_LEAF_REQUIRES_GRAD_ERROR = (
     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
 INTEGER_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
+NO_GRAD_VIEW_ERROR = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+    "Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+    "your code by moving both the view and the inplace either both inside the no_grad block (if "
+    "you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+    "tracked).")
+_MULTI_TAIL = (
+    "This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation by "
+    "an out-of-place one.")
+def view_error(view):
+    """The RuntimeError libtorch raises for an in-place op that records history on ``view``
+    (given its creation metadata), or None when it is allowed."""
+    meta = view._view_meta
+    if meta == "no_grad":
+        return RuntimeError(NO_GRAD_VIEW_ERROR)
+    if meta == "multi_no_grad":
+        return RuntimeError("A view was created in no_grad mode and is being modified inplace "
+                            "with grad mode enabled. " + _MULTI_TAIL)
+    if meta == "multi":
+        fn = view._grad_fn
+        name = fn.name if fn is not None else "Node"
+        if name.endswith("Backward0"):
+            name = name[:-len("Backward0")]
+        return RuntimeError(f"Output {view._output_nr} of {name} is a view and is being modified "
+                            f"inplace. " + _MULTI_TAIL)
+    return None
+
+
 _new = object.__new__
 
 
@@ -39,25 +83,19 @@ class Tensor:
     # numpy must defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__)
     __array_priority__ = 1000
 
-    def __init__(self, data, dtype=None, requires_grad=False):
-        """Prefer :func:`torch_tensor`; ``Tensor(data)`` follows the same inference rules."""
-        from .creation import as_array
-        self._init(as_array(data, dtype))
+    def __new__(cls, data, dtype=None, requires_grad=False):
+        """Prefer :func:`torch_tensor`; ``Tensor(data)`` follows the same inference rules.
+        (There is no ``__init__``: every tensor, a user's or an op's result, is made by
+        ``_make``.)"""
+        t = cls._make(as_array(data, dtype))
         if requires_grad:
-            self.requires_grad_(True)
-
-    def _init(self, data, grad_fn=None, output_nr=0, version=None):
-        self._data = data
-        self._grad_fn = grad_fn
-        self._requires_grad = grad_fn is not None
-        self._output_nr = output_nr
-        self._version = [0] if version is None else version
-        self._base = None
+            t.requires_grad_(True)
+        return t
 
     @classmethod
     def _make(cls, data, grad_fn=None, output_nr=0, version=None):
-        """Wrap an ndarray without copying or inference (internal constructor; every op's result
-        goes through here, so the body is ``_init`` written out)."""
+        """Wrap an ndarray without copying or inference: the one constructor (every op's result
+        goes through here)."""
         t = _new(cls)
         t._data = data
         t._grad_fn = grad_fn
@@ -97,7 +135,6 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return self._data.shape
-        from ._ops import normalize_dim
         return self._data.shape[normalize_dim(dim, self._data.ndim)]
 
     def __len__(self):
@@ -154,7 +191,6 @@ class Tensor:
 
     def format(self, n=30):
         """The text R torch prints for this tensor (``print(x, n = n)``), without a final newline."""
-        from ._format import format_tensor, type_word_for
         self._fresh_view()
         return format_tensor(self._data, type_word_for(self._data.dtype),
                              grad_fn_name=self._grad_fn.name if self._grad_fn is not None else None,
@@ -166,7 +202,6 @@ class Tensor:
         history now (libtorch does it when the grad_fn is asked for)."""
         base = self._base
         if base is not None and base._grad_fn is not self._view_fn:
-            from .autograd.graph import regenerate_view
             regenerate_view(self)
 
     @property
@@ -225,7 +260,6 @@ class Tensor:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             return None
         if not self._retains_grad:
-            import weakref
             extras = self._grad_fn.extras_()
             if extras.retained is None:
                 extras.retained = {}
@@ -255,8 +289,8 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves and add it into their
         ``.grad``. ``gradient`` is needed unless the tensor has exactly one element."""
-        _api.autograd_backward([self], None if gradient is None else [gradient], retain_graph,
-                               create_graph, inputs=inputs)
+        run_backward([self], None if gradient is None else [gradient], retain_graph,
+                     create_graph, inputs=inputs)
 
     @property
     def data(self):
@@ -302,8 +336,7 @@ class Tensor:
                         isinstance(o, Tensor) and o._requires_grad for o in others)):
                     return
                 if self._view_meta is not None:
-                    from ._views import view_error
-                    raise view_error(self)
+                                        raise view_error(self)
                 if base._requires_grad and base._grad_fn is None:
                     raise RuntimeError("a view of a leaf Variable that requires grad is being "
                                        "used in an in-place operation.")
@@ -311,4 +344,88 @@ class Tensor:
                 raise RuntimeError(LEAF_INPLACE_ERROR)
 
 
-from .autograd import api as _api  # noqa: E402  (api needs Tensor defined first)
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook (idempotent)."""
+
+    __slots__ = ("_list_ref", "_hook")
+
+    def __init__(self, hook_list, hook):
+        self._list_ref = hook_list
+        self._hook = hook
+
+    def remove(self):
+        lst = self._list_ref
+        if lst is not None:
+            try:
+                lst.remove(self._hook)
+            except ValueError:
+                pass
+            self._list_ref = None
+
+    def __repr__(self):
+        return "<torch_hook>"
+
+
+def _infer(values):
+    """libtorch's dtype for Python data: any float -> default float, else any int -> int64,
+    else bool."""
+    flat = values.ravel() if isinstance(values, np.ndarray) else values
+    kinds = set()
+    for v in (flat.tolist() if isinstance(flat, np.ndarray) else flat):
+        if isinstance(v, (bool, np.bool_)):
+            kinds.add("b")
+        elif isinstance(v, numbers.Integral):
+            kinds.add("i")
+        elif isinstance(v, numbers.Real):
+            kinds.add("f")
+        elif isinstance(v, complex):
+            raise TypeError("complex tensors are not supported by rtorchpy")
+        else:
+            raise TypeError(f"can't convert an element of type {type(v).__name__} to a tensor")
+    if "f" in kinds or not kinds:
+        return _dt.torch_get_default_dtype().numpy
+    if "i" in kinds:
+        return np.dtype(np.int64)
+    return np.dtype(np.bool_)
+
+
+def as_array(data, dtype=None):
+    """``data`` as a fresh ndarray with the dtype libtorch would infer (or ``dtype``)."""
+    target = _dt.as_dtype(dtype).numpy if dtype is not None else None
+    if isinstance(data, Tensor):
+        arr = data._data
+        return np.array(arr, dtype=target or arr.dtype, copy=True)
+    if isinstance(data, (np.ndarray, np.generic)):
+        arr = np.asarray(data)
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"can't convert a NumPy array of dtype {arr.dtype} to a tensor")
+        return np.array(arr, dtype=target or arr.dtype, copy=True)
+    if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _walk(data)):
+        data = _unwrap_nested(data)
+    try:
+        arr = np.array(data, dtype=object if target is None else None)
+    except ValueError as e:
+        raise ValueError(f"can't make a tensor from ragged nested data: {e}") from None
+    if arr.dtype == object:
+        if arr.ndim and any(isinstance(v, (list, tuple)) for v in arr.ravel()):
+            raise ValueError("can't make a tensor from ragged nested data (sequences of different "
+                             "lengths)")
+        inferred = target or _infer(arr)
+        try:
+            return arr.astype(inferred)
+        except (TypeError, ValueError):
+            raise TypeError(f"can't convert {data!r} to a tensor") from None
+    return arr.astype(target, copy=False)
+
+
+def _walk(seq):
+    for v in seq:
+        if isinstance(v, (list, tuple)):
+            yield from _walk(v)
+        else:
+            yield v
+
+
+def _unwrap_nested(seq):
+    return [_unwrap_nested(v) if isinstance(v, (list, tuple)) else
+            (v.item() if isinstance(v, Tensor) else v) for v in seq]

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._rbridge import (RIndexError, ZERO_INDEX, _dec, _get, _index_values, _r_int, guarded,
-                       r_value_tensor)
-from ._tensor import Tensor
+from .errors import ZERO_INDEX, RIndexError
+from .handles import _dec, _get, _index_values, _r_int, guarded, r_value_tensor
+from ..tensor import Tensor
+from ..ops.index import getitem
 
 
 # R sends one item per index argument: ("f",) an empty argument (full range), ("e",) `..`,
@@ -80,7 +81,6 @@ def _slice_dim(t, d, s):
     start, stop, step = s.indices(t.shape[d])
     if step == 1:
         return t.narrow(d, start, max(stop - start, 0))
-    from ._ops_index import getitem
     return getitem(t, (slice(None),) * d + (slice(start, stop, step),))
 
 
@@ -89,7 +89,6 @@ def index(h, items, drop=True):
     """``x[...]`` with R torch's rules: 1-based, inclusive ranges, one index per dimension
     applied independently (R semantics for vectors), scalars drop their dim unless
     ``drop = FALSE``, an empty argument is a (recorded) full slice."""
-    from ._ops_index import getitem
     out = _get(h)
     d = 0
     for it in _parse_items(items, out.ndim):

@@ -1,12 +1,11 @@
-"""The derivative table, continued: linear algebra, shape and view ops, indexing, and losses.
+"""Rows of the derivative table: linear algebra, shape and view ops, indexing, and losses.
 
-Rows here register into the same table as ``_derivatives.py`` (``NODES``, ``ROWS``), which
-imports this module at its end; see its docstring for what a row is.
+What a row is: see ``rtorchpy/derivatives/__init__.py``.
 """
 from __future__ import annotations
 
-from ._derivatives import row
-from ._tensor import Tensor
+from ..autograd.rows import row
+from ..tensor import Tensor
 
 
 # ---------------------------------------------------------------- linear algebra

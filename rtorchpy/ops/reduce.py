@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _rounded_math as rounded
-from . import dtypes as _dt
-from ._derivatives import NODES
-from ._ops import default_float, normalize_dim, normalize_dims, op, recording, wrap
-from ._tensor import Tensor
-from .autograd.graph import record
+from ..numerics import rounded
+from .. import dtypes as _dt
+from ..autograd.rows import NODES
+from .registry import default_float, op, recording, wrap
+from ..numerics.dims import normalize_dim, normalize_dims
+from ..tensor import Tensor
+from ..autograd.record import record
+from .arith import maximum, minimum
 
 
 def _reduced(a):
@@ -112,7 +114,6 @@ def prod(self, dim=None, keepdim=False, dtype=None):
 def _extreme(name, np_fn, np_arg, full_node, dim_node):
     def fn(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):  # torch_max(x, y): elementwise
-            from ._ops import maximum, minimum
             return (maximum if name == "max" else minimum)(self, dim)
         x = self._data
         if dim is None:

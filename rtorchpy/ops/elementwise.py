@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _rounded_math as rounded
-from ._arrays import sgn
-from ._derivatives import NODES
-from ._shape_errors import shape_error
-from ._ops import (_is_scalar, _number, add, as_tensor, div, fix_dtype, float_data, mul, neg, op,
-                   pow, promote, recording, remainder, rpow, rsub, scalar_dtype, sub)
-from ._tensor import Tensor
-from .autograd.grad_mode import STATE
-from .autograd.graph import record, record1
+from ..numerics import rounded
+from ..numerics.arrays import sgn
+from ..autograd.rows import NODES
+from ..numerics.shape_errors import shape_error
+from .registry import _is_scalar, _number, as_tensor, fix_dtype, float_data, op, promote, recording, scalar_dtype
+from .arith import add, div, mul, neg, pow, remainder, rpow, rsub, sub
+from ..tensor import Tensor
+from ..autograd.grad_mode import STATE
+from ..autograd.record import record, record1
+from .linalg import matmul
 
 
 # ------------------------------------------------------------------------------ unary math
@@ -241,11 +242,6 @@ def _bitwise(np_fn, logical):
 
 # ------------------------------------------------------------------------------ operators
 
-def _linalg():
-    from . import _ops_linalg
-    return _ops_linalg
-
-
 def _install_operators():
     T = Tensor
     # the hot ones bound directly (a lambda would add a call to every ``x * y``)
@@ -261,8 +257,8 @@ def _install_operators():
     T.__rfloordiv__ = lambda a, b: div(as_tensor(b), a, rounding_mode="floor")
     T.__mod__ = lambda a, b: remainder(a, b)
     T.__pow__ = lambda a, b: pow(a, b)
-    T.__matmul__ = lambda a, b: _linalg().matmul(a, b)
-    T.__rmatmul__ = lambda a, b: _linalg().matmul(as_tensor(b), a)
+    T.__matmul__ = matmul  # bound directly: ``x @ w`` costs what ``x.matmul(w)`` costs
+    T.__rmatmul__ = lambda a, b: matmul(as_tensor(b), a)
     T.__rpow__ = lambda a, b: rpow(a, b)
     T.__neg__ = lambda a: neg(a)
     T.__pos__ = lambda a: a

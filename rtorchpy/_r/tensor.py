@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-import rtorchpy
-from . import dtypes as _dt
-from ._rbridge import MAGIC, Raw, _dec, _enc, _err, _get, _put, guarded, r_dim
-from ._tensor import Tensor
-from .autograd import grad_mode as _gm
+from ..autograd import api
+from ..ops.creation import torch_arange
+from .. import dtypes as _dt
+from .errors import _err
+from .handles import MAGIC, Raw, _dec, _enc, _get, _put, guarded, r_dim
+from ..tensor import Tensor
+from ..autograd import grad_mode as _gm
 
 
 def _node(n):
@@ -106,7 +108,7 @@ def _tensor_list(x):
 @guarded
 def autograd_backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                       inputs=None):
-    rtorchpy.autograd_backward(_tensor_list(tensors), _tensor_list(grad_tensors), retain_graph,
+    api.autograd_backward(_tensor_list(tensors), _tensor_list(grad_tensors), retain_graph,
                                bool(create_graph), inputs=_tensor_list(inputs))
     return None
 
@@ -115,7 +117,7 @@ def autograd_backward(tensors, grad_tensors=None, retain_graph=None, create_grap
 def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
                   allow_unused=False):
     # R torch goes through libtorch's C++ grad(), which does not check grad_outputs' shapes
-    return list(rtorchpy.autograd_grad(
+    return list(api.autograd_grad(
         _tensor_list(outputs), _tensor_list(inputs), _tensor_list(grad_outputs), retain_graph,
         bool(create_graph), bool(allow_unused), check_grad_shapes=False))
 
@@ -140,5 +142,5 @@ def arange(start, end, step, dtype=None, all_integer=False, requires_grad=False)
         # one representable float beyond end, as R torch does with torch_nextafter
         f = np.dtype(np.float32) if target.itemsize <= 4 else np.dtype(np.float64)
         stop = float(np.nextafter(f.type(end), f.type(np.inf if step > 0 else -np.inf)))
-    return rtorchpy.torch_arange(start, stop, step, dtype=_dt.from_numpy_dtype(target),
+    return torch_arange(start, stop, step, dtype=_dt.from_numpy_dtype(target),
                                  requires_grad=bool(requires_grad))

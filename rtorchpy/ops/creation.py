@@ -11,8 +11,8 @@ import numbers
 
 import numpy as np
 
-from . import dtypes as _dt
-from ._tensor import Tensor
+from .. import dtypes as _dt
+from ..tensor import Tensor, _infer, as_array  # noqa: F401  (as_array: part of this module's API)
 
 __all__ = [
     "torch_tensor", "torch_scalar_tensor", "torch_ones", "torch_zeros", "torch_full",
@@ -33,71 +33,6 @@ def generator():
 def torch_manual_seed(seed):
     """Make the random functions reproducible. (The values differ from libtorch's generator.)"""
     _generator[0] = np.random.default_rng(int(seed))
-
-
-def _infer(values):
-    """libtorch's dtype for Python data: any float -> default float, else any int -> int64,
-    else bool."""
-    flat = values.ravel() if isinstance(values, np.ndarray) else values
-    kinds = set()
-    for v in (flat.tolist() if isinstance(flat, np.ndarray) else flat):
-        if isinstance(v, (bool, np.bool_)):
-            kinds.add("b")
-        elif isinstance(v, numbers.Integral):
-            kinds.add("i")
-        elif isinstance(v, numbers.Real):
-            kinds.add("f")
-        elif isinstance(v, complex):
-            raise TypeError("complex tensors are not supported by rtorchpy")
-        else:
-            raise TypeError(f"can't convert an element of type {type(v).__name__} to a tensor")
-    if "f" in kinds or not kinds:
-        return _dt.torch_get_default_dtype().numpy
-    if "i" in kinds:
-        return np.dtype(np.int64)
-    return np.dtype(np.bool_)
-
-
-def as_array(data, dtype=None):
-    """``data`` as a fresh ndarray with the dtype libtorch would infer (or ``dtype``)."""
-    target = _dt.as_dtype(dtype).numpy if dtype is not None else None
-    if isinstance(data, Tensor):
-        arr = data._data
-        return np.array(arr, dtype=target or arr.dtype, copy=True)
-    if isinstance(data, (np.ndarray, np.generic)):
-        arr = np.asarray(data)
-        if arr.dtype.kind not in "biuf":
-            raise TypeError(f"can't convert a NumPy array of dtype {arr.dtype} to a tensor")
-        return np.array(arr, dtype=target or arr.dtype, copy=True)
-    if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _walk(data)):
-        data = _unwrap_nested(data)
-    try:
-        arr = np.array(data, dtype=object if target is None else None)
-    except ValueError as e:
-        raise ValueError(f"can't make a tensor from ragged nested data: {e}") from None
-    if arr.dtype == object:
-        if arr.ndim and any(isinstance(v, (list, tuple)) for v in arr.ravel()):
-            raise ValueError("can't make a tensor from ragged nested data (sequences of different "
-                             "lengths)")
-        inferred = target or _infer(arr)
-        try:
-            return arr.astype(inferred)
-        except (TypeError, ValueError):
-            raise TypeError(f"can't convert {data!r} to a tensor") from None
-    return arr.astype(target, copy=False)
-
-
-def _walk(seq):
-    for v in seq:
-        if isinstance(v, (list, tuple)):
-            yield from _walk(v)
-        else:
-            yield v
-
-
-def _unwrap_nested(seq):
-    return [_unwrap_nested(v) if isinstance(v, (list, tuple)) else
-            (v.item() if isinstance(v, Tensor) else v) for v in seq]
 
 
 def _finish(data, requires_grad):

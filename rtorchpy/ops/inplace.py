@@ -16,13 +16,21 @@ import weakref
 
 import numpy as np
 
-from . import _ops, _ops_index, _ops_reduce  # noqa: F401
-from ._ops import as_tensor, op
-from ._shape_errors import shape_error
-from ._tensor import Tensor
-from .autograd.grad_mode import STATE, with_no_grad
-from .autograd.graph import bump_version
-from ._views import OVERLAP_ERROR, inplace_on_view, overlaps, view_positions
+from . import arith, elementwise
+from . import index as index_ops
+from .registry import as_tensor, op
+from ..numerics.shape_errors import shape_error
+from ..tensor import Tensor
+from ..autograd.grad_mode import STATE, with_no_grad
+from ..autograd.graph import bump_version
+from ..autograd.record import edge_of
+from ..autograd.views import (OVERLAP_ERROR, CopySlices, make_node, overlaps, regenerate,
+                              view_positions)
+from ..autograd.rows import NODES
+from ..autograd.record import record
+from ..numerics.format import type_word_for
+from .creation import generator
+from .registry import recording
 
 
 def _write(self, data, uniform=False):
@@ -54,7 +62,6 @@ def _write_uniform(self, data):
 
 
 def _word(dt):
-    from ._format import type_word_for
     return type_word_for(dt)
 
 
@@ -131,28 +138,25 @@ def _inplace_op(name, fn, doc, ufunc=None):
     return op(name, namespace=False)(method)
 
 
-add_ = _inplace_op("add_", _ops.add, "In-place ``self += alpha * other``; returns self.",
+add_ = _inplace_op("add_", arith.add, "In-place ``self += alpha * other``; returns self.",
                      np.add)
-sub_ = _inplace_op("sub_", _ops.sub, "In-place ``self -= alpha * other``; returns self.",
+sub_ = _inplace_op("sub_", arith.sub, "In-place ``self -= alpha * other``; returns self.",
                      np.subtract)
-mul_ = _inplace_op("mul_", _ops.mul, "In-place ``self *= other``; returns self.",
+mul_ = _inplace_op("mul_", arith.mul, "In-place ``self *= other``; returns self.",
                      np.multiply)
-div_ = _inplace_op("div_", _ops.div, "In-place ``self /= other``; returns self.",
+div_ = _inplace_op("div_", arith.div, "In-place ``self /= other``; returns self.",
                      np.true_divide)
-pow_ = _inplace_op("pow_", _ops.pow, "In-place ``self **= exponent``; returns self.")
-clamp_ = _inplace_op("clamp_", _ops.clamp, "In-place clamp to [min, max]; returns self.")
-relu_ = _inplace_op("relu_", _ops.relu, "In-place relu; returns self.")
-exp_ = _inplace_op("exp_", _ops.exp, "In-place exp; returns self.")
-neg_ = _inplace_op("neg_", _ops.neg, "In-place negation; returns self.")
-masked_fill_ = _inplace_op("masked_fill_", _ops_index.masked_fill,
+pow_ = _inplace_op("pow_", arith.pow, "In-place ``self **= exponent``; returns self.")
+clamp_ = _inplace_op("clamp_", elementwise.clamp, "In-place clamp to [min, max]; returns self.")
+relu_ = _inplace_op("relu_", elementwise.relu, "In-place relu; returns self.")
+exp_ = _inplace_op("exp_", elementwise.exp, "In-place exp; returns self.")
+neg_ = _inplace_op("neg_", arith.neg, "In-place negation; returns self.")
+masked_fill_ = _inplace_op("masked_fill_", index_ops.masked_fill,
                            "In-place masked_fill; returns self.")
 
 
 def _copy_from(t, src, data=None):
     """``data``: ``src``'s values already fitted to ``t`` (``x[...] = v``), else ``src``'s."""
-    from ._derivatives import NODES
-    from ._ops import recording
-    from .autograd.graph import record
     try:
         data = np.broadcast_to(src._data if data is None else data, t._data.shape).astype(
             t._data.dtype)
@@ -172,9 +176,6 @@ def copy_(self, src):
 
 
 def _filled(t, value, node_name):
-    from ._derivatives import NODES
-    from ._ops import recording
-    from .autograd.graph import record
     out = Tensor._make(np.full(t._data.shape, value, dtype=t._data.dtype))
     if recording(t):
         record(NODES[node_name], (t,), (out,))
@@ -198,7 +199,6 @@ def zero_(self):
 @op("uniform_", namespace=False)
 def uniform_(self, a=0.0, b=1.0):
     """Fill with values drawn uniformly from [a, b); returns self."""
-    from .creation import generator
     self._check_inplace()
     values = generator().uniform(a, b, self._data.shape)
     return inplace(self, lambda t: _filled_values(t, values))
@@ -207,16 +207,12 @@ def uniform_(self, a=0.0, b=1.0):
 @op("normal_", namespace=False)
 def normal_(self, mean=0.0, std=1.0):
     """Fill with normal draws of the given mean and std; returns self."""
-    from .creation import generator
     self._check_inplace()
     values = generator().normal(mean, std, self._data.shape)
     return inplace(self, lambda t: _filled_values(t, values))
 
 
 def _filled_values(t, values):
-    from ._derivatives import NODES
-    from ._ops import recording
-    from .autograd.graph import record
     out = Tensor._make(values.astype(t._data.dtype))
     if recording(t):
         record(NODES["FillBackward0"], (t,), (out,))
@@ -228,10 +224,10 @@ def setitem(self, key, value):
     values = value if isinstance(value, Tensor) else Tensor._make(
         np.asarray(value, dtype=self._data.dtype))
     if key is Ellipsis:  # x[...] is x itself: libtorch copies into it (CopyBackwards)
-        data = _ops_index.fit_value(values._data, self._data.shape)
+        data = index_ops.fit_value(values._data, self._data.shape)
         inplace(self, lambda t: _copy_from(t, values, data), values)
         return
-    inplace(self, lambda t: _ops_index._index_put(t, key, values, False, "CopySlices"), values)
+    inplace(self, lambda t: index_ops._index_put(t, key, values, False, "CopySlices"), values)
 
 
 @op("index_put_", namespace=False, index_args=("indices",))
@@ -239,11 +235,11 @@ def index_put_(self, indices, values, accumulate=False):
     """In-place ``index_put`` (IndexPutBackward0, as libtorch records it); returns self."""
     values = values if isinstance(values, Tensor) else Tensor._make(
         np.asarray(values, dtype=self._data.dtype))
-    return inplace(self, lambda t: _ops_index.index_put(t, indices, values, accumulate), values)
+    return inplace(self, lambda t: index_ops.index_put(t, indices, values, accumulate), values)
 
 
 Tensor.__setitem__ = setitem
-Tensor.__getitem__ = _ops_index.getitem
+Tensor.__getitem__ = index_ops.getitem
 
 
 def _augmented(fn):
@@ -256,3 +252,38 @@ Tensor.__iadd__ = _augmented(add_)
 Tensor.__isub__ = _augmented(sub_)
 Tensor.__imul__ = _augmented(mul_)
 Tensor.__itruediv__ = _augmented(div_)
+
+
+def inplace_on_view(view, compute, write):
+    """Run the in-place op ``compute`` on ``view`` while recording: the op's node is wrapped in
+    a CopySlices that becomes the base's grad_fn (``write(view, data)`` stores the values)."""
+    base = view._base
+    if base._grad_fn is not view._view_fn:
+        regenerate(view)
+    # the op sees a copy of the view's values with the view's history (kept intact for its
+    # saved tensors, which stay connected to the graph under create_graph); CopySlices routes
+    # the gradient for them to the base itself, not along that edge
+    snapshot = Tensor._make(view._data.copy(), view._grad_fn, view._output_nr)
+    snapshot._requires_grad = view._requires_grad
+    result = compute(snapshot)
+    fn = result._grad_fn
+    base_edge = edge_of(base)
+    write(view, result._data)
+    if fn is None:
+        return
+    positions = view_positions(base._data, view._data)
+    node = make_node(CopySlices,
+                 (base_edge[0] if base_edge else None,) + tuple(fn.edges[1:]),
+                 (base_edge[1] if base_edge else 0,) + tuple(fn.edge_nrs[1:]),
+                 ((base._data.shape, base._data.dtype),) + tuple(fn.in_meta[1:]),
+                 (base._data.shape, positions, view._data.shape, overlaps(view._data)))
+    node.fn = fn
+    old_fn, old_nr = base._grad_fn, base._output_nr
+    base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
+    if base._retains_grad:  # the gradient is retained where the base now sits in the graph
+        if old_fn is not None and old_fn.extras is not None and old_fn.extras.retained:
+            ref = old_fn.extras.retained.pop(old_nr, None)
+            if ref is not None:
+                extras = node.extras_()
+                extras.retained = {0: ref}
+    regenerate(view, positions)

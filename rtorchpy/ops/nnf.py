@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _ops, _ops_linalg, _ops_reduce
-from . import _rounded_math as rounded
-from ._derivatives import NODES
-from ._ops import as_tensor, recording, wrap
-from ._shape_errors import shape_error
-from .autograd.graph import record
+from . import elementwise, linalg, reduce
+from ..numerics import rounded
+from ..autograd.rows import NODES
+from ..numerics.losses import nll_coefficients, nll_terms, to_layout
+from .index import index_backward
+from .registry import as_tensor, operands, recording, wrap
+from ..numerics.shape_errors import shape_error
+from ..autograd.record import record
+import warnings
 
 __all__ = ["nnf_relu", "nnf_sigmoid", "nnf_tanh", "nnf_softmax", "nnf_log_softmax",
            "nnf_mse_loss", "nnf_nll_loss", "nnf_cross_entropy", "nnf_linear",
@@ -29,31 +32,31 @@ def _check_reduction(reduction):
 
 def nnf_relu(input, inplace=False):
     """max(input, 0); ``inplace=True`` overwrites ``input``."""
-    return input.relu_() if inplace else _ops.relu(input)
+    return input.relu_() if inplace else elementwise.relu(input)
 
 
 def nnf_sigmoid(input):
-    return _ops.sigmoid(input)
+    return elementwise.sigmoid(input)
 
 
 def nnf_tanh(input):
-    return _ops.tanh(input)
+    return elementwise.tanh(input)
 
 
 def nnf_softmax(input, dim, dtype=None):
-    return _ops_reduce.softmax(input, dim, dtype)
+    return reduce.softmax(input, dim, dtype)
 
 
 def nnf_log_softmax(input, dim, dtype=None):
-    return _ops_reduce.log_softmax(input, dim, dtype)
+    return reduce.log_softmax(input, dim, dtype)
 
 
 def nnf_linear(input, weight, bias=None):
     """``input @ weight^T + bias`` (AddmmBackward0 for a 2-d input with bias, as libtorch)."""
     input, weight = as_tensor(input), as_tensor(weight)
     if input.ndim == 2 and bias is not None:
-        return _ops_linalg.addmm(as_tensor(bias), input, weight.t())
-    out = _ops_linalg.matmul(input, weight.t())
+        return linalg.addmm(as_tensor(bias), input, weight.t())
+    out = linalg.matmul(input, weight.t())
     return out if bias is None else out + bias
 
 
@@ -62,11 +65,10 @@ def nnf_mse_loss(input, target, reduction="mean"):
     _check_reduction(reduction)
     input, target = as_tensor(input), as_tensor(target)
     if input.shape != target.shape:
-        import warnings
         warnings.warn(f"Using a target size ({list(target.shape)}) that is different to the input "
                       f"size ({list(input.shape)}). This will likely lead to incorrect results due "
                       "to broadcasting. Please ensure they have the same size.", stacklevel=2)
-    x, y, dt = _ops.operands(input, target)
+    x, y, dt = operands(input, target)
     try:
         sq = (x - y) ** 2
     except ValueError as e:  # NumPy's broadcasting error
@@ -97,25 +99,13 @@ def _nll_layout(input, target):
     return moved, t.reshape(-1)
 
 
-def _nll_terms(rows, t, weight, ignore_index):
-    c = rows.shape[1]
-    valid = t != ignore_index
-    safe = np.where(valid, t, 0)
-    if np.any((safe < 0) | (safe >= c)):
-        bad = int(safe[(safe < 0) | (safe >= c)][0])
-        raise IndexError(f"Target {bad} is out of bounds.")
-    w = weight[safe] if weight is not None else np.ones(len(t), rows.dtype)
-    w = w * valid
-    return safe, w
-
-
 def nnf_nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
     """Negative log-likelihood of ``target`` classes given log-probabilities ``input``."""
     _check_reduction(reduction)
     input, target = as_tensor(input), as_tensor(target)
     wdata = as_tensor(weight)._data.astype(input._data.dtype) if weight is not None else None
     rows, t = _nll_layout(input, target)
-    safe, w = _nll_terms(rows, t, wdata, ignore_index)
+    safe, w = nll_terms(rows, t, wdata, ignore_index)
     picked = -rows[np.arange(len(t)), safe] * w
     total = w.sum()
     if reduction == "none":
@@ -133,44 +123,14 @@ def nnf_nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"
     return out
 
 
-def _nll_coefficients(g_flat, shape, target, weight, reduction, ignore_index, total_weight):
-    rows_shape = (int(np.prod(shape)) // shape[1], shape[1]) if len(shape) > 1 else (1, shape[0])
-    t = target.reshape(-1) if len(shape) != 1 else target.reshape(1)
-    safe, w = _nll_terms(np.zeros(rows_shape, dtype=np.float64), t, weight, ignore_index)
-    coef = -w
-    if reduction == "mean":
-        coef = coef / total_weight
-    return rows_shape, safe, coef
-
-
-def _to_layout(grid, shape):
-    """Undo ``_nll_layout``: (M, C) rows back to the input's shape."""
-    if len(shape) <= 2:
-        return grid.reshape(shape)
-    moved_shape = (shape[0],) + tuple(shape[2:]) + (shape[1],)
-    return grid.reshape(moved_shape)
-
-
-def nll_grad_array(g, shape, target, weight, reduction, ignore_index, total_weight):
-    rows_shape, safe, coef = _nll_coefficients(None, shape, target, weight, reduction,
-                                               ignore_index, total_weight)
-    per_row = coef * (np.asarray(g).reshape(-1) if reduction == "none" else np.asarray(g))
-    grid = np.zeros(rows_shape, dtype=np.asarray(g).dtype)
-    grid[np.arange(rows_shape[0]), safe] = per_row
-    if len(shape) > 2:
-        return np.moveaxis(_to_layout(grid, shape), -1, 1)
-    return grid.reshape(shape)
-
-
 def nll_grad_tensor(g, shape, target, weight, reduction, ignore_index, total_weight):
-    from ._ops_index import index_backward
-    rows_shape, safe, coef = _nll_coefficients(None, shape, target, weight, reduction,
+    rows_shape, safe, coef = nll_coefficients(None, shape, target, weight, reduction,
                                                ignore_index, total_weight)
     values = (g.reshape(-1) if reduction == "none" else g) * wrap(coef.astype(g._data.dtype))
     values = values.expand(rows_shape[0]) if values.ndim == 0 else values
     grid = index_backward(values, rows_shape, (np.arange(rows_shape[0]), safe))
     if len(shape) > 2:
-        return _to_layout(grid, shape).permute(0, len(shape) - 1, *range(1, len(shape) - 1))
+        return to_layout(grid, shape).permute(0, len(shape) - 1, *range(1, len(shape) - 1))
     return grid.reshape(shape)
 
 
@@ -179,7 +139,7 @@ def nnf_cross_entropy(input, target, weight=None, ignore_index=-100, reduction="
     probabilities ``target`` (log_softmax followed by nll_loss, as libtorch records it)."""
     input, target = as_tensor(input), as_tensor(target)
     dim = 1 if input.ndim >= 2 else 0
-    logp = _ops_reduce.log_softmax(input, dim)
+    logp = reduce.log_softmax(input, dim)
     if target._data.dtype.kind == "f":
         if target.shape != input.shape:
             raise ValueError("class-probability targets must have the input's shape "

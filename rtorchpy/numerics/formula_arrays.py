@@ -1,9 +1,9 @@
-"""The two op namespaces a derivative formula computes with (``F`` in ``_derivatives.py``).
+"""``ARRAY_OPS``: the op namespace a derivative formula computes with on the fast path (``F`` in
+``rtorchpy/derivatives/``): NumPy on ndarrays, recording nothing.
 
-``ARRAY_OPS`` works on ndarrays and records nothing: the fast path of every backward without
-``create_graph``. ``TENSOR_OPS`` has the same functions made of rtorchpy ops, so under
-``create_graph`` the backward pass is itself recorded and can be differentiated again.
-Operators (``+ - * / **``, comparisons, ``&``) already behave alike on both kinds of value.
+Its twin ``TENSOR_OPS`` (``rtorchpy/ops/formula_tensors.py``) has the same functions made of
+recorded rtorchpy ops, for ``create_graph``. Operators (``+ - * / **``, comparisons, ``&``)
+already behave alike on both kinds of value.
 """
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import math
 
 import numpy as np
 
-from . import _rounded_math as rounded
-from ._arrays import broadcast_view, diagonal_view, insert_axis, sgn
-from ._index_order import add_at, has_arrays, put, take
+from . import rounded
+from .arrays import broadcast_view, diagonal_view, insert_axis, sgn
+from .index_order import add_at, has_arrays, put, scatter_add_into, take
+from .losses import nll_grad_array
 
 _FILL_BELOW = 4096  # elements
 
@@ -243,10 +244,9 @@ class _ArrayOps:
 
     @staticmethod
     def scatter_zeros(shape, dim, index, src, accumulate=False):
-        from ._ops_index import _scatter_add_into
         z = np.zeros(shape, dtype=src.dtype)
         if accumulate:
-            _scatter_add_into(z, dim, index, src)
+            scatter_add_into(z, dim, index, src)
         else:
             np.put_along_axis(z, index, src, axis=dim)
         return z
@@ -262,255 +262,7 @@ class _ArrayOps:
 
     @staticmethod
     def nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight):
-        from .nnf import nll_grad_array
         return nll_grad_array(g, shape, target, weight, reduction, ignore_index, total_weight)
 
 
-class _TensorOps:
-    """The same functions, made of recorded rtorchpy ops (for create_graph)."""
-
-    records = True
-
-    @staticmethod
-    def keep_where(mask, g):
-        # a recorded where: its own backward selects again, so the next order stays NaN-free
-        from . import _ops
-        return _ops.where(_as_bool(mask), g, 0.0)
-
-    @staticmethod
-    def zero_where(mask, g):
-        from . import _ops
-        return _ops.where(_as_bool(mask), 0.0, g)
-
-    @staticmethod
-    def sgn(x):
-        return x.sign()  # NaN -> 0 already (the op follows libtorch)
-
-    @staticmethod
-    def isnan(x):
-        return x.isnan()
-
-    @staticmethod
-    def count_nonzero(mask):
-        return int(np.count_nonzero(mask._data if hasattr(mask, "_data") else mask))
-
-    @staticmethod
-    def where(c, a, b):
-        from . import _ops
-        return _ops.where(_as_bool(c), a, b)
-
-    @staticmethod
-    def exp(x):
-        return x.exp()
-
-    @staticmethod
-    def log(x):
-        return x.log()
-
-    @staticmethod
-    def sign(x):
-        return x.sign()
-
-    @staticmethod
-    def sin(x):
-        return x.sin()
-
-    @staticmethod
-    def cos(x):
-        return x.cos()
-
-    @staticmethod
-    def pow(x, exponent):
-        return x ** exponent
-
-    @staticmethod
-    def sqrt(x):
-        return x.sqrt()
-
-    @staticmethod
-    def abs(x):
-        return x.abs()
-
-    @staticmethod
-    def trunc(x):
-        return x.trunc()
-
-    @staticmethod
-    def floor(x):
-        return x.floor()
-
-    @staticmethod
-    def matmul(a, b):
-        return a.matmul(b)
-
-    @staticmethod
-    def zeros_like(x):
-        from .creation import torch_zeros_like
-        return torch_zeros_like(x)
-
-    @staticmethod
-    def expand(g, shape):
-        return g.expand(shape)
-
-    @staticmethod
-    def scale(g, c):
-        return g * c
-
-    @staticmethod
-    def restore_dims(g, dims, keepdim):
-        from ._tensor import Tensor
-        if keepdim or dims is None:
-            return g
-        if not isinstance(g, Tensor):  # an index array saved as a param
-            return np.expand_dims(g, dims)
-        for d in dims:
-            g = g.unsqueeze(d)
-        return g
-
-    @staticmethod
-    def sum(x, dims, keepdim):
-        return x.sum(dim=dims, keepdim=keepdim)
-
-    @staticmethod
-    def mean(x, dims, keepdim):
-        return x.mean(dim=dims, keepdim=keepdim)
-
-    @staticmethod
-    def prod(x, dims, keepdim):
-        if dims is None:
-            return x.prod() if not keepdim else x.prod().reshape((1,) * x.ndim)
-        for d in sorted(dims, reverse=True):
-            x = x.prod(dim=d, keepdim=True)
-        return x if keepdim else x.squeeze(dims)
-
-    @staticmethod
-    def cumsum(x, dim):
-        return x.cumsum(dim)
-
-    @staticmethod
-    def prod_others(x, dims):
-        """For each element, the product of the other elements of its reduced slice, built so
-        that it stays differentiable where ``x`` has zeros (no division there)."""
-        if not np.any(x._data == 0):
-            return _TensorOps.prod(x, dims, True) / x
-        nd = x.ndim
-        if nd == 0:
-            return _TensorOps.zeros_like(x) + 1.0
-        red = tuple(range(nd)) if dims is None else tuple(dims)
-        keep = tuple(d for d in range(nd) if d not in red)
-        perm = keep + red
-        xp = x.permute(*perm)
-        lead = xp.shape[:len(keep)]
-        n = 1
-        for d in red:
-            n *= x.shape[d]
-        flat = xp.reshape(*lead, n)
-        # rows[..., i, j] = x_j for j != i, 1 on the diagonal; the product of each row
-        rows = _TensorOps.where(np.eye(n, dtype=bool), 1.0, flat.unsqueeze(-2).expand(*lead, n, n))
-        others = rows.prod(dim=-1).reshape(*xp.shape)
-        inverse = [0] * nd
-        for i, d in enumerate(perm):
-            inverse[d] = i
-        return others.permute(*inverse)
-
-    @staticmethod
-    def flip(x, dims):
-        return x.flip(dims)
-
-    @staticmethod
-    def mT(x):
-        return x.transpose(-1, -2)
-
-    @staticmethod
-    def transpose(x, a, b):
-        return x.transpose(a, b)
-
-    @staticmethod
-    def permute(x, dims):
-        return x.permute(*dims)
-
-    @staticmethod
-    def reshape(x, shape):
-        return x.reshape(shape)
-
-    @staticmethod
-    def unsqueeze(x, dim):
-        return x.unsqueeze(dim)
-
-    @staticmethod
-    def squeeze(x, dim):
-        return x.squeeze(dim)
-
-    @staticmethod
-    def narrow(x, dim, start, length):
-        return x.narrow(dim, start, length)
-
-    @staticmethod
-    def select(x, dim, i):
-        return x.select(dim, i)
-
-    @staticmethod
-    def diagonal(x, offset, dim1, dim2):
-        return x.diagonal(offset, dim1, dim2)
-
-    @staticmethod
-    def diagonal_backward(g, shape, offset, dim1, dim2):
-        from ._ops_shape import diagonal_backward
-        return diagonal_backward(g, shape, offset, dim1, dim2)
-
-    @staticmethod
-    def cat(xs, dim):
-        from ._ops_shape import cat
-        return cat(xs, dim)
-
-    @staticmethod
-    def stack(xs, dim):
-        from ._ops_shape import stack
-        return stack(xs, dim)
-
-    @staticmethod
-    def index(x, key):
-        from ._ops_index import _advanced
-        if any(isinstance(k, np.ndarray) for k in key):
-            return _advanced(x, key)
-        return x[key]
-
-    @staticmethod
-    def index_backward(g, shape, key):
-        from ._ops_index import index_backward
-        return index_backward(g, shape, key)
-
-    @staticmethod
-    def index_fill_zero(g, key):
-        from ._ops_index import _index_put
-        return _index_put(g, key, 0.0, False, "IndexPutBackward0")
-
-    @staticmethod
-    def scatter_zeros(shape, dim, index, src, accumulate=False):
-        from ._ops_index import scatter_zeros
-        return scatter_zeros(shape, dim, index, src, accumulate)
-
-    @staticmethod
-    def gather(x, dim, index):
-        from ._tensor import Tensor
-        return x.gather(dim, Tensor._make(index))
-
-    @staticmethod
-    def clamp_min(x, lo):
-        return x.clamp(min=lo)
-
-    @staticmethod
-    def nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight):
-        from .nnf import nll_grad_tensor
-        return nll_grad_tensor(g, shape, target, weight, reduction, ignore_index, total_weight)
-
-
-def _as_bool(c):
-    from ._tensor import Tensor
-    if isinstance(c, Tensor):
-        return c
-    return Tensor._make(np.asarray(c, dtype=bool))
-
-
 ARRAY_OPS = _ArrayOps()
-TENSOR_OPS = _TensorOps()

@@ -85,3 +85,9 @@ def add_at(arr, key, values):
         return
     part, advanced = _stages(arr, key)
     np.add.at(part, advanced, values)
+
+
+def scatter_add_into(z, dim, idx, src):
+    grids = list(np.indices(idx.shape, sparse=True))
+    grids[dim] = idx
+    np.add.at(z, tuple(grids), src[tuple(slice(0, s) for s in idx.shape)])

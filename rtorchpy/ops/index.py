@@ -16,15 +16,17 @@ import warnings
 
 import numpy as np
 
-from ._derivatives import NODES
-from ._formula_ops import ARRAY_OPS
-from ._index_order import add_at, has_arrays, put, split_key, take
-from ._ops import as_tensor, normalize_dim, op, recording, wrap
-from ._shape_errors import broadcast_error, expand_error, shape_error
-from ._tensor import Tensor
-from .autograd.grad_mode import STATE
-from .autograd.graph import record
-from ._views import share_view
+from ..autograd.rows import NODES
+from ..numerics.formula_arrays import ARRAY_OPS
+from ..numerics.index_order import add_at, has_arrays, put, scatter_add_into, split_key, take
+from .registry import as_tensor, op, recording, wrap
+from ..numerics.dims import normalize_dim
+from ..numerics.shape_errors import broadcast_error, expand_error, shape_error
+from ..tensor import Tensor
+from ..autograd.grad_mode import STATE
+from ..autograd.record import record
+from ..autograd.views import share_view
+from ..numerics.format import type_word_for
 
 
 def _index_array(k):
@@ -200,7 +202,7 @@ def scatter_zeros(shape, dim, index, src, accumulate=False):
     data = src._data
     z = np.zeros(shape, dtype=data.dtype)
     if accumulate:
-        _scatter_add_into(z, dim, idx, data)
+        scatter_add_into(z, dim, idx, data)
     else:
         np.put_along_axis(z, idx, data, axis=dim)
     out = wrap(z)
@@ -208,12 +210,6 @@ def scatter_zeros(shape, dim, index, src, accumulate=False):
         record(NODES["ScatterAddBackward0"], (Tensor._make(z), src), (out,), (),
                (dim, idx, data.shape))
     return out
-
-
-def _scatter_add_into(z, dim, idx, src):
-    grids = list(np.indices(idx.shape, sparse=True))
-    grids[dim] = idx
-    np.add.at(z, tuple(grids), src[tuple(slice(0, s) for s in idx.shape)])
 
 
 # --------------------------------------------------------------------- public ops
@@ -256,7 +252,7 @@ def scatter_add(self, dim, index, src):
     d = normalize_dim(dim, self._data.ndim)
     idx = index._data.astype(np.int64, copy=False)
     z = self._data.copy()
-    _scatter_add_into(z, d, idx, src._data.astype(z.dtype, copy=False))
+    scatter_add_into(z, d, idx, src._data.astype(z.dtype, copy=False))
     out = wrap(z)
     if recording(self, src):
         record(NODES["ScatterAddBackward0"], (self, src), (out,), (), (d, idx, src._data.shape))
@@ -431,7 +427,6 @@ def fit_value(v, target):
     while len(shape) > len(target) and shape[0] == 1:
         shape = shape[1:]
     if len(shape) > len(target):
-        from ._format import type_word_for
         raise RuntimeError(
             f"expand(torch.{type_word_for(v.dtype)}Tensor{{[{', '.join(map(str, shape))}]}}, "
             f"size=[{', '.join(map(str, target))}]): the number of sizes provided ({len(target)}) "

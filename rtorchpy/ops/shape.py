@@ -10,15 +10,18 @@ import warnings
 
 import numpy as np
 
-from ._derivatives import NODES
-from ._ops import as_tensor, normalize_dim, normalize_dims, op, recording, wrap
-from ._tensor import Tensor
-from .autograd.grad_mode import STATE
-from .autograd.graph import record, record1
-from ._arrays import broadcast_view, diagonal_view, insert_axis
-from ._formula_ops import ARRAY_OPS
-from ._shape_errors import expand_error
-from ._views import mark_multi_output, share_view
+from ..autograd.rows import NODES
+from .registry import as_tensor, op, recording, wrap
+from ..numerics.dims import normalize_dim, normalize_dims
+from ..tensor import Tensor
+from ..autograd.grad_mode import STATE
+from ..autograd.record import record, record1
+from ..numerics.arrays import broadcast_view, diagonal_view, insert_axis
+from ..numerics.formula_arrays import ARRAY_OPS
+from ..numerics.shape_errors import expand_error
+from ..autograd.views import mark_multi_output, share_view
+from .. import dtypes as _dt
+from .registry import promote
 
 
 def _view_of(self, data, node, params=(), saved=(), view=False):
@@ -298,7 +301,6 @@ def contiguous(self):
 @op("to")
 def to(self, dtype=None, device=None, copy=False):
     """Cast to ``dtype`` (``device`` may only be "cpu"); differentiable between float types."""
-    from . import dtypes as _dt
     if isinstance(dtype, str) and dtype.lower() in ("cpu",) and device is None:
         dtype, device = None, dtype
     if device is not None and str(device) not in ("cpu", "CPU"):
@@ -323,7 +325,6 @@ def _cast_method(name, dtype_fn):
 
 
 def _install_casts():
-    from . import dtypes as _dt
     for name, f in (("float", _dt.torch_float32), ("double", _dt.torch_float64),
                     ("long", _dt.torch_int64), ("int", _dt.torch_int32), ("bool", _dt.torch_bool),
                     ("half", _dt.torch_float16)):
@@ -349,7 +350,6 @@ def _tensor_list(tensors, what):
 
 
 def _common(tensors):
-    from ._ops import promote
     dt = tensors[0]._data.dtype
     for t in tensors[1:]:
         dt = promote(Tensor._make(np.empty((1,), dt)), t)
@@ -518,10 +518,3 @@ def diagonal_backward(g, shape, offset, dim1, dim2):
     if recording(g):
         record1(NODES["DiagonalBackwardBackward0"], g, out, None, (offset, dim1, dim2))
     return out
-
-
-from ._ops_index import (gather, getitem, index_backward, index_put, index_select,  # noqa: E402
-                         masked_fill, scatter_add, scatter_zeros)
-
-__all__ = ["gather", "getitem", "index_backward", "index_put", "index_select", "masked_fill",
-           "scatter_add", "scatter_zeros"]

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import inspect
 
-import rtorchpy
-from ._rbridge import RCallbackError, Raw, _dec, _enc_item, _get, _put, guarded
-from ._tensor import Tensor
+from ..autograd import gradcheck as checks
+from .errors import RCallbackError
+from .handles import Raw, _dec, _enc_item, _get, _put, guarded
+from ..tensor import Tensor
+from ..autograd.function import autograd_function
 
 
 _R_ERROR = "__rerror__"
@@ -67,7 +69,6 @@ def make_function(n_args, r_forward, r_backward):
     a handle or a list of handles; ``r_backward(ctx, grads)`` gets the context and the list of
     output gradients' handles and returns a dict ``{"a<i>": handle}``.
     """
-    from .autograd.function import autograd_function
     params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + [
         inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
         for i in range(int(n_args))]
@@ -150,10 +151,16 @@ def _r_callable(r_fn):
     return fn
 
 
+_CHECKS = ("autograd_gradcheck", "autograd_gradgradcheck", "autograd_jacobian", "autograd_hessian",
+           "autograd_vjp", "autograd_jvp")
+
+
 @guarded
 def gradcheck(what, r_fn, inputs, kwargs):
     """autograd_gradcheck / gradgradcheck / jacobian / hessian / vjp / jvp with an R function."""
-    fn = getattr(rtorchpy, what)
+    if what not in _CHECKS:
+        raise ValueError(f"unknown check {what!r}")
+    fn = getattr(checks, what)
     inputs = _dec(inputs)
     kwargs = {k: _dec(v) for k, v in (kwargs or {}).items()}
     if isinstance(inputs, list) and what not in ("autograd_gradcheck", "autograd_gradgradcheck"):

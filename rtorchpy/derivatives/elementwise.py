@@ -1,89 +1,12 @@
-"""THE derivative table: one row per backward node, named as libtorch names it.
+"""Rows of the derivative table: arithmetic, elementwise functions, reductions.
 
-A row is a formula ``(F, g, needs, *saved, *params) -> gradient per input`` where
-* ``F`` is the op namespace the formula computes with: NumPy on the fast path, recorded rtorchpy
-  ops under ``create_graph`` (so every formula is itself differentiable: higher-order gradients
-  come for free);
-* ``g`` is the gradient of the output (a list of them for multi-output nodes; missing ones are
-  zero-filled by the engine);
-* ``needs[i]`` says whether input i wants a gradient: rows skip work nobody asked for;
-* ``saved`` are the tensors the forward chose to keep, ``params`` its plain values.
-A row returns one entry per input (``None`` = no gradient). Rows never undo broadcasting or cast
-dtypes: the engine sums and casts every gradient back to its input (see ``autograd/engine.py``).
-
-A piecewise row selects (``F.keep_where`` / ``F.zero_where``, libtorch's ``where`` and
-``masked_fill``) and never multiplies by a 0/1 mask: inf * 0 is NaN, so a mask would let an inf
-or NaN from the branch not taken leak through (``relu(x).sqrt()`` at x < 0). Under create_graph
-the selection is a recorded ``where``, whose own backward selects again, so the same holds at
-second order.
-
-The forwards that record these nodes live in ``_ops*.py``; tests and the docs' table of formulas
-are generated from ``ROWS``. The table spans this file (arithmetic, elementwise, reductions) and
-``_derivatives_shape.py`` (linear algebra, shapes, indexing, losses): one registry, two files.
+What a row is: see ``rtorchpy/derivatives/__init__.py``.
 """
 from __future__ import annotations
 
-import inspect
+import math
 
-from .autograd.graph import formula_node_class
-
-NODES = {}   # libtorch node name -> Node class
-ROWS = []    # (name, formula) in table order, for tests and docs
-
-
-def row(name, fresh=False, inputs=("self",), saves=None, outputs=("result",)):
-    """Register ``formula`` as the row for node ``name``. ``fresh=True`` promises that on arrays
-    every gradient it returns is a new array nobody else holds (a product, not ``g`` itself or a
-    view): the engine may then add later gradients into it in place, or hand it to ``.grad``
-    without a copy.
-
-    ``saves`` names the values the formula needs from the forward: names from ``inputs`` (the
-    node's inputs, in the order the forward records them), from ``outputs`` (``"result"`` for a
-    one-output op), or ``"*inputs"`` for all inputs. The formula's parameters after ``needs``
-    must begin with those names, in that order; the rest are the forward's plain ``params``.
-    The forward then records only inputs, outputs and params: what is saved is the row's
-    business."""
-    plan = None if saves is None else _save_plan(name, inputs, outputs, saves)
-
-    def register(formula):
-        if saves is not None:
-            _check_signature(name, formula, saves)
-        NODES[name] = formula_node_class(name, formula, fresh, plan)
-        ROWS.append((name, formula))
-        return formula
-    return register
-
-
-def _save_plan(name, inputs, outputs, saves):
-    plan = []
-    for s in saves:
-        if s == "*inputs":
-            plan.append((2, None))
-        elif s in inputs:
-            plan.append((0, inputs.index(s)))
-        elif s in outputs:
-            plan.append((1, outputs.index(s)))
-        else:
-            raise ValueError(f"row {name}: saves {s!r}, which is neither an input {inputs} nor "
-                             f"an output {outputs}")
-    return tuple(plan)
-
-
-def _check_signature(name, formula, saves):
-    """The formula receives saved values by position: make sure its parameter names say the
-    same thing as the row's declaration (a formula that swapped two would be silently wrong)."""
-    params = list(inspect.signature(formula).parameters.values())[3:]
-    for s, p in zip(saves, params):
-        if s == "*inputs":
-            if p.kind is not inspect.Parameter.VAR_POSITIONAL:
-                raise ValueError(f"row {name}: '*inputs' needs a *args parameter, got {p.name}")
-            return
-        if p.name != s:
-            raise ValueError(f"row {name}: saves {list(saves)} but the formula's parameters "
-                             f"are {[q.name for q in params]}")
-    if len(params) < len(saves):
-        raise ValueError(f"row {name}: saves {list(saves)} but the formula's parameters are "
-                         f"{[q.name for q in params]}")
+from ..autograd.rows import row
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -214,7 +137,6 @@ def _pow(F, g, needs, self, exponent, result):
 def _rpow(F, g, needs, result, base):
     """exponent: g * result * log(base)   (scalar base; for base 0: 0 where exponent >= 0,
     i.e. where result <= 1, else g * result * log(0))"""
-    import math
     if base == 0:
         return g * F.where(result <= 1, 0.0, result * -math.inf)
     return g * result * math.log(base)
@@ -622,4 +544,3 @@ def _log_softmax(F, g, needs, result, dim):
 
 
 # linear algebra, shape and views, indexing and losses: the rest of the same table
-from . import _derivatives_shape  # noqa: E402,F401

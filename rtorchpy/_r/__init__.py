@@ -1,0 +1,46 @@
+"""Python-side glue for the R package ``rtorchpy`` (``r-shim/``). Not a public API.
+
+The R package imports this module and calls into it through reticulate, once per operation, and never relies
+on reticulate's array conversion (reticulate 1.28 cannot convert NumPy 2 arrays, and passing a
+classed R object costs an R-level dispatch). So the protocol between the two sides uses only
+values reticulate converts cheaply in C++:
+
+* **Handles.** Every Python object the R side holds (tensors, nodes, hooks, contexts, custom
+  functions) lives in :data:`_OBJECTS` under an integer key. R sees the key as a *complex* number
+  ``key + MAGIC*1i``: R keeps every handle with exactly that imaginary part, and a complex
+  argument with another one is an R complex number, refused (rtorchpy has no complex dtype), so
+  any argument can carry a tensor. Key 0 is the undefined tensor (Python ``None``). R frees a
+  key with :func:`release` when the R object holding it is garbage collected. A handle Python
+  returns may carry flags in its imaginary part (:data:`FLAG_GC`, :data:`FLAG_WARN`).
+* **Results.** A tensor comes back as its handle; anything else as a tagged Python list (lists
+  cross to R much faster than tuples with reticulate 1.28), which R receives as a list: ``("v", value)`` a plain R value, ``("L", [...])`` a list (tensors, or ``None`` as
+  the undefined tensor), ``("N", handle, name)`` a graph node, ``("D", name, word)`` a dtype,
+  ``("E", message)`` an error (dims already 1-based), ``("R", message)`` an R error raised in an R
+  callback (R re-raises the original condition).
+* **R conventions** are applied here: 1-based dims (from the op registry's ``dim_args``) and
+  index arguments, 1-based indices in results (``returns_index``), R's ``[`` rules, R torch's
+  inclusive ``torch_arange``, values created from R vectors (column-major bytes, R dtypes).
+
+``r-shim/tools/generate.py`` regenerates the R side's op wrappers from the
+op registry; a test checks the committed file is current.
+"""
+from __future__ import annotations
+
+from .callbacks import (call_function, ctx_mark, ctx_needs_input_grad, ctx_save, ctx_saved,
+                        dead_rvalues, gradcheck, make_function, register_hook, remove_hook)
+from .handles import collected, release, stats
+from .index import index, set_index
+from .ops import (binary_callers, fn_caller, method_names, op_caller, op_callers,
+                  unary_callers)
+from .session import collect_warnings, live_counts, take_warnings
+from .tensor import (arange, autograd_backward, autograd_grad, get_attr, node_next_functions,
+                     set_anomaly_mode, set_grad, set_grad_mode, set_requires_grad, tensor_method)
+from .values import format_tensor, from_r, item, to_r
+
+_stash = None  # a reply r-shim/src/pycall.c does not convert, for R to fetch via reticulate
+
+
+def take_stash():
+    global _stash
+    r, _stash = _stash, None
+    return r

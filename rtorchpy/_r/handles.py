@@ -1,0 +1,252 @@
+"""The crossing between R and Python: handles, encoded replies, R's conventions for dims and
+indices. The protocol is described in ``rtorchpy/_r/__init__.py``, the module R imports."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .errors import ZERO_DIM, ZERO_INDEX, RIndexError, _err
+from ..tensor import Tensor
+from ..autograd.graph import Node
+
+MAGIC = -7.25      # imaginary part of every handle R holds
+FLAG_GC = 0.25     # subtracted from MAGIC in a returned handle: R should collect garbage
+FLAG_WARN = 0.5    # subtracted from MAGIC: Python warnings are waiting (_WARNINGS)
+MAGIC_GC = MAGIC - FLAG_GC
+
+# Python warnings raised during a call from R (collected by _rbridge_session), shown by R as R
+# warnings when the reply arrives.
+_WARNINGS: list = []
+
+_OBJECTS: dict = {0: None}
+_counter = itertools.count(1)
+
+# Tensors held only by dead-but-not-yet-collected R objects keep NumPy memory alive; R's
+# garbage collector knows nothing of it. Count the bytes R holds and ask R to collect when they
+# grow (the flag rides on the imaginary part of the next handle).
+_held_bytes = 0
+_gc_threshold = 256 << 20
+
+
+def _put(obj) -> complex:
+    global _held_bytes
+    key = next(_counter)
+    _OBJECTS[key] = obj
+    if type(obj) is Tensor:
+        _held_bytes += obj._data.nbytes
+        if _held_bytes > _gc_threshold:
+            return complex(key, MAGIC - FLAG_GC - (FLAG_WARN if _WARNINGS else 0.0))
+    if _WARNINGS:
+        return complex(key, MAGIC - FLAG_WARN)
+    return complex(key, MAGIC)
+
+
+def release(keys):
+    """Forget the handles R no longer holds (a list of their real parts)."""
+    global _held_bytes
+    if type(keys) is not list:
+        keys = [keys]
+    objs = _OBJECTS
+    for k in keys:
+        obj = objs.pop(int(k), None)
+        if type(obj) is Tensor:
+            _held_bytes -= obj._data.nbytes
+    return None
+
+
+def collected():
+    """R ran its garbage collector (and released what it freed): reset the threshold."""
+    global _gc_threshold
+    _gc_threshold = max(256 << 20, 2 * _held_bytes)
+    return _held_bytes
+
+
+def stats():
+    return {"handles": len(_OBJECTS) - 1, "held_bytes": _held_bytes,
+            "gc_threshold": _gc_threshold}
+
+
+COMPLEX_VALUE = ("complex numbers are not supported by rtorchpy (an R complex value was given "
+                 "where a tensor or a real number is expected)")
+
+
+def _get(h):
+    if h.imag != MAGIC:
+        raise TypeError(COMPLEX_VALUE)
+    try:
+        return _OBJECTS[int(h.real)]
+    except KeyError:
+        raise RuntimeError("this object was freed (its R handle is no longer valid)") from None
+
+
+def _dec(a):
+    """An R argument as Python: handles become their objects, lists are decoded element-wise."""
+    t = type(a)
+    if t is complex:
+        return _get(a)
+    if t is list:
+        if a and a[0] == "__rarray__":
+            return _array_from_r(a[1], a[2], a[3])
+        return [_dec(v) for v in a]
+    if t is dict:
+        return {k: _dec(v) for k, v in a.items()}
+    return a
+
+
+class Raw(list):
+    """A result already in the protocol's form (returned as is)."""
+
+
+def _enc(r):
+    """A Python result as the R side expects it (see the module docstring)."""
+    t = type(r)
+    if t is Tensor:
+        return _put(r)
+    if t is Raw:
+        return list(r)
+    if _WARNINGS:
+        w = list(_WARNINGS)
+        _WARNINGS.clear()
+        return ["W", w, _enc_value(r, t)]
+    return _enc_value(r, t)
+
+
+def _enc_value(r, t):
+    if r is None or t in (bool, int, float, str):
+        return ["v", r]
+    if t in (tuple, list):
+        return ["L", [_enc_item(v) for v in r]]
+    if isinstance(r, Node):
+        return ["N", _put(r), r.name]
+    if isinstance(r, _dt.dtype):
+        return ["D", r.numpy.name, r.word]
+    if isinstance(r, np.generic):
+        return ["v", r.item()]
+    return ["O", _put(r)]
+
+
+def _enc_item(v):
+    if v is None:
+        return complex(0, MAGIC)  # in a list of results, None is the undefined tensor
+    if type(v) is Tensor:
+        return _put(v)
+    return _enc(v)
+
+
+# ----------------------------------------------------------------------------- entry points
+
+def guarded(fn):
+    """Wrap a bridge entry point: results encoded, exceptions returned as ["E", msg]."""
+    def entry(*args, **kwargs):
+        try:
+            return _enc(fn(*args, **kwargs))
+        except Exception as exc:  # noqa: BLE001 - every error goes back to R as an R error
+            return _err(exc)
+    entry.__name__ = fn.__name__
+    entry.__doc__ = fn.__doc__
+    return entry
+
+
+# ----------------------------------------------------------------------------- R conventions
+
+def _r_int(v):
+    if isinstance(v, Tensor):
+        v = v.item()
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+def r_dim(d):
+    """A 1-based R dim (or list of dims) as 0-based; negative dims count from the end as in
+    Python; 0 is R torch's error."""
+    if d is None or isinstance(d, Tensor):
+        return d  # a tensor here is an operand (torch_max(x, y)), not a dim
+    if isinstance(d, (list, tuple)):
+        return [r_dim(x) for x in d]
+    d = _r_int(d)
+    if isinstance(d, int) and not isinstance(d, bool):
+        if d > 0:
+            return d - 1
+        if d == 0:
+            raise RIndexError(ZERO_DIM)
+    return d
+
+
+_R_TYPE_OF_KIND = {"U": "character", "S": "character", "O": "list", "c": "complex"}
+
+
+def _index_values(v):
+    """1-based R indices (a tensor, vector or number) as a 0-based int64 array."""
+    if isinstance(v, Tensor):
+        a = v._data
+        if a.dtype.kind == "b":
+            return a
+    else:
+        a = np.asarray(v)
+    if a.dtype.kind not in "biuf":
+        raise RIndexError("Index must be a tensor or a vector of integers, got an R value of "
+                          f"type '{_R_TYPE_OF_KIND.get(a.dtype.kind, 'list')}'.")
+    if a.dtype.kind == "f":
+        if not np.all(np.isfinite(a)) or np.any(a != np.round(a)):
+            raise RIndexError("Index must be an integer, got a non-integer value.")
+    a = a.astype(np.int64)
+    if np.any(a == 0):
+        raise RIndexError(ZERO_INDEX)
+    return np.where(a > 0, a - 1, a)
+
+
+def r_index_arg(v):
+    """An index-tensor argument (gather, index_select, ...) from 1-based to 0-based; a list of
+    tensors (index_put's indices) converts each."""
+    if v is None:
+        return None
+    if isinstance(v, list) and v and all(isinstance(t, Tensor) or t is None for t in v):
+        return [r_index_arg(t) for t in v]
+    if isinstance(v, Tensor) and v._data.dtype.kind not in "iu":
+        return v
+    return Tensor._make(_index_values(v))
+
+
+def _plus_one(t):
+    return Tensor._make(t._data + 1) if isinstance(t, Tensor) else t
+
+
+def r_value_tensor(v):
+    """An R value on the left of an operator, or in a list: R torch's ``torch_tensor(v)``
+    (double -> float32, integer -> int64, logical -> bool; a number has shape {1})."""
+    if isinstance(v, Tensor):
+        return v
+    if isinstance(v, bool):
+        return Tensor._make(np.array([v], dtype=np.bool_))
+    if isinstance(v, int):
+        return Tensor._make(np.array([v], dtype=np.int64))
+    if isinstance(v, float):
+        return Tensor._make(np.array([v], dtype=_dt.torch_get_default_dtype().numpy))
+    if isinstance(v, list):
+        if all(isinstance(x, bool) for x in v) and v:
+            return Tensor._make(np.array(v, dtype=np.bool_))
+        if all(isinstance(x, int) for x in v) and v:
+            return Tensor._make(np.array(v, dtype=np.int64))
+        return Tensor._make(np.array(v, dtype=_dt.torch_get_default_dtype().numpy))
+    raise TypeError(f"can't convert an R value of Python type {type(v).__name__} to a tensor")
+
+
+_R_KINDS = {"double": "<f8", "integer": "<i4", "logical": "<i4", "raw": "u1"}
+_R_DEFAULT = {"double": None, "integer": np.int64, "logical": np.bool_, "raw": np.uint8}
+
+
+def _array_from_r(data, kind, shape, dtype=None):
+    """A tensor from an R vector sent as raw bytes (R's column-major order, R's own types):
+    double -> float32, integer -> int64, logical -> bool, unless ``dtype`` is given."""
+    arr = np.frombuffer(bytes(data), dtype=_R_KINDS[kind])
+    shape = [int(s) for s in (shape if isinstance(shape, list) else [shape])]
+    arr = arr.reshape(shape, order="F") if len(shape) > 1 else arr.reshape(shape)
+    if dtype is not None:
+        target = _dt.as_dtype(dtype).numpy
+    else:
+        target = _R_DEFAULT[kind] or _dt.torch_get_default_dtype().numpy
+    out = (arr != 0) if (kind == "logical" and target == np.bool_) else arr.astype(target)
+    return Tensor._make(np.ascontiguousarray(out))

@@ -1,0 +1,207 @@
+"""Op calls from R: one caller per registered op (R conventions applied from the registry),
+the nnf functions, and the R operators."""
+from __future__ import annotations
+
+import inspect
+
+import rtorchpy  # the public names: fn_caller looks creation and other functions up there
+from ..ops import arith, elementwise, linalg, nnf
+from ..ops.creation import torch_zeros_like
+from ..ops.registry import OPS
+from ..tensor import Tensor
+from .errors import ZERO_INDEX, RIndexError, _err
+from .handles import (MAGIC, _OBJECTS, _dec, _enc, _get, _plus_one, _put, _r_int,
+                      r_dim, r_index_arg, r_value_tensor)
+
+
+# ----------------------------------------------------------------------------- op callers
+
+# ops flagged returns_index whose single result is always an index tensor (max/min return
+# values without dim, and (values, indices) with it)
+_INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero"}
+
+
+class _Plan:
+    """How to call one function with R's arguments: which parameters are dims or indices."""
+
+    def __init__(self, fn, dims=(), index_args=(), returns_index=False, name="", conv=None):
+        self.fn, self.name = fn, name
+        params = list(inspect.signature(fn).parameters.values())
+        self.names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                             p.POSITIONAL_OR_KEYWORD)]
+        var = [p for p in params if p.kind is p.VAR_POSITIONAL]
+        self.varpos = var[0].name if var else None
+        self.varpos_at = len(self.names)
+        self.conv = {d: r_dim for d in dims}
+        self.conv.update({a: r_index_arg for a in index_args})
+        self.conv.update(conv or {})
+        self.returns_index = returns_index
+        self.always_index = name in _INDEX_RESULTS
+
+    def convert(self, args, kwargs):
+        for name, conv in self.conv.items():
+            if name == self.varpos:
+                args[self.varpos_at:] = [conv(a) for a in args[self.varpos_at:]]
+            elif name in kwargs:
+                kwargs[name] = conv(kwargs[name])
+            elif name in self.names:
+                i = self.names.index(name)
+                if i < len(args):
+                    args[i] = conv(args[i])
+        return args, kwargs
+
+    def fix_result(self, r):
+        if isinstance(r, tuple) and len(r) == 2:
+            return (r[0], _plus_one(r[1]))
+        if self.always_index:
+            return _plus_one(r)
+        return r
+
+    def __call__(self, *args, **kwargs):
+        try:
+            args = [_dec(a) for a in args]
+            if kwargs:
+                kwargs = {k: _dec(v) for k, v in kwargs.items()}
+                if self.varpos and self.varpos not in kwargs:
+                    # R torch names the size arguments (x$reshape(shape = ), x$view(size = )):
+                    # one keyword that is not a parameter is the variadic argument
+                    extra = [k for k in kwargs if k not in self.names]
+                    if len(extra) == 1 and len(args) == self.varpos_at:
+                        args.append(kwargs.pop(extra[0]))
+            if self.conv:
+                args, kwargs = self.convert(args, kwargs)
+            r = self.fn(*args, **kwargs)
+            return _enc(self.fix_result(r) if self.returns_index else r)
+        except Exception as exc:  # noqa: BLE001
+            return _err(exc)
+
+
+def _where(condition, self=None, other=None):
+    if self is None and other is None:
+        return tuple(_plus_one(i) for i in arith.where(condition))
+    return arith.where(condition, self, other)
+
+
+def _r_pos(i):
+    """A 1-based position argument (not a tensor of indices)."""
+    i = _r_int(i)
+    if isinstance(i, int) and not isinstance(i, bool):
+        if i == 0:
+            raise RIndexError(ZERO_INDEX)
+        return i - 1 if i > 0 else i
+    return i
+
+
+# Position arguments (plain numbers) the registry does not flag: 1-based in R, like `[`.
+_POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos}}
+
+
+def _op_plans():
+    plans = {}
+    for key, info in OPS.items():
+        if key.startswith("_"):
+            continue
+        fn = _where if key == "where" else info.fn
+        plans[key] = _Plan(fn, info.dim_args, info.index_args, info.returns_index, key,
+                           conv=_POSITIONS.get(key))
+        if info.method_fn is not None:  # x$op(...) with its own argument order
+            plans[key + ".method"] = _Plan(info.method_fn, info.dim_args, info.index_args,
+                                           info.returns_index, key, conv=_POSITIONS.get(key))
+    return plans
+
+
+_PLANS = _op_plans()
+
+
+def op_caller(name):
+    """The callable R uses for op ``name`` (one call = one op)."""
+    return _PLANS[name]
+
+
+def op_callers():
+    return dict(_PLANS)
+
+
+def method_names():
+    """Names usable as ``x$name()``: every registered method."""
+    return sorted(k for k, v in OPS.items() if v.method and not k.startswith("_"))
+
+
+# nnf_* functions are not in the op registry; their R conventions are listed here.
+_NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",)}
+_NNF_TARGETS = {"nnf_nll_loss", "nnf_cross_entropy"}
+
+
+def _nnf_target(t):
+    if t is None or (isinstance(t, Tensor) and t._data.dtype.kind not in "iu"):
+        return t  # class probabilities, not class indices
+    return r_index_arg(t)
+
+
+_NNF = {name: _Plan(getattr(nnf, name), _NNF_DIMS.get(name, ()), name=name,
+                    conv={"target": _nnf_target} if name in _NNF_TARGETS else None)
+        for name in nnf.__all__}
+
+
+def fn_caller(name):
+    """A guarded caller for a non-op function of the package (creation, nnf, dtypes, ...)."""
+    if name in _NNF:
+        return _NNF[name]
+    return _Plan(getattr(rtorchpy, name), name=name)
+
+
+# ----------------------------------------------------------------------------- operators
+
+def _unary_minus(x):
+    return torch_zeros_like(x) - x   # R torch: SubBackward0, not NegBackward0
+
+
+def _unary_plus(x):
+    return x + torch_zeros_like(x)
+
+
+def _binary(fn):
+    objects = _OBJECTS
+
+    def call(a, b):
+        try:
+            a = objects[int(a.real)] if type(a) is complex and a.imag == MAGIC else \
+                r_value_tensor(_dec(a))
+            if type(b) is complex:
+                b = objects[int(b.real)] if b.imag == MAGIC else _get(b)
+            elif type(b) is list:
+                b = r_value_tensor(_dec(b))
+            r = fn(a, b)
+            return _put(r) if type(r) is Tensor else _enc(r)
+        except Exception as exc:  # noqa: BLE001
+            return _err(exc)
+    return call
+
+
+def _unary(fn):
+    def call(a):
+        try:
+            return _enc(fn(_get(a)))
+        except Exception as exc:  # noqa: BLE001
+            return _err(exc)
+    return call
+
+
+BINARY = {
+    "+": _binary(arith.add), "-": _binary(arith.sub), "*": _binary(arith.mul),
+    "/": _binary(arith.div), "^": _binary(arith.pow), "%%": _binary(arith.fmod),
+    "%/%": _binary(lambda a, b: arith.div(a, b, rounding_mode="trunc")),
+    "==": _binary(elementwise.eq), "!=": _binary(elementwise.ne), "<": _binary(elementwise.lt),
+    "<=": _binary(elementwise.le), ">": _binary(elementwise.gt), ">=": _binary(elementwise.ge),
+    "&": _binary(elementwise.logical_and), "|": _binary(elementwise.logical_or),
+    "%*%": _binary(linalg.matmul),
+}
+UNARY = {"-": _unary(_unary_minus), "+": _unary(_unary_plus), "!": _unary(elementwise.logical_not)}
+
+
+def binary_callers():
+    return dict(BINARY)
+
+
+def unary_callers():
+    return dict(UNARY)

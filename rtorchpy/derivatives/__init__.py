@@ -1,0 +1,25 @@
+"""The derivative table: one row per backward node, named as libtorch names it.
+
+A row is a formula ``(F, g, needs, *saved, *params) -> gradient per input`` where
+* ``F`` is the op namespace the formula computes with: NumPy on the fast path, recorded rtorchpy
+  ops under ``create_graph`` (so every formula is itself differentiable: higher-order gradients
+  come for free);
+* ``g`` is the gradient of the output (a list of them for multi-output nodes; missing ones are
+  zero-filled by the engine);
+* ``needs[i]`` says whether input i wants a gradient: rows skip work nobody asked for;
+* ``saved`` are the tensors the forward chose to keep, ``params`` its plain values.
+A row returns one entry per input (``None`` = no gradient). Rows never undo broadcasting or cast
+dtypes: the engine sums and casts every gradient back to its input (see ``autograd/engine.py``).
+
+A piecewise row selects (``F.keep_where`` / ``F.zero_where``, libtorch's ``where`` and
+``masked_fill``) and never multiplies by a 0/1 mask: inf * 0 is NaN, so a mask would let an inf
+or NaN from the branch not taken leak through (``relu(x).sqrt()`` at x < 0). Under create_graph
+the selection is a recorded ``where``, whose own backward selects again, so the same holds at
+second order.
+
+The forwards that record these nodes live in ``_ops*.py``; tests and the docs' table of formulas
+are generated from ``ROWS``. The table spans this file (arithmetic, elementwise, reductions) and
+``_derivatives_shape.py`` (linear algebra, shapes, indexing, losses): one registry, two files.
+"""
+from ..autograd.rows import NODES, ROWS, row  # noqa: F401
+from . import elementwise, shape  # noqa: F401  (register their rows)

@@ -1,0 +1,9 @@
+"""The ops layer: every op's forward, registered once in the op registry (``registry.py``), which
+makes its function form ``torch_<name>`` and its method form ``x.<name>()``.
+
+Importing this package registers every op, and gives the autograd layer the recorded namespace
+its formulas use under ``create_graph`` (``formula_tensors.py``).
+"""
+from . import (arith, creation, elementwise, formula_tensors, index, inplace, linalg,  # noqa: F401
+               nnf, reduce, shape)
+from .registry import OPS  # noqa: F401

@@ -1,0 +1,252 @@
+"""``TENSOR_OPS``: the op namespace a derivative formula computes with under ``create_graph``
+(``F`` in ``rtorchpy/derivatives/``): the functions of ``ARRAY_OPS``
+(``rtorchpy/numerics/formula_arrays.py``) made of recorded rtorchpy ops, so the backward pass is
+itself recorded and can be differentiated again.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd import graph
+from ..tensor import Tensor
+from .arith import where
+from .creation import torch_zeros_like
+from .index import _advanced, _index_put, index_backward, scatter_zeros
+from .nnf import nll_grad_tensor
+from .shape import cat, diagonal_backward, stack
+
+class _TensorOps:
+    """The same functions, made of recorded rtorchpy ops (for create_graph)."""
+
+    records = True
+
+    @staticmethod
+    def keep_where(mask, g):
+        # a recorded where: its own backward selects again, so the next order stays NaN-free
+        return where(_as_bool(mask), g, 0.0)
+
+    @staticmethod
+    def zero_where(mask, g):
+        return where(_as_bool(mask), 0.0, g)
+
+    @staticmethod
+    def sgn(x):
+        return x.sign()  # NaN -> 0 already (the op follows libtorch)
+
+    @staticmethod
+    def isnan(x):
+        return x.isnan()
+
+    @staticmethod
+    def count_nonzero(mask):
+        return int(np.count_nonzero(mask._data if hasattr(mask, "_data") else mask))
+
+    @staticmethod
+    def where(c, a, b):
+        return where(_as_bool(c), a, b)
+
+    @staticmethod
+    def exp(x):
+        return x.exp()
+
+    @staticmethod
+    def log(x):
+        return x.log()
+
+    @staticmethod
+    def sign(x):
+        return x.sign()
+
+    @staticmethod
+    def sin(x):
+        return x.sin()
+
+    @staticmethod
+    def cos(x):
+        return x.cos()
+
+    @staticmethod
+    def pow(x, exponent):
+        return x ** exponent
+
+    @staticmethod
+    def sqrt(x):
+        return x.sqrt()
+
+    @staticmethod
+    def abs(x):
+        return x.abs()
+
+    @staticmethod
+    def trunc(x):
+        return x.trunc()
+
+    @staticmethod
+    def floor(x):
+        return x.floor()
+
+    @staticmethod
+    def matmul(a, b):
+        return a.matmul(b)
+
+    @staticmethod
+    def zeros_like(x):
+        return torch_zeros_like(x)
+
+    @staticmethod
+    def expand(g, shape):
+        return g.expand(shape)
+
+    @staticmethod
+    def scale(g, c):
+        return g * c
+
+    @staticmethod
+    def restore_dims(g, dims, keepdim):
+        if keepdim or dims is None:
+            return g
+        if not isinstance(g, Tensor):  # an index array saved as a param
+            return np.expand_dims(g, dims)
+        for d in dims:
+            g = g.unsqueeze(d)
+        return g
+
+    @staticmethod
+    def sum(x, dims, keepdim):
+        return x.sum(dim=dims, keepdim=keepdim)
+
+    @staticmethod
+    def mean(x, dims, keepdim):
+        return x.mean(dim=dims, keepdim=keepdim)
+
+    @staticmethod
+    def prod(x, dims, keepdim):
+        if dims is None:
+            return x.prod() if not keepdim else x.prod().reshape((1,) * x.ndim)
+        for d in sorted(dims, reverse=True):
+            x = x.prod(dim=d, keepdim=True)
+        return x if keepdim else x.squeeze(dims)
+
+    @staticmethod
+    def cumsum(x, dim):
+        return x.cumsum(dim)
+
+    @staticmethod
+    def prod_others(x, dims):
+        """For each element, the product of the other elements of its reduced slice, built so
+        that it stays differentiable where ``x`` has zeros (no division there)."""
+        if not np.any(x._data == 0):
+            return _TensorOps.prod(x, dims, True) / x
+        nd = x.ndim
+        if nd == 0:
+            return _TensorOps.zeros_like(x) + 1.0
+        red = tuple(range(nd)) if dims is None else tuple(dims)
+        keep = tuple(d for d in range(nd) if d not in red)
+        perm = keep + red
+        xp = x.permute(*perm)
+        lead = xp.shape[:len(keep)]
+        n = 1
+        for d in red:
+            n *= x.shape[d]
+        flat = xp.reshape(*lead, n)
+        # rows[..., i, j] = x_j for j != i, 1 on the diagonal; the product of each row
+        rows = _TensorOps.where(np.eye(n, dtype=bool), 1.0, flat.unsqueeze(-2).expand(*lead, n, n))
+        others = rows.prod(dim=-1).reshape(*xp.shape)
+        inverse = [0] * nd
+        for i, d in enumerate(perm):
+            inverse[d] = i
+        return others.permute(*inverse)
+
+    @staticmethod
+    def flip(x, dims):
+        return x.flip(dims)
+
+    @staticmethod
+    def mT(x):
+        return x.transpose(-1, -2)
+
+    @staticmethod
+    def transpose(x, a, b):
+        return x.transpose(a, b)
+
+    @staticmethod
+    def permute(x, dims):
+        return x.permute(*dims)
+
+    @staticmethod
+    def reshape(x, shape):
+        return x.reshape(shape)
+
+    @staticmethod
+    def unsqueeze(x, dim):
+        return x.unsqueeze(dim)
+
+    @staticmethod
+    def squeeze(x, dim):
+        return x.squeeze(dim)
+
+    @staticmethod
+    def narrow(x, dim, start, length):
+        return x.narrow(dim, start, length)
+
+    @staticmethod
+    def select(x, dim, i):
+        return x.select(dim, i)
+
+    @staticmethod
+    def diagonal(x, offset, dim1, dim2):
+        return x.diagonal(offset, dim1, dim2)
+
+    @staticmethod
+    def diagonal_backward(g, shape, offset, dim1, dim2):
+        return diagonal_backward(g, shape, offset, dim1, dim2)
+
+    @staticmethod
+    def cat(xs, dim):
+        return cat(xs, dim)
+
+    @staticmethod
+    def stack(xs, dim):
+        return stack(xs, dim)
+
+    @staticmethod
+    def index(x, key):
+        if any(isinstance(k, np.ndarray) for k in key):
+            return _advanced(x, key)
+        return x[key]
+
+    @staticmethod
+    def index_backward(g, shape, key):
+        return index_backward(g, shape, key)
+
+    @staticmethod
+    def index_fill_zero(g, key):
+        return _index_put(g, key, 0.0, False, "IndexPutBackward0")
+
+    @staticmethod
+    def scatter_zeros(shape, dim, index, src, accumulate=False):
+        return scatter_zeros(shape, dim, index, src, accumulate)
+
+    @staticmethod
+    def gather(x, dim, index):
+        return x.gather(dim, Tensor._make(index))
+
+    @staticmethod
+    def clamp_min(x, lo):
+        return x.clamp(min=lo)
+
+    @staticmethod
+    def nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight):
+        return nll_grad_tensor(g, shape, target, weight, reduction, ignore_index, total_weight)
+
+
+def _as_bool(c):
+    if isinstance(c, Tensor):
+        return c
+    return Tensor._make(np.asarray(c, dtype=bool))
+
+
+TENSOR_OPS = _TensorOps()
+# the autograd layer runs formulas under create_graph with this namespace (it cannot import it:
+# these ops sit above it)
+graph.FORMULA_OPS[1] = TENSOR_OPS
