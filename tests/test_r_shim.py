@@ -94,7 +94,7 @@ def test_generated_r_ops_are_current():
 # (no R needed: rtorchpy/_rbridge.py's R conventions, checked directly)
 
 def test_error_messages_become_1_based():
-    from rtorchpy._r.bridge import translate_error as t
+    from rtorchpy._r.errors import translate_error as t
     assert t("Dimension out of range (expected to be in range of [-2, 1], but got 2)") == \
         "Dimension out of range (expected to be in range of [-2, 2], but got 3)"
     assert t("Dimension out of range (expected to be in range of [-2, 1], but got -3)") == \
@@ -120,7 +120,8 @@ def test_error_messages_become_1_based():
 
 
 def test_r_dims_and_positions():
-    from rtorchpy._r.bridge import RIndexError, r_dim
+    from rtorchpy._r.errors import RIndexError
+    from rtorchpy._r.handles import r_dim
     assert r_dim(1.0) == 0 and r_dim(2) == 1 and r_dim(-1) == -1 and r_dim(None) is None
     assert r_dim([1.0, 2.0]) == [0, 1]
     with pytest.raises(RIndexError, match="Indexing starts at 1 but found a 0."):
@@ -129,7 +130,8 @@ def test_r_dims_and_positions():
 
 def test_r_arrays_round_trip_column_major():
     import numpy as np
-    from rtorchpy._r.bridge import MAGIC, _OBJECTS, _array_from_r, to_r
+    from rtorchpy._r.handles import MAGIC, _OBJECTS, _array_from_r
+    from rtorchpy._r.values import to_r
     r_matrix = np.arange(1.0, 7.0)            # R's matrix(1:6, nrow = 2), column-major
     t = _array_from_r(bytearray(r_matrix.tobytes()), "double", [2, 3])
     assert t.shape == (2, 3) and t.dtype.word == "Float"
@@ -147,7 +149,8 @@ def test_r_arrays_round_trip_column_major():
 
 
 def test_r_arange_includes_the_end():
-    from rtorchpy._r.bridge import _get, arange
+    from rtorchpy._r.handles import _get
+    from rtorchpy._r.tensor import arange
     assert _get(arange(0.0, 99.0, 1.0)).shape == (100,)
     assert _get(arange(0.0, 2.0, 0.5)).shape == (5,)
     assert _get(arange(0.0, 2.5, 0.51)).shape == (5,)

@@ -8,35 +8,36 @@ import warnings
 import numpy as np
 import pytest
 
-from rtorchpy._r import bridge as rb
+from rtorchpy._r import errors, handles, ops
 from rtorchpy._r.session import collect_warnings, live_counts, take_warnings
+from rtorchpy.tensor import Tensor
 
 
 @pytest.fixture
 def handle():
     """A tensor in the bridge registry and its handle, removed afterwards."""
-    t = rb.Tensor._make(np.array([1.0, 2.0], dtype=np.float32))
-    h = rb._put(t)
+    t = Tensor._make(np.array([1.0, 2.0], dtype=np.float32))
+    h = handles._put(t)
     yield t, h
-    rb.release([h.real])
+    handles.release([h.real])
 
 
 def test_a_complex_value_is_not_read_as_a_handle(handle):
     t, h = handle
-    assert rb._dec(h) is t
-    for value in (complex(h.real, 1.0), complex(h.real, 0.0), complex(h.real, rb.MAGIC_GC)):
+    assert handles._dec(h) is t
+    for value in (complex(h.real, 1.0), complex(h.real, 0.0), complex(h.real, handles.MAGIC_GC)):
         with pytest.raises(TypeError, match="complex numbers are not supported"):
-            rb._dec(value)
+            handles._dec(value)
         # through an op caller and an operator, the error comes back as R's error reply
-        assert rb.op_caller("add")(h, value)[0] == "E"
-        tag, msg = rb.BINARY["+"](h, value)
+        assert ops.op_caller("add")(h, value)[0] == "E"
+        tag, msg = ops.BINARY["+"](h, value)
         assert tag == "E" and "complex numbers are not supported" in msg
-        tag, msg = rb.BINARY["*"](value, h)
+        tag, msg = ops.BINARY["*"](value, h)
         assert tag == "E" and "complex numbers are not supported" in msg
 
 
 def test_error_messages_name_r_types():
-    t = rb.translate_error
+    t = errors.translate_error
     assert t("can't convert an element of type NoneType to a tensor") == \
         "can't convert an element of R type 'NULL' to a tensor"
     assert t("can't convert an element of type str to a tensor") == \
@@ -57,14 +58,14 @@ def test_python_warnings_are_collected_for_r(handle):
         with warnings.catch_warnings():
             warnings.simplefilter("always")
             warnings.warn("first")
-            h = rb._put(t)
-            assert h.imag == rb.MAGIC - rb.FLAG_WARN      # R fetches the warnings
+            h = handles._put(t)
+            assert h.imag == handles.MAGIC - handles.FLAG_WARN      # R fetches the warnings
             assert take_warnings() == ["first"]
-            assert rb._put(t).imag == rb.MAGIC           # cleared
+            assert handles._put(t).imag == handles.MAGIC           # cleared
             warnings.warn("second")
-            assert rb._enc(3) == ["W", ["second"], ["v", 3]]
-            assert rb._enc(3) == ["v", 3]
-            rb.release([h.real])
+            assert handles._enc(3) == ["W", ["second"], ["v", 3]]
+            assert handles._enc(3) == ["v", 3]
+            handles.release([h.real])
     finally:
         collect_warnings(False)
         take_warnings()

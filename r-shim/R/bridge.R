@@ -1,4 +1,4 @@
-# The R side of the bridge to Python (see rtorchpy/_rbridge.py for the protocol).
+# The R side of the bridge to Python (see rtorchpy/_r/__init__.py for the protocol).
 #
 # Every R object that stands for a Python object (tensor, node, hook, context) is an external
 # pointer (as R torch's tensors are) holding a handle: a complex number whose real part is the
@@ -14,7 +14,7 @@
 .rt$ready <- FALSE
 
 .MAGIC <- -7.25
-.FLAG_GC <- 0.25    # Im(h) == .MAGIC - .FLAG_GC * gc - .FLAG_WARN * warn (see _rbridge._put)
+.FLAG_GC <- 0.25    # Im(h) == .MAGIC - .FLAG_GC * gc - .FLAG_WARN * warn (see rtorchpy/_r/handles.py _put)
 .FLAG_WARN <- 0.5
 .TENSOR_CLASS <- c("torch_tensor", "R7")
 

@@ -1,7 +1,7 @@
 # `[` and `[<-` with R torch's rules. The index expressions are read unevaluated: `a:b` is an
 # inclusive range (not a vector), `N` is the size of the dimension, `..` stands for the dims
 # not indexed, an empty argument is the whole dimension, `newaxis` or `NULL` adds a dimension.
-# Each argument becomes one item for the bridge (see rtorchpy/_rbridge.py, `index`).
+# Each argument becomes one item for the bridge (see rtorchpy/_r/index.py).
 
 #' Index tensors as R torch does
 #'

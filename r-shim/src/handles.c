@@ -1,6 +1,6 @@
 /* Handles to Python objects, as R external pointers (what R torch's tensors are too).
  *
- * The handle itself, a complex number (see rtorchpy/_rbridge.py), is kept in the pointer's
+ * The handle itself, a complex number (see rtorchpy/_r/__init__.py), is kept in the pointer's
  * "protected" slot. When R collects the pointer, a C finalizer queues the handle's key; R sends
  * the queued keys to Python in batches (rtp_take_dead). C finalizers make creating and freeing
  * a handle cost well under a microsecond, against several for an R-level finalizer.
@@ -50,7 +50,7 @@ static void *handle_address(SEXP h) {
 
 /* A new handle object of class `cls` for handle `h`. The handle kept has the plain MAGIC
  * imaginary part: flags Python sets on a reply (collect garbage, warnings waiting: see
- * rtorchpy/_rbridge.py) are read by R from the reply, never kept, so Python recognizes every
+ * rtorchpy/_r/handles.py) are read by R from the reply, never kept, so Python recognizes every
  * handle R passes back. */
 SEXP rtp_wrap(SEXP h, SEXP cls) {
   if (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1 && COMPLEX(h)[0].i != MAGIC) {

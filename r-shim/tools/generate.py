@@ -6,7 +6,7 @@
 Every registered op becomes an R function with the Python signature in R form (1-based dim
 defaults): ``torch_<name>`` when the op has a namespace form, and an entry of the method table
 (``x$<name>(...)``) when it has a method form. Dims, index arguments and index results are
-converted on the Python side (rtorchpy/_rbridge.py), from the same registry.
+converted on the Python side (rtorchpy/_r/ops.py), from the same registry.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from pathlib import Path
 import rtorchpy
 from rtorchpy import dtypes
 from rtorchpy.ops import nnf
+from rtorchpy._r.ops import _NNF_DIMS
 from rtorchpy.ops.registry import OPS
 
 OUT = Path(__file__).resolve().parents[1] / "R" / "gen-ops.R"
@@ -134,7 +135,6 @@ def generate():
         elif info.method:
             methods[key] = r_name
     nnf_blocks = []
-    from rtorchpy._r.bridge import _NNF_DIMS
     nnf_names = []
     for name in nnf.__all__:
         params = list(inspect.signature(getattr(nnf, name)).parameters.values())

@@ -69,7 +69,7 @@ test_that("install_rtorchpy makes a NumPy environment; the loader is exported", 
 })
 
 test_that("the handle registry releases what R collects", {
-  stats <- function() reticulate::import("rtorchpy._rbridge")$stats()
+  stats <- function() reticulate::import("rtorchpy._r")$stats()
   x <- torch_randn(10)
   for (i in 1:3000) y <- x * 2
   rm(y)
