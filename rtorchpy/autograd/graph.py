@@ -98,8 +98,13 @@ class Node:
     nodes in decreasing ``seq`` runs each one after all its consumers (see ``engine.py``).
     """
 
+    # What every recorded node has is a slot; what few nodes have (several outputs, hooks or an
+    # anomaly trace) defaults on the class and lands in the instance dict only when set, so the
+    # recording paths need not write it.
     __slots__ = ("edges", "edge_nrs", "in_meta", "saved", "sources", "versions", "epoch",
-                 "params", "out_meta", "extras", "seq", "__weakref__")
+                 "params", "seq", "__dict__", "__weakref__")
+    out_meta = None  # several outputs: their ((shape, dtype), ...)
+    extras = None    # NodeExtras: hooks, retained gradients, anomaly trace
     name = "Node"
     formula = None  # FormulaNode: the derivative-table row (the engine calls it directly)
     fresh = False   # FormulaNode: the row returns new arrays only (see ``row`` in _derivatives)
@@ -113,8 +118,6 @@ class Node:
         self.versions = ()
         self.epoch = 0
         self.params = ()
-        self.out_meta = None
-        self.extras = None
 
     # -- what users see -------------------------------------------------------------------
     @property
@@ -182,7 +185,13 @@ class FormulaNode(Node):
 
     __slots__ = ()
     formula = None  # staticmethod(F, grad, needs, *saved, *params) -> tuple of input grads
-    save_plan = None  # which inputs/outputs the row saves, from its declared names (row())
+    # what the row saves, from its declared names (rows.row): ((kind, index), ...), kind 0 an
+    # input, 1 an output, 2 every input; and the same for the fast recording paths: save1 (one
+    # input, one output: 0 nothing, 1 the input, 2 the output, -1 neither fits) and save2 (two
+    # inputs: the saved inputs' positions, None when an output is saved)
+    save_plan = ()
+    save1 = 0
+    save2 = ()
 
     def apply(self, grads, as_tensors):
         ops = FORMULA_OPS[as_tensors]

@@ -11,7 +11,6 @@ import weakref
 
 from .grad_mode import ANOMALY_USED, STATE
 from .graph import INPLACE_EPOCH, AccumulateGrad, SavedOutput, next_seq
-from .rows import saved_by_plan
 from .views import regenerate
 
 
@@ -66,81 +65,66 @@ _ONE_INPUT_META = {}
 _TWO_INPUT_META = {}
 
 
-def record(node_cls, inputs, outputs, saved=(), params=()):
-    """Attach a new ``node_cls`` node as grad_fn of ``outputs`` (Tensors, already computed).
+def record(node_cls, inputs, outputs, params=()):
+    """Attach a new ``node_cls`` node (a row of the derivative table) as grad_fn of ``outputs``
+    (Tensors, already computed).
 
-    ``inputs`` are the tensors whose gradients the formula returns, in order; ``saved`` are
-    tensors (inputs or outputs) the formula receives unpacked; ``params`` are plain values.
-    Callers check beforehand that grad mode is on and some input requires grad. This runs once
-    per recorded op (it is most of the cost of recording), so it is written out for the common
-    shapes of call and avoids every allocation it can.
+    ``inputs`` are the tensors whose gradients the formula returns, in order; ``params`` are
+    plain values the formula receives after its saved tensors. What is saved is the row's
+    declaration (``row(..., saves=...)``), not the caller's. Callers check beforehand that grad
+    mode is on and some input requires grad. One- and two-input calls with one output go to
+    ``record1``/``record2``, which build the same node with less work.
     """
-    plan = node_cls.save_plan
-    if plan is not None:  # the row names what it saves
-        saved = saved_by_plan(plan, inputs, outputs) if plan else ()
-    n_in = len(inputs)
-    if len(outputs) == 1:  # the usual calls are record1's and record2's: hand them over
-        out = outputs[0]
-        if n_in == 1 and len(saved) <= 1:
-            return record1(node_cls, inputs[0], out, saved[0] if saved else None, params)
-        if n_in == 2:
-            for s in saved:
-                if s is out:
-                    break
-            else:  # nothing of the output saved (identity: == on tensors is elementwise)
-                return record2(node_cls, inputs[0], inputs[1], out,
-                               saved if type(saved) is tuple else tuple(saved), params)
+    if len(outputs) == 1:
+        n_in = len(inputs)
+        if n_in == 1 and node_cls.save1 >= 0:
+            return record1(node_cls, inputs[0], outputs[0], params)
+        if n_in == 2 and node_cls.save2 is not None:
+            return record2(node_cls, inputs[0], inputs[1], outputs[0], params)
+    return record_any(node_cls, inputs, outputs, params)
+
+
+def record_any(node_cls, inputs, outputs, params=()):
+    """``record``'s general path: any number of inputs and outputs, any saved values."""
     node = _new(node_cls)
     node.seq = next_seq()
     set_edges(node, inputs)
     node.in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
-    if saved:
-        sources = saved if type(saved) is tuple else tuple(saved)
-        for i, s in enumerate(sources):
-            for nr, o in enumerate(outputs):
-                if s is o:  # an output: keep its array and version counter, not the tensor
-                    src = SavedOutput(o)
-                    src._output_nr = nr  # the output is not attached to the node yet
-                    sources = sources[:i] + (src,) + sources[i + 1:]
-                    break
-        node.sources = sources
-        if len(sources) == 1:
-            s = sources[0]
-            node.versions = (s._version[0],)
-            node.saved = (s._data,)
-        else:
-            node.versions = tuple([s._version[0] for s in sources])
-            node.saved = tuple([s._data for s in sources])
+    plan = node_cls.save_plan
+    if plan:
+        sources = []
+        for kind, i in plan:
+            if kind == 0:
+                sources.append(inputs[i])
+            elif kind == 1:  # an output: keep its array and version counter, not the tensor
+                src = SavedOutput(outputs[i])
+                src._output_nr = i  # the output is not attached to the node yet
+                sources.append(src)
+            else:
+                sources.extend(inputs)
+        node.sources = sources = tuple(sources)
+        node.versions = tuple([s._version[0] for s in sources])
+        node.saved = tuple([s._data for s in sources])
         node.epoch = INPLACE_EPOCH[0]
     else:
         node.saved = node.sources = node.versions = _NOTHING
         node.epoch = 0
     node.params = params
-    node.extras = None
     if ANOMALY_USED[0] and STATE.anomaly_enabled:
         node.extras_().trace = traceback.format_stack()[:-2]
-    if len(outputs) == 1:
-        node.out_meta = None
-        o = outputs[0]
-        o._grad_fn = node
-        o._output_nr = 0
-        o._requires_grad = True
-    else:
+    if len(outputs) != 1:
         node.out_meta = tuple([(o._data.shape, o._data.dtype) for o in outputs])
-        for i, o in enumerate(outputs):
-            o._grad_fn = node
-            o._output_nr = i
-            o._requires_grad = True
+    for i, o in enumerate(outputs):
+        o._grad_fn = node
+        o._output_nr = i
+        o._requires_grad = True
     return node
 
 
-
-
-def record2(node_cls, a, b, out, saved=_NOTHING, params=_NOTHING):
-    """``record(node_cls, (a, b), (out,), saved, params)`` for a two-input op with one fresh
-    output (``out._output_nr`` is already 0) whose saved tensors (a tuple) are among its inputs:
-    binary arithmetic's path, so the same node is built with less work (no containers to build
-    at the call, no output search). ``record`` hands such calls here too."""
+def record2(node_cls, a, b, out, params=_NOTHING):
+    """``record(node_cls, (a, b), (out,), params)`` for a two-input op with one fresh output
+    (``out._output_nr`` is already 0) whose row saves only inputs (``node_cls.save2``: their
+    positions): binary arithmetic's path, so the same node is built with less work."""
     node = _new(node_cls)
     node.seq = next_seq()
     fa, fb = a._grad_fn, b._grad_fn
@@ -162,22 +146,29 @@ def record2(node_cls, a, b, out, saved=_NOTHING, params=_NOTHING):
             _TWO_INPUT_META.clear()
         meta = _TWO_INPUT_META[key] = ((key[0], key[1]), (key[2], key[3]))
     node.in_meta = meta
-    if saved:
-        node.sources = saved
-        node.versions = tuple([s._version[0] for s in saved])
-        node.saved = tuple([s._data for s in saved])
+    save = node_cls.save2
+    if save:
+        if save == _BOTH:
+            node.sources = (a, b)
+            node.versions = (a._version[0], b._version[0])
+            node.saved = (da, db)
+        else:
+            sources = node.sources = tuple([b if i else a for i in save])
+            node.versions = tuple([s._version[0] for s in sources])
+            node.saved = tuple([s._data for s in sources])
         node.epoch = INPLACE_EPOCH[0]
     else:
         node.saved = node.sources = node.versions = _NOTHING
         node.epoch = 0
     node.params = params
-    node.out_meta = None
-    node.extras = None
     if ANOMALY_USED[0] and STATE.anomaly_enabled:
         node.extras_().trace = traceback.format_stack()[:-2]
     out._grad_fn = node
     out._requires_grad = True
     return node
+
+
+_BOTH = (0, 1)
 
 
 def _one_input_meta(key):
@@ -187,11 +178,11 @@ def _one_input_meta(key):
     return meta
 
 
-def record1(node_cls, t, out, save=None, params=_NOTHING):
-    """``record(node_cls, (t,), (out,), (save,) or (), params)`` for the most common op: one
-    input, one fresh output (``out._output_nr`` is already 0), at most one saved tensor (the
-    output, or any other tensor). The same node, built with less work: this is on every unary
-    op's path, and ``record`` hands such calls here too."""
+def record1(node_cls, t, out, params=_NOTHING):
+    """``record(node_cls, (t,), (out,), params)`` for the most common op: one input, one fresh
+    output (``out._output_nr`` is already 0), a row that saves at most one of them
+    (``node_cls.save1``: 0 nothing, 1 the input, 2 the output). The same node, built with less
+    work: this is on every unary op's path."""
     node = _new(node_cls)
     node.seq = next_seq()
     fn = t._grad_fn
@@ -206,22 +197,23 @@ def record1(node_cls, t, out, save=None, params=_NOTHING):
     if meta is None:
         meta = _one_input_meta(key)
     node.in_meta = meta
-    if save is None:
+    save = node_cls.save1
+    if save == 0:
         node.saved = node.sources = node.versions = _NOTHING
         node.epoch = 0
     else:
-        if save is out:
-            save = _new(SavedOutput)
-            save._data = out._data
-            save._version = out._version
-            save._output_nr = 0
-        node.sources = (save,)
-        node.versions = (save._version[0],)
-        node.saved = (save._data,)
+        if save == 2:
+            src = _new(SavedOutput)
+            src._data = out._data
+            src._version = out._version
+            src._output_nr = 0
+        else:
+            src = t
+        node.sources = (src,)
+        node.versions = (src._version[0],)
+        node.saved = (src._data,)
         node.epoch = INPLACE_EPOCH[0]
     node.params = params
-    node.out_meta = None
-    node.extras = None
     if ANOMALY_USED[0] and STATE.anomaly_enabled:
         node.extras_().trace = traceback.format_stack()[:-2]
     out._grad_fn = node

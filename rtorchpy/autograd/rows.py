@@ -14,27 +14,34 @@ NODES = {}   # libtorch node name -> Node class
 ROWS = []    # (name, formula) in table order, for tests and docs
 
 
-def formula_node_class(name, formula, fresh=False, save_plan=None):
+def formula_node_class(name, formula, fresh=False, save_plan=()):
     return type(name.replace("::", "_"), (FormulaNode,), {
         "__slots__": (), "name": name, "formula": staticmethod(formula), "fresh": fresh,
-        "save_plan": save_plan})
+        "save_plan": save_plan, "save1": _save1(save_plan), "save2": _save2(save_plan)})
 
 
-def saved_by_plan(plan, inputs, outputs):
-    """The tensors a row's ``save_plan`` names, in the row's order: ``(0, i)`` is input i,
-    ``(1, i)`` output i, ``(2, None)`` every input."""
+def _save1(plan):
+    """How ``record1`` saves for this plan: 0 nothing, 1 the input, 2 the output, -1 it can't."""
+    if not plan:
+        return 0
+    if len(plan) > 1:
+        return -1
+    kind, i = plan[0]
+    return 2 if kind == 1 else 1
+
+
+def _save2(plan):
+    """Which inputs ``record2`` saves for this plan (positions), or None when it saves an
+    output (``record`` then takes the general path)."""
     out = []
     for kind, i in plan:
-        if kind == 0:
-            out.append(inputs[i])
-        elif kind == 1:
-            out.append(outputs[i])
-        else:
-            out.extend(inputs)
+        if kind == 1:
+            return None
+        out.extend((0, 1) if kind == 2 else (i,))
     return tuple(out)
 
 
-def row(name, fresh=False, inputs=("self",), saves=None, outputs=("result",)):
+def row(name, fresh=False, inputs=("self",), saves=(), outputs=("result",)):
     """Register ``formula`` as the row for node ``name``. ``fresh=True`` promises that on arrays
     every gradient it returns is a new array nobody else holds (a product, not ``g`` itself or a
     view): the engine may then add later gradients into it in place, or hand it to ``.grad``
@@ -46,11 +53,10 @@ def row(name, fresh=False, inputs=("self",), saves=None, outputs=("result",)):
     must begin with those names, in that order; the rest are the forward's plain ``params``.
     The forward then records only inputs, outputs and params: what is saved is the row's
     business."""
-    plan = None if saves is None else _save_plan(name, inputs, outputs, saves)
+    plan = _save_plan(name, inputs, outputs, saves)
 
     def register(formula):
-        if saves is not None:
-            _check_signature(name, formula, saves)
+        _check_signature(name, formula, saves)
         NODES[name] = formula_node_class(name, formula, fresh, plan)
         ROWS.append((name, formula))
         return formula

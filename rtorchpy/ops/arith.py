@@ -26,13 +26,12 @@ _MUL0, _MUL1 = NODES["MulBackward0"], NODES["MulBackward1"]
 _DIV0, _DIV1 = NODES["DivBackward0"], NODES["DivBackward1"]
 
 
-def _binary_tensor(a, b, np_fn, node, saved_self, saved_other, params=()):
+def _binary_tensor(a, b, np_fn, node, params=()):
     try:
         x, y, dt = operands(a, b)
         out = Tensor._make(fix_dtype(np_fn(x, y), dt))
         if recording(a, b):
-            saved = ((a,) if saved_self else ()) + ((b,) if saved_other else ())
-            record(node, (a, b), (out,), saved, params)
+            record(node, (a, b), (out,), params)
         return out
     except ValueError as e:  # NumPy's broadcasting error
         raise shape_error(e, a.shape, b.shape) from None
@@ -57,7 +56,7 @@ def add(self, other, alpha=1):
             r = x + other._data
             out = _make(r if type(r) is _ndarray else np.asarray(r))
             if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-                record2(_ADD0, self, other, out, (), _ALPHA_ONE)
+                record2(_ADD0, self, other, out, _ALPHA_ONE)
             return out
         if (t is float or t is int) and x.dtype.kind == "f":
             r = x + other * alpha if alpha != 1 else x + scalar_array(other, x.dtype)
@@ -71,7 +70,7 @@ def add(self, other, alpha=1):
             x, y, dt = operands(self, other)
             out = _make(fix_dtype(x + y * alpha if alpha != 1 else x + y, dt))
             if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-                record2(_ADD0, self, other, out, (), (alpha,))
+                record2(_ADD0, self, other, out, (alpha,))
             return out
         if not _is_scalar(other):
             return add(self, as_tensor(other), alpha)
@@ -98,7 +97,7 @@ def sub(self, other, alpha=1):
             r = x - other._data
             out = _make(r if type(r) is _ndarray else np.asarray(r))
             if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-                record2(_SUB0, self, other, out, (), _ALPHA_ONE)
+                record2(_SUB0, self, other, out, _ALPHA_ONE)
             return out
         if (t is float or t is int) and x.dtype.kind == "f":
             r = x - other * alpha if alpha != 1 else x - scalar_array(other, x.dtype)
@@ -114,7 +113,7 @@ def sub(self, other, alpha=1):
             x, y, dt = operands(self, other)
             out = _make(fix_dtype(x - y * alpha if alpha != 1 else x - y, dt))
             if recording(self, other):
-                record2(_SUB0, self, other, out, (), (alpha,))
+                record2(_SUB0, self, other, out, (alpha,))
             return out
         if not _is_scalar(other):
             return sub(self, as_tensor(other), alpha)
@@ -135,7 +134,7 @@ def rsub(self, other, alpha=1):
     x, dt = scalar_operand(self, other)
     out = _make(fix_dtype(other - x * alpha, dt))
     if STATE.grad_enabled and self._requires_grad:
-        record1(_RSUB1, self, out, None, (alpha,))
+        record1(_RSUB1, self, out, (alpha,))
     return out
 
 
@@ -149,7 +148,7 @@ def mul(self, other):
             r = x * other._data
             out = _make(r if type(r) is _ndarray else np.asarray(r))
             if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-                record2(_MUL0, self, other, out, (self, other), (self is other,))
+                record2(_MUL0, self, other, out, (self is other,))
             return out
         if (t is float or t is int) and x.dtype.kind == "f":
             if t is float:
@@ -161,20 +160,20 @@ def mul(self, other):
                 r = fix_dtype(r, x.dtype)
             out = _make(r)
             if STATE.grad_enabled and self._requires_grad:
-                record1(_MUL1, self, out, None, (other,))
+                record1(_MUL1, self, out, (other,))
             return out
         if isinstance(other, Tensor):
             x, y, dt = operands(self, other)
             out = _make(fix_dtype(x * y, dt))
             if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-                record2(_MUL0, self, other, out, (self, other), (self is other,))
+                record2(_MUL0, self, other, out, (self is other,))
             return out
         if not _is_scalar(other):
             return mul(self, as_tensor(other))
         x, dt = scalar_operand(self, other)
         out = _make(fix_dtype(x * other, dt))
         if STATE.grad_enabled and self._requires_grad:
-            record1(_MUL1, self, out, None, (other,))
+            record1(_MUL1, self, out, (other,))
         return out
     except ValueError as e:  # NumPy's broadcasting error
         raise shape_error(e, self.shape, _shape(other)) from None
@@ -192,7 +191,7 @@ def div(self, other, rounding_mode=None):
             r = np.true_divide(x, other._data)
             out = _make(r if type(r) is _ndarray else np.asarray(r))
             if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
-                record2(_DIV0, self, other, out, (self, other))
+                record2(_DIV0, self, other, out)
             return out
         if (t is float or t is int) and x.dtype.kind == "f":
             r = x / scalar_array(other, x.dtype)
@@ -200,7 +199,7 @@ def div(self, other, rounding_mode=None):
                 r = fix_dtype(r, x.dtype)
             out = _make(r)
             if STATE.grad_enabled and self._requires_grad:
-                record1(_DIV1, self, out, None, (other,))
+                record1(_DIV1, self, out, (other,))
             return out
         if isinstance(other, Tensor):
             x, y, dt = operands(self, other)
@@ -208,7 +207,7 @@ def div(self, other, rounding_mode=None):
                 dt = default_float()
             out = _make(fix_dtype(np.true_divide(x, y), dt))
             if recording(self, other):
-                record2(_DIV0, self, other, out, (self, other))
+                record2(_DIV0, self, other, out)
             return out
         if not _is_scalar(other):
             return div(self, as_tensor(other))
@@ -217,7 +216,7 @@ def div(self, other, rounding_mode=None):
             dt = default_float()
         out = _make(fix_dtype(np.true_divide(x, other), dt))
         if STATE.grad_enabled and self._requires_grad:
-            record1(_DIV1, self, out, None, (other,))
+            record1(_DIV1, self, out, (other,))
         return out
     except ValueError as e:  # NumPy's broadcasting error
         raise shape_error(e, self.shape, _shape(other)) from None
@@ -283,7 +282,7 @@ def pow(self, exponent):
         data = np.square(x) if exponent == 2 else _power(x, exponent)
         out = Tensor._make(fix_dtype(data, dt))
         if STATE.grad_enabled and self._requires_grad:
-            record(NODES["PowBackward0"], (self,), (out,), (self,), (exponent,))
+            record(NODES["PowBackward0"], (self,), (out,), (exponent,))
         return out
     except ValueError as e:  # NumPy's broadcasting error
         raise shape_error(e, self.shape, _shape(exponent)) from None
@@ -302,7 +301,7 @@ def rpow(self, base):
     x, dt = scalar_operand(self, base)
     out = Tensor._make(fix_dtype(_power(base, x), dt))
     if STATE.grad_enabled and self._requires_grad:
-        record(NODES["PowBackward2"], (self,), (out,), (out,), (base,))
+        record(NODES["PowBackward2"], (self,), (out,), (base,))
     return out
 
 
@@ -319,7 +318,7 @@ def _fmod_like(name, np_fn, node0, node1):
                 x, y, dt = operands(self, other)
                 out = Tensor._make(fix_dtype(np_fn(x, y), dt))
                 if recording(self, other):
-                    record(NODES[node0], (self, other), (out,), (self, other))
+                    record(NODES[node0], (self, other), (out,))
                 return out
             other = _number(other)
             x, dt = scalar_operand(self, other)
@@ -344,14 +343,14 @@ remainder = op("remainder")(_fmod_like("remainder", np.remainder, "RemainderBack
 def maximum(self, other):
     """Elementwise maximum of two tensors (ties share the gradient)."""
     other = as_tensor(other)
-    return _binary_tensor(self, other, np.maximum, NODES["MaximumBackward0"], True, True)
+    return _binary_tensor(self, other, np.maximum, NODES["MaximumBackward0"])
 
 
 @op("minimum")
 def minimum(self, other):
     """Elementwise minimum of two tensors (ties share the gradient)."""
     other = as_tensor(other)
-    return _binary_tensor(self, other, np.minimum, NODES["MinimumBackward0"], True, True)
+    return _binary_tensor(self, other, np.minimum, NODES["MinimumBackward0"])
 
 
 def _where_method(self, condition, other):
@@ -388,7 +387,7 @@ def where(condition, self=None, other=None):
         x, y, dt = operands(a, b)
         out = Tensor._make(fix_dtype(np.where(condition._data, x, y), dt))
         if recording(a, b):
-            record(NODES["WhereBackward0"], (a, b), (out,), (), (condition._data,))
+            record(NODES["WhereBackward0"], (a, b), (out,), (condition._data,))
         return out
     except ValueError as e:  # NumPy's broadcasting error
         raise shape_error(e, _shape(condition), _shape(self), _shape(other)) from None

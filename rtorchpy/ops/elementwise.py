@@ -19,10 +19,10 @@ from .linalg import matmul
 
 # ------------------------------------------------------------------------------ unary math
 
-def _unary(name, np_fn, node_name, saves, float_only=True, doc=""):
-    """Define and register an elementwise op; ``saves`` is "self", "result" or ""."""
+def _unary(name, np_fn, node_name, float_only=True, doc=""):
+    """Define and register an elementwise op recording ``node_name`` (whose row says what it
+    saves)."""
     node = NODES[node_name]
-    save_self, save_result = saves == "self", saves == "result"
 
     def fn(self):
         try:
@@ -40,7 +40,7 @@ def _unary(name, np_fn, node_name, saves, float_only=True, doc=""):
         r = np_fn(x)
         out = _make(r if type(r) is _ndarray else np.asarray(r))
         if STATE.grad_enabled and self._requires_grad:
-            record1(node, self, out, self if save_self else out if save_result else None)
+            record1(node, self, out)
         return out
 
     fn.__name__ = name
@@ -57,30 +57,30 @@ def _rsqrt(x):
     return 1 / np.sqrt(x)
 
 
-exp = _unary("exp", rounded.exp, "ExpBackward0", "result")
-expm1 = _unary("expm1", rounded.expm1, "Expm1Backward0", "result")
-log = _unary("log", rounded.log, "LogBackward0", "self", doc="Natural logarithm.")
-log1p = _unary("log1p", rounded.log1p, "Log1PBackward0", "self")
-log2 = _unary("log2", rounded.log2, "Log2Backward0", "self")
-log10 = _unary("log10", rounded.log10, "Log10Backward0", "self")
-sqrt = _unary("sqrt", np.sqrt, "SqrtBackward0", "result")
-rsqrt = _unary("rsqrt", _rsqrt, "RsqrtBackward0", "result")
-reciprocal = _unary("reciprocal", np.reciprocal, "ReciprocalBackward0", "result")
-sin = _unary("sin", rounded.sin, "SinBackward0", "self")
-cos = _unary("cos", rounded.cos, "CosBackward0", "self")
-tan = _unary("tan", rounded.tan, "TanBackward0", "result")
-tanh = _unary("tanh", rounded.tanh, "TanhBackward0", "result")
-asin = _unary("asin", rounded.asin, "AsinBackward0", "self", doc="Elementwise arcsine.")
-acos = _unary("acos", rounded.acos, "AcosBackward0", "self", doc="Elementwise arccosine.")
-atan = _unary("atan", rounded.atan, "AtanBackward0", "self", doc="Elementwise arctangent.")
-sinh = _unary("sinh", rounded.sinh, "SinhBackward0", "self")
-cosh = _unary("cosh", rounded.cosh, "CoshBackward0", "self")
-asinh = _unary("asinh", rounded.asinh, "AsinhBackward0", "self", doc="Elementwise inverse sinh.")
-acosh = _unary("acosh", rounded.acosh, "AcoshBackward0", "self", doc="Elementwise inverse cosh.")
-atanh = _unary("atanh", rounded.atanh, "AtanhBackward0", "self", doc="Elementwise inverse tanh.")
-sigmoid = _unary("sigmoid", rounded.sigmoid, "SigmoidBackward0", "result")
-abs = _unary("abs", np.abs, "AbsBackward0", "self", float_only=False)
-sign = _unary("sign", sgn, "SignBackward0", "", float_only=False)
+exp = _unary("exp", rounded.exp, "ExpBackward0")
+expm1 = _unary("expm1", rounded.expm1, "Expm1Backward0")
+log = _unary("log", rounded.log, "LogBackward0", doc="Natural logarithm.")
+log1p = _unary("log1p", rounded.log1p, "Log1PBackward0")
+log2 = _unary("log2", rounded.log2, "Log2Backward0")
+log10 = _unary("log10", rounded.log10, "Log10Backward0")
+sqrt = _unary("sqrt", np.sqrt, "SqrtBackward0")
+rsqrt = _unary("rsqrt", _rsqrt, "RsqrtBackward0")
+reciprocal = _unary("reciprocal", np.reciprocal, "ReciprocalBackward0")
+sin = _unary("sin", rounded.sin, "SinBackward0")
+cos = _unary("cos", rounded.cos, "CosBackward0")
+tan = _unary("tan", rounded.tan, "TanBackward0")
+tanh = _unary("tanh", rounded.tanh, "TanhBackward0")
+asin = _unary("asin", rounded.asin, "AsinBackward0", doc="Elementwise arcsine.")
+acos = _unary("acos", rounded.acos, "AcosBackward0", doc="Elementwise arccosine.")
+atan = _unary("atan", rounded.atan, "AtanBackward0", doc="Elementwise arctangent.")
+sinh = _unary("sinh", rounded.sinh, "SinhBackward0")
+cosh = _unary("cosh", rounded.cosh, "CoshBackward0")
+asinh = _unary("asinh", rounded.asinh, "AsinhBackward0", doc="Elementwise inverse sinh.")
+acosh = _unary("acosh", rounded.acosh, "AcoshBackward0", doc="Elementwise inverse cosh.")
+atanh = _unary("atanh", rounded.atanh, "AtanhBackward0", doc="Elementwise inverse tanh.")
+sigmoid = _unary("sigmoid", rounded.sigmoid, "SigmoidBackward0")
+abs = _unary("abs", np.abs, "AbsBackward0", float_only=False)
+sign = _unary("sign", sgn, "SignBackward0", float_only=False)
 
 
 def _keeps_integers(fn):
@@ -92,10 +92,10 @@ def _keeps_integers(fn):
     return apply
 
 
-floor = _unary("floor", _keeps_integers(np.floor), "FloorBackward0", "", float_only=False)
-ceil = _unary("ceil", _keeps_integers(np.ceil), "CeilBackward0", "", float_only=False)
-trunc = _unary("trunc", _keeps_integers(np.trunc), "TruncBackward0", "", float_only=False)
-round = _unary("round", np.round, "RoundBackward0", "", float_only=False)
+floor = _unary("floor", _keeps_integers(np.floor), "FloorBackward0", float_only=False)
+ceil = _unary("ceil", _keeps_integers(np.ceil), "CeilBackward0", float_only=False)
+trunc = _unary("trunc", _keeps_integers(np.trunc), "TruncBackward0", float_only=False)
+round = _unary("round", np.round, "RoundBackward0", float_only=False)
 
 
 @op("relu")
@@ -105,7 +105,7 @@ def relu(self):
         raise RuntimeError("Boolean inputs not supported for relu")
     out = Tensor._make(np.maximum(self._data, self._data.dtype.type(0)))
     if STATE.grad_enabled and self._requires_grad:
-        record(NODES["ReluBackward0"], (self,), (out,), (out,))
+        record(NODES["ReluBackward0"], (self,), (out,))
     return out
 
 
@@ -140,8 +140,7 @@ def _clamp_tensor(self, min, max):
         raise shape_error(e, *(b.shape for b in (self, *present))) from None
     out = Tensor._make(fix_dtype(np.asarray(data), dt))
     if recording(self, *present):
-        record(NODES["ClampBackward0"], (self, *present), (out,), (self, *present),
-               (lo is not None, hi is not None))
+        record(NODES["ClampBackward0"], (self, *present), (out,), (lo is not None, hi is not None))
     return out
 
 
@@ -155,7 +154,7 @@ def _clamp(self, min, max, node):
     data = np.clip(self._data.astype(dt, copy=False), lo, hi)
     out = Tensor._make(fix_dtype(data, dt))
     if STATE.grad_enabled and self._requires_grad:
-        record(NODES[node], (self,), (out,), (self,), (lo, hi))
+        record(NODES[node], (self,), (out,), (lo, hi))
     return out
 
 

@@ -131,7 +131,7 @@ def _slice(self, d, s):
     share_view(self, out)
     if STATE.grad_enabled:
         if self._requires_grad:
-            record(NODES["SliceBackward0"], (self,), (out,), (), (self._data.shape, key))
+            record(NODES["SliceBackward0"], (self,), (out,), (self._data.shape, key))
     else:
         out._view_meta = "no_grad"
     return out
@@ -151,7 +151,7 @@ def _advanced(self, key):
     out = wrap(np.ascontiguousarray(data))  # libtorch: a fresh contiguous tensor, whose later
     # views (t(), reshape) then share or copy memory as they do there
     if recording(self):
-        record(NODES["IndexBackward0"], (self,), (out,), (), (self._data.shape, advanced))
+        record(NODES["IndexBackward0"], (self,), (out,), (self._data.shape, advanced))
     return out
 
 
@@ -191,7 +191,7 @@ def index_backward(g, shape, key):
     """Zeros of ``shape`` with ``g`` added at ``key`` (the gradient of indexing); differentiable."""
     out = wrap(ARRAY_OPS.index_backward(g._data, shape, key))
     if recording(g):
-        record(NODES["IndexBackwardBackward0"], (g,), (out,), (), (key,))
+        record(NODES["IndexBackwardBackward0"], (g,), (out,), (key,))
     return out
 
 
@@ -207,8 +207,7 @@ def scatter_zeros(shape, dim, index, src, accumulate=False):
         np.put_along_axis(z, idx, data, axis=dim)
     out = wrap(z)
     if recording(src):
-        record(NODES["ScatterAddBackward0"], (Tensor._make(z), src), (out,), (),
-               (dim, idx, data.shape))
+        record(NODES["ScatterAddBackward0"], (Tensor._make(z), src), (out,), (dim, idx, data.shape))
     return out
 
 
@@ -241,7 +240,7 @@ def gather(self, dim, index):
     data = np.take_along_axis(x, idx, axis=d)
     out = wrap(data.reshape(index._data.shape))
     if recording(self):
-        record(NODES["GatherBackward0"], (self,), (out,), (), (self._data.shape, d, idx))
+        record(NODES["GatherBackward0"], (self,), (out,), (self._data.shape, d, idx))
     return out
 
 
@@ -255,7 +254,7 @@ def scatter_add(self, dim, index, src):
     scatter_add_into(z, d, idx, src._data.astype(z.dtype, copy=False))
     out = wrap(z)
     if recording(self, src):
-        record(NODES["ScatterAddBackward0"], (self, src), (out,), (), (d, idx, src._data.shape))
+        record(NODES["ScatterAddBackward0"], (self, src), (out,), (d, idx, src._data.shape))
     return out
 
 
@@ -286,7 +285,7 @@ def index_select(self, dim, index):
     if recording(self):
         if scalar:
             key = ()  # the gradient is g itself, written at the only position
-        record(NODES["IndexSelectBackward0"], (self,), (out,), (), (self._data.shape, key))
+        record(NODES["IndexSelectBackward0"], (self,), (out,), (self._data.shape, key))
     return out
 
 
@@ -307,11 +306,11 @@ def masked_fill(self, mask, value):
                                f"tensor with {value._data.ndim} dimension(s).")
         out = wrap(np.where(m, value._data.astype(self._data.dtype), self._data))
         if recording(self, value):
-            record(NODES["MaskedFillBackward1"], (self, value), (out,), (), (m,))
+            record(NODES["MaskedFillBackward1"], (self, value), (out,), (m,))
         return out
     out = wrap(np.where(m, np.asarray(value).astype(self._data.dtype), self._data))
     if recording(self):
-        record(NODES["MaskedFillBackward0"], (self,), (out,), (), (m,))
+        record(NODES["MaskedFillBackward0"], (self,), (out,), (m,))
     return out
 
 
@@ -414,7 +413,7 @@ def _index_put(self, key, values, accumulate, basic_node):
         # view of self: CopySlices, as for a basic key
         node = (basic_node if _is_basic(key) or split_key(key)[0] is not None
                 else "IndexPutBackward0")
-        record(NODES[node], (self, values), (out,), (), (key, accumulate))
+        record(NODES[node], (self, values), (out,), (key, accumulate))
     return out
 
 

@@ -39,7 +39,7 @@ def mm(self, mat2):
         raise _shape_error("mm", self, mat2)
     out = Tensor._make(a @ b)  # 2-d @ 2-d: always an ndarray
     if STATE.grad_enabled and (self._requires_grad or mat2._requires_grad):
-        record(_MM_NODE, (self, mat2), (out,), (self, mat2))
+        record(_MM_NODE, (self, mat2), (out,))
     return out
 
 
@@ -58,7 +58,7 @@ def dot(self, other):
     _check_float_or_same(self, other, "dot")
     out = wrap(np.asarray(np.dot(self._data, other._data)))
     if recording(self, other):
-        record(NODES["DotBackward0"], (self, other), (out,), (self, other))
+        record(NODES["DotBackward0"], (self, other), (out,))
     return out
 
 
@@ -76,7 +76,7 @@ def mv(self, vec):
     _check_float_or_same(self, vec, "mv")
     out = wrap(self._data @ vec._data)
     if recording(self, vec):
-        record(NODES["MvBackward0"], (self, vec), (out,), (self, vec))
+        record(NODES["MvBackward0"], (self, vec), (out,))
     return out
 
 
@@ -110,7 +110,7 @@ def matmul(self, other):
         raise shape_error(e, self._data.shape[:-2], other._data.shape[:-2]) from None
     out = wrap(data)
     if recording(self, other):
-        record(NODES["MatmulBackward0"], (self, other), (out,), (self, other))
+        record(NODES["MatmulBackward0"], (self, other), (out,))
     return out
 
 
@@ -137,7 +137,7 @@ def addmm(self, mat1, mat2, beta=1, alpha=1):
         data = np.asarray(data, dtype=np.result_type(prod.dtype, bias.dtype))
     out = wrap(data)
     if recording(self, mat1, mat2):
-        record(NODES["AddmmBackward0"], (self, mat1, mat2), (out,), (mat1, mat2), (beta, alpha))
+        record(NODES["AddmmBackward0"], (self, mat1, mat2), (out,), (beta, alpha))
     return out
 
 

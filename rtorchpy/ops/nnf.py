@@ -77,8 +77,7 @@ def nnf_mse_loss(input, target, reduction="mean"):
     data = sq if reduction == "none" else (sq.mean() if reduction == "mean" else sq.sum())
     out = wrap(np.asarray(data, dtype=dt))
     if recording(input, target):
-        record(NODES["MseLossBackward0"], (input, target), (out,), (input, target),
-               (reduction, count))
+        record(NODES["MseLossBackward0"], (input, target), (out,), (reduction, count))
     return out
 
 
@@ -118,8 +117,7 @@ def nnf_nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"
     if recording(input):
         # libtorch's nll_loss_nd goes through nll_loss2d for inputs of 3 or more dims
         node = NODES["NllLoss2DBackward0" if input.ndim >= 3 else "NllLossBackward0"]
-        record(node, (input,), (out,), (),
-               (input.shape, target._data, wdata, reduction, ignore_index, total))
+        record(node, (input,), (out,), (input.shape, target._data, wdata, reduction, ignore_index, total))
     return out
 
 
@@ -173,8 +171,7 @@ def nnf_binary_cross_entropy(input, target, weight=None, reduction="mean"):
     data = terms if reduction == "none" else (terms.mean() if reduction == "mean" else terms.sum())
     out = wrap(np.asarray(data, dtype=x.dtype))
     if recording(input):
-        record(NODES["BinaryCrossEntropyBackward0"], (input, target), (out,), (input, target),
-               (w, reduction, x.size))
+        record(NODES["BinaryCrossEntropyBackward0"], (input, target), (out,), (w, reduction, x.size))
     return out
 
 

@@ -66,11 +66,11 @@ def sum(self, dim=None, keepdim=False, dtype=None):
     if dims is None:
         out = wrap(np.asarray(x.sum(dtype=x.dtype)))
         if recording(self):
-            record(NODES["SumBackward0"], (self,), (out,), (), (x.shape,))
+            record(NODES["SumBackward0"], (self,), (out,), (x.shape,))
         return out
     out = _reduced(np.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=x.dtype)))
     if recording(self):
-        record(NODES["SumBackward1"], (self,), (out,), (), (x.shape, dims, keepdim))
+        record(NODES["SumBackward1"], (self,), (out,), (x.shape, dims, keepdim))
     return out
 
 
@@ -87,11 +87,11 @@ def mean(self, dim=None, keepdim=False, dtype=None):
     if dims is None:
         out = wrap(np.asarray(x.mean(dtype=x.dtype)))
         if recording(self):
-            record(NODES["MeanBackward0"], (self,), (out,), (), (x.shape, count))
+            record(NODES["MeanBackward0"], (self,), (out,), (x.shape, count))
         return out
     out = _reduced(np.asarray(x.mean(axis=dims, keepdims=keepdim, dtype=x.dtype)))
     if recording(self):
-        record(NODES["MeanBackward1"], (self,), (out,), (), (x.shape, dims, keepdim, count))
+        record(NODES["MeanBackward1"], (self,), (out,), (x.shape, dims, keepdim, count))
     return out
 
 
@@ -107,7 +107,7 @@ def prod(self, dim=None, keepdim=False, dtype=None):
         # the result is saved as libtorch saves it (its formula reads it): changing it in place
         # before backward is the same error there and here, although our formula does not
         record(NODES["ProdBackward0" if dim is None else "ProdBackward1"], (self,), (out,),
-               (self, out), (dims, keepdim))
+               (dims, keepdim))
     return out
 
 
@@ -123,7 +123,7 @@ def _extreme(name, np_fn, np_arg, full_node, dim_node):
                                    "argument.")
             out = wrap(np.asarray(np_fn(x)))
             if recording(self):
-                record(NODES[full_node], (self,), (out,), (self, out))
+                record(NODES[full_node], (self,), (out,))
             return out
         d = normalize_dim(dim, x.ndim)
         xd = x if x.ndim else x.reshape(1)
@@ -135,7 +135,7 @@ def _extreme(name, np_fn, np_arg, full_node, dim_node):
             values, idx = values.reshape(()), idx.reshape(())
         values, indices = _reduced(values), _reduced(idx.astype(np.int64))
         if recording(self):
-            record(NODES[dim_node], (self,), (values,), (), (x.shape, d, keepdim, idx))
+            record(NODES[dim_node], (self,), (values,), (x.shape, d, keepdim, idx))
         return values, indices
     fn.__name__ = name
     fn.__doc__ = (f"The {name}imum of all elements, or with ``dim`` a pair (values, indices) "
@@ -154,7 +154,7 @@ def _amax_like(name, np_fn, node):
         dims = _dims_or_all(dim, self._data.ndim)
         out = _reduced(np.asarray(np_fn(self._data, axis=_axis(dims), keepdims=keepdim)))
         if recording(self):
-            record(NODES[node], (self,), (out,), (self, out), (dims, keepdim))
+            record(NODES[node], (self,), (out,), (dims, keepdim))
         return out
     fn.__name__ = name
     fn.__doc__ = f"The {name[1:]}imum over ``dim`` (all dims by default); ties share the gradient."
@@ -195,7 +195,7 @@ def logsumexp(self, dim, keepdim=False):
         data = data.squeeze(axis=_axis(dims)) if dims is not None else data.reshape(())
     out = _reduced(np.asarray(data, dtype=x.dtype))
     if recording(self):
-        record(NODES["LogsumexpBackward0"], (self,), (out,), (self, out), (dims, keepdim))
+        record(NODES["LogsumexpBackward0"], (self,), (out,), (dims, keepdim))
     return out
 
 
@@ -215,7 +215,7 @@ def var(self, dim=None, unbiased=True, keepdim=False, correction=None):
     data = np.var(self._data, axis=_axis(dims), ddof=c, keepdims=keepdim)
     out = _reduced(np.asarray(data, dtype=self._data.dtype))
     if recording(self):
-        record(NODES["VarBackward0"], (self,), (out,), (self,), (dims, c, keepdim, count))
+        record(NODES["VarBackward0"], (self,), (out,), (dims, c, keepdim, count))
     return out
 
 
@@ -229,7 +229,7 @@ def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
     data = np.std(self._data, axis=_axis(dims), ddof=c, keepdims=keepdim)
     out = _reduced(np.asarray(data, dtype=self._data.dtype))
     if recording(self):
-        record(NODES["StdBackward0"], (self,), (out,), (self, out), (dims, c, keepdim, count))
+        record(NODES["StdBackward0"], (self,), (out,), (dims, c, keepdim, count))
     return out
 
 
@@ -253,7 +253,7 @@ def norm(self, p=2, dim=None, keepdim=False):
                              1 / p)
     out = _reduced(np.asarray(data, dtype=self._data.dtype))
     if recording(self) and p != 0:
-        record(NODES["NormBackward0"], (self,), (out,), (self, out), (p, dims, keepdim))
+        record(NODES["NormBackward0"], (self,), (out,), (p, dims, keepdim))
     return out
 
 
@@ -266,7 +266,7 @@ def cumsum(self, dim, dtype=None):
     d = normalize_dim(dim, x.ndim)
     out = wrap(np.cumsum(x, axis=d, dtype=x.dtype) if x.ndim else x.copy())
     if recording(self):
-        record(NODES["CumsumBackward0"], (self,), (out,), (), (d,))
+        record(NODES["CumsumBackward0"], (self,), (out,), (d,))
     return out
 
 
@@ -280,7 +280,7 @@ def softmax(self, dim, dtype=None):
         np.ones_like(x)
     out = wrap(e / e.sum(axis=d, keepdims=True) if x.ndim else e)
     if recording(self):
-        record(NODES["SoftmaxBackward0"], (self,), (out,), (out,), (d,))
+        record(NODES["SoftmaxBackward0"], (self,), (out,), (d,))
     return out
 
 
@@ -297,7 +297,7 @@ def log_softmax(self, dim, dtype=None):
         data = np.zeros_like(x)
     out = wrap(data)
     if recording(self):
-        record(NODES["LogSoftmaxBackward0"], (self,), (out,), (out,), (d,))
+        record(NODES["LogSoftmaxBackward0"], (self,), (out,), (d,))
     return out
 
 

@@ -24,7 +24,7 @@ from .. import dtypes as _dt
 from .registry import promote
 
 
-def _view_of(self, data, node, params=(), saved=(), view=False):
+def _view_of(self, data, node, params=(), view=False):
     """Wrap ``data`` (possibly a NumPy view of ``self``; ``view=True``: certainly one, no need to
     ask NumPy) and record ``node``."""
     out = Tensor._make(data)
@@ -34,10 +34,7 @@ def _view_of(self, data, node, params=(), saved=(), view=False):
             out._view_meta = "no_grad"
             return out
     if STATE.grad_enabled and self._requires_grad:
-        if saved:
-            record(node, (self,), (out,), saved, params)
-        else:
-            record1(node, self, out, None, params)
+        record1(node, self, out, params)
     return out
 
 
@@ -268,7 +265,7 @@ def repeat(self, *repeats):
                            "dimensions of tensor")
     out = wrap(np.tile(self._data, repeats))
     if recording(self):
-        record(NODES["RepeatBackward0"], (self,), (out,), (), (self._data.shape, repeats))
+        record(NODES["RepeatBackward0"], (self,), (out,), (self._data.shape, repeats))
     return out
 
 
@@ -280,7 +277,7 @@ def flip(self, dims):
         dims = ()  # dim 0 / -1 of a 0-dim tensor: nothing to reverse
     out = wrap(np.flip(self._data, dims).copy())
     if recording(self):
-        record(NODES["FlipBackward0"], (self,), (out,), (), (dims,))
+        record(NODES["FlipBackward0"], (self,), (out,), (dims,))
     return out
 
 
@@ -377,8 +374,7 @@ def cat(tensors, dim=0):
                                "list.")
     out = wrap(np.concatenate([t._data.astype(dt, copy=False) for t in parts], axis=d))
     if recording(*parts):
-        record(NODES["CatBackward0"], parts, (out,), (),
-               (d, tuple(t._data.shape[d] for t in parts)))
+        record(NODES["CatBackward0"], parts, (out,), (d, tuple(t._data.shape[d] for t in parts)))
     return out
 
 
@@ -395,7 +391,7 @@ def stack(tensors, dim=0):
     dt = _common(tensors)
     out = wrap(np.stack([t._data.astype(dt, copy=False) for t in tensors], axis=d))
     if recording(*tensors):
-        record(NODES["StackBackward0"], tensors, (out,), (), (d,))
+        record(NODES["StackBackward0"], tensors, (out,), (d,))
     return out
 
 
@@ -410,7 +406,7 @@ def _split_at(self, d, sizes, node="SplitBackward0"):
         share_view(self, o)
     recorded = recording(self)
     if recorded:
-        record(NODES[node], (self,), tuple(outs), (), (d,))
+        record(NODES[node], (self,), tuple(outs), (d,))
     mark_multi_output(outs, recorded)
     return tuple(outs)
 
@@ -459,7 +455,7 @@ def unbind(self, dim=0):
         share_view(self, o)
     recorded = recording(self) and outs
     if recorded:
-        record(NODES["UnbindBackward0"], (self,), outs, (), (d,))
+        record(NODES["UnbindBackward0"], (self,), outs, (d,))
     mark_multi_output(outs, recorded)
     return outs
 
@@ -516,5 +512,5 @@ def diagonal_backward(g, shape, offset, dim1, dim2):
     differentiable (its own gradient reads the diagonal back)."""
     out = wrap(ARRAY_OPS.diagonal_backward(g._data, shape, offset, dim1, dim2))
     if recording(g):
-        record1(NODES["DiagonalBackwardBackward0"], g, out, None, (offset, dim1, dim2))
+        record1(NODES["DiagonalBackwardBackward0"], g, out, (offset, dim1, dim2))
     return out
