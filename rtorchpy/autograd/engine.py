@@ -19,6 +19,8 @@ What keeps the per-node overhead small (it matters for graphs of many tiny ops):
 * gradients the engine owns — sums it made, and the new arrays of rows declared ``fresh`` —
   take later gradients in place and become a leaf's ``.grad`` without a copy (only for large
   arrays, where allocation costs page faults and a pass over memory).
+
+The file reads top to bottom: ``execute`` (the algorithm), then the helpers it calls, in order.
 """
 from __future__ import annotations
 
@@ -38,47 +40,6 @@ from .graph import AccumulateGrad
 # it a new array is as cheap as the bookkeeping
 _OWN_ABOVE = 4096
 _ANOMALY_NAN = "Function '{name}' returned nan values in its {i}th output."
-
-
-def _disown(owned, grads):
-    """Forget the engine's ownership of ``grads``; True if the first one was owned."""
-    first = grads[0]
-    steal = first is not None and owned.pop(id(first), None) is first
-    for g in grads[1:]:
-        if g is not None:
-            owned.pop(id(g), None)
-    return steal
-
-
-def _reachable(roots):
-    """Every node reachable from ``roots`` (iterative DFS)."""
-    seen = set(roots)
-    stack = list(seen)
-    while stack:
-        for child in stack.pop().edges:
-            if child is not None and child not in seen:
-                seen.add(child)
-                stack.append(child)
-    return seen
-
-
-def _needed_nodes(seen, targets):
-    """Nodes from which some target can be reached through at least one edge: only those run
-    for autograd_grad. A target itself is not run unless it also leads to another target (its
-    gradient is captured, its graph left intact)."""
-    parents = {}
-    for node in seen:
-        for child in node.edges:
-            if child is not None:
-                parents.setdefault(child, []).append(node)
-    needed = set()
-    stack = list(targets)
-    while stack:
-        for p in parents.get(stack.pop(), ()):
-            if p not in needed:
-                needed.add(p)
-                stack.append(p)
-    return needed
 
 
 def execute(roots, retain_graph, create_graph, capture=None):
@@ -240,6 +201,50 @@ def execute(roots, retain_graph, create_graph, capture=None):
     finally:
         STATE.grad_enabled = previous_mode
     return captured
+
+
+
+# -- what execute calls, in the order it calls it ----------------------------------------------
+
+def _disown(owned, grads):
+    """Forget the engine's ownership of ``grads``; True if the first one was owned."""
+    first = grads[0]
+    steal = first is not None and owned.pop(id(first), None) is first
+    for g in grads[1:]:
+        if g is not None:
+            owned.pop(id(g), None)
+    return steal
+
+
+def _reachable(roots):
+    """Every node reachable from ``roots`` (iterative DFS)."""
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        for child in stack.pop().edges:
+            if child is not None and child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return seen
+
+
+def _needed_nodes(seen, targets):
+    """Nodes from which some target can be reached through at least one edge: only those run
+    for autograd_grad. A target itself is not run unless it also leads to another target (its
+    gradient is captured, its graph left intact)."""
+    parents = {}
+    for node in seen:
+        for child in node.edges:
+            if child is not None:
+                parents.setdefault(child, []).append(node)
+    needed = set()
+    stack = list(targets)
+    while stack:
+        for p in parents.get(stack.pop(), ()):
+            if p not in needed:
+                needed.add(p)
+                stack.append(p)
+    return needed
 
 
 def _accumulate(old, g, as_tensors, owned):
