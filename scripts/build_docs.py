@@ -248,9 +248,24 @@ def derivatives_page():
     return "\n".join(out) + "\n"
 
 
-MODULES = ["_tensor", "_ops", "_derivatives", "autograd.graph", "autograd.engine",
-           "autograd.grad_mode", "autograd.function", "autograd.gradcheck", "_format",
-           "_rbridge"]
+# the package's folders bottom up (the layers of docs/internals/index.md); every module of each
+# is listed, so a new module cannot be left out of the page
+LAYER_ORDER = ["numerics", "dtypes", "tensor", "autograd", "derivatives", "ops", "nn", "optim",
+               "serialization", "_r"]
+
+
+def _modules():
+    """Every module of the package (packages first within their folder), in layer order."""
+    import pkgutil
+
+    import rtorchpy
+    names = [m.name[len("rtorchpy."):] for m in pkgutil.walk_packages(rtorchpy.__path__, "rtorchpy.")]
+
+    def key(name):
+        top = name.split(".")[0]
+        rank = LAYER_ORDER.index(top) if top in LAYER_ORDER else len(LAYER_ORDER)
+        return (rank, name.count(".") > 0, name)
+    return sorted(names, key=key)
 
 
 def _rst_to_md(text):
@@ -274,12 +289,10 @@ def modules_page():
            "# Module notes", "",
            "Each module of `rtorchpy/` starts with a note on what it does and why it is built "
            "that way. They are collected here from the code when the site is built.", ""]
-    for name in MODULES:
-        try:
-            module = importlib.import_module("rtorchpy." + name)
-        except ImportError:
-            continue
-        path = "rtorchpy/" + name.replace(".", "/") + ".py"
+    for name in _modules():
+        module = importlib.import_module("rtorchpy." + name)
+        path = "rtorchpy/" + name.replace(".", "/") + (
+            "/__init__.py" if hasattr(module, "__path__") else ".py")
         out += [f"## `{path}`", "", _rst_to_md(inspect.getdoc(module) or "(no description)"), ""]
     return "\n".join(out)
 
