@@ -231,11 +231,11 @@ def derivatives_page():
     """The derivative table, generated from ``rtorchpy.derivatives.ROWS``."""
     import inspect
 
-    from rtorchpy.derivatives import elementwise as _derivatives
+    from rtorchpy import derivatives as _derivatives
     out = ["<!-- Generated from rtorchpy.derivatives.ROWS by scripts/build_docs.py. -->", "",
            "# Derivative table", "",
            "Every backward node of the engine is one row of the derivative table "
-           "(`rtorchpy/_derivatives.py` and `_derivatives_shape.py`). This page "
+           "(`rtorchpy/derivatives/`, and one row of autograd itself). This page "
            "is generated from that table (`ROWS`) when the site is built, so it always shows the "
            "formulas the code runs. `g` is the gradient flowing into the node; each formula "
            "gives the gradient for one input. Broadcasting is undone by the engine, not here.",
