@@ -57,17 +57,17 @@ class optim_adadelta(Optimizer):
                     st["acc_delta"] = Tensor._make(np.zeros_like(d))
                 st["step"] = int(st["step"]) + 1
                 if wd != 0:
-                    g = d * wd
+                    g = np.multiply(d, wd, out=self._scratch(d, 3))
                     g += grad._data
                 v = st["square_avg"]._data
                 u = st["acc_delta"]._data
                 v *= rho
-                tmp = np.multiply(g, 1 - rho)
+                tmp = np.multiply(g, 1 - rho, out=self._scratch(d, 0))
                 tmp *= g
                 v += tmp
-                std = np.add(v, eps)
+                std = np.add(v, eps, out=self._scratch(d, 1))
                 np.sqrt(std, out=std)
-                delta = np.add(u, eps)
+                delta = np.add(u, eps, out=self._scratch(d, 2))
                 np.sqrt(delta, out=delta)
                 delta /= std
                 delta *= g

@@ -71,13 +71,13 @@ class optim_adagrad(Optimizer):
                     self._init_state(group)
                 step = st["step"] = int(st["step"]) + 1
                 if wd != 0:
-                    g = d * wd
+                    g = np.multiply(d, wd, out=self._scratch(d, 2))
                     g += grad._data
                 clr = lr / (1 + (float(step) - 1) * lr_decay)
                 s = st["sum"]._data
-                tmp = np.multiply(g, g)
+                tmp = np.multiply(g, g, out=self._scratch(d, 0))
                 s += tmp
-                std = np.sqrt(s)
+                std = np.sqrt(s, out=self._scratch(d, 1))
                 std += eps
                 np.multiply(g, -clr, out=tmp)
                 tmp /= std

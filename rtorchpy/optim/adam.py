@@ -86,10 +86,10 @@ class optim_adam(Optimizer):
                     if decoupled:
                         d *= 1 - lr * wd
                     else:
-                        g = d * wd
+                        g = np.multiply(d, wd, out=self._scratch(d, 2))
                         g += grad._data
                 # m.lerp_(g, 1 - beta1)
-                tmp = np.subtract(g, m)
+                tmp = np.subtract(g, m, out=self._scratch(d, 0))
                 tmp *= 1 - beta1
                 m += tmp
                 # v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
@@ -106,9 +106,9 @@ class optim_adam(Optimizer):
                         st["max_exp_avg_sq"] = Tensor._make(np.zeros_like(d))
                     vmax = st["max_exp_avg_sq"]._data
                     np.maximum(vmax, v, out=vmax)
-                    denom = np.sqrt(vmax)
+                    denom = np.sqrt(vmax, out=self._scratch(d, 1))
                 else:
-                    denom = np.sqrt(v)
+                    denom = np.sqrt(v, out=self._scratch(d, 1))
                 denom /= bias_correction2_sqrt
                 denom += eps
                 # p.addcdiv_(m, denom, value=-step_size)

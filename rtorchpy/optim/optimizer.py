@@ -266,6 +266,17 @@ class Optimizer:
         """Perform one optimization step; returns the closure's loss when one is given."""
         raise NotImplementedError(f"{type(self).__name__} does not implement step()")
 
+    def _scratch(self, like, k=0):
+        """A scratch array shaped like ``like`` (its dtype), the ``k``-th of this optimizer's
+        reusable buffers: one flat buffer per (dtype, k), grown to the largest parameter, so
+        a step allocates nothing per parameter. Not part of the state."""
+        buffers = self.__dict__.setdefault("_buffers", {})
+        key = (like.dtype, k)
+        buf = buffers.get(key)
+        if buf is None or buf.size < like.size:
+            buf = buffers[key] = np.empty(like.size, like.dtype)
+        return buf[:like.size].reshape(like.shape)
+
     @staticmethod
     def _eval_closure(closure):
         """Call ``closure()`` with grad mode on (the step itself runs under no-grad) and return

@@ -69,11 +69,11 @@ class optim_rmsprop(Optimizer):
                         st["grad_avg"] = Tensor._make(np.zeros_like(d))
                 st["step"] = int(st["step"]) + 1
                 if wd != 0:
-                    g = d * wd
+                    g = np.multiply(d, wd, out=self._scratch(d, 2))
                     g += grad._data
                 v = st["square_avg"]._data
                 v *= alpha
-                tmp = np.multiply(g, 1 - alpha)
+                tmp = np.multiply(g, 1 - alpha, out=self._scratch(d, 0))
                 tmp *= g
                 v += tmp
                 if centered:
@@ -83,12 +83,12 @@ class optim_rmsprop(Optimizer):
                     np.subtract(g, c, out=tmp)
                     tmp *= 1 - alpha
                     c += tmp
-                    avg = np.multiply(c, -1.0)
+                    avg = np.multiply(c, -1.0, out=self._scratch(d, 1))
                     avg *= c
                     avg += v
                     np.sqrt(avg, out=avg)
                 else:
-                    avg = np.sqrt(v)
+                    avg = np.sqrt(v, out=self._scratch(d, 1))
                 avg += eps
                 if momentum > 0:
                     if "momentum_buffer" not in st:

@@ -59,7 +59,7 @@ class optim_sgd(Optimizer):
                 g = grad._data
                 fresh = False  # whether g is a temporary this step may scale in place
                 if wd != 0:
-                    g = d * wd
+                    g = np.multiply(d, wd, out=self._scratch(d, 0))
                     g += grad._data
                     fresh = True
                 if momentum != 0:
@@ -76,7 +76,7 @@ class optim_sgd(Optimizer):
                         else:
                             b += g * (1 - dampening)
                     if nesterov:
-                        nudged = b * momentum
+                        nudged = np.multiply(b, momentum, out=self._scratch(d, 1))
                         nudged += g
                         g = nudged
                         fresh = True
@@ -87,7 +87,7 @@ class optim_sgd(Optimizer):
                     g *= lr
                     d -= g
                 else:
-                    d -= g * lr
+                    d -= np.multiply(g, lr, out=self._scratch(d, 1))
                 bump_version(p)
         return loss
 
