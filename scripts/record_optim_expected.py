@@ -39,7 +39,9 @@ def _format(expected):
         lines.append(f"    {name!r}: [")
         for row in rows:
             if isinstance(row, (list, tuple)):
-                lines.append("        [" + ", ".join(repr(float(v)) for v in row) + "],")
+                numbers = [repr(float(v)) for v in row]
+                chunks = [", ".join(numbers[i:i + 4]) for i in range(0, len(numbers), 4)]
+                lines.append("        [" + ",\n         ".join(chunks) + "],")
             else:
                 lines.append(f"        {float(row)!r},")
         lines.append("    ],")

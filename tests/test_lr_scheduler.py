@@ -289,6 +289,18 @@ def test_custom_scheduler_by_subclass_and_factory():
         LRScheduler(_opt())
 
 
+def test_whole_number_floats_count_as_integers():
+    # R passes step_size = 2 as a double
+    sched = lr_step(_opt(), step_size=2.0)
+    assert sched.step_size == 2 and type(sched.step_size) is int
+    sched = lr_one_cycle(_opt(momentum=0.9), max_lr=0.1, epochs=2.0, steps_per_epoch=3.0)
+    assert sched.total_steps == 6
+    sched = lr_reduce_on_plateau(_opt(), patience=3.0, cooldown=1.0)
+    assert (sched.patience, sched.cooldown) == (3, 1)
+    with pytest.raises(TypeError, match="step_size must be an integer, got 2.5"):
+        lr_step(_opt(), step_size=2.5)
+
+
 def test_cosine_annealing_reaches_eta_min():
     opt = _opt(1.0)
     sched = lr_cosine_annealing(opt, T_max=10, eta_min=0.1)

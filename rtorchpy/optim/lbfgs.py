@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.graph import bump_version
-from .optimizer import Optimizer, check_number
+from .optimizer import Optimizer, as_count, check_number
 
 __all__ = ["optim_lbfgs"]
 
@@ -167,8 +167,7 @@ class optim_lbfgs(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-07,
                  tolerance_change=1e-09, history_size=100, line_search_fn=None):
-        check_number("max_iter", max_iter, low=0, low_open=True, integer=True,
-                     message="Invalid max_iter value: {}")
+        max_iter = as_count("max_iter", max_iter, 1, "Invalid max_iter value: {}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval,
@@ -187,11 +186,14 @@ class optim_lbfgs(Optimizer):
 
     def _check_group(self, group):
         super()._check_group(group)
-        check_number("max_iter", group["max_iter"], low=0, low_open=True, integer=True)
-        check_number("max_eval", group["max_eval"], low=0, low_open=True, integer=True)
+        group["max_iter"] = as_count("max_iter", group["max_iter"], 1,
+                                     "Invalid max_iter value: {}")
+        group["max_eval"] = as_count("max_eval", group["max_eval"], 1,
+                                     "Invalid max_eval value: {}")
         check_number("tolerance_grad", group["tolerance_grad"], low=0)
         check_number("tolerance_change", group["tolerance_change"], low=0)
-        check_number("history_size", group["history_size"], low=0, low_open=True, integer=True)
+        group["history_size"] = as_count("history_size", group["history_size"], 1,
+                                         "Invalid history_size value: {}")
         if group["line_search_fn"] not in (None, "strong_wolfe"):
             raise ValueError("only 'strong_wolfe' is supported as line_search_fn (or None), got "
                              f"{group['line_search_fn']!r}")

@@ -13,7 +13,7 @@ import math
 import numbers
 import types
 
-from .optimizer import Optimizer
+from .optimizer import Optimizer, as_count
 
 __all__ = ["LRScheduler", "lr_scheduler", "lr_step", "lr_multiplicative", "lr_lambda",
            "lr_one_cycle", "lr_cosine_annealing", "lr_reduce_on_plateau"]
@@ -52,8 +52,7 @@ class LRScheduler:
 
     def __init__(self, optimizer, last_epoch=-1):
         _check_optimizer(optimizer)
-        if not isinstance(last_epoch, numbers.Integral) or isinstance(last_epoch, bool):
-            raise TypeError(f"last_epoch must be an integer, got {type(last_epoch).__name__}")
+        last_epoch = as_count("last_epoch", last_epoch, -1)
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
@@ -169,9 +168,8 @@ class lr_step(LRScheduler):
     epochs each group's learning rate is multiplied by ``gamma``."""
 
     def __init__(self, optimizer, step_size, gamma=0.1, last_epoch=-1):
-        if not isinstance(step_size, numbers.Integral) or isinstance(step_size, bool) or \
-                step_size <= 0:
-            raise ValueError(f"step_size must be a positive integer, got {step_size!r}")
+        step_size = as_count("step_size", step_size, 1,
+                             "step_size must be a positive integer, got {}")
         if not isinstance(gamma, numbers.Real) or isinstance(gamma, bool):
             raise TypeError(f"gamma must be a number, got {type(gamma).__name__}")
         self.step_size = step_size
@@ -189,7 +187,10 @@ class lr_cosine_annealing(LRScheduler):
     rate follows a cosine from its initial value down to ``eta_min`` over ``T_max`` epochs
     (and back up over the next ``T_max``), computed in PyTorch's recursive form:
 
-        lr_t = eta_min + (lr_{t-1} - eta_min) * (1 + cos(pi t / T_max)) / (1 + cos(pi (t-1) / T_max))
+        lr_t = eta_min + (lr_{t-1} - eta_min) * (1 + cos(pi t / T_max))
+                                              / (1 + cos(pi (t - 1) / T_max))
+
+    which, from the initial rate, is ``eta_min + (lr_0 - eta_min) * (1 + cos(pi t / T_max)) / 2``.
     """
 
     def __init__(self, optimizer, T_max, eta_min=0.0, last_epoch=-1):
@@ -241,18 +242,13 @@ class lr_one_cycle(LRScheduler):
         _check_optimizer(optimizer)
         self.optimizer = optimizer
         if total_steps is not None:
-            if not isinstance(total_steps, numbers.Integral) or isinstance(total_steps, bool) \
-                    or total_steps <= 0:
-                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
-            self.total_steps = int(total_steps)
+            self.total_steps = as_count("total_steps", total_steps, 1,
+                                        "Expected positive integer total_steps, but got {}")
         elif epochs is not None and steps_per_epoch is not None:
-            if not isinstance(epochs, numbers.Integral) or isinstance(epochs, bool) or epochs <= 0:
-                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
-            if not isinstance(steps_per_epoch, numbers.Integral) or \
-                    isinstance(steps_per_epoch, bool) or steps_per_epoch <= 0:
-                raise ValueError("Expected positive integer steps_per_epoch, but got "
-                                 f"{steps_per_epoch}")
-            self.total_steps = int(epochs) * int(steps_per_epoch)
+            epochs = as_count("epochs", epochs, 1, "Expected positive integer epochs, but got {}")
+            steps_per_epoch = as_count("steps_per_epoch", steps_per_epoch, 1,
+                                       "Expected positive integer steps_per_epoch, but got {}")
+            self.total_steps = epochs * steps_per_epoch
         else:
             raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
         if not isinstance(pct_start, numbers.Real) or isinstance(pct_start, bool) or \
@@ -365,9 +361,10 @@ class lr_reduce_on_plateau(LRScheduler):
             raise ValueError(f"mode {mode} is unknown!")
         if threshold_mode not in ("rel", "abs"):
             raise ValueError(f"threshold mode {threshold_mode} is unknown!")
-        for name, value in (("patience", patience), ("cooldown", cooldown)):
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+        patience = as_count("patience", patience, 0,
+                            "patience must be a non-negative integer, got {}")
+        cooldown = as_count("cooldown", cooldown, 0,
+                            "cooldown must be a non-negative integer, got {}")
         self.factor = factor
         self.optimizer = optimizer
         if isinstance(min_lr, (list, tuple)):

@@ -92,15 +92,11 @@ def _cast_state_value(value, param, key=None):
 
 
 def check_number(name, value, low=None, low_open=False, high=None, high_open=False,
-                 message=None, integer=False):
+                 message=None):
     """Refuse an option that is not a real number, or is outside [low, high] (open ends when
     asked), with PyTorch's message ``Invalid <what> value: <value>`` (``message`` overrides)."""
-    ok_type = isinstance(value, numbers.Real) and not isinstance(value, bool)
-    if integer:
-        ok_type = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if not ok_type:
-        kind = "an integer" if integer else "a number"
-        raise TypeError(f"{name} must be {kind}, got {type(value).__name__}")
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
     bad = value != value  # NaN
     if low is not None:
         bad = bad or (value <= low if low_open else value < low)
@@ -108,6 +104,19 @@ def check_number(name, value, low=None, low_open=False, high=None, high_open=Fal
         bad = bad or (value >= high if high_open else value > high)
     if bad:
         raise ValueError(message.format(value) if message else f"Invalid {name} value: {value}")
+
+
+def as_count(name, value, minimum=0, message=None):
+    """``value`` as an int: an integer, or a float with an integral value (R's ``20``), at least
+    ``minimum``; else TypeError (not a whole number) or ValueError (too small; ``message``,
+    formatted with the value, overrides the text)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or \
+            not float(value).is_integer():
+        raise TypeError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(message.format(value) if message else
+                         f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
 
 
 def check_flag(name, value):
