@@ -196,6 +196,22 @@ def test_load_state_dict_restores_group_options():
     assert opt.param_groups[0]["params"][0] is params[0]
 
 
+def test_state_dict_carries_scheduler_keys():
+    params, loss_fn = make("rtorchpy", "linreg")
+    opt = optim_sgd(params, lr=0.1, momentum=0.9)
+    r.lr_one_cycle(opt, max_lr=0.5, total_steps=10)
+    sd = opt.state_dict()
+    assert {"initial_lr", "max_lr", "min_lr", "max_momentum", "base_momentum"} <= \
+        set(sd["param_groups"][0])
+    params2, _ = make("rtorchpy", "linreg")
+    opt2 = optim_sgd(params2, lr=0.1)
+    opt2.load_state_dict(sd)
+    assert opt2.param_groups[0]["max_lr"] == 0.5
+    opt2.add_param_group(dict(opt2.param_groups[0], params=[torch_tensor([1.0],
+                                                                         requires_grad=True)]))
+    assert opt2.param_groups[1]["initial_lr"] == opt2.param_groups[0]["initial_lr"]
+
+
 def _snapshot(opt):
     sd = opt.state_dict()
     return repr(sd["param_groups"]), {k: {n: np.asarray(v) if not isinstance(v, r.Tensor) else

@@ -212,13 +212,15 @@ class Optimizer:
             if not p.requires_grad:
                 raise ValueError("can't optimize a Tensor that doesn't require grad (set "
                                  "requires_grad = TRUE on it, or leave it out)")
-        unknown = [k for k in param_group if k != "params" and k not in self.defaults]
+        unknown = [k for k in param_group if k != "params" and k not in self.defaults and
+                   k not in _SCHEDULER_KEYS]
         if unknown:
             known = ", ".join(self.defaults)
             raise ValueError(f"unknown optimizer option{'s' if len(unknown) > 1 else ''} "
                              f"{', '.join(repr(k) for k in unknown)} in parameter group; "
                              f"{type(self).__name__} knows: {known}")
         group = {"params": params}
+        group.update((k, param_group[k]) for k in _SCHEDULER_KEYS if k in param_group)
         for name, default in self.defaults.items():
             if name in param_group:
                 group[name] = param_group[name]
