@@ -2,13 +2,13 @@
 
     python benchmarks/bench_optim.py [--threads N]
 
-Gradients are set once (random); each timed call is ``opt.step()`` alone. Reports the median
-of several repeats, in microseconds per step, for a small and a larger MLP (float32).
+Gradients are set once (random); each timed call is ``opt.step()`` alone. The two libraries'
+runs alternate, and each reports its best of 15 repeats (the machine may be shared), in
+microseconds per step, for a small and a larger MLP (float32).
 """
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
 import numpy as np
@@ -28,14 +28,16 @@ def shapes(sizes):
     return out
 
 
-def timeit(fn, number, repeat=7):
-    times = []
+def timeit(fns, number, repeat=15):
+    """Best time per call of each function, in microseconds, their repeats interleaved."""
+    times = [[] for _ in fns]
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fn()
-        times.append((time.perf_counter() - t0) / number)
-    return statistics.median(times) * 1e6
+        for fn, out in zip(fns, times):
+            t0 = time.perf_counter()
+            for _ in range(number):
+                fn()
+            out.append((time.perf_counter() - t0) / number)
+    return [min(t) * 1e6 for t in times]
 
 
 def main():
@@ -58,15 +60,17 @@ def main():
             for p, g in zip(rp, grads):
                 p.grad = r.torch_tensor(g)
             ro = getattr(r, name)(rp, **kw)
-            ours = timeit(ro.step, number)
+            if torch is None:
+                ours, = timeit([ro.step], number)
+                print(f"{mlp:20s} {name:14s} rtorchpy {ours:9.1f} us")
+                continue
+            tp = [torch.tensor(a, requires_grad=True) for a in arrays]
+            for p, g in zip(tp, grads):
+                p.grad = torch.tensor(g)
+            to = getattr(torch.optim, tname)(tp, **kw)
+            ours, theirs = timeit([ro.step, to.step], number)
             line = f"{mlp:20s} {name:14s} rtorchpy {ours:9.1f} us"
-            if torch is not None:
-                tp = [torch.tensor(a, requires_grad=True) for a in arrays]
-                for p, g in zip(tp, grads):
-                    p.grad = torch.tensor(g)
-                to = getattr(torch.optim, tname)(tp, **kw)
-                theirs = timeit(to.step, number)
-                line += f"   torch {theirs:9.1f} us   ratio {ours / theirs:5.2f}"
+            line += f"   torch {theirs:9.1f} us   ratio {ours / theirs:5.2f}"
             print(line)
 
 
