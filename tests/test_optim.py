@@ -7,8 +7,6 @@ The recorded block at the end is written by ``scripts/record_optim_expected.py``
 from __future__ import annotations
 
 import math
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -17,9 +15,7 @@ import rtorchpy as r
 from rtorchpy import (Optimizer, optim_adadelta, optim_adagrad, optim_adam, optim_adamw,
                       optim_lbfgs, optim_rmsprop, optim_sgd, optimizer, torch_tensor,
                       with_no_grad)
-
-sys.path.insert(0, os.path.dirname(__file__))
-from _optim_problems import make, run  # noqa: E402
+from _optim_problems import make, run
 
 RTOL, ATOL = 1e-12, 1e-14
 
