@@ -120,6 +120,7 @@ def as_count(name, value, minimum=0, message=None):
 
 
 def check_flag(name, value):
+    """Refuse an option that must be TRUE or FALSE but is something else."""
     if not isinstance(value, (bool, np.bool_)):
         raise TypeError(f"{name} must be TRUE or FALSE (a bool), got {type(value).__name__}")
 
