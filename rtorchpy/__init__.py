@@ -30,6 +30,8 @@ from .ops.creation import __all__ as _creation_names
 from .ops.nnf import *  # noqa: F401,F403
 from .ops.nnf import __all__ as _nnf_names
 from .ops.registry import OPS
+from .optim import *  # noqa: F401,F403
+from .optim import __all__ as _optim_names
 from .tensor import Tensor
 
 __version__ = "0.1.0.dev0"
@@ -56,7 +58,8 @@ def is_torch_tensor(x):
 
 
 __all__ = sorted(set(
-    _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) + [
+    _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) +
+    list(_optim_names) + [
         "Tensor", "is_torch_tensor", "autograd_backward", "autograd_grad", "with_no_grad",
         "with_enable_grad", "set_grad_enabled", "autograd_set_grad_mode", "is_grad_enabled",
         "with_detect_anomaly", "autograd_set_detect_anomaly", "is_anomaly_enabled",
