@@ -93,6 +93,15 @@ class _ArrayOps:
     pow = staticmethod(rounded.power)  # ndarray ** is NumPy's float32 pow: CPU-dependent
     sqrt = staticmethod(np.sqrt)
     abs = staticmethod(np.abs)
+    # (nn functions: _derivatives_nn.py)
+    tanh = staticmethod(rounded.tanh)
+    sigmoid = staticmethod(rounded.sigmoid)
+    erf = staticmethod(rounded.erf)
+
+    @staticmethod
+    def log_sigmoid(x):
+        """log(sigmoid(x)) without overflow: min(x, 0) - log1p(exp(-|x|))."""
+        return np.minimum(x, 0) - rounded.log1p(rounded.exp(-np.abs(x)))
     trunc = staticmethod(np.trunc)
     floor = staticmethod(np.floor)
     matmul = staticmethod(np.matmul)
@@ -326,6 +335,24 @@ class _TensorOps:
     @staticmethod
     def sqrt(x):
         return x.sqrt()
+
+    @staticmethod
+    def tanh(x):
+        return x.tanh()
+
+    @staticmethod
+    def sigmoid(x):
+        return x.sigmoid()
+
+    @staticmethod
+    def erf(x):
+        from ._nnf_extra import erf
+        return erf(x)
+
+    @staticmethod
+    def log_sigmoid(x):
+        from ._nnf_extra import nnf_logsigmoid
+        return nnf_logsigmoid(x)
 
     @staticmethod
     def abs(x):

@@ -218,3 +218,10 @@ def nnf_binary_cross_entropy(input, target, weight=None, reduction="mean"):
     return out
 
 
+
+
+# more nnf_* functions (activations, losses, normalization, dropout, embedding, bilinear)
+from ._nnf_extra import *  # noqa: E402,F401,F403
+from ._nnf_extra import __all__ as _extra_names  # noqa: E402
+
+__all__ = __all__ + list(_extra_names)
