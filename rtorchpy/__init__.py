@@ -28,6 +28,11 @@ from .dtypes import *  # noqa: F401,F403
 from .dtypes import __all__ as _dtype_names
 from .nnf import *  # noqa: F401,F403
 from .nnf import __all__ as _nnf_names
+from .backends import *  # noqa: F401,F403
+from .backends import __all__ as _backend_names
+from .nn import *  # noqa: F401,F403
+from .nn import __all__ as _nn_names
+from .serialization import torch_load, torch_save
 
 __version__ = "0.1.0.dev0"
 
@@ -53,7 +58,8 @@ def is_torch_tensor(x):
 
 
 __all__ = sorted(set(
-    _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) + [
+    _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) +
+    list(_nn_names) + list(_backend_names) + ["torch_save", "torch_load"] + [
         "Tensor", "is_torch_tensor", "autograd_backward", "autograd_grad", "with_no_grad",
         "with_enable_grad", "set_grad_enabled", "autograd_set_grad_mode", "is_grad_enabled",
         "with_detect_anomaly", "autograd_set_detect_anomaly", "is_anomaly_enabled",
