@@ -54,7 +54,8 @@ class _Writer:
             key = self.by_id.get(id(obj))
             if key is None:
                 key = self.by_id[id(obj)] = f"t{len(self.arrays)}"
-                data = np.ascontiguousarray(obj._data)
+                data = obj._data  # (by value: a view's elements, in C order, 0-d kept)
+                data = data if data.flags.c_contiguous else data.copy(order="C")
                 if data.dtype.name not in _DTYPES:
                     raise TypeError(f"torch_save(): can't save a tensor of dtype "
                                     f"{obj.dtype!r} (at {path})")
@@ -123,8 +124,10 @@ class _Reader:
                 raise _bad(self.path, f"the manifest names a missing array {key!r}")
             try:
                 data = self.archive[key]  # allow_pickle=False: an object array raises here
-            except ValueError as e:
+            except (ValueError, OSError, zipfile.BadZipFile) as e:
                 raise _bad(self.path, f"array {key}: {e}") from None
+            if not isinstance(data, np.ndarray):
+                raise _bad(self.path, f"{key} is not an .npy array")
             if data.dtype.name not in _DTYPES or data.dtype.name != n.get("dtype"):
                 raise _bad(self.path, f"array {key} has dtype {data.dtype.name}, expected "
                                       f"{n.get('dtype')}")
@@ -166,8 +169,11 @@ def torch_load(path):
     with archive:
         if MANIFEST not in archive.files:
             raise _bad(path, "no manifest")
-        raw = archive[MANIFEST]
-        if raw.dtype != np.uint8 or raw.ndim != 1:
+        try:
+            raw = archive[MANIFEST]
+        except (ValueError, OSError, zipfile.BadZipFile) as e:
+            raise _bad(path, f"unreadable manifest: {e}") from None
+        if not isinstance(raw, np.ndarray) or raw.dtype != np.uint8 or raw.ndim != 1:
             raise _bad(path, "malformed manifest")
         try:
             manifest = json.loads(raw.tobytes().decode("utf-8"))
