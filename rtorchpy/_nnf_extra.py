@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from . import _ops, _ops_inplace, _ops_reduce, _ops_shape  # noqa: F401  (ops registered)
+from . import _ops, _ops_inplace
 from . import _rounded_math as rounded
 from . import _derivatives_nn  # noqa: F401  (registers the rows used below)
 from ._derivatives import NODES
@@ -149,14 +149,10 @@ def nnf_gelu(input, approximate="none"):
                   "GeluBackward0", (approximate,))
 
 
-def _sigmoid64(x):
-    return rounded.sigmoid(x)
-
-
 def nnf_silu(input, inplace=False):
     """Sigmoid linear unit (swish): ``input * sigmoid(input)``."""
     return _maybe_inplace(input, inplace, lambda t: _unary(
-        t, "nnf_silu", lambda x: x * _sigmoid64(x), "SiluBackward0", ()))
+        t, "nnf_silu", lambda x: x * rounded.sigmoid(x), "SiluBackward0", ()))
 
 
 def nnf_elu(input, alpha=1.0, inplace=False):

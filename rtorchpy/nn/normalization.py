@@ -79,7 +79,8 @@ class nn_batch_norm1d(nn_module):
             n._data[...] += 1
             bump_version(n)
             factor = 1.0 / float(n._data) if self.momentum is None else self.momentum
+        # batch statistics in training, or always when no running statistics are tracked
+        # (then the buffers are None and nothing is updated)
         use_batch = self.training or not self.track_running_stats
-        return nnf_batch_norm(input, self.running_mean if not use_batch or self.training else None,
-                              self.running_var if not use_batch or self.training else None,
-                              self.weight, self.bias, use_batch, factor, self.eps)
+        return nnf_batch_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                              use_batch, factor, self.eps)
