@@ -300,6 +300,9 @@ def test_containers():
     assert isinstance(ml[0], rt.nn_tanh) and list(ml.children)[-1] == "4"
     del ml[0]
     assert len(ml) == 4
+    with pytest.raises(TypeError, match="is not an nn_module"):
+        ml.extend([rt.nn_relu(), "not a module"])
+    assert len(ml) == 4  # nothing added
     md = rt.nn_module_dict({"enc": rt.nn_linear(2, 3), "dec": rt.nn_linear(3, 2)})
     assert list(md.keys()) == ["enc", "dec"] and "enc" in md and len(md) == 2
     assert list(md.parameters) == ["enc.weight", "enc.bias", "dec.weight", "dec.bias"]

@@ -72,6 +72,8 @@ class _IndexedModules(nn_module):
         return self
 
     def extend(self, modules):
+        """Add ``modules`` at the end (all checked first: on error nothing is added)."""
+        modules = [_check_module(m, type(self).__name__) for m in modules]
         for m in modules:
             self.append(m)
         return self
