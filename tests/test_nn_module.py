@@ -500,3 +500,37 @@ def test_loss_modules_against_torch(name, ours, theirs, kind, reduction):
     out.sum().backward()
     tout.sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("kw", [{}, {"padding_idx": 1}, {"max_norm": 0.5},
+                                {"scale_grad_by_freq": True}])
+def test_embedding_module_against_torch(kw):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    theirs = torch.nn.Embedding(6, 3, **kw).double()
+    ours = rt.nn_embedding(6, 3, dtype=rt.torch_float64(), **kw)
+    _copy_weights(ours, theirs, torch)
+    idx = np.array([[1, 2, 1], [5, 0, 1]])
+    y, ty = ours(rt.torch_tensor(idx)), theirs(torch.tensor(idx))
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-12)
+    v = np.random.default_rng(0).standard_normal(y.shape)
+    (y * rt.torch_tensor(v)).sum().backward()
+    (ty * torch.tensor(v)).sum().backward()
+    np.testing.assert_allclose(ours.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(ours.weight.detach().numpy(), theirs.weight.detach().numpy(),
+                               rtol=1e-12)
+
+
+def test_layer_norm_without_affine_and_dropout_module_modes():
+    ln = rt.nn_layer_norm((2, 3), elementwise_affine=False)
+    assert list(ln.parameters) == []
+    out = ln(rt.torch_randn(4, 2, 3, dtype=rt.torch_float64())).numpy().reshape(4, 6)
+    np.testing.assert_allclose(out.mean(1), 0, atol=1e-12)
+    np.testing.assert_allclose(out.var(1), 1, rtol=1e-4)
+    d = rt.nn_dropout(0.5)
+    x = rt.torch_ones(100)
+    assert (d(x).numpy() == 0).any()
+    d.eval()
+    assert d(x) is x
+    with pytest.raises(ValueError, match="dropout probability"):
+        rt.nn_dropout(2)
