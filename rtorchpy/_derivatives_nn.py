@@ -57,10 +57,31 @@ def _elu(F, g, needs, self, alpha):
     return F.where(self > 0, g, g * (F.exp(self) * alpha))
 
 
+@row("EluBackward1", saves=("result",))
+def _elu_inplace(F, g, needs, result, alpha):
+    """self: g where result > 0, else g * (result + alpha)   (elu_: the input is overwritten,
+    so the result is saved; alpha > 0)"""
+    return F.where(result > 0, g, g * (result + alpha))
+
+
 @row("LeakyReluBackward0", saves=("self",))
 def _leaky_relu(F, g, needs, self, negative_slope):
     """self: g where self > 0, else g * negative_slope   (selected)"""
     return F.where(self > 0, g, g * negative_slope)
+
+
+@row("LeakyReluBackward1", saves=("result",))
+def _leaky_relu_inplace(F, g, needs, result, negative_slope):
+    """self: g where result > 0, else g * negative_slope   (leaky_relu_: the result is saved;
+    a negative slope is refused here, as libtorch refuses it)"""
+    if negative_slope < 0:
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which is "
+            "not supported. This is caused by calling in-place forward function with a negative "
+            "slope, please call out-of-place version instead. File an issue at "
+            "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+            "backward calculation with negative slope")
+    return F.where(result > 0, g, g * negative_slope)
 
 
 @row("HardtanhBackward0", saves=("self",))

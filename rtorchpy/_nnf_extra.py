@@ -65,7 +65,7 @@ def _in_f64(x):
 
 def _unary(input, name, compute, node_name, params):
     """An elementwise activation: ``compute(float64 array) -> float64 array``, rounded back to
-    the input's dtype, recording ``node_name`` (which saves the input)."""
+    the input's dtype, recording ``node_name`` (whose row says what it saves)."""
     input = _float_input(input, name)
     x = input._data
     out = wrap(np.asarray(compute(_in_f64(x)), dtype=x.dtype))
@@ -156,19 +156,22 @@ def nnf_silu(input, inplace=False):
 
 
 def nnf_elu(input, alpha=1.0, inplace=False):
-    """Exponential linear unit: ``input`` where positive, else ``alpha * (exp(input) - 1)``."""
+    """Exponential linear unit: ``input`` where positive, else ``alpha * (exp(input) - 1)``.
+    In place, the gradient comes from the result (``EluBackward1``, as libtorch's ``elu_``)."""
     alpha = float(alpha)
     return _maybe_inplace(input, inplace, lambda t: _unary(
         t, "nnf_elu", lambda x: np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))),
-        "EluBackward0", (alpha,)))
+        "EluBackward1" if inplace else "EluBackward0", (alpha,)))
 
 
 def nnf_leaky_relu(input, negative_slope=0.01, inplace=False):
-    """``input`` where positive, else ``negative_slope * input``."""
+    """``input`` where positive, else ``negative_slope * input``. In place, the gradient comes
+    from the result (``LeakyReluBackward1``; a negative slope is then refused in backward, as
+    libtorch refuses it)."""
     slope = float(negative_slope)
     return _maybe_inplace(input, inplace, lambda t: _unary(
-        t, "nnf_leaky_relu", lambda x: np.where(x > 0, x, x * slope), "LeakyReluBackward0",
-        (slope,)))
+        t, "nnf_leaky_relu", lambda x: np.where(x > 0, x, x * slope),
+        "LeakyReluBackward1" if inplace else "LeakyReluBackward0", (slope,)))
 
 
 def nnf_hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):

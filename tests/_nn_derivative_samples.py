@@ -37,6 +37,25 @@ def add_samples(builder, Case, shape, anyv, away0, const):
         slope = draw(st.sampled_from([0.01, 0.2, -0.5]))
         return Case(lambda a: rt.nnf_leaky_relu(a, slope), nonzero(draw, rng))
 
+    @builder("EluBackward1", "LeakyReluBackward1")
+    def _inplace_activation(draw, rng, name):
+        if name == "EluBackward1":
+            alpha = draw(st.sampled_from([1.0, 0.5]))
+
+            def act(y):
+                return rt.nnf_elu(y, alpha=alpha, inplace=True)
+        else:
+            slope = draw(st.sampled_from([0.01, 0.2]))
+
+            def act(y):
+                return rt.nnf_leaky_relu(y, slope, inplace=True)
+
+        def fn(a):
+            y = a * 1.0
+            act(y)
+            return y
+        return Case(fn, nonzero(draw, rng))
+
     @builder("HardtanhBackward0")
     def _hardtanh(draw, rng, name):
         s = shape(draw)

@@ -350,12 +350,37 @@ def test_inplace_activations_rebase_history():
     x = rt.torch_randn(5, dtype=rt.torch_float64(), requires_grad=True)
     y = x * 1.0
     out = rt.nnf_elu(y, inplace=True)
-    assert out is y and y.grad_fn.name == "EluBackward0"
+    assert out is y and y.grad_fn.name == "EluBackward1"
     y.sum().backward()
     xv = x.detach().numpy()
     np.testing.assert_allclose(x.grad.numpy(), np.where(xv > 0, 1.0, np.exp(xv)))
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         rt.nnf_leaky_relu(x, inplace=True)
+    y = x * 1.0
+    rt.nnf_leaky_relu(y, -0.1, inplace=True)
+    assert y.grad_fn.name == "LeakyReluBackward1"
+    with pytest.raises(RuntimeError, match="In-place leakyReLu backward calculation is "
+                                           "triggered with a negative slope"):
+        y.sum().backward()
+
+
+@pytest.mark.parametrize("name,kw", [("elu", {"alpha": 0.5}), ("leaky_relu", {}),
+                                     ("relu6", {}), ("hardtanh", {}), ("silu", {}),
+                                     ("relu", {})])
+def test_inplace_activations_against_torch(name, kw):
+    torch = pytest.importorskip("torch")
+    import torch.nn.functional as TF
+    a = _spread(-8, 8, 10)
+    x = rt.torch_tensor(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    y, ty = x * 2.0, t * 2.0
+    getattr(rt, "nnf_" + name)(y, inplace=True, **kw)
+    getattr(TF, name)(ty, inplace=True, **kw)
+    assert y.grad_fn.name == ty.grad_fn.name()
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-12)
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), t.grad.numpy(), rtol=1e-12)
 
 
 def test_batch_norm_updates_running_stats_in_place_and_bumps_versions():
