@@ -171,22 +171,21 @@ def _normalization_grad(F, gw, xhat, rstd, dims):
 
 @row("NativeLayerNormBackward0", inputs=("input", "weight", "bias"), saves=("*inputs",))
 def _layer_norm(F, g, needs, *inputs_and_params):
+    # (an absent weight or bias is an empty constant input: libtorch's three edges)
     """input: rstd * (g w - mean(g w) - xhat * mean(g w xhat)) over the normalized dims, with
     xhat = (input - mean) * rstd, rstd = 1 / sqrt(var + eps);  weight: g * xhat;  bias: g
     (summed over the leading dims by the engine). The statistics are recomputed from input."""
-    *inputs, ndim, eps, has_weight, has_bias = inputs_and_params
-    x = inputs[0]
-    weight = inputs[1] if has_weight else None
+    x, weight, bias, ndim, eps, has_weight, has_bias = inputs_and_params
     dims = tuple(range(x.ndim - ndim, x.ndim))
     xhat, rstd = _normalized(F, x, dims, eps)
-    out = [None]
+    gx = gw = gb = None
     if needs[0]:
-        out[0] = _normalization_grad(F, g if weight is None else g * weight, xhat, rstd, dims)
-    if has_weight:
-        out.append(g * xhat if needs[1] else None)
-    if has_bias:
-        out.append(g if needs[len(out)] else None)
-    return tuple(out)
+        gx = _normalization_grad(F, g * weight if has_weight else g, xhat, rstd, dims)
+    if has_weight and needs[1]:
+        gw = g * xhat
+    if has_bias and needs[2]:
+        gb = g
+    return gx, gw, gb
 
 
 @row("NativeBatchNormBackward0", inputs=("input", "weight", "bias"), saves=("*inputs",))
@@ -194,25 +193,25 @@ def _batch_norm(F, g, needs, *inputs_and_params):
     """training: input: w * rstd * (g - mean(g) - xhat * mean(g xhat)) per channel (dim 1)
     over the other dims, the batch statistics recomputed from input;  eval: input:
     g * w / sqrt(running_var + eps);  both: weight: sum(g * xhat), bias: sum(g) per channel."""
-    *inputs, stats, eps, has_weight, has_bias = inputs_and_params
-    x = inputs[0]
+    x, weight, bias, stats, eps, has_weight, has_bias = inputs_and_params
     red = (0,) + tuple(range(2, x.ndim))
     bshape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
-    weight = F.reshape(inputs[1], bshape) if has_weight else None
+    weight = F.reshape(weight, bshape) if has_weight else None
     if stats is None:  # training: normalized by the batch's own statistics
         xhat, rstd = _normalized(F, x, red, eps)
     else:  # evaluation: by the running statistics of the forward (constants)
         mean, rstd = stats
         xhat = (x - mean) * rstd
-    out = [None]
+    gx = gw = gb = None
     if needs[0]:
-        gw = g if weight is None else g * weight
-        out[0] = gw * rstd if stats is not None else _normalization_grad(F, gw, xhat, rstd, red)
-    if has_weight:
-        out.append(F.sum(g * xhat, red, False) if needs[1] else None)
-    if has_bias:
-        out.append(F.sum(g, red, False) if needs[len(out)] else None)
-    return tuple(out)
+        scaled = g if weight is None else g * weight
+        gx = scaled * rstd if stats is not None else _normalization_grad(F, scaled, xhat, rstd,
+                                                                          red)
+    if has_weight and needs[1]:
+        gw = F.sum(g * xhat, red, False)
+    if has_bias and needs[2]:
+        gb = F.sum(g, red, False)
+    return gx, gw, gb
 
 
 # ---------------------------------------------------------------- embedding, bilinear

@@ -375,11 +375,18 @@ def nnf_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if bias is not None:
         y = y + _in_f64(bias._data)
     out = wrap(np.asarray(y, dtype=input._data.dtype))
-    inputs = tuple(t for t in (input, weight, bias) if t is not None)
-    if recording(*inputs):
-        record(NODES["NativeLayerNormBackward0"], inputs, (out,),
+    if recording(input, *(t for t in (weight, bias) if t is not None)):
+        record(NODES["NativeLayerNormBackward0"], _three_inputs(input, weight, bias), (out,),
                params=(k, float(eps), weight is not None, bias is not None))
     return out
+
+
+def _three_inputs(input, weight, bias):
+    """(input, weight, bias) for a normalization node, an absent weight or bias stood in for by
+    an empty constant: the node then has libtorch's three edges, None where absent."""
+    def absent():
+        return Tensor._make(np.empty(0, input._data.dtype))
+    return (input, absent() if weight is None else weight, absent() if bias is None else bias)
 
 
 def _channel_vector(t, what, c):
@@ -444,9 +451,8 @@ def nnf_batch_norm(input, running_mean, running_var, weight=None, bias=None, tra
                     r = running._data
                     r[...] = ((1 - m) * _in_f64(r) + m * batch).astype(r.dtype)
                     bump_version(running)
-    inputs = tuple(t for t in (input, weight, bias) if t is not None)
-    if recording(*inputs):
-        record(NODES["NativeBatchNormBackward0"], inputs, (out,),
+    if recording(input, *(t for t in (weight, bias) if t is not None)):
+        record(NODES["NativeBatchNormBackward0"], _three_inputs(input, weight, bias), (out,),
                params=(stats, float(eps), weight is not None, bias is not None))
     return out
 

@@ -422,3 +422,21 @@ def test_gradcheck_and_gradgradcheck(case):
             return _as_tuple(case.rt_fn(*a))[0]
     assert rt.autograd_gradcheck(fn, xs)
     assert rt.autograd_gradgradcheck(fn, xs)
+
+
+def _edges(fn):
+    return [None if n is None else "edge" for n, _ in fn.next_functions]
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_grad_fn_edges_match_torch(case):
+    """The recorded node has libtorch's edges: one per input, None where no gradient flows
+    (layer_norm without weight has three edges, the last two None)."""
+    torch = pytest.importorskip("torch")
+    xs = _inputs(case, lambda a, g: rt.torch_tensor(a, requires_grad=g), np.float64)
+    ts = _inputs(case, lambda a, g: torch.tensor(a, requires_grad=g), np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = _as_tuple(case.rt_fn(*xs))[0].grad_fn
+        theirs = _as_tuple(_torch_fn(case.torch_fn, torch)(*ts))[0].grad_fn
+    assert _edges(ours) == [None if n is None else "edge" for n, _ in theirs.next_functions]
