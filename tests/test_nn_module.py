@@ -534,3 +534,30 @@ def test_layer_norm_without_affine_and_dropout_module_modes():
     assert d(x) is x
     with pytest.raises(ValueError, match="dropout probability"):
         rt.nn_dropout(2)
+
+
+def test_r_style_definition():
+    def initialize(self, n_in, n_out):
+        self.fc = rt.nn_linear(n_in, n_out)
+
+    def forward(self, x):
+        return self.fc(x) * self.scale_by
+
+    Net2 = nn_module("Net2", initialize=initialize, forward=forward, scale_by=2.0)
+    assert isinstance(Net2, type) and issubclass(Net2, nn_module) and Net2.__name__ == "Net2"
+    m = Net2(3, 1)
+    assert list(m.parameters) == ["fc.weight", "fc.bias"]
+    x = rt.torch_randn(2, 3)
+    np.testing.assert_allclose(m(x).detach().numpy(), m.fc(x).detach().numpy() * 2, rtol=1e-6)
+    Child = nn_module("Child", inherit=Net2, forward=lambda self, x: -Net2.forward(self, x))
+    c = Child(3, 1)
+    assert isinstance(c, Net2) and "<Child>" in repr(nn_module_with(c))
+    with pytest.raises(TypeError, match="inherit must be an nn_module class"):
+        nn_module("Bad", inherit=int)
+    assert isinstance(nn_module(), nn_module)
+
+
+def nn_module_with(child):
+    holder = nn_module()
+    holder.child = child
+    return holder

@@ -121,9 +121,15 @@ def _rule(title, width=80):
 # ------------------------------------------------------------------------------ the base class
 
 class nn_module:
-    """Base class of layers and models (R torch's ``nn_module``). See the module docstring."""
+    """Base class of layers and models (R torch's ``nn_module``). See the module docstring.
+
+    As in R torch, ``nn_module("Net", initialize=..., forward=...)`` (a class name first) defines
+    a new module class instead: ``initialize`` becomes its ``__init__``, the other keyword
+    arguments its methods and attributes, ``inherit`` its base class (default ``nn_module``)."""
 
     def __new__(cls, *args, **kwargs):
+        if cls is nn_module and args and isinstance(args[0], str):
+            return _define(*args, **kwargs)
         self = super().__new__(cls)
         d = self.__dict__
         d["_parameters"] = collections.OrderedDict()
@@ -508,6 +514,23 @@ class nn_module:
             for name, b in bufs:
                 lines.append(f"• {name}: {type_word_for(b._data.dtype)} [{_dims_text(b.shape)}]")
         return "\n".join(lines)
+
+
+def _define(classname, inherit=None, initialize=None, forward=None, **members):
+    """``nn_module("Net", initialize=..., forward=...)``: a new subclass of ``inherit``."""
+    base = nn_module if inherit is None else inherit
+    if not (isinstance(base, type) and issubclass(base, nn_module)):
+        raise TypeError(f"inherit must be an nn_module class, got {base!r}")
+    body = dict(members)
+    if initialize is not None:
+        if not callable(initialize):
+            raise TypeError("initialize must be a function")
+        body["__init__"] = initialize
+    if forward is not None:
+        if not callable(forward):
+            raise TypeError("forward must be a function")
+        body["forward"] = forward
+    return type(classname, (base,), body)
 
 
 def _copy_tensor(t):
