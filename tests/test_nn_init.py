@@ -211,3 +211,10 @@ def test_clip_grad_value():
     for p, g, v in zip(ps, before, versions):
         np.testing.assert_array_equal(p.grad.numpy(), np.clip(g, -0.3, 0.3))
         assert p.grad._version[0] == v + 1
+
+
+def test_zero_element_tensors():
+    with pytest.warns(UserWarning, match="Initializing zero-element tensors is a no-op"):
+        m = rt.nn_linear(0, 3)
+    assert m.weight.shape == (3, 0) and (m.bias.detach().numpy() == 0).all()
+    assert m(rt.torch_zeros(2, 0)).shape == (2, 3)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -156,16 +157,23 @@ def nn_init_xavier_normal_(tensor, gain=1.0):
 
 
 def _kaiming_std(tensor, a, mode, nonlinearity):
-    fan = _fan(tensor, mode)
-    if fan == 0:
-        raise ValueError("Initializing zero-element tensors is a no-op")
-    return nn_init_calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return nn_init_calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
+
+
+def _empty_is_a_no_op(tensor):
+    """A tensor without elements is left as it is, with PyTorch's warning."""
+    if tensor.numel() == 0:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        return True
+    return False
 
 
 def nn_init_kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     """He uniform: U(-bound, bound) with bound = gain * sqrt(3 / fan), ``fan`` the fan-in or
     fan-out (``mode``) and ``gain`` that of ``nonlinearity`` with negative slope ``a``."""
     _float_tensor(tensor, "nn_init_kaiming_uniform_")
+    if _empty_is_a_no_op(tensor):
+        return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
     return _fill(tensor, generator().uniform(-bound, bound, tensor.shape))
 
@@ -173,6 +181,8 @@ def nn_init_kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_rel
 def nn_init_kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     """He normal: N(0, std^2) with std = gain / sqrt(fan)."""
     _float_tensor(tensor, "nn_init_kaiming_normal_")
+    if _empty_is_a_no_op(tensor):
+        return tensor
     std = _kaiming_std(tensor, a, mode, nonlinearity)
     return _fill(tensor, generator().normal(0.0, std, tensor.shape))
 
