@@ -54,6 +54,13 @@ def _bitselect(mask, g, keep):
     return bits.view(g.dtype)
 
 
+def _log_sigmoid_wide(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+_log_sigmoid = rounded.in_float64(_log_sigmoid_wide)  # float32: computed wide, rounded once
+
+
 def _repeated(value, shape):
     """A read-only array of ``shape`` whose every element is the 0-d array ``value``."""
     return broadcast_view(np.ascontiguousarray(value), shape)
@@ -101,7 +108,7 @@ class _ArrayOps:
     @staticmethod
     def log_sigmoid(x):
         """log(sigmoid(x)) without overflow: min(x, 0) - log1p(exp(-|x|))."""
-        return np.minimum(x, 0) - rounded.log1p(rounded.exp(-np.abs(x)))
+        return _log_sigmoid(x)
     trunc = staticmethod(np.trunc)
     floor = staticmethod(np.floor)
     matmul = staticmethod(np.matmul)
