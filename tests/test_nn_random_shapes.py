@@ -14,11 +14,14 @@ from hypothesis.extra import numpy as hnp
 
 import rtorchpy as rt
 
-torch = pytest.importorskip("torch")
-TF = torch.nn.functional
+def _torch():
+    """PyTorch and its functional namespace, or skip the test."""
+    torch = pytest.importorskip("torch")
+    return torch, torch.nn.functional
 
 
 def _check(ours_fn, theirs_fn, arrays, grad):
+    torch, _ = _torch()
     xs = [rt.torch_tensor(a, requires_grad=g) for a, g in zip(arrays, grad)]
     ts = [torch.tensor(a, requires_grad=g) for a, g in zip(arrays, grad)]
     with warnings.catch_warnings():
@@ -45,6 +48,7 @@ def _arr(draw, shape, lo=-3, hi=3):
 @settings(max_examples=40)
 @given(data=st.data())
 def test_pointwise_losses_broadcast(data):
+    torch, TF = _torch()
     draw = data.draw
     shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3,
                                                     max_side=3)).input_shapes
@@ -64,6 +68,7 @@ def test_pointwise_losses_broadcast(data):
 @settings(max_examples=30)
 @given(data=st.data())
 def test_bce_with_logits_weights_broadcast(data):
+    torch, TF = _torch()
     draw = data.draw
     shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=3))
     w_shape = shape[draw(st.integers(0, len(shape))):]
@@ -87,6 +92,7 @@ def test_bce_with_logits_weights_broadcast(data):
 @settings(max_examples=30)
 @given(data=st.data())
 def test_layer_norm_shapes(data):
+    torch, TF = _torch()
     draw = data.draw
     shape = draw(hnp.array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=3))
     k = draw(st.integers(1, len(shape)))
@@ -101,6 +107,7 @@ def test_layer_norm_shapes(data):
 @settings(max_examples=30)
 @given(data=st.data())
 def test_batch_norm_shapes(data):
+    torch, TF = _torch()
     draw = data.draw
     shape = draw(hnp.array_shapes(min_dims=2, max_dims=4, min_side=2, max_side=3))
     c = shape[1]
@@ -116,6 +123,7 @@ def test_batch_norm_shapes(data):
 @settings(max_examples=30)
 @given(data=st.data())
 def test_embedding_index_shapes(data):
+    torch, TF = _torch()
     draw = data.draw
     n, d = draw(st.integers(1, 4)), draw(st.integers(1, 3))
     idx_shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3))
@@ -129,6 +137,7 @@ def test_embedding_index_shapes(data):
 @settings(max_examples=30)
 @given(data=st.data())
 def test_bilinear_shapes(data):
+    torch, TF = _torch()
     draw = data.draw
     lead = draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3))
     i, j, o = (draw(st.integers(1, 3)) for _ in range(3))
@@ -141,6 +150,7 @@ def test_bilinear_shapes(data):
 @settings(max_examples=30)
 @given(data=st.data())
 def test_activations_any_shape(data):
+    torch, TF = _torch()
     draw = data.draw
     shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3))
     name, kw = draw(st.sampled_from([
