@@ -79,6 +79,7 @@ class _IndexedModules(nn_module):
         return self
 
     def insert(self, index, module):
+        """Insert ``module`` before position ``index`` (0-based); the names are renumbered."""
         items = self._items()
         items.insert(index, _check_module(module, type(self).__name__))
         self._reset(items)
@@ -142,6 +143,7 @@ class nn_module_dict(nn_module):
         return name in self.__dict__["_modules"]
 
     def keys(self):
+        """The names, in insertion order."""
         return list(self.__dict__["_modules"].keys())
 
     def values(self):

@@ -401,9 +401,11 @@ class nn_module:
         return self
 
     def double(self):
+        """``to(dtype = torch_float64())``."""
         return self.to(_dt.torch_float64())
 
     def float(self):
+        """``to(dtype = torch_float32())``."""
         return self.to(_dt.torch_float32())
 
     # -- state --------------------------------------------------------------------------------
