@@ -235,7 +235,8 @@ def derivatives_page():
     out = ["<!-- Generated from rtorchpy._derivatives.ROWS by scripts/build_docs.py. -->", "",
            "# Derivative table", "",
            "Every backward node of the engine is one row of the derivative table "
-           "(`rtorchpy/_derivatives.py` and `_derivatives_shape.py`). This page "
+           "(`rtorchpy/_derivatives.py`, `_derivatives_shape.py` and `_derivatives_nn.py`). "
+           "This page "
            "is generated from that table (`ROWS`) when the site is built, so it always shows the "
            "formulas the code runs. `g` is the gradient flowing into the node; each formula "
            "gives the gradient for one input. Broadcasting is undone by the engine, not here.",
