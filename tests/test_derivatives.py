@@ -1121,6 +1121,12 @@ def _index_put(draw, rng, name):
     return Case(fn, anyv(rng, s), anyv(rng, vshape))
 
 
+# the nn functions' rows (rtorchpy/_derivatives_nn.py)
+from _nn_derivative_samples import add_samples  # noqa: E402
+
+add_samples(builder, Case, shape, anyv, away0, const)
+
+
 # ============================================================================ the tests
 
 ROW_NAMES = [name for name, _ in ROWS]

@@ -21,7 +21,7 @@ LAYERS = [
     ("tensor", "autograd"),
     ("derivatives",),
     ("ops",),
-    ("nn", "optim", "serialization"),
+    ("nn", "optim", "serialization", "backends"),
     ("__init__",),
     ("_r",),
 ]

@@ -162,6 +162,7 @@ FORWARD = {
     "cos": unary_cases(np.cos),
     "tan": unary_cases(np.tan),
     "tanh": unary_cases(np.tanh),
+    "erf": unary_cases(lambda a: np.vectorize(__import__("math").erf, otypes=[f64])(a)),  # (nn: _nnf_extra.py)
     # inverse trigonometric and hyperbolic functions: inputs inside their domains
     "asin": unary_cases(np.arcsin, np.tanh(A) * 0.9, int_in_domain=False) + [
         Case(np.array([-1, 0, 1]), expected=np.arcsin(np.array([-1.0, 0, 1], f32)))],

@@ -12,9 +12,7 @@ import numpy as np
 import pytest
 
 import rtorchpy as r
-from rtorchpy import (Optimizer, optim_adadelta, optim_adagrad, optim_adam, optim_adamw,
-                      optim_lbfgs, optim_rmsprop, optim_sgd, optimizer, torch_tensor,
-                      with_no_grad)
+from rtorchpy import Optimizer, optim_adadelta, optim_adagrad, optim_adam, optim_adamw, optim_lbfgs, optim_rmsprop, optim_sgd, optimizer, torch_tensor, with_no_grad
 from _optim_problems import make, run
 
 RTOL, ATOL = 1e-12, 1e-14

@@ -218,6 +218,10 @@ torch_equal <- function(self, other) { .args <- list(self, other); .op("equal", 
 
 #' @rdname torch_ops
 #' @export
+torch_erf <- function(self) { .args <- list(self); .op("erf", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_exp <- function(self) { .args <- list(self); .op("exp", .args) }
 
 `.m_exp_` <- function(self) { .args <- list(self); .op("exp_", .args) }
@@ -642,6 +646,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `double` = ".m_double",
   `eq` = "torch_eq",
   `equal` = "torch_equal",
+  `erf` = "torch_erf",
   `exp` = "torch_exp",
   `exp_` = ".m_exp_",
   `expand` = "torch_expand",
@@ -751,14 +756,37 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
 #'
 #' R torch's `nnf_*` functions; dims and class targets are 1-based.
 #'
+#' @param alpha See the Python documentation of the op of the same name (R conventions apply).
+#' @param approximate See the Python documentation of the op of the same name (R conventions apply).
+#' @param beta See the Python documentation of the op of the same name (R conventions apply).
 #' @param bias See the Python documentation of the op of the same name (R conventions apply).
+#' @param delta See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
+#' @param eps See the Python documentation of the op of the same name (R conventions apply).
 #' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
 #' @param inplace See the Python documentation of the op of the same name (R conventions apply).
 #' @param input A tensor.
+#' @param input1 See the Python documentation of the op of the same name (R conventions apply).
+#' @param input2 See the Python documentation of the op of the same name (R conventions apply).
+#' @param max_norm See the Python documentation of the op of the same name (R conventions apply).
+#' @param max_val See the Python documentation of the op of the same name (R conventions apply).
+#' @param min_val See the Python documentation of the op of the same name (R conventions apply).
+#' @param momentum See the Python documentation of the op of the same name (R conventions apply).
+#' @param negative_slope See the Python documentation of the op of the same name (R conventions apply).
+#' @param norm_type See the Python documentation of the op of the same name (R conventions apply).
+#' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
+#' @param p See the Python documentation of the op of the same name (R conventions apply).
+#' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
+#' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).
+#' @param running_mean See the Python documentation of the op of the same name (R conventions apply).
+#' @param running_var See the Python documentation of the op of the same name (R conventions apply).
+#' @param scale_grad_by_freq See the Python documentation of the op of the same name (R conventions apply).
+#' @param sparse See the Python documentation of the op of the same name (R conventions apply).
 #' @param target A tensor of targets; class indices are 1-based.
+#' @param threshold See the Python documentation of the op of the same name (R conventions apply).
+#' @param training See the Python documentation of the op of the same name (R conventions apply).
 #' @param weight See the Python documentation of the op of the same name (R conventions apply).
 #' @return A tensor.
 #' @name nnf
@@ -803,6 +831,74 @@ nnf_linear <- function(input, weight, bias = NULL) { .args <- list(.a(input), .a
 #' @rdname nnf
 #' @export
 nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "mean") { .args <- list(.a(input), .a(target), .a(weight), reduction); .fn("nnf_binary_cross_entropy", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_gelu <- function(input, approximate = "none") { .args <- list(.a(input), approximate); .fn("nnf_gelu", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_silu <- function(input, inplace = FALSE) { .args <- list(.a(input), inplace); .fn("nnf_silu", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_elu <- function(input, alpha = 1.0, inplace = FALSE) { .args <- list(.a(input), .a(alpha), inplace); .fn("nnf_elu", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_leaky_relu <- function(input, negative_slope = 0.01, inplace = FALSE) { .args <- list(.a(input), .a(negative_slope), inplace); .fn("nnf_leaky_relu", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_relu6 <- function(input, inplace = FALSE) { .args <- list(.a(input), inplace); .fn("nnf_relu6", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_hardtanh <- function(input, min_val = -1.0, max_val = 1.0, inplace = FALSE) { .args <- list(.a(input), .a(min_val), .a(max_val), inplace); .fn("nnf_hardtanh", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_softplus <- function(input, beta = 1L, threshold = 20L) { .args <- list(.a(input), .a(beta), .a(threshold)); .fn("nnf_softplus", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_logsigmoid <- function(input) { .args <- list(.a(input)); .fn("nnf_logsigmoid", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_l1_loss <- function(input, target, reduction = "mean") { .args <- list(.a(input), .a(target), reduction); .fn("nnf_l1_loss", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_smooth_l1_loss <- function(input, target, reduction = "mean", beta = 1.0) { .args <- list(.a(input), .a(target), reduction, .a(beta)); .fn("nnf_smooth_l1_loss", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_huber_loss <- function(input, target, reduction = "mean", delta = 1.0) { .args <- list(.a(input), .a(target), reduction, .a(delta)); .fn("nnf_huber_loss", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_binary_cross_entropy_with_logits <- function(input, target, weight = NULL, reduction = "mean", pos_weight = NULL) { .args <- list(.a(input), .a(target), .a(weight), reduction, .a(pos_weight)); .fn("nnf_binary_cross_entropy_with_logits", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_dropout <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .args <- list(.a(input), .a(p), training, inplace); .fn("nnf_dropout", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_layer_norm <- function(input, normalized_shape, weight = NULL, bias = NULL, eps = 1e-05) { .args <- list(.a(input), .a(normalized_shape), .a(weight), .a(bias), .a(eps)); .fn("nnf_layer_norm", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_batch_norm <- function(input, running_mean, running_var, weight = NULL, bias = NULL, training = FALSE, momentum = 0.1, eps = 1e-05) { .args <- list(.a(input), .a(running_mean), .a(running_var), .a(weight), .a(bias), training, .a(momentum), .a(eps)); .fn("nnf_batch_norm", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_embedding <- function(input, weight, padding_idx = NULL, max_norm = NULL, norm_type = 2.0, scale_grad_by_freq = FALSE, sparse = FALSE) { .args <- list(.a(input), .a(weight), .a(padding_idx), .a(max_norm), .a(norm_type), scale_grad_by_freq, sparse); .fn("nnf_embedding", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_bilinear <- function(input1, input2, weight, bias = NULL) { .args <- list(.a(input1), .a(input2), .a(weight), .a(bias)); .fn("nnf_bilinear", .args) }
 
 #' Data types
 #'

@@ -55,6 +55,13 @@ def _bitselect(mask, g, keep):
     return bits.view(g.dtype)
 
 
+def _log_sigmoid_wide(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+_log_sigmoid = rounded.in_float64(_log_sigmoid_wide)  # float32: computed wide, rounded once
+
+
 def _repeated(value, shape):
     """A read-only array of ``shape`` whose every element is the 0-d array ``value``."""
     return broadcast_view(np.ascontiguousarray(value), shape)
@@ -94,6 +101,15 @@ class _ArrayOps:
     pow = staticmethod(rounded.power)  # ndarray ** is NumPy's float32 pow: CPU-dependent
     sqrt = staticmethod(np.sqrt)
     abs = staticmethod(np.abs)
+    # (nn functions: _derivatives_nn.py)
+    tanh = staticmethod(rounded.tanh)
+    sigmoid = staticmethod(rounded.sigmoid)
+    erf = staticmethod(rounded.erf)
+
+    @staticmethod
+    def log_sigmoid(x):
+        """log(sigmoid(x)) without overflow: min(x, 0) - log1p(exp(-|x|))."""
+        return _log_sigmoid(x)
     trunc = staticmethod(np.trunc)
     floor = staticmethod(np.floor)
     matmul = staticmethod(np.matmul)

@@ -13,6 +13,7 @@ from .arith import where
 from .creation import torch_zeros_like
 from .index import _advanced, _index_put, index_backward, scatter_zeros
 from .nnf import nll_grad_tensor
+from .nnf_layers import erf, nnf_logsigmoid
 from .shape import cat, diagonal_backward, stack
 
 class _TensorOps:
@@ -72,6 +73,22 @@ class _TensorOps:
     @staticmethod
     def sqrt(x):
         return x.sqrt()
+
+    @staticmethod
+    def tanh(x):
+        return x.tanh()
+
+    @staticmethod
+    def sigmoid(x):
+        return x.sigmoid()
+
+    @staticmethod
+    def erf(x):
+        return erf(x)
+
+    @staticmethod
+    def log_sigmoid(x):
+        return nnf_logsigmoid(x)
 
     @staticmethod
     def abs(x):

@@ -12,6 +12,8 @@ from ..numerics import rounded
 from ..autograd.rows import NODES
 from ..numerics.losses import nll_coefficients, nll_terms, to_layout
 from .index import index_backward
+from .nnf_layers import *  # noqa: F401,F403  (activations, losses, normalization, dropout, embedding, bilinear)
+from .nnf_layers import __all__ as _layer_names
 from .registry import as_tensor, operands, recording, wrap
 from ..numerics.shape_errors import shape_error
 from ..autograd.record import record
@@ -175,3 +177,4 @@ def nnf_binary_cross_entropy(input, target, weight=None, reduction="mean"):
     return out
 
 
+__all__ = __all__ + list(_layer_names)

@@ -1,0 +1,26 @@
+"""Neural-network modules (``nn_*``), parameter initialization (``nn_init_*``) and gradient
+clipping (``nn_utils_*``), with R torch's names and PyTorch's semantics. See ``module.py`` for
+how a model is written."""
+from .activation import *  # noqa: F401,F403
+from .activation import __all__ as _activation
+from .containers import *  # noqa: F401,F403
+from .containers import __all__ as _containers
+from .dropout import *  # noqa: F401,F403
+from .dropout import __all__ as _dropout
+from .embedding import *  # noqa: F401,F403
+from .embedding import __all__ as _embedding
+from .init import *  # noqa: F401,F403
+from .init import __all__ as _init
+from .linear import *  # noqa: F401,F403
+from .linear import __all__ as _linear
+from .loss import *  # noqa: F401,F403
+from .loss import __all__ as _loss
+from .module import *  # noqa: F401,F403
+from .module import __all__ as _module
+from .normalization import *  # noqa: F401,F403
+from .normalization import __all__ as _normalization
+from .utils import *  # noqa: F401,F403
+from .utils import __all__ as _utils
+
+__all__ = sorted(set(_activation + _containers + _dropout + _embedding + _init + _linear +
+                     _loss + _module + _normalization + _utils))
