@@ -265,6 +265,44 @@ class _ArrayOps:
         from .nnf import nll_grad_array
         return nll_grad_array(g, shape, target, weight, reduction, ignore_index, total_weight)
 
+    # matrix, shape and sorting ops (rows in _derivatives_matops.py)
+    @staticmethod
+    def einsum(equation, operands):
+        return np.asarray(np.einsum(equation, *operands, optimize=len(operands) > 2))
+
+    @staticmethod
+    def constant(value, like):
+        """A constant array (an identity matrix, a vector of ones) in ``like``'s dtype."""
+        return np.asarray(value, dtype=like.dtype)
+
+    @staticmethod
+    def tril(x, diagonal):
+        return np.tril(x, diagonal)
+
+    @staticmethod
+    def triu(x, diagonal):
+        return np.triu(x, diagonal)
+
+    @staticmethod
+    def cumprod_backward(g, x, y, dim):
+        """libtorch's O(n) cumprod gradient: ``reverse_cumsum(g * y) / x`` before the first zero
+        of each slice, at the first zero the sum of g times the products that skip it, 0
+        after it."""
+        def reverse_cumsum(a):
+            return np.flip(np.cumsum(np.flip(a, -1), -1), -1)
+        if not (x == 0).any():
+            return np.moveaxis(reverse_cumsum(np.moveaxis(g * y, dim, -1)), -1, dim) / x
+        xm, gm, ym = (np.moveaxis(a, dim, -1) for a in (x, g, y))
+        zeros_so_far = np.cumsum(xm == 0, -1)
+        before = zeros_so_far == 0
+        first = (xm == 0) & (zeros_so_far == 1)
+        out = np.where(before, reverse_cumsum(np.where(before, gm * ym, 0)) /
+                       np.where(before, xm, 1), 0)
+        skipping = np.cumprod(np.where(first, 1, xm), -1)  # products that leave out the zero
+        at_first = reverse_cumsum(np.where(zeros_so_far >= 1, gm * skipping, 0))
+        out = np.where(first, at_first, out).astype(g.dtype, copy=False)
+        return np.moveaxis(out, -1, dim)
+
 
 class _TensorOps:
     """The same functions, made of recorded rtorchpy ops (for create_graph)."""
@@ -503,6 +541,42 @@ class _TensorOps:
     def nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight):
         from .nnf import nll_grad_tensor
         return nll_grad_tensor(g, shape, target, weight, reduction, ignore_index, total_weight)
+
+    # matrix, shape and sorting ops (rows in _derivatives_matops.py)
+    @staticmethod
+    def einsum(equation, operands):
+        from ._ops_matops import einsum
+        return einsum(equation, *operands)
+
+    @staticmethod
+    def constant(value, like):
+        from ._tensor import Tensor
+        return Tensor._make(np.asarray(value, dtype=like._data.dtype))
+
+    @staticmethod
+    def tril(x, diagonal):
+        return x.tril(diagonal)
+
+    @staticmethod
+    def triu(x, diagonal):
+        return x.triu(diagonal)
+
+    @staticmethod
+    def cumprod_backward(g, x, y, dim):
+        """Differentiable: ``reverse_cumsum(g * y) / x`` when x has no zero, else (as libtorch
+        under grad mode) the O(n^2) sum over j >= k of g_j times the product of x_i, i <= j,
+        i != k, built from a recorded cumprod of x with x_k set to 1 in row k."""
+        if not np.any(x._data == 0):
+            return (g * y).flip((dim,)).cumsum(dim).flip((dim,)) / x
+        n = x.shape[dim]
+        xm, gm = x.transpose(dim, -1), g.transpose(dim, -1)
+        lead = tuple(xm.shape[:-1])
+        rows = _TensorOps.where(np.eye(n, dtype=bool), 1.0,
+                                xm.unsqueeze(-2).expand(*lead, n, n))  # row k: x with x_k = 1
+        products = rows.cumprod(-1)  # [..., k, j] = prod of x_i, i <= j, i != k
+        later = np.triu(np.ones((n, n), dtype=bool))  # j >= k
+        terms = _TensorOps.where(later, products * gm.unsqueeze(-2), 0.0)
+        return terms.sum(dim=-1).transpose(dim, -1)
 
 
 def _as_bool(c):

@@ -275,7 +275,7 @@ def r_value_tensor(v):
 
 # ops flagged returns_index whose single result is always an index tensor (max/min return
 # values without dim, and (values, indices) with it)
-_INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero"}
+_INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "tril_indices", "triu_indices"}
 
 
 class _Plan:
@@ -349,8 +349,16 @@ def _r_pos(i):
     return i
 
 
+def _r_tensordot_dims(dims):
+    """tensordot's ``dims``: a count stays as it is; two lists of dims are 1-based."""
+    if isinstance(dims, (list, tuple)):
+        return [r_dim(d) for d in dims]
+    return dims
+
+
 # Position arguments (plain numbers) the registry does not flag: 1-based in R, like `[`.
-_POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos}}
+_POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos},
+              "tensordot": {"dims": _r_tensordot_dims}}
 
 
 def _op_plans():

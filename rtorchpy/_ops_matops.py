@@ -1,0 +1,768 @@
+"""Matrix, shape and sorting ops: bmm, einsum, tensordot, kron, tril/triu (and in place),
+tril_indices/triu_indices, diag, diag_embed, trace, cdist, repeat_interleave, tile, diff,
+cumprod, sort, argsort, topk, var_mean, std_mean, quantile and nanquantile.
+
+Ops that libtorch computes as compositions of other ops (tensordot, kron, tile, diff,
+repeat_interleave, quantile) are composed the same way here, so their grad_fn is libtorch's and
+their gradients of every order come from the parts. einsum is the exception: libtorch decomposes
+it into permutes, products and sums, while here it is one ``np.einsum`` with one node
+(``EinsumBackward0``) whose gradient is again an einsum.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import _derivatives_matops  # noqa: F401  (the rows, before NODES is read below)
+from . import _rounded_math as rounded
+from . import dtypes as _dt
+from ._arrays import diagonal_view
+from ._derivatives import NODES
+from ._ops import as_tensor, normalize_dim, op, recording, wrap
+from ._ops import mul as _mul, sub as _sub
+from ._ops_index import gather as _gather, index_select as _index_select
+from ._ops_inplace import inplace
+from ._ops_linalg import mm as _mm
+from ._ops_reduce import _correction, _count, _dims_or_all, _reduced
+from ._ops_shape import _view_of, cat as _cat, clone as _clone, repeat as _repeat
+from ._tensor import Tensor
+from .autograd.graph import record
+
+
+def _word(t):
+    return t.dtype.word
+
+
+def _int(value, what):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral,)):
+        if isinstance(value, numbers.Real) and float(value).is_integer():
+            return int(value)
+        raise TypeError(f"{what} must be an integer, got {value!r}")
+    return int(value)
+
+
+# ------------------------------------------------------------------------------ products
+
+@op("bmm")
+def bmm(self, mat2):
+    """Batched matrix product of two 3-d tensors: ``out[b] = self[b] @ mat2[b]``."""
+    mat2 = as_tensor(mat2)
+    a, b = self._data, mat2._data
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_word(self)} but found {_word(mat2)}")
+    out = wrap(np.matmul(a, b))
+    if recording(self, mat2):
+        record(NODES["BmmBackward0"], (self, mat2), (out,))
+    return out
+
+
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+class _EinsumPlan:
+    """An equation with its ellipses spelled out as letters, and each letter's size: what the
+    forward computes and what the gradient of each operand needs."""
+
+    def __init__(self, inputs, output, sizes):
+        self.inputs, self.output, self.sizes = inputs, output, sizes
+        self.equation = ",".join(inputs) + "->" + output
+
+    def gradient(self, i):
+        """``(equation, other operand numbers, constants)`` for operand i's gradient: the
+        einsum of (g, the other operands, the constants) back to operand i's subscripts. A
+        subscript repeated in operand i gets a fresh letter tied to the first by an identity
+        matrix (the gradient lands on the diagonal); a subscript of operand i found nowhere
+        else comes from a vector of ones (the gradient is the same along it)."""
+        others = [j for j in range(len(self.inputs)) if j != i]
+        seen_elsewhere = set(self.output).union(*(self.inputs[j] for j in others))
+        free = iter(c for c in _LETTERS if c not in self.sizes)
+        target, consts, const_subs, seen = [], [], [], set()
+        for c in self.inputs[i]:
+            n = self.sizes[c]
+            if c in seen:
+                fresh = next(free)
+                target.append(fresh)
+                consts.append(np.eye(n))
+                const_subs.append(c + fresh)
+                continue
+            seen.add(c)
+            target.append(c)
+            if c not in seen_elsewhere:
+                consts.append(np.ones(n))
+                const_subs.append(c)
+        terms = [self.output] + [self.inputs[j] for j in others] + const_subs
+        return ",".join(terms) + "->" + "".join(target), others, consts
+
+
+def _einsum_error(msg):
+    return RuntimeError("einsum(): " + msg)
+
+
+def _parse_term(term, start, equation):
+    """The labels of one term (``None`` stands for the ellipsis) and whether it has one."""
+    labels, k = [], 0
+    while k < len(term):
+        c = term[k]
+        if c == ".":
+            if term[k:k + 3] != "..." or None in labels:
+                raise _einsum_error("found '.' for operand that is not part of any ellipsis")
+            labels.append(None)
+            k += 3
+            continue
+        if c not in _LETTERS:
+            raise _einsum_error(f"invalid subscript given at index {start + k} in the equation "
+                                "string, subscripts must be in [a-zA-Z]")
+        labels.append(c)
+        k += 1
+    return labels
+
+
+def _einsum_plan(equation, arrays):
+    eq = equation.replace(" ", "")
+    if eq.count("->") > 1:
+        raise _einsum_error("more than one '->' found in the equation")
+    lhs, arrow, rhs = eq.partition("->")
+    terms, starts, pos = lhs.split(","), [], 0
+    for t in terms:
+        starts.append(pos)
+        pos += len(t) + 1
+    if len(terms) > len(arrays):
+        raise _einsum_error("fewer operands were provided than specified in the equation")
+    if len(terms) < len(arrays):
+        raise _einsum_error("more operands were provided than specified in the equation")
+    parsed = [_parse_term(t, s, eq) for t, s in zip(terms, starts)]
+    used = {c for labels in parsed for c in labels if c is not None}
+    ell_dims = 0
+    for i, (labels, a) in enumerate(zip(parsed, arrays)):
+        named = len([c for c in labels if c is not None])
+        if None in labels:
+            if named > a.ndim:
+                raise _einsum_error(f"the number of subscripts in the equation ({named}) is more "
+                                    f"than the number of dimensions ({a.ndim}) for operand {i}")
+            ell_dims = max(ell_dims, a.ndim - named)
+        elif named != a.ndim:
+            raise _einsum_error(f"the number of subscripts in the equation ({named}) does not "
+                                f"match the number of dimensions ({a.ndim}) for operand {i} and "
+                                "no ellipsis was given")
+    spare = [c for c in _LETTERS if c not in used]
+    if ell_dims > len(spare):
+        raise _einsum_error("too many dimensions: einsum supports at most 52 subscripts")
+    ell = "".join(spare[:ell_dims])
+    inputs, sizes = [], {}
+    for i, (labels, a) in enumerate(zip(parsed, arrays)):
+        named = len([c for c in labels if c is not None])
+        mine = ell[ell_dims - (a.ndim - named):] if None in labels else ""
+        sub = "".join(mine if c is None else c for c in labels)
+        within = {}
+        for c, n in zip(sub, a.shape):
+            if c in within and within[c] != n:
+                raise _einsum_error(f"subscript {c} is repeated for operand {i} but the sizes "
+                                    f"don't match, {within[c]} != {n}")
+            within[c] = n
+            prev = sizes.get(c)
+            if prev is None or prev == 1:
+                sizes[c] = n
+            elif n != 1 and n != prev:
+                raise _einsum_error(f"subscript {c} has size {n} for operand {i} which does not "
+                                    f"broadcast with previously seen size {prev}")
+        inputs.append(sub)
+    if arrow:
+        out_labels = _parse_term(rhs, len(lhs) + 2, eq)
+        seen = set()
+        for c in out_labels:
+            if c is None:
+                continue
+            if c not in used:
+                raise _einsum_error(f"output subscript {c} does not appear in the equation for "
+                                    "any input operand")
+            if c in seen:
+                raise _einsum_error(f"output subscript {c} appears more than once in the output")
+            seen.add(c)
+        output = "".join(ell if c is None else c for c in out_labels)
+    else:  # implicit: the ellipsis dims, then the subscripts used once, in alphabetical order
+        counts = {}
+        for labels in parsed:
+            for c in labels:
+                if c is not None:
+                    counts[c] = counts.get(c, 0) + 1
+        output = ell + "".join(sorted(c for c, k in counts.items() if k == 1))
+    return _EinsumPlan(inputs, output, sizes)
+
+
+@op("einsum", method=False)
+def einsum(equation, *tensors):
+    """Einstein summation: ``torch_einsum("ij,jk->ik", a, b)`` is ``a @ b``. Subscripts are
+    letters (a-z, A-Z); ``...`` stands for the remaining (broadcast) dims; without ``->`` the
+    output is the subscripts that appear once, in alphabetical order. The operands may also be
+    given as one list. Its grad_fn is ``EinsumBackward0`` (libtorch's is the last op its own
+    decomposition records)."""
+    if not isinstance(equation, str):
+        raise TypeError(f"einsum(): the equation must be a string, got {type(equation).__name__}")
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    tensors = tuple(as_tensor(t) for t in tensors)
+    if not tensors:
+        raise _einsum_error("must provide at least one operand")
+    dt = tensors[0]._data.dtype
+    for t in tensors[1:]:
+        if t._data.dtype != dt:
+            raise RuntimeError(f"expected scalar type {_word(tensors[0])} but found {_word(t)}")
+    plan = _einsum_plan(equation, [t._data for t in tensors])
+    data = np.einsum(plan.equation, *[t._data for t in tensors], optimize=len(tensors) > 2)
+    out = wrap(np.asarray(data, dtype=dt))
+    if recording(*tensors):
+        record(NODES["EinsumBackward0"], tensors, (out,), params=(plan,))
+    return out
+
+
+@op("tensordot")
+def tensordot(self, other, dims=2):
+    """Contract ``dims`` dims: an int n (the last n of ``self`` with the first n of
+    ``other``) or two lists of dims, ``(dims_self, dims_other)``. Computed as libtorch does:
+    permute, reshape to matrices, ``mm``, reshape."""
+    a, b = self, as_tensor(other)
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, (list, tuple)):
+        if len(dims) != 2:
+            raise RuntimeError("tensordot expects dims to be an int or a pair of lists of dims")
+        da, db = ([d] if isinstance(d, numbers.Integral) else list(d) for d in dims)
+        if len(da) != len(db):
+            raise RuntimeError("both dimension lists should have same length")
+    else:
+        n = _int(dims, "dims")
+        if n < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={n}")
+        if n > a.ndim or n > b.ndim:
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={n}")
+        da, db = list(range(a.ndim - n, a.ndim)), list(range(n))
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    da = [normalize_dim(d, a.ndim) for d in da]
+    db = [normalize_dim(d, b.ndim) for d in db]
+    for x, y in zip(da, db):
+        sa, sb = a.shape[x], b.shape[y]
+        if sa != sb:
+            if sb == 1:
+                b = b.sum(y, keepdim=True)
+            elif sa == 1:
+                a = a.sum(x, keepdim=True)
+            else:
+                raise RuntimeError(f"contracted dimensions need to match, but first has size {sa} "
+                                   f"in dim {x} and second has size {sb} in dim {y}")
+    keep_a = [d for d in range(a.ndim) if d not in da]
+    keep_b = [d for d in range(b.ndim) if d not in db]
+    size_a = int(np.prod([a.shape[d] for d in keep_a]))
+    size_b = int(np.prod([b.shape[d] for d in keep_b]))
+    csize = int(np.prod([a.shape[d] for d in da]))
+    t1 = a.permute(*(keep_a + da)).reshape(size_a, csize)
+    t2 = b.permute(*(db + keep_b)).reshape(csize, size_b)
+    return _mm(t1, t2).reshape(*([a.shape[d] for d in keep_a] + [b.shape[d] for d in keep_b]))
+
+
+def _unsafe_view(t, shape):
+    """libtorch's ``_unsafe_view`` of a fresh tensor nobody else holds: its values in
+    ``shape`` without a copy, recorded as UnsafeViewBackward0 (not a view)."""
+    out = Tensor._make(t._data.reshape(shape))
+    if recording(t):
+        record(NODES["UnsafeViewBackward0"], (t,), (out,), (), (t._data.shape,))
+    return out
+
+
+@op("kron")
+def kron(self, other):
+    """Kronecker product: for matrices, the block matrix ``[self[i, j] * other]``; in general
+    dims pair up from the right (the fewer-dim tensor counts as having leading 1s)."""
+    other = as_tensor(other)
+    na, nb = self.ndim, other.ndim
+    n = max(na, nb)
+    sa = (1,) * (n - na) + tuple(self.shape)
+    sb = (1,) * (n - nb) + tuple(other.shape)
+    a_shape, b_shape = [], []
+    for x, y in zip(sa, sb):
+        a_shape += [x, 1]
+        b_shape += [1, y]
+    prod = _mul(self.reshape(*a_shape), other.reshape(*b_shape))
+    return _unsafe_view(prod, tuple(x * y for x, y in zip(sa, sb)))
+
+
+# ------------------------------------------------------------------------------ triangles
+
+def _triangle(name, np_fn, node):
+    def fn(self, diagonal=0):
+        if self._data.ndim < 2:
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+        k = _int(diagonal, "diagonal")
+        out = wrap(np_fn(self._data, k))
+        if recording(self):
+            record(NODES[node], (self,), (out,), params=(k,))
+        return out
+    fn.__name__ = name
+    fn.__doc__ = (f"The {'lower' if name == 'tril' else 'upper'} triangle of each matrix (the "
+                  "last two dims), the rest zero: ``diagonal`` 0 keeps the main diagonal, "
+                  "positive values diagonals above it, negative values stop below it.")
+    return fn
+
+
+tril = op("tril")(_triangle("tril", np.tril, "TrilBackward0"))
+triu = op("triu")(_triangle("triu", np.triu, "TriuBackward0"))
+
+
+def _triangle_(name, fn):
+    def method(self, diagonal=0):
+        if self._data.ndim < 2:
+            raise RuntimeError(f"{name[:-1]}: input tensor must have at least 2 dimensions")
+        return inplace(self, lambda t: fn(t, diagonal))
+    method.__name__ = name
+    method.__doc__ = f"In-place ``{name[:-1]}``; returns self."
+    return op(name, namespace=False)(method)
+
+
+tril_ = _triangle_("tril_", tril)
+triu_ = _triangle_("triu_", triu)
+
+
+def _triangle_indices(name, np_fn):
+    def fn(row, col, offset=0, dtype=None):
+        row, col, offset = _int(row, "row"), _int(col, "col"), _int(offset, "offset")
+        if row < 0:
+            raise RuntimeError(f"row must be non-negative, got{row}")
+        if col < 0:
+            raise RuntimeError(f"col must be non-negative, got{col}")
+        dt = np.dtype(np.int64) if dtype is None else _dt.as_dtype(dtype).numpy
+        if dt.kind not in "iu":
+            raise RuntimeError(f'"{name}" not implemented for '
+                               f"'{_dt.as_dtype(dtype).word}'")
+        rows, cols = np_fn(row, offset, col)
+        return wrap(np.stack([rows, cols]).astype(dt).reshape(2, -1))
+    fn.__name__ = name
+    fn.__doc__ = (f"The (row, column) indices of the {'lower' if name[:4] == 'tril' else 'upper'}"
+                  " triangle of a ``row`` x ``col`` matrix (``offset`` as ``diagonal`` in "
+                  f"``{name[:4]}``), as a 2 x N int64 tensor in row-major order. 0-based in "
+                  "Python, 1-based in R (as R torch since 0.16).")
+    return op(name, method=False, returns_index=True)(fn)
+
+
+tril_indices = _triangle_indices("tril_indices", np.tril_indices)
+triu_indices = _triangle_indices("triu_indices", np.triu_indices)
+
+
+# ------------------------------------------------------------------------------ diagonals
+
+@op("diag_embed", dims=("dim1", "dim2"))
+def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    """A tensor whose (``dim1``, ``dim2``) planes have ``self``'s last dim on their
+    ``offset`` diagonal, zeros elsewhere (one more dim than ``self``)."""
+    x = self._data
+    if x.ndim < 1:
+        raise RuntimeError("diag_embed(): expected a tensor with at least 1 dimension")
+    offset = _int(offset, "offset")
+    nd = x.ndim + 1
+    d1, d2 = normalize_dim(dim1, nd), normalize_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = x.shape[-1] + abs(offset)
+    rest = iter(x.shape[:-1])
+    shape = tuple(n if d in (d1, d2) else next(rest) for d in range(nd))
+    z = np.zeros(shape, dtype=x.dtype)
+    diagonal_view(z, offset, d1, d2)[...] = x
+    out = wrap(z)
+    if recording(self):
+        record(NODES["DiagEmbedBackward0"], (self,), (out,), params=(offset, d1, d2))
+    return out
+
+
+@op("diag")
+def diag(self, diagonal=0):
+    """For a vector, the square matrix with it on the ``diagonal``-th diagonal; for a matrix,
+    a copy of its ``diagonal``-th diagonal (0 the main one, positive above, negative below)."""
+    x = self._data
+    k = _int(diagonal, "diagonal")
+    if x.ndim == 1:
+        return diag_embed(self, k, 0, 1)
+    if x.ndim != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
+    out = wrap(np.diagonal(x, k).copy())
+    if recording(self):
+        record(NODES["DiagonalBackward0_copy"], (self,), (out,), params=(x.shape, k, 0, 1))
+    return out
+
+
+@op("trace")
+def trace(self):
+    """The sum of the main diagonal of a matrix (integers sum to int64)."""
+    x = self._data
+    if x.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.ndim}")
+    if x.dtype.kind == "b":
+        raise RuntimeError("\"trace\" not implemented for 'Bool'")
+    dt = np.int64 if x.dtype.kind in "iu" else x.dtype
+    out = wrap(np.asarray(np.trace(x, dtype=dt)))
+    if recording(self):
+        record(NODES["TraceBackward0"], (self,), (out,), params=(x.shape,))
+    return out
+
+
+# ------------------------------------------------------------------------------ distances
+
+@op("cdist", method=False)
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """The p-norm distance between each row of ``x1`` (..., P, M) and each row of ``x2``
+    (..., R, M): a (..., P, R) tensor; batch dims broadcast. p = 0 counts the differing
+    coordinates, p = inf takes the largest difference. (libtorch computes p = 2 through matrix
+    products when P or R exceeds 25, whose grad_fn and last bits differ; here the differences
+    are always summed directly, ``compute_mode`` is accepted and ignored.)"""
+    x1, x2 = as_tensor(x1), as_tensor(x2)
+    a, b = x1._data, x2._data
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t._data.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: "
+                               f"{t._data.ndim}D")
+        if t._data.dtype.kind != "f":
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{_word(t)}")
+    if a.shape[-1] != b.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {a.shape[-1]} "
+                           f"X2: {b.shape[-1]}")
+    p = float(p)
+    if not p >= 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"expected scalar type {_word(x1)} but found {_word(x2)}")
+    try:
+        diff = np.abs(a[..., :, None, :] - b[..., None, :, :])
+    except ValueError:
+        raise RuntimeError(f"The size of tensor a ({a.shape[:-2]}) must match the size of tensor "
+                           f"b ({b.shape[:-2]}) at non-singleton dimensions") from None
+    if p == 0:
+        data = np.sum(diff != 0, axis=-1).astype(a.dtype)
+    elif p == 1:
+        data = np.sum(diff, axis=-1)
+    elif p == 2:
+        data = np.sqrt(np.sum(diff * diff, axis=-1))
+    elif p == float("inf"):
+        data = np.max(diff, axis=-1, initial=0)
+    else:
+        data = rounded.power(np.sum(rounded.power(diff, p), axis=-1), 1 / p)
+    out = wrap(np.asarray(data, dtype=a.dtype))
+    if recording(x1, x2):
+        record(NODES["CdistBackward0"], (x1, x2), (out,), params=(p,))
+    return out
+
+
+# ------------------------------------------------------------------------------ repeating
+
+@op("repeat_interleave", dims=("dim",))
+def repeat_interleave(self, repeats, dim=None, output_size=None):
+    """Repeat each element ``repeats`` times along ``dim`` (of the flattened tensor when
+    ``dim`` is None): an int, or an integer tensor with one count per element (or one count
+    for all)."""
+    x = self if dim is not None else self.reshape(-1)
+    d = 0 if dim is None else normalize_dim(dim, self.ndim)
+    if isinstance(repeats, Tensor) or isinstance(repeats, (list, tuple)):
+        r = as_tensor(repeats)._data
+        if r.dtype.kind not in "iu":
+            raise RuntimeError(f"repeat_interleave: repeats must be an integer tensor, got "
+                               f"{as_tensor(repeats).dtype.word}")
+        if r.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        size = x.shape[d] if x.ndim else 1
+        r = r.reshape(-1)
+        if r.size == 1:
+            r = np.repeat(r, size)
+        if r.size != size:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {r.size} and input.size({d}) = {size}")
+        if (r < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        index = wrap(np.repeat(np.arange(size, dtype=np.int64), r))
+        return _index_select(x, d, index)
+    n = _int(repeats, "repeats")
+    if n < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    if x.ndim == 0:
+        x = x.reshape(1)
+    u = x.unsqueeze(d + 1)
+    shape = list(u.shape)
+    shape[d + 1] = n
+    return _clone(u.expand(*shape)).flatten(d, d + 1)
+
+
+@op("tile")
+def tile(self, dims):
+    """Repeat the tensor ``dims[i]`` times along dim i (``dims`` are repetition counts, not
+    dimensions); fewer counts than dims count as leading 1s. libtorch's ``repeat`` does it."""
+    reps = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
+    reps = tuple(_int(r, "dims") for r in reps)
+    if len(reps) < self.ndim:
+        reps = (1,) * (self.ndim - len(reps)) + reps
+    return _repeat(self, *reps)
+
+
+@op("diff", dims=("dim",))
+def diff(self, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along ``dim`` (``x[1:] - x[:-1]``, n times; logical xor
+    for bool), after putting ``prepend`` and ``append`` (same number of dims, same sizes except
+    along ``dim``) before and after ``self``."""
+    n = _int(n, "n")
+    if self.ndim < 1:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = normalize_dim(dim, self.ndim)
+    parts = [self]
+    for extra, first in ((prepend, True), (append, False)):
+        if extra is None:
+            continue
+        extra = as_tensor(extra)
+        if extra.ndim != self.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        for i in range(self.ndim):
+            if i != d and extra.shape[i] != self.shape[i]:
+                raise RuntimeError("diff expects the shape of tensor to prepend or append to "
+                                   "match that of input except along the differencing dimension; "
+                                   f"input.size({i}) = {self.shape[i]}, but got "
+                                   f"tensor.size({i}) = {extra.shape[i]}")
+        parts.insert(0 if first else len(parts), extra)
+    if n == 0:
+        return _clone(self)
+    x = _cat(parts, d) if len(parts) > 1 else self
+    n = min(n, x.shape[d])
+    length = x.shape[d] - 1
+    for _ in range(n):
+        hi, lo = x.narrow(d, 1, length), x.narrow(d, 0, length)
+        if x._data.dtype.kind == "b":
+            x = hi.logical_xor(lo)
+        else:
+            x = _sub(hi, lo)
+        length -= 1
+    return x
+
+
+# ------------------------------------------------------------------------------ scans
+
+@op("cumprod", dims=("dim",))
+def cumprod(self, dim, dtype=None):
+    """Cumulative product along ``dim`` (integers and bools give int64). The gradient is exact
+    where the input has zeros, as libtorch's."""
+    x = self._data if dtype is None else self._data.astype(_dt.as_dtype(dtype).numpy)
+    if dtype is None and x.dtype.kind in "biu":
+        x = x.astype(np.int64)
+    d = normalize_dim(dim, x.ndim)
+    out = wrap(np.cumprod(x, axis=d, dtype=x.dtype) if x.ndim else x.copy())
+    if recording(self):
+        record(NODES["CumprodBackward0"], (self,), (out,), params=(d,))
+    return out
+
+
+# ------------------------------------------------------------------------------ sorting
+
+def _argsort(x, d, descending):
+    """Stable ascending (NaN last) or descending (NaN first, ties in their original order)."""
+    if not descending:
+        return np.argsort(x, axis=d, kind="stable")
+    flipped = np.argsort(np.flip(x, d), axis=d, kind="stable")
+    return (x.shape[d] - 1) - np.flip(flipped, d)
+
+
+def _sorted(self, dim, descending, node, k=None):
+    x = self._data
+    d = normalize_dim(dim, x.ndim)
+    if x.ndim == 0:
+        idx = np.zeros((), np.int64)
+        values = x.copy()
+    else:
+        idx = _argsort(x, d, descending)
+        if k is not None:
+            idx = idx[(slice(None),) * d + (slice(0, k),)]
+        values = np.take_along_axis(x, idx, axis=d)
+    values, indices = wrap(values), wrap(np.ascontiguousarray(idx, dtype=np.int64))
+    if node is not None and recording(self):
+        record(NODES[node], (self,), (values,), params=(x.shape, d, idx))
+    return values, indices
+
+
+@op("sort", dims=("dim",), returns_index=True)
+def sort(self, dim=-1, descending=False, stable=None):
+    """``(values, indices)`` sorted along ``dim``; NaN sorts above every number. The sort is
+    stable (equal values keep their order) whether or not ``stable`` is given; giving it
+    selects libtorch's ``sort.stable`` (grad_fn SortBackward1)."""
+    if stable is not None and not isinstance(stable, (bool, np.bool_)):
+        raise TypeError(f"sort(): stable must be a bool, got {stable!r}")
+    return _sorted(self, dim, bool(descending), "SortBackward0" if stable is None else
+                   "SortBackward1")
+
+
+@op("argsort", dims=("dim",), returns_index=True)
+def argsort(self, dim=-1, descending=False, stable=False):
+    """The indices that sort ``self`` along ``dim`` (stable; no gradient)."""
+    return _sorted(self, dim, bool(descending), None)[1]
+
+
+@op("topk", dims=("dim",), returns_index=True)
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) elements
+    along ``dim``, largest first (smallest first). Among equal values the earlier index comes
+    first; the result is sorted whatever ``sorted`` says (libtorch leaves the order unspecified
+    when ``sorted=False``)."""
+    k = _int(k, "k")
+    size = self.shape[normalize_dim(dim, self.ndim)] if self.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    return _sorted(self, dim, bool(largest), "TopkBackward0", k)
+
+
+# ------------------------------------------------------------------------------ (var | std, mean)
+
+def _moments(self, dim, unbiased, keepdim, correction, name):
+    if self._data.dtype.kind != "f":
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    c = _correction(unbiased, correction)
+    dims = _dims_or_all(dim, self._data.ndim)
+    count = _count(self._data.shape, dims)
+    axis = None if dims is None else dims
+    x = self._data
+    var = np.asarray(np.var(x, axis=axis, ddof=c, keepdims=keepdim), dtype=x.dtype)
+    mean = np.asarray(np.mean(x, axis=axis, keepdims=keepdim, dtype=x.dtype))
+    return var, mean, (dims, c, keepdim, count)
+
+
+@op("var_mean", dims=("dim",))
+def var_mean(self, dim=None, unbiased=True, keepdim=False, correction=None):
+    """``(var, mean)`` over ``dim`` in one op (one node, VarMeanBackward0); ``unbiased`` and
+    ``correction`` as in ``var``."""
+    var, mean, params = _moments(self, dim, unbiased, keepdim, correction, "var_mean")
+    v, m = _reduced(var), _reduced(mean)
+    if recording(self):
+        record(NODES["VarMeanBackward0"], (self,), (v, m), params=params)
+    return v, m
+
+
+@op("std_mean", dims=("dim",))
+def std_mean(self, dim=None, unbiased=True, keepdim=False, correction=None):
+    """``(std, mean)`` over ``dim`` in one op (one node, StdMeanBackward0); ``unbiased`` and
+    ``correction`` as in ``std``."""
+    var, mean, params = _moments(self, dim, unbiased, keepdim, correction, "std_mean")
+    s, m = _reduced(np.asarray(np.sqrt(var))), _reduced(mean)
+    if recording(self):
+        record(NODES["StdMeanBackward0"], (self,), (s, m), params=params)
+    return s, m
+
+
+# ------------------------------------------------------------------------------ quantiles
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _lerp(start, end, weight):
+    """libtorch's lerp with a tensor weight (LerpBackward1): ``start + w (end - start)`` for
+    |w| < 0.5, else ``end - (end - start)(1 - w)``; float32 through float64, rounded once."""
+    s, e, w = start._data, end._data, weight._data
+    wide = np.float64 if s.dtype == np.float32 else s.dtype
+    s64, e64, w64 = s.astype(wide), e.astype(wide), w.astype(wide)
+    span = (e - s).astype(wide)
+    data = np.where(np.abs(w64) < 0.5, s64 + w64 * span, e64 - span * (1 - w64))
+    out = wrap(np.asarray(data, dtype=s.dtype))
+    if recording(start, end, weight):
+        record(NODES["LerpBackward1"], (start, end, weight), (out,))
+    return out
+
+
+def _squeeze_(t, shape):
+    """libtorch's in-place ``squeeze_(dim)`` at the end of quantile: a view recorded as
+    SqueezeBackward4."""
+    return _view_of(t, t._data.reshape(shape), NODES["SqueezeBackward4"], (t._data.shape,))
+
+
+def _quantile(self, q, dim, keepdim, interpolation, ignore_nan):
+    name = "nanquantile" if ignore_nan else "quantile"
+    x = self._data
+    if x.dtype not in (np.float32, np.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, (list, tuple)):
+        q = wrap(np.asarray(q, dtype=x.dtype))
+    if isinstance(q, Tensor):
+        qa = q._data
+        if qa.ndim > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if qa.dtype != x.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        if qa.size and not ((qa >= 0) & (qa <= 1)).all():
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    else:
+        qv = float(q)
+        if not 0 <= qv <= 1:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {qv}")
+        qa = np.asarray(qv, dtype=x.dtype)
+    if x.size == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+    if dim is None:
+        reduced = (1,) * x.ndim if keepdim else ()
+        srt = sort(self.reshape(-1))[0]
+    else:
+        d = normalize_dim(dim, x.ndim)
+        shape = list(x.shape) if x.ndim else [1]
+        if keepdim:
+            shape[d] = 1
+        else:
+            del shape[d]
+        reduced = tuple(shape) if x.ndim else ()
+        if d == x.ndim - 1 or x.ndim == 0:
+            srt = sort(self)[0]
+        else:
+            srt = sort(self.unsqueeze(-1).transpose(d, -1))[0]
+    n = srt.shape[-1] if srt.ndim else 1
+    srt = srt.reshape(*(reduced + (n,)))
+    s = srt._data
+    last = n - 1
+    if ignore_nan:
+        valid = (~np.isnan(s)).sum(-1, keepdims=True) - 1
+        ranks = (qa * valid.astype(x.dtype)).astype(x.dtype)
+        ranks = np.where(ranks < 0, x.dtype.type(0), ranks)
+    else:
+        ranks = np.where(np.isnan(s).any(-1, keepdims=True), x.dtype.type(last),
+                         (qa * x.dtype.type(last)).astype(x.dtype))
+    if ranks.ndim < s.ndim:  # a 0-d q and a 0-d reduction
+        ranks = ranks.reshape((1,) * (s.ndim - ranks.ndim) + ranks.shape)
+    if interpolation == "lower":
+        ranks = np.floor(ranks)
+    elif interpolation == "higher":
+        ranks = np.ceil(ranks)
+    elif interpolation == "nearest":
+        ranks = np.round(ranks)
+    below = ranks.astype(np.int64)
+    values = _gather(srt, -1, wrap(below))
+    if interpolation in ("linear", "midpoint"):
+        weights = np.full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        above = _gather(srt, -1, wrap(np.ceil(ranks).astype(np.int64)))
+        values = _lerp(values, above, wrap(np.asarray(weights, dtype=x.dtype)))
+    if qa.ndim == 0:
+        return _squeeze_(values, reduced)
+    moved = values.unsqueeze(0).transpose(0, -1)
+    return _squeeze_(moved, tuple(moved.shape[:-1]))
+
+
+@op("quantile", dims=("dim",))
+def quantile(self, q, dim=None, keepdim=False, interpolation="linear"):
+    """The ``q``-quantiles (a number in [0, 1], or a 1-d tensor of them, of ``self``'s dtype:
+    then the quantiles are the first dim of the result) over ``dim`` (all elements when None).
+    ``interpolation`` between the two nearest sorted values: "linear", "lower", "higher",
+    "midpoint" or "nearest". A slice holding NaN gives NaN."""
+    return _quantile(self, q, dim, keepdim, interpolation, False)
+
+
+@op("nanquantile", dims=("dim",))
+def nanquantile(self, q, dim=None, keepdim=False, interpolation="linear"):
+    """``quantile`` ignoring NaN (a slice of only NaN gives NaN)."""
+    return _quantile(self, q, dim, keepdim, interpolation, True)
