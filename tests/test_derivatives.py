@@ -1121,6 +1121,12 @@ def _index_put(draw, rng, name):
     return Case(fn, anyv(rng, s), anyv(rng, vshape))
 
 
+# matrix, shape and sorting rows (_derivatives_matops.py): samples in their own file
+from _matops_builders import add_builders  # noqa: E402
+
+add_builders(builder, Case, shape, anyv, distinct)
+
+
 # ============================================================================ the tests
 
 ROW_NAMES = [name for name, _ in ROWS]
