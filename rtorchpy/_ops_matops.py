@@ -223,12 +223,12 @@ def einsum(equation, *tensors):
     return out
 
 
-@op("tensordot")
-def tensordot(self, other, dims=2):
-    """Contract ``dims`` dims: an int n (the last n of ``self`` with the first n of
-    ``other``) or two lists of dims, ``(dims_self, dims_other)``. Computed as libtorch does:
-    permute, reshape to matrices, ``mm``, reshape."""
-    a, b = self, as_tensor(other)
+@op("tensordot", method=False)
+def tensordot(a, b, dims=2):
+    """Contract ``dims`` dims: an int n (the last n of ``a`` with the first n of ``b``) or two
+    lists of dims, ``(dims_a, dims_b)`` (1-based in R). Computed as libtorch does: permute,
+    reshape to matrices, ``mm``, reshape."""
+    a, b = as_tensor(a), as_tensor(b)
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, (list, tuple)):
@@ -468,7 +468,9 @@ def repeat_interleave(self, repeats, dim=None, output_size=None):
     x = self if dim is not None else self.reshape(-1)
     d = 0 if dim is None else normalize_dim(dim, self.ndim)
     if isinstance(repeats, Tensor) or isinstance(repeats, (list, tuple)):
-        r = as_tensor(repeats)._data
+        r = repeats._data if isinstance(repeats, Tensor) else np.asarray(repeats)
+        if r.dtype.kind == "f" and not isinstance(repeats, Tensor) and np.all(r == np.round(r)):
+            r = r.astype(np.int64)  # R's c(1, 2): whole numbers given as doubles
         if r.dtype.kind not in "iu":
             raise RuntimeError(f"repeat_interleave: repeats must be an integer tensor, got "
                                f"{as_tensor(repeats).dtype.word}")
