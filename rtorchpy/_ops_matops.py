@@ -362,8 +362,6 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """A tensor whose (``dim1``, ``dim2``) planes have ``self``'s last dim on their
     ``offset`` diagonal, zeros elsewhere (one more dim than ``self``)."""
     x = self._data
-    if x.ndim < 1:
-        raise RuntimeError("diag_embed(): expected a tensor with at least 1 dimension")
     offset = _int(offset, "offset")
     nd = x.ndim + 1
     d1, d2 = normalize_dim(dim1, nd), normalize_dim(dim2, nd)
@@ -490,9 +488,7 @@ def repeat_interleave(self, repeats, dim=None, output_size=None):
     n = _int(repeats, "repeats")
     if n < 0:
         raise RuntimeError("Repeats must be non-negative")
-    if x.ndim == 0:
-        x = x.reshape(1)
-    u = x.unsqueeze(d + 1)
+    u = x.unsqueeze(d + 1)  # a 0-dim self with a dim: libtorch's out-of-range error here
     shape = list(u.shape)
     shape[d + 1] = n
     return _clone(u.expand(*shape)).flatten(d, d + 1)
@@ -534,8 +530,9 @@ def diff(self, n=1, dim=-1, prepend=None, append=None):
                                    f"input.size({i}) = {self.shape[i]}, but got "
                                    f"tensor.size({i}) = {extra.shape[i]}")
         parts.insert(0 if first else len(parts), extra)
-    if n == 0:
-        return _clone(self)
+    if n == 0:  # libtorch: a copy into zeros (its grad_fn is copy_'s)
+        from .creation import torch_zeros_like
+        return torch_zeros_like(self).copy_(self)
     x = _cat(parts, d) if len(parts) > 1 else self
     n = min(n, x.shape[d])
     length = x.shape[d] - 1
@@ -586,7 +583,7 @@ def _sorted(self, dim, descending, node, k=None):
         if k is not None:
             idx = idx[(slice(None),) * d + (slice(0, k),)]
         values = np.take_along_axis(x, idx, axis=d)
-    values, indices = wrap(values), wrap(np.ascontiguousarray(idx, dtype=np.int64))
+    values, indices = wrap(values), wrap(np.array(idx, dtype=np.int64, order="C"))
     if node is not None and recording(self):
         record(NODES[node], (self,), (values,), params=(x.shape, d, idx))
     return values, indices

@@ -387,6 +387,96 @@ def test_sort_and_topk_of_a_scalar():
     assert v.item() == 3.0 and i.item() == 0
 
 
+
+EDGES = [  # (label, function of (L, *tensors), arrays): compared with PyTorch, values and dtypes
+    ("sort 0d", lambda L, x: L.f("sort")(x), [np.array(2.5)]),
+    ("sort empty", lambda L, x: L.f("sort")(x, 0), [np.zeros((0, 3))]),
+    ("topk k=0", lambda L, x: L.f("topk")(x, 0), [np.array([3.0, 1.0])]),
+    ("topk 0d", lambda L, x: L.f("topk")(x, 1), [np.array(2.5)]),
+    ("argsort 0d", lambda L, x: L.f("argsort")(x), [np.array(2.5)]),
+    ("topk NaN", lambda L, x: L.f("topk")(x, 2), [np.array([1.0, np.nan, 3.0])]),
+    ("topk NaN smallest", lambda L, x: L.f("topk")(x, 2, largest=False),
+     [np.array([1.0, np.nan, 3.0])]),
+    ("sort int", lambda L, x: L.f("sort")(x), [np.array([3, 1, 2])]),
+    ("sort bool", lambda L, x: L.f("sort")(x), [np.array([True, False, True])]),
+    ("cumprod 0d", lambda L, x: L.f("cumprod")(x, 0), [np.array(2.5)]),
+    ("cumprod empty", lambda L, x: L.f("cumprod")(x, 0), [np.zeros((0, 3))]),
+    ("cumprod int32", lambda L, x: L.f("cumprod")(x, 0), [np.array([3, 1, 2], np.int32)]),
+    ("quantile 0d", lambda L, x: L.f("quantile")(x, 0.5), [np.array(2.5)]),
+    ("quantile 0d dim", lambda L, x: L.f("quantile")(x, 0.5, dim=0), [np.array(2.5)]),
+    ("quantile keepdim all", lambda L, x: L.f("quantile")(x, 0.5, keepdim=True),
+     [np.arange(12.0).reshape(3, 4) % 5]),
+    ("quantile ties", lambda L, x: L.f("quantile")(x, 0.37), [np.array([1.0, 1.0, 1.0, 2.0])]),
+    ("einsum empty", lambda L, x: L.f("einsum")("ij->j", x), [np.zeros((0, 3))]),
+    ("einsum scalars", lambda L, x, y: L.f("einsum")(",->", x, y),
+     [np.array(2.5), np.array(-1.5)]),
+    ("einsum spaces", lambda L, x: L.f("einsum")(" i j -> j i ", x), [np.ones((2, 3))]),
+    ("einsum leading ellipsis", lambda L, x: L.f("einsum")("i...->...", x),
+     [_values((2, 3, 4))]),
+    ("einsum int", lambda L, x: L.f("einsum")("i,i", x, x), [np.array([3, 1, 2])]),
+    ("diag_embed 0d", lambda L, x: L.f("diag_embed")(x), [np.array(2.5)]),
+    ("cdist same points", lambda L, x: L.f("cdist")(x, x), [np.arange(12.0).reshape(3, 4) % 5]),
+    ("cdist same points p=3", lambda L, x: L.f("cdist")(x, x, p=3.0),
+     [np.arange(12.0).reshape(3, 4) % 5]),
+    ("cdist no columns", lambda L, x: L.f("cdist")(x, x), [np.zeros((2, 0))]),
+    ("repeat_interleave 0d", lambda L, x: L.f("repeat_interleave")(x, 2), [np.array(2.5)]),
+    ("repeat_interleave 0d dim", lambda L, x: L.f("repeat_interleave")(x, 2, dim=0),
+     [np.array(2.5)]),
+    ("repeat_interleave 0 times", lambda L, x: L.f("repeat_interleave")(x, 0, dim=1),
+     [np.ones((2, 3))]),
+    ("tile 0d", lambda L, x: L.f("tile")(x, (2, 2)), [np.array(2.5)]),
+    ("diff of one element", lambda L, x: L.f("diff")(x), [np.array([1.0])]),
+    ("kron 0d", lambda L, x: L.f("kron")(x, x), [np.array(2.5)]),
+    ("kron bool", lambda L, x: L.f("kron")(x, x), [np.array([True, False])]),
+    ("tensordot 0", lambda L, x: L.f("tensordot")(x, x, dims=0), [np.array([3.0, 1.0])]),
+    ("bmm empty", lambda L, x, y: L.f("bmm")(x, y), [np.zeros((0, 2, 3)), np.zeros((0, 3, 1))]),
+    ("diag past the corner", lambda L, x: L.f("diag")(x, 5), [np.ones((3, 4))]),
+    ("tril_indices far below", lambda L: L.f("tril_indices")(3, 3, -10), []),
+    ("triu_indices far above", lambda L: L.f("triu_indices")(3, 3, 10), []),
+    ("std_mean of a constant", lambda L, x: L.f("std_mean")(x, 1), [np.ones((2, 3))]),
+]
+
+
+def _edge(L, fn, arrays):
+    xs = [L.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+    try:
+        r = fn(L, *xs)
+    except (RuntimeError, IndexError) as e:
+        return ("error", type(e).__name__, str(e).split("\n")[0])
+    rs = r if isinstance(r, tuple) else (r,)
+    floats = [t for t in rs if _is_float(t) and t.requires_grad]
+    if floats:
+        sum((t * 1.5).sum() for t in floats).backward()
+    return ([(t.detach().numpy(), t.detach().numpy().dtype) for t in rs],
+            [None if x.grad is None else x.grad.numpy() for x in xs],
+            L.grad_fn_name(rs[0]))
+
+
+@pytest.mark.parametrize("label,fn,arrays", EDGES, ids=[e[0] for e in EDGES])
+def test_edge_cases_match_pytorch(label, fn, arrays):
+    torch = pytest.importorskip("torch")
+    mine, ref = _edge(_Lib(), fn, arrays), _edge(_Lib(torch), fn, arrays)
+    if ref[0] == "error" or mine[0] == "error":
+        assert mine == ref
+        return
+    assert len(mine[0]) == len(ref[0])
+    for (a, da), (b, db) in zip(mine[0], ref[0]):
+        assert a.shape == b.shape and da == db, label
+        _close(a, b)
+    for a, b in zip(mine[1], ref[1]):
+        assert (a is None) == (b is None)
+        if a is not None:
+            _close(a, b)
+    if ref[2] is not None and mine[2] != "EinsumBackward0":
+        assert mine[2] == ref[2]
+
+
+def test_diff_with_n_zero_is_a_copy():
+    x = torch_tensor(_values((2, 3)), requires_grad=True)
+    y = rt.torch_diff(x, n=0, prepend=x)  # libtorch ignores prepend and append when n == 0
+    assert y.grad_fn.name == "CopyBackwards"  # libtorch 2.13: torch::autograd::CopyBackwards
+    assert tuple(y.shape) == (2, 3) and not np.shares_memory(y._data, x._data)
+
 def test_quantile_with_nan():
     x = np.array([[1.0, np.nan, 3.0, 2.0], [4.0, 5.0, 6.0, 7.0]])
     q = rt.torch_quantile(torch_tensor(x), 0.5, dim=1)
