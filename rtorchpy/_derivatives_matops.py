@@ -105,6 +105,22 @@ def _cdist(F, g, needs, x1, x2, result, p):
             (-F.sum(term, (term.ndim - 3,), False) if needs[1] else None))
 
 
+
+@row("EuclideanDistBackward0", inputs=("x1", "x2"), saves=("x1", "x2", "result"))
+def _euclidean_dist(F, g, needs, x1, x2, result):
+    """x1: x1 * sum_j ratio - ratio @ x2;  x2: x2 * sum_i ratio - ratio^T @ x1, with
+    ratio = g / dist (0 where dist == 0)   (cdist's matrix-product path, p = 2 with more than 25
+    rows, as libtorch's _euclidean_dist_backward)"""
+    zero = result == 0
+    ratio = F.where(zero, 0.0, g / F.where(zero, 1.0, result))
+    g1 = g2 = None
+    if needs[0]:
+        g1 = x1 * F.sum(ratio, (ratio.ndim - 1,), True) - F.matmul(ratio, x2)
+    if needs[1]:
+        g2 = (x2 * F.unsqueeze(F.sum(ratio, (ratio.ndim - 2,), False), -1)
+              - F.matmul(F.mT(ratio), x1))
+    return g1, g2
+
 # ---------------------------------------------------------------- scans and sorting
 @row("CumprodBackward0", saves=("self", "result"))
 def _cumprod(F, g, needs, self, result, dim):

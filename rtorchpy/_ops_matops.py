@@ -411,13 +411,20 @@ def trace(self):
 
 # ------------------------------------------------------------------------------ distances
 
+_COMPUTE_MODES = {None: 0, "use_mm_for_euclid_dist_if_necessary": 0,
+                  "use_mm_for_euclid_dist": 1, "donot_use_mm_for_euclid_dist": 2}
+
+
 @op("cdist", method=False)
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """The p-norm distance between each row of ``x1`` (..., P, M) and each row of ``x2``
     (..., R, M): a (..., P, R) tensor; batch dims broadcast. p = 0 counts the differing
-    coordinates, p = inf takes the largest difference. (libtorch computes p = 2 through matrix
-    products when P or R exceeds 25, whose grad_fn and last bits differ; here the differences
-    are always summed directly, ``compute_mode`` is accepted and ignored.)"""
+    coordinates, p = inf takes the largest difference. As libtorch, p = 2 goes through matrix
+    products (``|a|^2 - 2 a.b + |b|^2``, then a view: grad_fn ViewBackward0 over
+    EuclideanDistBackward0) when P or R exceeds 25, or always with ``compute_mode =
+    "use_mm_for_euclid_dist"`` (R: 1); ``"donot_use_mm_for_euclid_dist"`` (R: 2) never does.
+    That path cancels where points nearly coincide: its last float32 bits there depend on the
+    BLAS's order of summation, as libtorch's own do."""
     x1, x2 = as_tensor(x1), as_tensor(x2)
     a, b = x1._data, x2._data
     for name, t in (("X1", x1), ("X2", x2)):
@@ -435,6 +442,12 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         raise RuntimeError("cdist only supports non-negative p values")
     if a.dtype != b.dtype:
         raise RuntimeError(f"expected scalar type {_word(x1)} but found {_word(x2)}")
+    mode = _COMPUTE_MODES.get(compute_mode, compute_mode)
+    if mode not in (0, 1, 2):
+        raise RuntimeError(f"{compute_mode} is not a valid value for compute_mode")
+    if p == 2 and a.size and b.size and (mode == 1 or (mode == 0 and (
+            a.shape[-2] > 25 or b.shape[-2] > 25))):
+        return _cdist_mm(x1, x2)
     try:
         diff = np.abs(a[..., :, None, :] - b[..., None, :, :])
     except ValueError:
@@ -454,6 +467,25 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if recording(x1, x2):
         record(NODES["CdistBackward0"], (x1, x2), (out,), params=(p,))
     return out
+
+
+def _cdist_mm(x1, x2):
+    """libtorch's cdist_impl for p = 2 through matrix products: the batch dims expanded and
+    flattened, ``_euclidean_dist``, then a view to the output shape."""
+    batch = np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    (r1, c), r2 = x1.shape[-2:], x2.shape[-2]
+    if batch:
+        n = int(np.prod(batch))
+        x1 = x1.expand(*(batch + (r1, c))).reshape(n, r1, c)
+        x2 = x2.expand(*(batch + (r2, c))).reshape(n, r2, c)
+    a, b = x1._data, x2._data
+    ones_a, ones_b = np.ones(a.shape[:-1] + (1,), a.dtype), np.ones(b.shape[:-1] + (1,), a.dtype)
+    left = np.concatenate([a * a.dtype.type(-2), np.square(a).sum(-1, keepdims=True), ones_a], -1)
+    right = np.concatenate([b, ones_b, np.square(b).sum(-1, keepdims=True)], -1)
+    dist = wrap(np.sqrt(np.maximum(np.matmul(left, right.swapaxes(-1, -2)), 0)))
+    if recording(x1, x2):
+        record(NODES["EuclideanDistBackward0"], (x1, x2), (dist,))
+    return dist.view(*(batch + (r1, r2)))
 
 
 # ------------------------------------------------------------------------------ repeating

@@ -87,6 +87,16 @@ def add_builders(builder, Case, shape, anyv, distinct):
         x2 = distinct(rng, batch2 + (r, m)) + 0.1  # no difference is 0 or a tie
         return Case(lambda a, b: rt.torch_cdist(a, b, p=p), x1, x2)
 
+    @builder("EuclideanDistBackward0")
+    def _cdist_mm(draw, rng, name):
+        batch = draw(st.sampled_from([(), (2,), (1,)]))
+        batch2 = draw(st.sampled_from([batch, (2,) if batch else ()]))
+        p_, r, m = (draw(st.integers(1, 3)) for _ in range(3))
+        x1 = distinct(rng, batch + (p_, m))
+        x2 = distinct(rng, batch2 + (r, m)) + 0.1
+        return Case(lambda a, b: rt.torch_cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+                    x1, x2)
+
     @builder("CumprodBackward0")
     def _cumprod(draw, rng, name):
         s = shape(draw, max_side=4)
