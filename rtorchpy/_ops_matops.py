@@ -106,14 +106,21 @@ def _einsum_error(msg):
     return RuntimeError("einsum(): " + msg)
 
 
-def _parse_term(term, start, equation):
-    """The labels of one term (``None`` stands for the ellipsis) and whether it has one."""
+def _parse_term(term, start, which):
+    """The labels of one term (``None`` stands for the ellipsis). ``which``: the operand's
+    number, or None for the output (for the error messages)."""
     labels, k = [], 0
     while k < len(term):
         c = term[k]
         if c == ".":
-            if term[k:k + 3] != "..." or None in labels:
-                raise _einsum_error("found '.' for operand that is not part of any ellipsis")
+            if which is None and term[k:k + 3] != "...":
+                raise _einsum_error("found '.' for output that is not part of any ellipsis (...)")
+            if None in labels:
+                raise _einsum_error(f"found '.' for operand {which} for which an ellipsis was "
+                                    "already found")
+            if term[k:k + 3] != "...":
+                raise _einsum_error(f"found '.' for operand {which} that is not part of any "
+                                    "ellipsis")
             labels.append(None)
             k += 3
             continue
@@ -127,8 +134,6 @@ def _parse_term(term, start, equation):
 
 def _einsum_plan(equation, arrays):
     eq = equation.replace(" ", "")
-    if eq.count("->") > 1:
-        raise _einsum_error("more than one '->' found in the equation")
     lhs, arrow, rhs = eq.partition("->")
     terms, starts, pos = lhs.split(","), [], 0
     for t in terms:
@@ -138,7 +143,7 @@ def _einsum_plan(equation, arrays):
         raise _einsum_error("fewer operands were provided than specified in the equation")
     if len(terms) < len(arrays):
         raise _einsum_error("more operands were provided than specified in the equation")
-    parsed = [_parse_term(t, s, eq) for t, s in zip(terms, starts)]
+    parsed = [_parse_term(t, s, i) for i, (t, s) in enumerate(zip(terms, starts))]
     used = {c for labels in parsed for c in labels if c is not None}
     ell_dims = 0
     for i, (labels, a) in enumerate(zip(parsed, arrays)):
@@ -175,7 +180,7 @@ def _einsum_plan(equation, arrays):
                                     f"broadcast with previously seen size {prev}")
         inputs.append(sub)
     if arrow:
-        out_labels = _parse_term(rhs, len(lhs) + 2, eq)
+        out_labels = _parse_term(rhs, len(lhs) + 2, None)
         seen = set()
         for c in out_labels:
             if c is None:
