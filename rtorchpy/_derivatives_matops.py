@@ -75,35 +75,60 @@ def _squeeze_inplace(F, g, needs, shape):
 
 
 # ---------------------------------------------------------------- distances
+_CDIST_BLOCK = 1 << 22  # elements of the (..., rows, R, M) differences made at a time
+
+
 @row("CdistBackward0", inputs=("x1", "x2"), saves=("x1", "x2", "result"))
 def _cdist(F, g, needs, x1, x2, result, p):
     """x1: sum over j of g[i, j] * d dist(x1_i, x2_j) / d x1_i, with diff = x1_i - x2_j:
     p = 0: 0;  p = 1: sgn(diff);  p = 2: diff / dist (0 where dist == 0);  p = inf:
     sgn(diff) where |diff| == dist (libtorch does not share ties);  otherwise
     sgn(diff) |diff|^(p-1) / dist^(p-1) (0 where dist == 0, and where diff == 0 for p < 1);
-    x2: minus the same, summed over i   (as libtorch's _cdist_backward)"""
+    x2: minus the same, summed over i   (as libtorch's _cdist_backward; the differences are
+    formed a block of x1's rows at a time)"""
+    rows, n_r, m = x1.shape[-2], x2.shape[-2], x1.shape[-1]
+    batch = 1
+    for k in g.shape[:-2]:
+        batch *= k
+    block = max(1, _CDIST_BLOCK // max(1, batch * n_r * m))
+    if rows <= block:
+        term = _cdist_term(F, g, x1, x2, result, p)
+        return ((F.sum(term, (term.ndim - 2,), False) if needs[0] else None),
+                (-F.sum(term, (term.ndim - 3,), False) if needs[1] else None))
+    g1_parts, g2 = [], None
+    for start in range(0, rows, block):
+        n = min(block, rows - start)
+        term = _cdist_term(F, F.narrow(g, g.ndim - 2, start, n), F.narrow(x1, x1.ndim - 2, start, n),
+                           x2, F.narrow(result, result.ndim - 2, start, n), p)
+        if needs[0]:
+            g1_parts.append(F.sum(term, (term.ndim - 2,), False))
+        if needs[1]:
+            part = F.sum(term, (term.ndim - 3,), False)
+            g2 = part if g2 is None else g2 + part
+    return ((F.cat(g1_parts, g1_parts[0].ndim - 2) if needs[0] else None),
+            (-g2 if needs[1] else None))
+
+
+def _cdist_term(F, g, x1, x2, result, p):
+    """d dist / d x1 times g for every pair: (..., P, R, M)."""
     diff = F.unsqueeze(x1, -2) - F.unsqueeze(x2, -3)       # (..., P, R, M)
     dist = F.unsqueeze(result, -1)                          # (..., P, R, 1)
     gg = F.unsqueeze(g, -1)
     if p == 0:
-        term = F.zeros_like(diff)
-    elif p == 1:
-        term = F.sgn(diff) * gg
-    elif p == 2:
+        return F.zeros_like(diff)
+    if p == 1:
+        return F.sgn(diff) * gg
+    if p == 2:
         zero = dist == 0
-        term = F.where(zero, 0.0, diff * (gg / F.where(zero, 1.0, dist)))
-    elif p == float("inf"):
-        term = F.keep_where(F.abs(diff) == dist, F.sgn(diff) * gg)
-    else:
-        zero = dist == 0
-        if p < 1:
-            zero = zero | (diff == 0)
-        safe_diff = F.abs(F.where(diff == 0, 1.0, diff)) if p < 1 else F.abs(diff)
-        term = F.where(zero, 0.0, F.sgn(diff) * F.pow(safe_diff, p - 1) * gg
-                       / F.pow(F.where(dist == 0, 1.0, dist), p - 1))
-    return ((F.sum(term, (term.ndim - 2,), False) if needs[0] else None),
-            (-F.sum(term, (term.ndim - 3,), False) if needs[1] else None))
-
+        return F.where(zero, 0.0, diff * (gg / F.where(zero, 1.0, dist)))
+    if p == float("inf"):
+        return F.keep_where(F.abs(diff) == dist, F.sgn(diff) * gg)
+    zero = dist == 0
+    if p < 1:
+        zero = zero | (diff == 0)
+    safe_diff = F.abs(F.where(diff == 0, 1.0, diff)) if p < 1 else F.abs(diff)
+    return F.where(zero, 0.0, F.sgn(diff) * F.pow(safe_diff, p - 1) * gg
+                   / F.pow(F.where(dist == 0, 1.0, dist), p - 1))
 
 
 @row("EuclideanDistBackward0", inputs=("x1", "x2"), saves=("x1", "x2", "result"))

@@ -19,6 +19,7 @@ from . import _rounded_math as rounded
 from . import dtypes as _dt
 from ._arrays import diagonal_view
 from ._derivatives import NODES
+from ._derivatives_matops import _CDIST_BLOCK
 from ._ops import as_tensor, normalize_dim, op, recording, wrap
 from ._ops import mul as _mul, sub as _sub
 from ._ops_index import gather as _gather, index_select as _index_select
@@ -454,24 +455,32 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
             a.shape[-2] > 25 or b.shape[-2] > 25))):
         return _cdist_mm(x1, x2)
     try:
-        diff = np.abs(a[..., :, None, :] - b[..., None, :, :])
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
         raise RuntimeError(f"The size of tensor a ({a.shape[:-2]}) must match the size of tensor "
                            f"b ({b.shape[:-2]}) at non-singleton dimensions") from None
-    if p == 0:
-        data = np.sum(diff != 0, axis=-1).astype(a.dtype)
-    elif p == 1:
-        data = np.sum(diff, axis=-1)
-    elif p == 2:
-        data = np.sqrt(np.sum(diff * diff, axis=-1))
-    elif p == float("inf"):
-        data = np.max(diff, axis=-1, initial=0)
-    else:
-        data = rounded.power(np.sum(rounded.power(diff, p), axis=-1), 1 / p)
+    rows, n_r, m = a.shape[-2], b.shape[-2], a.shape[-1]
+    block = max(1, _CDIST_BLOCK // max(1, int(np.prod(batch)) * n_r * m))
+    data = np.concatenate([_distances(a[..., i:i + block, :], b, p)
+                           for i in range(0, rows, block)] or [_distances(a, b, p)], -2)
     out = wrap(np.asarray(data, dtype=a.dtype))
     if recording(x1, x2):
         record(NODES["CdistBackward0"], (x1, x2), (out,), params=(p,))
     return out
+
+
+def _distances(a, b, p):
+    """The p-norm distances between the rows of ``a`` (..., P, M) and ``b`` (..., R, M)."""
+    diff = np.abs(a[..., :, None, :] - b[..., None, :, :])
+    if p == 0:
+        return np.sum(diff != 0, axis=-1).astype(a.dtype)
+    if p == 1:
+        return np.sum(diff, axis=-1)
+    if p == 2:
+        return np.sqrt(np.sum(diff * diff, axis=-1))
+    if p == float("inf"):
+        return np.max(diff, axis=-1, initial=0)
+    return rounded.power(np.sum(rounded.power(diff, p), axis=-1), 1 / p)
 
 
 def _cdist_mm(x1, x2):

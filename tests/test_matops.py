@@ -486,6 +486,28 @@ def test_diff_with_n_zero_is_a_copy():
     assert y.grad_fn.name == "CopyBackwards"  # libtorch 2.13: torch::autograd::CopyBackwards
     assert tuple(y.shape) == (2, 3) and not np.shares_memory(y._data, x._data)
 
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 3.0, 0.5, math.inf])
+def test_cdist_in_blocks_of_rows_gives_the_same_values_and_gradients(monkeypatch, p):
+    """Large inputs are differenced a block of x1's rows at a time (forward and backward)."""
+    from rtorchpy import _derivatives_matops, _ops_matops
+    x1, x2 = _values((2, 7, 3)), _values((1, 4, 3), 1)
+
+    def run_once():
+        a, b = torch_tensor(x1, requires_grad=True), torch_tensor(x2, requires_grad=True)
+        out = rt.torch_cdist(a, b, p=p)
+        (out * torch_tensor(_weights(out))).sum().backward()
+        return out.detach().numpy(), a.grad.numpy(), b.grad.numpy()
+    whole = run_once()
+    monkeypatch.setattr(_ops_matops, "_CDIST_BLOCK", 2 * 4 * 3 * 3)  # 3 rows at a time
+    monkeypatch.setattr(_derivatives_matops, "_CDIST_BLOCK", 2 * 4 * 3 * 2)  # 2 rows
+    blocks = run_once()
+    for a, b in zip(whole, blocks):
+        np.testing.assert_allclose(a, b, rtol=1e-14, atol=1e-15)
+    f = lambda a, b: rt.torch_cdist(a, b, p=p)  # noqa: E731
+    args = (torch_tensor(x1, requires_grad=True), torch_tensor(x2, requires_grad=True))
+    assert autograd_gradcheck(f, args) and autograd_gradgradcheck(f, args)
+
 def test_quantile_with_nan():
     x = np.array([[1.0, np.nan, 3.0, 2.0], [4.0, 5.0, 6.0, 7.0]])
     q = rt.torch_quantile(torch_tensor(x), 0.5, dim=1)
