@@ -98,8 +98,9 @@ def _cdist(F, g, needs, x1, x2, result, p):
     g1_parts, g2 = [], None
     for start in range(0, rows, block):
         n = min(block, rows - start)
-        term = _cdist_term(F, F.narrow(g, g.ndim - 2, start, n), F.narrow(x1, x1.ndim - 2, start, n),
-                           x2, F.narrow(result, result.ndim - 2, start, n), p)
+        term = _cdist_term(F, F.narrow(g, g.ndim - 2, start, n),
+                           F.narrow(x1, x1.ndim - 2, start, n), x2,
+                           F.narrow(result, result.ndim - 2, start, n), p)
         if needs[0]:
             g1_parts.append(F.sum(term, (term.ndim - 2,), False))
         if needs[1]:

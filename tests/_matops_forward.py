@@ -38,7 +38,8 @@ def forward_cases(Case, Raw, inplace, M, A, D, I, B, N):
 
     return {
         "bmm": [Case(A, A2, expected=np.matmul(A, A2)),
-                Case(A.astype(f64), A2.astype(f64), expected=np.matmul(A.astype(f64), A2.astype(f64)))],
+                Case(A.astype(f64), A2.astype(f64),
+                     expected=np.matmul(A.astype(f64), A2.astype(f64)))],
         "einsum": [Case("ij,jk->ik", M, N, expected=M @ N, method=False),
                    Case("ii->i", M[:3, :3], expected=np.diagonal(M[:3, :3]).copy(),
                         method=False),

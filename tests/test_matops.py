@@ -77,7 +77,8 @@ CASES = {
     "tensordot_lists": ([(2, 3, 4), (4, 2, 5)],
                         lambda L, a, b: L.f("tensordot")(a, b, dims=([0, 2], [1, 0])),
                         "ViewBackward0"),
-    "tensordot_2": ([(2, 3, 4), (3, 4, 2)], lambda L, a, b: L.f("tensordot")(a, b), "ViewBackward0"),
+    "tensordot_2": ([(2, 3, 4), (3, 4, 2)], lambda L, a, b: L.f("tensordot")(a, b),
+                    "ViewBackward0"),
     "kron_mat": ([(2, 3), (3, 2)], lambda L, a, b: L.f("kron")(a, b), "UnsafeViewBackward0"),
     "kron_mixed": ([(3,), (2, 2)], lambda L, a, b: L.f("kron")(a, b), "UnsafeViewBackward0"),
     "tril": ([(3, 4)], lambda L, a: L.f("tril")(a), "TrilBackward0"),
@@ -675,7 +676,8 @@ ERRORS = [
     (lambda: rt.torch_einsum("ij->k", _m(3, 4)),
      "output subscript k does not appear in the equation for any input operand"),
     (lambda: rt.torch_einsum("i1->i", _m(3, 4)),
-     r"invalid subscript given at index 1 in the equation string, subscripts must be in \[a-zA-Z\]"),
+     r"invalid subscript given at index 1 in the equation string, subscripts must be in "
+     r"\[a-zA-Z\]"),
     (lambda: rt.torch_einsum("ijk->i", _m(3, 4)),
      r"the number of subscripts in the equation \(3\) does not match the number of dimensions "
      r"\(2\) for operand 0 and no ellipsis was given"),
@@ -789,8 +791,7 @@ def test_registry_flags_for_the_r_face():
 
 
 def test_r_bridge_converts_indices_and_tensordot_dims():
-    from rtorchpy._rbridge import op_caller, _dec  # noqa: F401
-    plans = __import__("rtorchpy._rbridge", fromlist=["_PLANS"])._PLANS
+    from rtorchpy._rbridge import _PLANS as plans
     assert plans["tril_indices"].always_index and plans["triu_indices"].always_index
     conv = plans["tensordot"].conv["dims"]
     assert conv(2) == 2
