@@ -544,7 +544,7 @@ def repeat_interleave(self, repeats, dim=None, output_size=None):
 def tile(self, dims):
     """Repeat the tensor ``dims[i]`` times along dim i (``dims`` are repetition counts, not
     dimensions); fewer counts than dims count as leading 1s. libtorch's ``repeat`` does it."""
-    reps = (dims,) if isinstance(dims, numbers.Integral) else tuple(dims)
+    reps = (dims,) if isinstance(dims, numbers.Real) else tuple(dims)  # R's 2 is a double
     reps = tuple(_int(r, "dims") for r in reps)
     if len(reps) < self.ndim:
         reps = (1,) * (self.ndim - len(reps)) + reps

@@ -65,6 +65,7 @@ test_that("cumprod, diff, diag_embed and repeat_interleave take 1-based dims", {
   expect_equal(as_array(r$repeat_interleave(2, dim = 2)), rbind(c(1, 1, 2, 2)))
   expect_equal(as_array(torch_repeat_interleave(r, c(1, 2), dim = 2)), rbind(c(1, 2, 2)))
   expect_equal(as_array(torch_tile(r, c(2, 1))), rbind(c(1, 2), c(1, 2)))
+  expect_equal(as_array(r$tile(2)), rbind(c(1, 2, 1, 2)))
 })
 
 test_that("cumprod's gradient with zeros is libtorch's", {
@@ -100,6 +101,9 @@ test_that("einsum, tensordot, bmm, kron, trace, diag and cdist", {
   expect_equal(as_array(torch_diag(f64(c(1, 2)), 1)), rbind(c(0, 1, 0), c(0, 0, 2), c(0, 0, 0)))
   expect_equal(as_array(torch_cdist(f64(rbind(c(0, 0))), f64(rbind(c(3, 4), c(1, 0))))),
                rbind(c(5, 1)))
+  far <- torch_cdist(f64(rbind(c(0, 0))), f64(rbind(c(3, 4), c(1, 0))), compute_mode = 1)
+  expect_equal(as_array(far), rbind(c(5, 1)))
+  expect_equal(as_array(torch_cdist(f64(rbind(c(0, 0))), f64(rbind(c(1, 1))), p = 1)), matrix(2))
   expect_error(torch_einsum("ij,jk->ik", list(a, a)),
                "subscript j has size 2 for operand 1 which does not broadcast with previously seen size 3",
                fixed = TRUE)
