@@ -353,7 +353,7 @@ def _triangle_indices(name, np_fn):
     fn.__doc__ = (f"The (row, column) indices of the {'lower' if name[:4] == 'tril' else 'upper'}"
                   " triangle of a ``row`` x ``col`` matrix (``offset`` as ``diagonal`` in "
                   f"``{name[:4]}``), as a 2 x N int64 tensor in row-major order. 0-based in "
-                  "Python, 1-based in R (as R torch since 0.16).")
+                  "Python, 1-based in R (as R torch since mlverse/torch#1382).")
     return op(name, method=False, returns_index=True)(fn)
 
 

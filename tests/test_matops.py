@@ -258,6 +258,13 @@ def test_float32_values_and_dtypes(key):
 
 
 @pytest.mark.parametrize("key", sorted(CASES))
+def test_float32_gradients_match_pytorch(key):
+    torch = pytest.importorskip("torch")
+    mine, ref = run(_Lib(), key, np.float32), run(_Lib(torch), key, np.float32)
+    tol = 2e-3 if key == "cdist_mm" else 2e-5  # see test_float32_values_and_dtypes
+    _compare(mine, ref, rtol=tol, atol=tol)
+
+@pytest.mark.parametrize("key", sorted(CASES))
 def test_gradcheck_first_and_second_order(key):
     specs, fn, _ = CASES[key]
     xs = _inputs(_Lib(), specs)

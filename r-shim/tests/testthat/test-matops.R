@@ -1,5 +1,6 @@
 # Matrix, shape and sorting ops with R conventions: 1-based dims, 1-based indices from
-# sort/topk/argsort and tril_indices/triu_indices (R torch >= 0.16), R vectors as arguments.
+# sort/topk/argsort and tril_indices/triu_indices (R torch since mlverse/torch#1382), R vectors
+# as arguments.
 # Values as PyTorch 2.13 gives them.
 skip_if_no_python()
 
