@@ -655,9 +655,11 @@ def argsort(self, dim=-1, descending=False, stable=False):
 @op("topk", dims=("dim",), returns_index=True)
 def topk(self, k, dim=-1, largest=True, sorted=True):
     """``(values, indices)`` of the ``k`` largest (``largest=False``: smallest) elements
-    along ``dim``, largest first (smallest first). Among equal values the earlier index comes
-    first; the result is sorted whatever ``sorted`` says (libtorch leaves the order unspecified
-    when ``sorted=False``)."""
+    along ``dim``, largest first (smallest first); NaN counts as the largest. Among equal
+    values the earlier index comes first, and the result is sorted whatever ``sorted`` says.
+    libtorch promises neither: which of several equal values it returns, and the order when
+    ``sorted=False``, follow its selection algorithm (the values agree, the indices of ties may
+    not)."""
     k = _int(k, "k")
     size = self.shape[normalize_dim(dim, self.ndim)] if self.ndim else 1
     if not 0 <= k <= size:
