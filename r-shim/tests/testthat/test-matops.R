@@ -13,6 +13,8 @@ test_that("sort, argsort and topk return 1-based indices and take 1-based dims",
   expect_equal(as_array(r[[2]]), c(2, 4, 3, 1))  # ties keep their order
   r <- x$sort(descending = TRUE)
   expect_equal(as_array(r[[2]]), c(1, 3, 2, 4))
+  r <- x$sort(stable = TRUE)
+  expect_equal(as_array(r[[2]]), c(2, 4, 3, 1))
   m <- f64(rbind(c(3, 1), c(1, 2)))
   r <- torch_sort(m, dim = 1)
   expect_equal(as_array(r[[1]]), rbind(c(1, 1), c(3, 2)))
@@ -92,6 +94,8 @@ test_that("einsum, tensordot, bmm, kron, trace, diag and cdist", {
   a <- f64(matrix(1:6, 2, 3))
   b <- f64(matrix(1:12, 3, 4))
   expect_equal(as_array(torch_einsum("ij,jk->ik", list(a, b))), as_array(a$mm(b)))
+  expect_equal(as_array(torch_einsum(equation = "ij,jk->ik", tensors = list(a, b))),
+               as_array(a$mm(b)))
   expect_equal(as_array(torch_tensordot(a, b, dims = 1)), as_array(a$mm(b)))
   expect_equal(as_array(torch_tensordot(a, b, dims = list(2, 1))), as_array(a$mm(b)))
   expect_equal(as_array(torch_tensordot(a, a, dims = list(c(1, 2), c(1, 2)))), 91)
