@@ -1126,6 +1126,11 @@ from _nn_derivative_samples import add_samples  # noqa: E402
 
 add_samples(builder, Case, shape, anyv, away0, const)
 
+# matrix, shape and sorting rows (derivatives/matops.py): samples in their own file
+from _matops_builders import add_builders  # noqa: E402
+
+add_builders(builder, Case, shape, anyv, distinct)
+
 
 # ============================================================================ the tests
 

@@ -449,6 +449,11 @@ FORWARD = {
 }
 
 
+# matrix, shape and sorting ops (ops/matrix.py, ops/sorting.py): their cases in their own file
+from _matops_forward import forward_cases  # noqa: E402
+
+FORWARD.update(forward_cases(Case, Raw, inplace, M=M, A=A, D=D, I=I, B=B, N=N))
+
 def test_every_registered_op_has_forward_cases():
     missing = sorted(set(OPS) - set(FORWARD))
     assert not missing, f"registered ops without a forward test: {missing}"

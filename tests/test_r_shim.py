@@ -91,7 +91,7 @@ def test_generated_r_ops_are_current():
 
 
 # ------------------------------------------------------------------ the Python side of the bridge
-# (no R needed: rtorchpy/_rbridge.py's R conventions, checked directly)
+# (no R needed: rtorchpy/_r's R conventions, checked directly)
 
 def test_error_messages_become_1_based():
     from rtorchpy._r.errors import translate_error as t

@@ -1,4 +1,4 @@
-"""The R bridge's safety rules checked from Python (rtorchpy/_rbridge*.py), and the R safety
+"""The R bridge's safety rules checked from Python (rtorchpy/_r/), and the R safety
 tests (r-shim/tests/testthat/test-bridge-safety.R) run again with the C bridge switched off
 (RTORCHPY_DIRECT=0: every call through reticulate)."""
 from __future__ import annotations

@@ -9,15 +9,22 @@
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param ... Sizes or dimensions, as separate numbers or one vector.
+#' @param a See the Python documentation of the op of the same name (R conventions apply).
 #' @param accumulate See the Python documentation of the op of the same name (R conventions apply).
 #' @param alpha See the Python documentation of the op of the same name (R conventions apply).
+#' @param append See the Python documentation of the op of the same name (R conventions apply).
 #' @param atol See the Python documentation of the op of the same name (R conventions apply).
+#' @param b See the Python documentation of the op of the same name (R conventions apply).
 #' @param beta See the Python documentation of the op of the same name (R conventions apply).
 #' @param chunks See the Python documentation of the op of the same name (R conventions apply).
+#' @param col See the Python documentation of the op of the same name (R conventions apply).
+#' @param compute_mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param condition A bool tensor.
 #' @param copy See the Python documentation of the op of the same name (R conventions apply).
 #' @param correction See the Python documentation of the op of the same name (R conventions apply).
+#' @param descending See the Python documentation of the op of the same name (R conventions apply).
 #' @param device See the Python documentation of the op of the same name (R conventions apply).
+#' @param diagonal See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dim0 First dimension (1-based).
 #' @param dim1 Second dimension of `transpose`; first dimension of `diagonal`'s planes (1-based).
@@ -26,24 +33,36 @@
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param end_dim Last dimension to flatten (1-based, -1 is the last).
 #' @param equal_nan See the Python documentation of the op of the same name (R conventions apply).
+#' @param equation See the Python documentation of the op of the same name (R conventions apply).
 #' @param exponent See the Python documentation of the op of the same name (R conventions apply).
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
+#' @param interpolation See the Python documentation of the op of the same name (R conventions apply).
+#' @param k See the Python documentation of the op of the same name (R conventions apply).
 #' @param keepdim Keep reduced dimensions with size 1.
+#' @param largest See the Python documentation of the op of the same name (R conventions apply).
 #' @param length See the Python documentation of the op of the same name (R conventions apply).
 #' @param mask See the Python documentation of the op of the same name (R conventions apply).
 #' @param mat1 See the Python documentation of the op of the same name (R conventions apply).
 #' @param mat2 See the Python documentation of the op of the same name (R conventions apply).
 #' @param max See the Python documentation of the op of the same name (R conventions apply).
 #' @param min See the Python documentation of the op of the same name (R conventions apply).
+#' @param n See the Python documentation of the op of the same name (R conventions apply).
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
+#' @param output_size See the Python documentation of the op of the same name (R conventions apply).
 #' @param p See the Python documentation of the op of the same name (R conventions apply).
+#' @param prepend See the Python documentation of the op of the same name (R conventions apply).
+#' @param q See the Python documentation of the op of the same name (R conventions apply).
+#' @param repeats See the Python documentation of the op of the same name (R conventions apply).
 #' @param rounding_mode See the Python documentation of the op of the same name (R conventions apply).
+#' @param row See the Python documentation of the op of the same name (R conventions apply).
 #' @param rtol See the Python documentation of the op of the same name (R conventions apply).
 #' @param size See the Python documentation of the op of the same name (R conventions apply).
+#' @param sorted See the Python documentation of the op of the same name (R conventions apply).
 #' @param split_size_or_sections See the Python documentation of the op of the same name (R conventions apply).
 #' @param src See the Python documentation of the op of the same name (R conventions apply).
+#' @param stable See the Python documentation of the op of the same name (R conventions apply).
 #' @param start See the Python documentation of the op of the same name (R conventions apply).
 #' @param start_dim First dimension to flatten (1-based).
 #' @param tensors A list of tensors.
@@ -52,6 +71,8 @@
 #' @param values See the Python documentation of the op of the same name (R conventions apply).
 #' @param vec See the Python documentation of the op of the same name (R conventions apply).
 #' @param vec2 See the Python documentation of the op of the same name (R conventions apply).
+#' @param x1 See the Python documentation of the op of the same name (R conventions apply).
+#' @param x2 See the Python documentation of the op of the same name (R conventions apply).
 #' @return A tensor, a list of tensors, or an R value (e.g. `torch_equal`).
 #' @name torch_ops
 NULL
@@ -108,6 +129,10 @@ torch_argmin <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self
 
 #' @rdname torch_ops
 #' @export
+torch_argsort <- function(self, dim = -1L, descending = FALSE, stable = FALSE) { .args <- list(self, dim, descending, stable); .op("argsort", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_asin <- function(self) { .args <- list(self); .op("asin", .args) }
 
 #' @rdname torch_ops
@@ -122,6 +147,10 @@ torch_atan <- function(self) { .args <- list(self); .op("atan", .args) }
 #' @export
 torch_atanh <- function(self) { .args <- list(self); .op("atanh", .args) }
 
+#' @rdname torch_ops
+#' @export
+torch_bmm <- function(self, mat2) { .args <- list(self, mat2); .op("bmm", .args) }
+
 `.m_bool` <- function(self) { .args <- list(self); .op("bool", .args) }
 
 #' @rdname torch_ops
@@ -131,6 +160,10 @@ torch_broadcast_to <- function(self, size) { .args <- list(self, size); .op("bro
 #' @rdname torch_ops
 #' @export
 torch_cat <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .op("cat", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_cdist <- function(x1, x2, p = 2.0, compute_mode = NULL) { .args <- list(x1, x2, p, compute_mode); .op("cdist", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -186,11 +219,27 @@ torch_cosh <- function(self) { .args <- list(self); .op("cosh", .args) }
 
 #' @rdname torch_ops
 #' @export
+torch_cumprod <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .op("cumprod", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_cumsum <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .op("cumsum", .args) }
 
 #' @rdname torch_ops
 #' @export
+torch_diag <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .op("diag", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_diag_embed <- function(self, offset = 0L, dim1 = -2L, dim2 = -1L) { .args <- list(self, offset, dim1, dim2); .op("diag_embed", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_diagonal <- function(self, offset = 0L, dim1 = 1L, dim2 = 2L) { .args <- list(self, offset, dim1, dim2); .op("diagonal", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_diff <- function(self, n = 1L, dim = -1L, prepend = NULL, append = NULL) { .args <- list(self, n, dim, prepend, append); .op("diff", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -207,6 +256,10 @@ torch_divide <- function(self, other, rounding_mode = NULL) { .args <- list(self
 torch_dot <- function(self, other) { .args <- list(self, other); .op("dot", .args) }
 
 `.m_double` <- function(self) { .args <- list(self); .op("double", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_einsum <- function(equation, ...) { .args <- c(list(equation), .dots(...)); .op("einsum", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -303,6 +356,10 @@ torch_isinf <- function(self) { .args <- list(self); .op("isinf", .args) }
 #' @rdname torch_ops
 #' @export
 torch_isnan <- function(self) { .args <- list(self); .op("isnan", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_kron <- function(self, other) { .args <- list(self, other); .op("kron", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -408,6 +465,10 @@ torch_mv <- function(self, vec) { .args <- list(self, vec); .op("mv", .args) }
 
 #' @rdname torch_ops
 #' @export
+torch_nanquantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .args <- list(self, q, dim, keepdim, interpolation); .op("nanquantile", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_narrow <- function(self, dim, start, length) { .args <- list(self, dim, start, length); .op("narrow", .args) }
 
 #' @rdname torch_ops
@@ -450,6 +511,10 @@ torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args 
 
 #' @rdname torch_ops
 #' @export
+torch_quantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .args <- list(self, q, dim, keepdim, interpolation); .op("quantile", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_reciprocal <- function(self) { .args <- list(self); .op("reciprocal", .args) }
 
 #' @rdname torch_ops
@@ -465,6 +530,10 @@ torch_remainder <- function(self, other) { .args <- list(self, other); .op("rema
 #' @rdname torch_ops
 #' @export
 torch_repeat <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("repeat", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_repeat_interleave <- function(self, repeats, dim = NULL, output_size = NULL) { .args <- list(self, repeats, dim, output_size); .op("repeat_interleave", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -508,6 +577,10 @@ torch_softmax <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dt
 
 #' @rdname torch_ops
 #' @export
+torch_sort <- function(self, dim = -1L, descending = FALSE, stable = NULL) { .args <- list(self, dim, descending, stable); .op("sort", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_split <- function(self, split_size_or_sections, dim = 1L) { .args <- list(self, split_size_or_sections, dim); .op("split", .args) }
 
 #' @rdname torch_ops
@@ -529,6 +602,10 @@ torch_stack <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .op("s
 #' @rdname torch_ops
 #' @export
 torch_std <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .op("std", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_std_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .op("std_mean", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -562,11 +639,47 @@ torch_tanh <- function(self) { .args <- list(self); .op("tanh", .args) }
 
 #' @rdname torch_ops
 #' @export
+torch_tensordot <- function(a, b, dims = 2L) { .args <- list(a, b, dims); .op("tensordot", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_tile <- function(self, dims) { .args <- list(self, dims); .op("tile", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) { .args <- list(self, dtype, device, copy); .op("to", .args) }
 
 #' @rdname torch_ops
 #' @export
+torch_topk <- function(self, k, dim = -1L, largest = TRUE, sorted = TRUE) { .args <- list(self, k, dim, largest, sorted); .op("topk", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_trace <- function(self) { .args <- list(self); .op("trace", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_transpose <- function(self, dim0, dim1) { .args <- list(self, dim0, dim1); .op("transpose", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_tril <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .op("tril", .args) }
+
+`.m_tril_` <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .op("tril_", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_tril_indices <- function(row, col, offset = 0L, dtype = NULL) { .args <- list(row, col, offset, dtype); .op("tril_indices", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_triu <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .op("triu", .args) }
+
+`.m_triu_` <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .op("triu_", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_triu_indices <- function(row, col, offset = 0L, dtype = NULL) { .args <- list(row, col, offset, dtype); .op("triu_indices", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -591,6 +704,10 @@ torch_unsqueeze <- function(self, dim) { .args <- list(self, dim); .op("unsqueez
 #' @rdname torch_ops
 #' @export
 torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .op("var", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_var_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .op("var_mean", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -619,10 +736,12 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `any` = "torch_any",
   `argmax` = "torch_argmax",
   `argmin` = "torch_argmin",
+  `argsort` = "torch_argsort",
   `asin` = "torch_asin",
   `asinh` = "torch_asinh",
   `atan` = "torch_atan",
   `atanh` = "torch_atanh",
+  `bmm` = "torch_bmm",
   `bool` = ".m_bool",
   `broadcast_to` = "torch_broadcast_to",
   `ceil` = "torch_ceil",
@@ -637,8 +756,12 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `copy_` = ".m_copy_",
   `cos` = "torch_cos",
   `cosh` = "torch_cosh",
+  `cumprod` = "torch_cumprod",
   `cumsum` = "torch_cumsum",
+  `diag` = "torch_diag",
+  `diag_embed` = "torch_diag_embed",
   `diagonal` = "torch_diagonal",
+  `diff` = "torch_diff",
   `div` = "torch_div",
   `div_` = ".m_div_",
   `divide` = "torch_divide",
@@ -671,6 +794,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `isfinite` = "torch_isfinite",
   `isinf` = "torch_isinf",
   `isnan` = "torch_isnan",
+  `kron` = "torch_kron",
   `le` = "torch_le",
   `log` = "torch_log",
   `log10` = "torch_log10",
@@ -698,6 +822,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `mul_` = ".m_mul_",
   `multiply` = "torch_multiply",
   `mv` = "torch_mv",
+  `nanquantile` = "torch_nanquantile",
   `narrow` = "torch_narrow",
   `ne` = "torch_ne",
   `neg` = "torch_neg",
@@ -710,11 +835,13 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `pow` = "torch_pow",
   `pow_` = ".m_pow_",
   `prod` = "torch_prod",
+  `quantile` = "torch_quantile",
   `reciprocal` = "torch_reciprocal",
   `relu` = "torch_relu",
   `relu_` = ".m_relu_",
   `remainder` = "torch_remainder",
   `repeat` = "torch_repeat",
+  `repeat_interleave` = "torch_repeat_interleave",
   `reshape` = "torch_reshape",
   `round` = "torch_round",
   `rsqrt` = "torch_rsqrt",
@@ -725,11 +852,13 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `sin` = "torch_sin",
   `sinh` = "torch_sinh",
   `softmax` = "torch_softmax",
+  `sort` = "torch_sort",
   `split` = "torch_split",
   `sqrt` = "torch_sqrt",
   `square` = "torch_square",
   `squeeze` = "torch_squeeze",
   `std` = "torch_std",
+  `std_mean` = "torch_std_mean",
   `sub` = "torch_sub",
   `sub_` = ".m_sub_",
   `subtract` = "torch_subtract",
@@ -738,8 +867,15 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `t` = "torch_t",
   `tan` = "torch_tan",
   `tanh` = "torch_tanh",
+  `tile` = "torch_tile",
   `to` = "torch_to",
+  `topk` = "torch_topk",
+  `trace` = "torch_trace",
   `transpose` = "torch_transpose",
+  `tril` = "torch_tril",
+  `tril_` = ".m_tril_",
+  `triu` = "torch_triu",
+  `triu_` = ".m_triu_",
   `true_divide` = "torch_true_divide",
   `trunc` = "torch_trunc",
   `type_as` = ".m_type_as",
@@ -747,6 +883,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `uniform_` = ".m_uniform_",
   `unsqueeze` = "torch_unsqueeze",
   `var` = "torch_var",
+  `var_mean` = "torch_var_mean",
   `view` = "torch_view",
   `where` = ".m_where",
   `zero_` = ".m_zero_"

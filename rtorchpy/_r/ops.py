@@ -18,7 +18,7 @@ from .handles import (MAGIC, _OBJECTS, _dec, _enc, _get, _plus_one, _put, _r_int
 
 # ops flagged returns_index whose single result is always an index tensor (max/min return
 # values without dim, and (values, indices) with it)
-_INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero"}
+_INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "tril_indices", "triu_indices"}
 
 
 class _Plan:
@@ -93,7 +93,15 @@ def _r_pos(i):
 
 
 # Position arguments (plain numbers) the registry does not flag: 1-based in R, like `[`.
-_POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos}}
+def _r_tensordot_dims(dims):
+    """tensordot's ``dims``: a count stays as it is; two lists of dims are 1-based."""
+    if isinstance(dims, (list, tuple)):
+        return [r_dim(d) for d in dims]
+    return dims
+
+
+_POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos},
+              "tensordot": {"dims": _r_tensordot_dims}}
 
 
 def _op_plans():

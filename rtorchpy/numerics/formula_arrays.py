@@ -280,5 +280,43 @@ class _ArrayOps:
     def nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight):
         return nll_grad_array(g, shape, target, weight, reduction, ignore_index, total_weight)
 
+    # matrix, shape and sorting ops (rows in _derivatives_matops.py)
+    @staticmethod
+    def einsum(equation, operands):
+        return np.asarray(np.einsum(equation, *operands, optimize=len(operands) > 2))
+
+    @staticmethod
+    def constant(value, like):
+        """A constant array (an identity matrix, a vector of ones) in ``like``'s dtype."""
+        return np.asarray(value, dtype=like.dtype)
+
+    @staticmethod
+    def tril(x, diagonal):
+        return np.tril(x, diagonal)
+
+    @staticmethod
+    def triu(x, diagonal):
+        return np.triu(x, diagonal)
+
+    @staticmethod
+    def cumprod_backward(g, x, y, dim):
+        """libtorch's O(n) cumprod gradient: ``reverse_cumsum(g * y) / x`` before the first zero
+        of each slice, at the first zero the sum of g times the products that skip it, 0
+        after it."""
+        def reverse_cumsum(a):
+            return np.flip(np.cumsum(np.flip(a, -1), -1), -1)
+        if not (x == 0).any():
+            return np.moveaxis(reverse_cumsum(np.moveaxis(g * y, dim, -1)), -1, dim) / x
+        xm, gm, ym = (np.moveaxis(a, dim, -1) for a in (x, g, y))
+        zeros_so_far = np.cumsum(xm == 0, -1)
+        before = zeros_so_far == 0
+        first = (xm == 0) & (zeros_so_far == 1)
+        out = np.where(before, reverse_cumsum(np.where(before, gm * ym, 0)) /
+                       np.where(before, xm, 1), 0)
+        skipping = np.cumprod(np.where(first, 1, xm), -1)  # products that leave out the zero
+        at_first = reverse_cumsum(np.where(zeros_so_far >= 1, gm * skipping, 0))
+        out = np.where(first, at_first, out).astype(g.dtype, copy=False)
+        return np.moveaxis(out, -1, dim)
+
 
 ARRAY_OPS = _ArrayOps()

@@ -11,6 +11,7 @@ from ..autograd import graph
 from ..tensor import Tensor
 from .arith import where
 from .creation import torch_zeros_like
+from .matrix import einsum
 from .index import _advanced, _index_put, index_backward, scatter_zeros
 from .nnf import nll_grad_tensor
 from .nnf_layers import erf, nnf_logsigmoid
@@ -255,6 +256,40 @@ class _TensorOps:
     @staticmethod
     def nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight):
         return nll_grad_tensor(g, shape, target, weight, reduction, ignore_index, total_weight)
+
+    # matrix, shape and sorting ops (rows in derivatives/matops.py)
+    @staticmethod
+    def einsum(equation, operands):
+        return einsum(equation, *operands)
+
+    @staticmethod
+    def constant(value, like):
+        return Tensor._make(np.asarray(value, dtype=like._data.dtype))
+
+    @staticmethod
+    def tril(x, diagonal):
+        return x.tril(diagonal)
+
+    @staticmethod
+    def triu(x, diagonal):
+        return x.triu(diagonal)
+
+    @staticmethod
+    def cumprod_backward(g, x, y, dim):
+        """Differentiable: ``reverse_cumsum(g * y) / x`` when x has no zero, else (as libtorch
+        under grad mode) the O(n^2) sum over j >= k of g_j times the product of x_i, i <= j,
+        i != k, built from a recorded cumprod of x with x_k set to 1 in row k."""
+        if not np.any(x._data == 0):
+            return (g * y).flip((dim,)).cumsum(dim).flip((dim,)) / x
+        n = x.shape[dim]
+        xm, gm = x.transpose(dim, -1), g.transpose(dim, -1)
+        lead = tuple(xm.shape[:-1])
+        rows = _TensorOps.where(np.eye(n, dtype=bool), 1.0,
+                                xm.unsqueeze(-2).expand(*lead, n, n))  # row k: x with x_k = 1
+        products = rows.cumprod(-1)  # [..., k, j] = prod of x_i, i <= j, i != k
+        later = np.triu(np.ones((n, n), dtype=bool))  # j >= k
+        terms = _TensorOps.where(later, products * gm.unsqueeze(-2), 0.0)
+        return terms.sum(dim=-1).transpose(dim, -1)
 
 
 def _as_bool(c):
