@@ -13,6 +13,7 @@ come from one registration in the op registry. Dims and indices are 0-based in P
 import warnings as _warnings
 
 from . import _ops, _ops_inplace, _ops_linalg, _ops_reduce, _ops_shape  # noqa: F401  (registers ops)
+from . import _ops_sampling, _ops_special  # noqa: F401  (registers ops)
 from ._ops import OPS
 from ._tensor import Tensor
 from .autograd.api import autograd_backward, autograd_grad

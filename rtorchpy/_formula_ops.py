@@ -98,6 +98,22 @@ class _ArrayOps:
     matmul = staticmethod(np.matmul)
 
     @staticmethod
+    def digamma(x):
+        from . import _special_math
+        return _special_math.digamma(x)
+
+    @staticmethod
+    def polygamma(n, x):
+        from . import _special_math
+        return _special_math.polygamma(n, x)
+
+    @staticmethod
+    def xlogy(x, y):
+        """x * log(y), 0 where x == 0 (x may be a bool mask; y an array or a number)."""
+        from . import _special_math
+        return _special_math.xlogy(x, y)
+
+    @staticmethod
     def zeros_like(x):
         return np.zeros_like(x)
 
@@ -342,6 +358,19 @@ class _TensorOps:
     @staticmethod
     def matmul(a, b):
         return a.matmul(b)
+
+    @staticmethod
+    def digamma(x):
+        return x.digamma()
+
+    @staticmethod
+    def polygamma(n, x):
+        return x.polygamma(n)
+
+    @staticmethod
+    def xlogy(x, y):
+        from ._ops_special import xlogy
+        return xlogy(x, y)
 
     @staticmethod
     def zeros_like(x):
