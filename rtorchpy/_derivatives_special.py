@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import math
 
-from ._derivatives import row
+from ._derivatives import NODES, row
+from .autograd.graph import formula_node_class
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _HALF_SQRT_PI = math.sqrt(math.pi) / 2.0
@@ -132,8 +133,10 @@ def _bernoulli(F, g, needs):
     return F.zeros_like(g)
 
 
-@row("NotImplemented", saves=())
 def _not_implemented(F, g, needs, what):
-    """self: refuses ("derivative for aten::<op> is not implemented"), as libtorch's
-    bernoulli(self, p) with a number p"""
     raise RuntimeError(f"derivative for aten::{what} is not implemented")
+
+
+# Not a derivative, so not a row of the table: the node libtorch records where an op has no
+# derivative (bernoulli(self, p) with a number p). Its backward refuses with libtorch's text.
+NODES["NotImplemented"] = formula_node_class("NotImplemented", _not_implemented)
