@@ -370,6 +370,10 @@ class _TensorOps:
     @staticmethod
     def xlogy(x, y):
         from ._ops_special import xlogy
+        if x._data.dtype.kind == "b":
+            # the mask self != 0: as a float of the other operand's precision (a number: float64,
+            # as libtorch keeps it), not the default float a bool tensor with a number would give
+            x = x.double() if not hasattr(y, "_data") else x.to(dtype=y.dtype)
         return xlogy(x, y)
 
     @staticmethod

@@ -25,6 +25,7 @@
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param end_dim Last dimension to flatten (1-based, -1 is the last).
+#' @param eps See the Python documentation of the op of the same name (R conventions apply).
 #' @param equal_nan See the Python documentation of the op of the same name (R conventions apply).
 #' @param exponent See the Python documentation of the op of the same name (R conventions apply).
 #' @param index Indices, 1-based (an integer tensor or R vector).
@@ -35,10 +36,15 @@
 #' @param mat1 See the Python documentation of the op of the same name (R conventions apply).
 #' @param mat2 See the Python documentation of the op of the same name (R conventions apply).
 #' @param max See the Python documentation of the op of the same name (R conventions apply).
+#' @param mean See the Python documentation of the op of the same name (R conventions apply).
 #' @param min See the Python documentation of the op of the same name (R conventions apply).
+#' @param n See the Python documentation of the op of the same name (R conventions apply).
+#' @param num_samples See the Python documentation of the op of the same name (R conventions apply).
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param p See the Python documentation of the op of the same name (R conventions apply).
+#' @param replacement See the Python documentation of the op of the same name (R conventions apply).
+#' @param requires_grad See the Python documentation of the op of the same name (R conventions apply).
 #' @param rounding_mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param rtol See the Python documentation of the op of the same name (R conventions apply).
 #' @param size See the Python documentation of the op of the same name (R conventions apply).
@@ -46,6 +52,7 @@
 #' @param src See the Python documentation of the op of the same name (R conventions apply).
 #' @param start See the Python documentation of the op of the same name (R conventions apply).
 #' @param start_dim First dimension to flatten (1-based).
+#' @param std See the Python documentation of the op of the same name (R conventions apply).
 #' @param tensors A list of tensors.
 #' @param unbiased See the Python documentation of the op of the same name (R conventions apply).
 #' @param value See the Python documentation of the op of the same name (R conventions apply).
@@ -100,6 +107,10 @@ torch_any <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, d
 
 #' @rdname torch_ops
 #' @export
+torch_arctan2 <- function(self, other) { .args <- list(self, other); .op("arctan2", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_argmax <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("argmax", .args) }
 
 #' @rdname torch_ops
@@ -120,7 +131,15 @@ torch_atan <- function(self) { .args <- list(self); .op("atan", .args) }
 
 #' @rdname torch_ops
 #' @export
+torch_atan2 <- function(self, other) { .args <- list(self, other); .op("atan2", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_atanh <- function(self) { .args <- list(self); .op("atanh", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_bernoulli <- function(self, p = NULL) { .args <- list(self, p); .op("bernoulli", .args) }
 
 `.m_bool` <- function(self) { .args <- list(self); .op("bool", .args) }
 
@@ -194,6 +213,10 @@ torch_diagonal <- function(self, offset = 0L, dim1 = 1L, dim2 = 2L) { .args <- l
 
 #' @rdname torch_ops
 #' @export
+torch_digamma <- function(self) { .args <- list(self); .op("digamma", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_div <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .op("div", .args) }
 
 `.m_div_` <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .op("div_", .args) }
@@ -215,6 +238,18 @@ torch_eq <- function(self, other) { .args <- list(self, other); .op("eq", .args)
 #' @rdname torch_ops
 #' @export
 torch_equal <- function(self, other) { .args <- list(self, other); .op("equal", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_erf <- function(self) { .args <- list(self); .op("erf", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_erfc <- function(self) { .args <- list(self); .op("erfc", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_erfinv <- function(self) { .args <- list(self); .op("erfinv", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -274,6 +309,10 @@ torch_gt <- function(self, other) { .args <- list(self, other); .op("gt", .args)
 
 #' @rdname torch_ops
 #' @export
+torch_hypot <- function(self, other) { .args <- list(self, other); .op("hypot", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_index_put <- function(self, indices, values, accumulate = FALSE) { .args <- list(self, indices, values, accumulate); .op("index_put", .args) }
 
 `.m_index_put_` <- function(self, indices, values, accumulate = FALSE) { .args <- list(self, indices, values, accumulate); .op("index_put_", .args) }
@@ -303,6 +342,10 @@ torch_isnan <- function(self) { .args <- list(self); .op("isnan", .args) }
 #' @rdname torch_ops
 #' @export
 torch_le <- function(self, other) { .args <- list(self, other); .op("le", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_lgamma <- function(self) { .args <- list(self); .op("lgamma", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -339,6 +382,10 @@ torch_logical_or <- function(self, other) { .args <- list(self, other); .op("log
 #' @rdname torch_ops
 #' @export
 torch_logical_xor <- function(self, other) { .args <- list(self, other); .op("logical_xor", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_logit <- function(self, eps = NULL) { .args <- list(self, eps); .op("logit", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -396,6 +443,10 @@ torch_mul <- function(self, other) { .args <- list(self, other); .op("mul", .arg
 
 #' @rdname torch_ops
 #' @export
+torch_multinomial <- function(self, num_samples, replacement = FALSE) { .args <- list(self, num_samples, replacement); .op("multinomial", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_multiply <- function(self, other) { .args <- list(self, other); .op("multiply", .args) }
 
 #' @rdname torch_ops
@@ -424,6 +475,10 @@ torch_negative <- function(self) { .args <- list(self); .op("negative", .args) }
 #' @export
 torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) { .args <- list(self, p, dim, keepdim); .op("norm", .args) }
 
+#' @rdname torch_ops
+#' @export
+torch_normal <- function(mean, std = 1.0, size = NULL, dtype = NULL, requires_grad = FALSE) { .args <- list(mean, std, size, dtype, requires_grad); .op("normal", .args) }
+
 `.m_normal_` <- function(self, mean = 0.0, std = 1.0) { .args <- list(self, mean, std); .op("normal_", .args) }
 
 #' @rdname torch_ops
@@ -433,6 +488,16 @@ torch_outer <- function(self, vec2) { .args <- list(self, vec2); .op("outer", .a
 #' @rdname torch_ops
 #' @export
 torch_permute <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("permute", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_poisson <- function(self) { .args <- list(self); .op("poisson", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_polygamma <- function(n, self) { .args <- list(n, self); .op("polygamma", .args) }
+
+`.m_polygamma` <- function(self, n) { .args <- list(self, n); .op("polygamma.method", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -598,6 +663,10 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
 
 `.m_where` <- function(self, condition, other) { .args <- list(self, condition, other); .op("where.method", .args) }
 
+#' @rdname torch_ops
+#' @export
+torch_xlogy <- function(self, other) { .args <- list(self, other); .op("xlogy", .args) }
+
 `.m_zero_` <- function(self) { .args <- list(self); .op("zero_", .args) }
 
 # Method table: x$<name>(...) calls the function named here.
@@ -613,12 +682,15 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `amax` = "torch_amax",
   `amin` = "torch_amin",
   `any` = "torch_any",
+  `arctan2` = "torch_arctan2",
   `argmax` = "torch_argmax",
   `argmin` = "torch_argmin",
   `asin` = "torch_asin",
   `asinh` = "torch_asinh",
   `atan` = "torch_atan",
+  `atan2` = "torch_atan2",
   `atanh` = "torch_atanh",
+  `bernoulli` = "torch_bernoulli",
   `bool` = ".m_bool",
   `broadcast_to` = "torch_broadcast_to",
   `ceil` = "torch_ceil",
@@ -635,6 +707,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `cosh` = "torch_cosh",
   `cumsum` = "torch_cumsum",
   `diagonal` = "torch_diagonal",
+  `digamma` = "torch_digamma",
   `div` = "torch_div",
   `div_` = ".m_div_",
   `divide` = "torch_divide",
@@ -642,6 +715,9 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `double` = ".m_double",
   `eq` = "torch_eq",
   `equal` = "torch_equal",
+  `erf` = "torch_erf",
+  `erfc` = "torch_erfc",
+  `erfinv` = "torch_erfinv",
   `exp` = "torch_exp",
   `exp_` = ".m_exp_",
   `expand` = "torch_expand",
@@ -658,6 +734,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `ger` = "torch_ger",
   `gt` = "torch_gt",
   `half` = ".m_half",
+  `hypot` = "torch_hypot",
   `index_put` = "torch_index_put",
   `index_put_` = ".m_index_put_",
   `index_select` = "torch_index_select",
@@ -667,6 +744,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `isinf` = "torch_isinf",
   `isnan` = "torch_isnan",
   `le` = "torch_le",
+  `lgamma` = "torch_lgamma",
   `log` = "torch_log",
   `log10` = "torch_log10",
   `log1p` = "torch_log1p",
@@ -676,6 +754,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `logical_not` = "torch_logical_not",
   `logical_or` = "torch_logical_or",
   `logical_xor` = "torch_logical_xor",
+  `logit` = "torch_logit",
   `logsumexp` = "torch_logsumexp",
   `long` = ".m_long",
   `lt` = "torch_lt",
@@ -691,6 +770,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `mm` = "torch_mm",
   `mul` = "torch_mul",
   `mul_` = ".m_mul_",
+  `multinomial` = "torch_multinomial",
   `multiply` = "torch_multiply",
   `mv` = "torch_mv",
   `narrow` = "torch_narrow",
@@ -702,6 +782,8 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `normal_` = ".m_normal_",
   `outer` = "torch_outer",
   `permute` = "torch_permute",
+  `poisson` = "torch_poisson",
+  `polygamma` = ".m_polygamma",
   `pow` = "torch_pow",
   `pow_` = ".m_pow_",
   `prod` = "torch_prod",
@@ -744,6 +826,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `var` = "torch_var",
   `view` = "torch_view",
   `where` = ".m_where",
+  `xlogy` = "torch_xlogy",
   `zero_` = ".m_zero_"
 )
 
@@ -754,11 +837,16 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
 #' @param bias See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
+#' @param eps See the Python documentation of the op of the same name (R conventions apply).
+#' @param full See the Python documentation of the op of the same name (R conventions apply).
 #' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
 #' @param inplace See the Python documentation of the op of the same name (R conventions apply).
 #' @param input A tensor.
+#' @param log_input See the Python documentation of the op of the same name (R conventions apply).
+#' @param log_target See the Python documentation of the op of the same name (R conventions apply).
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).
 #' @param target A tensor of targets; class indices are 1-based.
+#' @param var See the Python documentation of the op of the same name (R conventions apply).
 #' @param weight See the Python documentation of the op of the same name (R conventions apply).
 #' @return A tensor.
 #' @name nnf
@@ -803,6 +891,18 @@ nnf_linear <- function(input, weight, bias = NULL) { .args <- list(.a(input), .a
 #' @rdname nnf
 #' @export
 nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "mean") { .args <- list(.a(input), .a(target), .a(weight), reduction); .fn("nnf_binary_cross_entropy", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_kl_div <- function(input, target, reduction = "mean", log_target = FALSE) { .args <- list(.a(input), .a(target), reduction, log_target); .fn("nnf_kl_div", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_poisson_nll_loss <- function(input, target, log_input = TRUE, full = FALSE, eps = 1e-08, reduction = "mean") { .args <- list(.a(input), .a(target), log_input, full, .a(eps), reduction); .fn("nnf_poisson_nll_loss", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_gaussian_nll_loss <- function(input, target, var, full = FALSE, eps = 1e-06, reduction = "mean") { .args <- list(.a(input), .a(target), .a(var), full, .a(eps), reduction); .fn("nnf_gaussian_nll_loss", .args) }
 
 #' Data types
 #'

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 import rtorchpy
-from rtorchpy import dtypes, nnf
+from rtorchpy import dtypes, nnf, nnf_losses
 from rtorchpy._ops import OPS
 
 OUT = Path(__file__).resolve().parents[1] / "R" / "gen-ops.R"
@@ -135,8 +135,10 @@ def generate():
     nnf_blocks = []
     from rtorchpy._rbridge import _NNF_DIMS
     nnf_names = []
-    for name in nnf.__all__:
-        params = list(inspect.signature(getattr(nnf, name)).parameters.values())
+    nnf_functions = [(name, getattr(module, name)) for module in (nnf, nnf_losses)
+                     for name in module.__all__]
+    for name, fn in nnf_functions:
+        params = list(inspect.signature(fn).parameters.values())
         code, names = _function(name, ".fn", name, params, _NNF_DIMS.get(name, ()))
         nnf_blocks.append("#' @rdname nnf\n#' @export\n" + code)
         nnf_names += names
