@@ -139,4 +139,5 @@ def _not_implemented(F, g, needs, what):
 
 # Not a derivative, so not a row of the table: the node libtorch records where an op has no
 # derivative (bernoulli(self, p) with a number p). Its backward refuses with libtorch's text.
-NODES["NotImplemented"] = formula_node_class("NotImplemented", _not_implemented)
+_NAME = "torch::autograd::NotImplemented"
+NODES[_NAME] = formula_node_class(_NAME, _not_implemented)

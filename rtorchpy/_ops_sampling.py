@@ -5,9 +5,9 @@ Every draw comes from the one generator of ``creation.generator()``, so ``torch_
 makes them reproducible; the values differ from libtorch's generator. libtorch's samplers are
 not reparameterised, and neither are these: a draw from a tensor of parameters that requires
 grad records libtorch's node (``NormalBackward1/2/3``, ``PoissonBackward0``,
-``BernoulliBackward0``), whose gradient is 0; ``bernoulli(x, p)`` with a number ``p`` records
-``NotImplemented``, whose backward refuses, as libtorch's. ``multinomial`` returns int64
-indices (0-based here; the R package makes them 1-based).
+``BernoulliBackward0``), whose gradient is 0; ``bernoulli(x, p)`` with a number ``p``
+records ``torch::autograd::NotImplemented``, whose backward refuses, as libtorch's.
+``multinomial`` returns int64 indices (0-based here; the R package makes them 1-based).
 """
 from __future__ import annotations
 
@@ -158,7 +158,7 @@ def bernoulli(self, p=None):
     draws = _generator().random(x.shape) < p
     out = Tensor._make(np.asarray(draws).astype(x.dtype))
     if STATE.grad_enabled and self._requires_grad:
-        record(NODES["NotImplemented"], (self,), (out,), params=("bernoulli",))
+        record(NODES["torch::autograd::NotImplemented"], (self,), (out,), params=("bernoulli",))
     return out
 
 
