@@ -275,7 +275,7 @@ def r_value_tensor(v):
 
 # ops flagged returns_index whose single result is always an index tensor (max/min return
 # values without dim, and (values, indices) with it)
-_INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero"}
+_INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "multinomial"}
 
 
 class _Plan:
