@@ -25,7 +25,7 @@
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param end_dim Last dimension to flatten (1-based, -1 is the last).
-#' @param eps See the Python documentation of the op of the same name (R conventions apply).
+#' @param eps A small number: `torch_logit` clamps to [eps, 1 - eps]; the losses use it to keep logs and variances away from 0.
 #' @param equal_nan See the Python documentation of the op of the same name (R conventions apply).
 #' @param exponent See the Python documentation of the op of the same name (R conventions apply).
 #' @param index Indices, 1-based (an integer tensor or R vector).
@@ -36,23 +36,23 @@
 #' @param mat1 See the Python documentation of the op of the same name (R conventions apply).
 #' @param mat2 See the Python documentation of the op of the same name (R conventions apply).
 #' @param max See the Python documentation of the op of the same name (R conventions apply).
-#' @param mean See the Python documentation of the op of the same name (R conventions apply).
+#' @param mean The mean of the normal draws: a number or a tensor.
 #' @param min See the Python documentation of the op of the same name (R conventions apply).
-#' @param n See the Python documentation of the op of the same name (R conventions apply).
-#' @param num_samples See the Python documentation of the op of the same name (R conventions apply).
+#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param num_samples How many categories to draw per row.
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
-#' @param p See the Python documentation of the op of the same name (R conventions apply).
-#' @param replacement See the Python documentation of the op of the same name (R conventions apply).
+#' @param p A probability in [0, 1] used for every element instead of `self`'s values.
+#' @param replacement Whether a category may be drawn more than once.
 #' @param requires_grad See the Python documentation of the op of the same name (R conventions apply).
 #' @param rounding_mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param rtol See the Python documentation of the op of the same name (R conventions apply).
-#' @param size See the Python documentation of the op of the same name (R conventions apply).
+#' @param size The shape of the draws when `mean` and `std` are numbers.
 #' @param split_size_or_sections See the Python documentation of the op of the same name (R conventions apply).
 #' @param src See the Python documentation of the op of the same name (R conventions apply).
 #' @param start See the Python documentation of the op of the same name (R conventions apply).
 #' @param start_dim First dimension to flatten (1-based).
-#' @param std See the Python documentation of the op of the same name (R conventions apply).
+#' @param std The standard deviation of the normal draws: a number or a tensor.
 #' @param tensors A list of tensors.
 #' @param unbiased See the Python documentation of the op of the same name (R conventions apply).
 #' @param value See the Python documentation of the op of the same name (R conventions apply).
@@ -837,16 +837,16 @@ torch_xlogy <- function(self, other) { .args <- list(self, other); .op("xlogy", 
 #' @param bias See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
-#' @param eps See the Python documentation of the op of the same name (R conventions apply).
-#' @param full See the Python documentation of the op of the same name (R conventions apply).
+#' @param eps A small number: `torch_logit` clamps to [eps, 1 - eps]; the losses use it to keep logs and variances away from 0.
+#' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
 #' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
 #' @param inplace See the Python documentation of the op of the same name (R conventions apply).
 #' @param input A tensor.
-#' @param log_input See the Python documentation of the op of the same name (R conventions apply).
-#' @param log_target See the Python documentation of the op of the same name (R conventions apply).
+#' @param log_input Whether `input` holds the log of the rate.
+#' @param log_target Whether `target` holds log-probabilities.
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).
 #' @param target A tensor of targets; class indices are 1-based.
-#' @param var See the Python documentation of the op of the same name (R conventions apply).
+#' @param var The variances: a tensor (input's shape, or one dim of size 1 or missing) or a number.
 #' @param weight See the Python documentation of the op of the same name (R conventions apply).
 #' @return A tensor.
 #' @name nnf
