@@ -79,7 +79,9 @@ def erfinv64(y):
     x = np.sqrt(np.maximum(np.sqrt(b * b - ln / k) - b, 0.0))
     tail = t > 0.5
     for _ in range(3):  # Halley on f(x) = erf(x) - t: x -= u / (1 + x u), u = f / f'
-        f = np.where(tail, (1.0 - t) - erfc64(x), erf64(x) - t)
+        f = np.empty_like(x)
+        f[tail] = (1.0 - t[tail]) - erfc64(x[tail])
+        f[~tail] = erf64(x[~tail]) - t[~tail]
         u = f / (_TWO_OVER_SQRT_PI * np.exp(-x * x))
         x = x - u / (1.0 + x * u)
     out = np.copysign(x, y)
@@ -128,12 +130,12 @@ def _digamma_positive(x):
     """psi(x) for x > 0 (float64 array; NaN and inf pass through)."""
     acc = np.zeros_like(x)
     y = x.copy()
-    for _ in range(10):  # psi(x) = psi(x + 1) - 1/x until x >= 10
-        low = y < 10
+    for _ in range(10):  # psi(x) = psi(x + 1) - 1/x until x >= 10 (whole-array steps: cheaper
+        low = y < 10     # than selecting the elements that still need one)
         if not low.any():
             break
-        acc[low] -= 1.0 / y[low]
-        y[low] += 1.0
+        acc -= np.where(low, 1.0 / y, 0.0)
+        y += low
     z = 1.0 / (y * y)
     series = np.zeros_like(y)
     for c in reversed(_PSI_SERIES):
@@ -171,8 +173,8 @@ def _hurwitz_zeta(s, q):
     w = q.copy()
     active = w < target
     while active.any():
-        total[active] += np.power(w[active], -s)
-        w[active] += 1.0
+        total += np.where(active, np.power(w, -s), 0.0)
+        w += active
         active = w < target
     b = np.power(w, -s)
     total += w * b / (s - 1) + 0.5 * b
