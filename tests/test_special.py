@@ -461,3 +461,63 @@ def test_gaussian_var_clamp_takes_no_part_in_the_gradient():
     rt.nnf_gaussian_nll_loss(x, t, var, eps=1e-3).backward()
     # d/dvar of 0.5 (log v + 1 / v) at the clamped v = 1e-3
     assert var.grad.item() == pytest.approx(0.5 * (1 / 1e-3 - 1 / 1e-6), rel=1e-12)
+
+
+# ------------------------------------------------------------------ the same bits on every CPU
+def special_float32_results():
+    """name -> float32 result of each special function (forward and gradient), for the
+    comparison with a process whose NumPy SIMD dispatch is limited to its baseline."""
+    rng = np.random.default_rng(21)
+    x = np.concatenate([rng.uniform(-12, 12, 3000), rng.standard_normal(2000) * 100,
+                        np.array(X + P)]).astype(np.float32)
+    u = rng.uniform(-1, 1, 3000).astype(np.float32)
+    pos = np.abs(x) + np.float32(0.01)
+    out = {}
+    with np.errstate(all="ignore"):
+        for name in NAMES:
+            arg = u if name in RECORDED_P else x
+            out[name] = _call(name, rt.torch_tensor(arg))._data
+            leaf = rt.torch_tensor(arg[:500], requires_grad=True)
+            _call(name, leaf).sum().backward()
+            out[name + "_grad"] = leaf.grad._data
+        for name in ("atan2", "hypot", "xlogy"):
+            a, b = rt.torch_tensor(x[:2000], requires_grad=True), rt.torch_tensor(pos[:2000])
+            r = getattr(rt, "torch_" + name)(a, b)
+            r.sum().backward()
+            out[name] = r.detach()._data
+            out[name + "_grad"] = a.grad._data
+    return out
+
+
+def test_same_bits_with_numpy_dispatch_limited(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    names = [f for f in __cpu_dispatch__ if __cpu_features__.get(f)]
+    if not names:
+        pytest.skip("this CPU has no SIMD beyond NumPy's baseline: nothing to limit")
+    env = dict(os.environ, NPY_DISABLE_CPU_FEATURES=" ".join(names))
+    dump = tmp_path / "limited.npz"
+    p = subprocess.run([sys.executable, __file__, str(dump)], env=env, capture_output=True,
+                       text=True, timeout=600, cwd=Path(__file__).parent)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert not any(json.loads(p.stdout)[n] for n in names)  # the limit really held
+    limited = np.load(dump)
+    here = special_float32_results()
+    assert sorted(limited.files) == sorted(here)
+
+    def bits(a):  # NaN's sign and payload bits are nobody's business
+        return np.where(np.isnan(a), np.array(np.nan, a.dtype), a).tobytes()
+    differ = [k for k in here if bits(here[k]) != bits(limited[k])]
+    assert not differ, f"bits depend on NumPy's SIMD dispatch: {differ}"
+
+
+if __name__ == "__main__":  # the subprocess of test_same_bits_with_numpy_dispatch_limited
+    import json
+    import sys
+    from numpy._core._multiarray_umath import __cpu_features__
+    np.savez(sys.argv[1], **special_float32_results())
+    print(json.dumps(__cpu_features__))
