@@ -177,7 +177,8 @@ def _hurwitz_zeta(s, q):
         w += active
         active = w < target
     b = np.power(w, -s)
-    total += w * b / (s - 1) + 0.5 * b
+    # (w^(1-s) on its own: w * w^-s would underflow to 0 first for very large w)
+    total += np.power(w, 1 - s) / (s - 1) + 0.5 * b
     rising = float(s)  # s (s + 1) ... (s + 2j - 2)
     power = b / w      # w^(-s - 2j + 1)
     live = np.ones(q.shape, bool)
