@@ -32,6 +32,16 @@ import numpy as np
 _F64 = np.dtype(np.float64)
 
 
+def _quiet(fn):
+    """``fn`` with NumPy's floating-point warnings off: poles and overflow give inf and NaN
+    by design here, as in libtorch, which does not warn."""
+    def run(*args):
+        with np.errstate(all="ignore"):
+            return fn(*args)
+    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
+    return run
+
+
 def _rounded(fn64):
     """``fn64`` (float64 array -> float64 array) made to accept any float array: narrower
     floats are computed in float64 and rounded once to their dtype."""
@@ -66,6 +76,7 @@ def erfc64(x):
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
+@_quiet
 def erfinv64(y):
     """The inverse of erf on [-1, 1]: +-inf at +-1, NaN outside, signed zero kept."""
     y = np.asarray(y, _F64)
@@ -145,6 +156,7 @@ def _digamma_positive(x):
     return np.where(y == 10, acc + _PSI_10, out)
 
 
+@_quiet
 def digamma64(x):
     """psi(x) = d/dx lgamma(x), float64: -inf at +0, inf at -0, NaN at the negative integers
     and -inf, reflection for x < 0 (as libtorch)."""
@@ -219,6 +231,7 @@ def _trigamma(x):
     return out
 
 
+@_quiet
 def polygamma64(n, x):
     """The n-th derivative of digamma, float64 (n = 0 is digamma)."""
     x = np.asarray(x, _F64)
@@ -273,6 +286,7 @@ def hypot(x, y):
     return _binary_rounded(np.hypot, x, y)
 
 
+@_quiet
 def xlogy64(x, y):
     """x * log(y), 0 where x == 0 (unless y is NaN), float64."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -290,6 +304,7 @@ def xlogy(x, y):
     return np.asarray(xlogy64(np.asarray(x, _F64), np.asarray(y, _F64))).astype(dt, copy=False)
 
 
+@_quiet
 def logit(x, eps=None):
     """log(z / (1 - z)) with z = x clamped to [eps, 1 - eps] when eps is given (the bounds
     rounded to x's dtype, as libtorch's kernel forms them); float64 then rounded once."""

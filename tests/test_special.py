@@ -115,7 +115,7 @@ def test_special_values_against_exact_ones():
                                rtol=4e-16)
     big = np.array([1e10, 1e200, 1e300, 1.7e308])  # trigamma(x) ~ 1/x: no underflow on the way
     np.testing.assert_allclose(rt.torch_polygamma(1, rt.torch_tensor(big, dtype=F64))._data,
-                               1 / big + 0.5 / big ** 2, rtol=1e-15)
+                               1 / big + 0.5 / big / big, rtol=1e-15)
     z3 = 1.2020569031595942
     np.testing.assert_allclose(rt.torch_polygamma(2, rt.torch_tensor([1.0], dtype=F64))._data,
                                [-2 * z3], rtol=4e-16)
@@ -314,7 +314,8 @@ def test_edge_values_match_pytorch_float64_and_float32(name):
     _close(got, ref, max(RTOL[name], 1e-13), atol=atol)
     if name.startswith("polygamma") or name.startswith("lgamma") or name == "digamma":
         return  # libtorch's float32 kernels are themselves a few float32 ULP off there
-    p32 = pts.astype(np.float32)
+    with np.errstate(over="ignore"):  # 1e300 becomes inf in float32
+        p32 = pts.astype(np.float32)
     got32 = _call(name, rt.torch_tensor(p32))._data
     ref32 = _torch_call(torch, name, torch.tensor(p32)).numpy()
     _close(got32, ref32, 4e-7, atol=1e-37)
