@@ -4,8 +4,9 @@ float64-then-rounded forms of atan2, hypot, logit and xlogy.
 NumPy has no erf, lgamma or digamma and SciPy is not a dependency, so they are computed here,
 to float64 precision:
 
-* ``erf``, ``erfc`` and ``lgamma`` call Python's ``math`` functions element by element (exact
-  to a few float64 ULP, but ~50-100 ns per element: about 50x slower than a NumPy ufunc).
+* ``erf``, ``erfc`` and ``lgamma`` call Python's ``math`` functions element by element (erf
+  and erfc within an ULP or two; CPython's own lgamma within ~1e-14 relative, where the C
+  library's, which libtorch calls, is within an ULP).
 * ``erfinv`` starts from Winitzki's closed-form approximation (~1e-3 relative) and takes three
   Halley steps on ``erf(x) - y``; in the tails the residual is formed as
   ``(1 - |y|) - erfc(|x|)``, which keeps it accurate where ``erf(x)`` rounds to 1.
@@ -14,6 +15,10 @@ to float64 precision:
 * ``polygamma(n, x)`` for n >= 1 is (-1)^(n+1) n! zeta(n + 1, x) (Hurwitz zeta: a direct sum
   until the argument reaches max(10, n + 1), then Euler-Maclaurin with Bernoulli numbers
   computed exactly at import). Trigamma (n = 1) reflects x < 0.5 as libtorch does.
+
+Speed (10^6 float64 values, measured against ``np.exp`` of the same array): erf and erfc
+~15x its time (0.1 us per element), lgamma ~40x, digamma ~30x, polygamma ~50-80x, erfinv
+~150x. Correctness first: a vectorised rational approximation of erf would be the next step.
 
 Special values follow libtorch's kernels (poles, signed zeros, inf and NaN), including their
 quirks: ``polygamma(n >= 2, inf)`` is NaN, ``polygamma(1, -1)`` is ~6.6e32 (pi^2 / sin(-pi)^2,
