@@ -92,16 +92,14 @@ def polygamma(n, self):
 
 @op("logit")
 def logit(self, eps=None):
-    """log(p / (1 - p)). With ``eps``, p is first clamped to [eps, 1 - eps] (the gradient is
-    then 0 outside it); without, values outside [0, 1] give NaN."""
+    """log(p / (1 - p)). With ``eps`` (>= 0), p is first clamped to [eps, 1 - eps] (the
+    gradient is then 0 outside it); without, values outside [0, 1] give NaN."""
     self = _tensor(self, "logit")
     x = float_data(self)
     if eps is not None:
         eps = float(eps)
-        lo = float(x.dtype.type(eps))
-        bounds = (lo, float(x.dtype.type(1) - x.dtype.type(eps)))
-    else:
-        bounds = (None, None)
+    # a negative eps is no eps (libtorch's kernel and backward)
+    bounds = special.logit_bounds(x.dtype, eps) if eps is not None and eps >= 0 else (None, None)
     out = _wrap(special.logit(x, eps))
     if STATE.grad_enabled and self._requires_grad:
         record(NODES["LogitBackward0"], (self,), (out,), params=bounds)

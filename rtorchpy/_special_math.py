@@ -309,16 +309,21 @@ def xlogy(x, y):
     return np.asarray(xlogy64(np.asarray(x, _F64), np.asarray(y, _F64))).astype(dt, copy=False)
 
 
+def logit_bounds(dt, eps):
+    """libtorch's clamp bounds [eps, 1 - eps] for ``logit``, formed in the input's dtype."""
+    lo = dt.type(eps)
+    return float(lo), float(dt.type(1) - lo)
+
+
 @_quiet
 def logit(x, eps=None):
     """log(z / (1 - z)) with z = x clamped to [eps, 1 - eps] when eps is given (the bounds
     rounded to x's dtype, as libtorch's kernel forms them); float64 then rounded once."""
     dt = x.dtype
     z = x.astype(_F64)
-    if eps is not None:
-        lo = dt.type(eps)
-        hi = dt.type(1) - lo
-        z = np.clip(z, float(lo), float(hi))
+    if eps is not None and eps >= 0:  # (a negative eps is no eps, as in libtorch)
+        lo, hi = logit_bounds(dt, eps)
+        z = np.where(z < lo, lo, np.where(z > hi, hi, z))  # libtorch's order when lo > hi
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.log(z / (1.0 - z))
     return r.astype(dt, copy=False)

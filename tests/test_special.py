@@ -342,6 +342,16 @@ def test_logit_gradient_outside_the_domain():
     assert g._data.tolist() == [0.0, 0.0, 4.0, 0.0, 0.0]
 
 
+def test_logit_with_a_negative_or_too_large_eps_as_libtorch():
+    x = _leaf([-0.5, 0.0, 0.3, 1.0, 1.5])
+    r = rt.torch_logit(x, eps=-1.0)  # no clamp: NaN values and gradients outside [0, 1]
+    _close(r._data, [NAN, -INF, -0.8472978603872036, INF, NAN], 1e-15)
+    _close(autograd_grad(r.sum(), [x])[0]._data, [NAN, INF, 4.761904761904762, INF, NAN], 1e-15)
+    r = rt.torch_logit(x, eps=0.7)  # lo > hi: below lo gives lo, the rest hi (libtorch's order)
+    _close(r._data, [0.8472978603872034] * 3 + [-0.8472978603872034] * 2, 1e-15)
+    assert autograd_grad(r.sum(), [x])[0]._data.tolist() == [0.0] * 5
+
+
 def test_xlogy_gradient_at_zero():
     x, y = _leaf([0.0, 0.0]), _leaf([0.0, 2.0])
     rt.torch_xlogy(x, y).sum().backward()
