@@ -56,7 +56,8 @@ def is_torch_tensor(x):
 
 
 __all__ = sorted(set(
-    _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) + list(_nnf_loss_names) + [
+    _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) +
+    list(_nnf_loss_names) + [
         "Tensor", "is_torch_tensor", "autograd_backward", "autograd_grad", "with_no_grad",
         "with_enable_grad", "set_grad_enabled", "autograd_set_grad_mode", "is_grad_enabled",
         "with_detect_anomaly", "autograd_set_detect_anomaly", "is_anomaly_enabled",
