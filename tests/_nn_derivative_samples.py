@@ -1,4 +1,4 @@
-"""Gradient-check samples for the rows of ``rtorchpy/_derivatives_nn.py`` (the nn functions),
+"""Gradient-check samples for the rows of ``rtorchpy/derivatives/nn.py`` (the nn functions),
 registered into ``tests/test_derivatives.py``'s table of samples by :func:`add_samples`, so that
 every row is checked at first and second order on Hypothesis-drawn shapes with the others."""
 from __future__ import annotations

@@ -1121,7 +1121,7 @@ def _index_put(draw, rng, name):
     return Case(fn, anyv(rng, s), anyv(rng, vshape))
 
 
-# the nn functions' rows (rtorchpy/_derivatives_nn.py)
+# the nn functions' rows (rtorchpy/derivatives/nn.py)
 from _nn_derivative_samples import add_samples  # noqa: E402
 
 add_samples(builder, Case, shape, anyv, away0, const)
@@ -1130,6 +1130,94 @@ add_samples(builder, Case, shape, anyv, away0, const)
 from _matops_builders import add_builders  # noqa: E402
 
 add_builders(builder, Case, shape, anyv, distinct)
+
+# ---------------------------------------------------------------- special functions, sampling
+# (rtorchpy/derivatives/special.py; values and PyTorch comparisons in tests/test_special.py)
+@builder("ErfBackward0", "ErfcBackward0")
+def _erf_like(draw, rng, name):
+    fn = rt.torch_erf if name == "ErfBackward0" else rt.torch_erfc
+    return Case(fn, anyv(rng, shape(draw)))
+
+
+@builder("ErfinvBackward0")
+def _erfinv(draw, rng, name):
+    return Case(rt.torch_erfinv, rng.uniform(-0.9, 0.9, shape(draw)))
+
+
+@builder("LgammaBackward0", "DigammaBackward0")
+def _gamma_like(draw, rng, name):
+    fn = rt.torch_lgamma if name == "LgammaBackward0" else rt.torch_digamma
+    s = shape(draw)
+    # positive, and negative values at least 0.2 from the poles (0, -1, -2, ...)
+    return Case(fn, rng.integers(-2, 4, s) + rng.uniform(0.2, 0.8, s))
+
+
+@builder("PolygammaBackward0")
+def _polygamma(draw, rng, name):
+    n = draw(st.sampled_from([0, 1, 2, 3]))
+    return Case(lambda x: x.polygamma(n), pos(rng, shape(draw), 0.5, 6.0))
+
+
+@builder("LogitBackward0")
+def _logit(draw, rng, name):
+    eps = draw(st.sampled_from([None, 0.25]))
+    s = shape(draw)
+    # with eps, values on both sides of the clamp (away from its edges)
+    x = rng.uniform(0.05, 0.95, s) if eps is None else \
+        rng.choice([0.1, 0.4, 0.6, 0.9], s) + rng.uniform(-0.05, 0.05, s)
+    return Case(lambda t: t.logit(eps), x)
+
+
+@builder("Atan2Backward0", "HypotBackward0")
+def _atan2_like(draw, rng, name):
+    s1, s2 = bshapes(draw)
+    fn = rt.torch_atan2 if name == "Atan2Backward0" else rt.torch_hypot
+    return Case(fn, away0(rng, s1), away0(rng, s2))
+
+
+@builder("XlogyBackward0")
+def _xlogy(draw, rng, name):
+    s1, s2 = bshapes(draw)
+    return Case(rt.torch_xlogy, anyv(rng, s1), pos(rng, s2))
+
+
+@builder("XlogyBackward1")
+def _xlogy_scalar_self(draw, rng, name):
+    return Case(lambda y: rt.torch_xlogy(1.5, y), pos(rng, shape(draw)))
+
+
+@builder("XlogyBackward2")
+def _xlogy_scalar_other(draw, rng, name):
+    return Case(lambda x: rt.torch_xlogy(x, 2.5), anyv(rng, shape(draw)))
+
+
+def _seeded(fn):
+    """A sampler made deterministic (one seed per call) and multiplied by 0: its gradient is
+    libtorch's 0, which the numerical gradient of a 0 output confirms."""
+    def run(*xs):
+        rt.torch_manual_seed(7)
+        return fn(*xs) * 0.0
+    return run
+
+
+@builder("NormalBackward1", "NormalBackward2", "NormalBackward3")
+def _normal(draw, rng, name):
+    s1, s2 = bshapes(draw)
+    if name == "NormalBackward1":
+        return Case(_seeded(lambda m: rt.torch_normal(m, 0.5)), anyv(rng, s1))
+    if name == "NormalBackward2":
+        return Case(_seeded(lambda sd: rt.torch_normal(1.0, sd)), pos(rng, s1))
+    return Case(_seeded(rt.torch_normal), anyv(rng, s1), pos(rng, s2))
+
+
+@builder("PoissonBackward0")
+def _poisson(draw, rng, name):
+    return Case(_seeded(rt.torch_poisson), pos(rng, shape(draw), 0.5, 5.0))
+
+
+@builder("BernoulliBackward0")
+def _bernoulli(draw, rng, name):
+    return Case(_seeded(rt.torch_bernoulli), rng.uniform(0.1, 0.9, shape(draw)))
 
 
 # ============================================================================ the tests

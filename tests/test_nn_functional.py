@@ -1,4 +1,4 @@
-"""The nn functions of ``rtorchpy/_nnf_extra.py`` against PyTorch 2.13: values, gradients and
+"""The nn functions of ``rtorchpy/ops/nnf_layers.py`` against PyTorch 2.13: values, gradients and
 grad_fn names, in float64 and float32. With PyTorch installed each case runs on both; without
 it, the float64 results are compared with values recorded from PyTorch 2.13
 (``tests/nn_recorded.json``; rewrite it with ``python tests/test_nn_functional.py --record``).

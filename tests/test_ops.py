@@ -4,6 +4,8 @@ promotion; dims as int or tuple, negative, keepdim; indexing and assignment; in-
 their autograd rules; error messages, after which grad mode must be unchanged."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -162,7 +164,7 @@ FORWARD = {
     "cos": unary_cases(np.cos),
     "tan": unary_cases(np.tan),
     "tanh": unary_cases(np.tanh),
-    "erf": unary_cases(lambda a: np.vectorize(__import__("math").erf, otypes=[f64])(a)),  # (nn: _nnf_extra.py)
+    "erf": unary_cases(lambda a: np.vectorize(__import__("math").erf, otypes=[f64])(a)),  # (ops/special.py)
     # inverse trigonometric and hyperbolic functions: inputs inside their domains
     "asin": unary_cases(np.arcsin, np.tanh(A) * 0.9, int_in_domain=False) + [
         Case(np.array([-1, 0, 1]), expected=np.arcsin(np.array([-1.0, 0, 1], f32)))],
@@ -453,6 +455,79 @@ FORWARD = {
 from _matops_forward import forward_cases  # noqa: E402
 
 FORWARD.update(forward_cases(Case, Raw, inplace, M=M, A=A, D=D, I=I, B=B, N=N))
+
+# -- special functions and sampling (rtorchpy/ops/special.py, ops/sampling.py): references
+# from Python's math here; tests/test_special.py compares them with PyTorch at edge values
+def _vec(f):
+    return lambda a: np.vectorize(f, otypes=[f64])(np.asarray(a, f64))
+
+
+def _sampled(dtype, shape, check=None):
+    def expected(result, args):
+        assert result.dtype == rt.dtypes.as_dtype(dtype) and tuple(result.shape) == shape
+        if check is not None:
+            assert check(result.numpy()), result.numpy()
+    return expected
+
+
+_ERF, _ERFC, _LGAMMA = _vec(math.erf), _vec(math.erfc), _vec(math.lgamma)
+_PI2_6 = math.pi ** 2 / 6
+FORWARD.update({
+    "erf": unary_cases(_ERF, int_in_domain=False) + [
+        Case(np.array([0, 1]), expected=_ERF([0, 1]).astype(f32)),
+        Case(B, expected=_ERF(B).astype(f32))],
+    "erfc": unary_cases(_ERFC, int_in_domain=False) + [
+        Case(IP, expected=_ERFC(IP).astype(f32))],
+    "erfinv": [Case(np.array([-1.0, 0.0, 0.5, 1.0, 1.5]),
+                    expected=np.array([-np.inf, 0.0, 0.4769362762044699, np.inf, np.nan])),
+               Case(np.array([0.5], f32), expected=np.array([0.4769362762044699], f32)),
+               Case(np.array([0, 1]), expected=np.array([0.0, np.inf], f32))],
+    "lgamma": unary_cases(_LGAMMA, P) + [
+        Case(np.array([0.0, -1.0, 1.0, 2.0]), expected=np.array([np.inf, np.inf, 0.0, 0.0]))],
+    "digamma": [Case(np.array([1.0, 0.5, -0.0, 0.0, -2.0]),
+                     expected=np.array([-0.5772156649015329, -1.9635100260214235, np.inf,
+                                        -np.inf, np.nan])),
+                Case(np.array([1], np.int64), expected=np.array([-0.5772157], f32))],
+    "polygamma": [Case(1, np.array([1.0, 2.0]), expected=np.array([_PI2_6, _PI2_6 - 1]),
+                       method=False),
+                  Case(np.array([1.0, 2.0], f32), 1, expected=np.array([_PI2_6, _PI2_6 - 1], f32),
+                       namespace=False),
+                  Case(2, np.array([1.0]), expected=np.array([-2.404113806319188]),
+                       method=False)],
+    "logit": [Case(U, expected=np.log(U.astype(f64) / (1 - U.astype(f64))).astype(f32)),
+              Case(np.array([0.0, 0.5, 1.0, 2.0]), expected=np.array([-np.inf, 0, np.inf, np.nan])),
+              Case(np.array([0.0, 0.5, 1.0]), eps=0.25,
+                   expected=np.array([-math.log(3), 0, math.log(3)]))],
+    "atan2": [Case(A, P, expected=np.arctan2(A.astype(f64), P.astype(f64)).astype(f32)),
+              Case(D, 1.0, expected=np.arctan2(D, 1.0)),
+              Case(I, IP, expected=np.arctan2(I, IP).astype(f32))],
+    "arctan2": [Case(D, D[::-1], expected=np.arctan2(D, D[::-1]))],
+    "hypot": [Case(A, P, expected=np.hypot(A.astype(f64), P.astype(f64)).astype(f32)),
+              Case(D, np.array(2.0), expected=np.hypot(D, 2.0))],
+    "xlogy": [Case(A, P, expected=(A.astype(f64) * np.log(P.astype(f64))).astype(f32)),
+              Case(np.array([0.0, 0.0, 2.0, 0.0]), np.array([0.0, np.inf, 3.0, np.nan]),
+                   expected=np.array([0.0, 0.0, 2 * math.log(3), np.nan])),
+              Case(IP, 2.0, expected=(IP * math.log(2)).astype(f32)),
+              Case(2.0, IP, expected=(2 * np.log(IP)).astype(f32), method=False)],
+    "normal": [Case(0.0, 1.0, size=(2, 3), expected=_sampled(f32, (2, 3)), method=False),
+               Case(D, 0.0, expected=lambda r, args: np.testing.assert_array_equal(
+                   r.numpy(), D), method=False),
+               Case(2.0, np.zeros((3, 1)), expected=_sampled(f64, (3, 1),
+                                                            lambda v: (v == 2).all()),
+                    method=False)],
+    "poisson": [Case(np.zeros((2, 2)), expected=np.zeros((2, 2))),
+                Case(P, expected=_sampled(f32, P.shape,
+                                          lambda v: (v >= 0).all() and (v == np.round(v)).all()))],
+    "bernoulli": [Case(np.array([0.0, 1.0, 1.0]), expected=np.array([0.0, 1.0, 1.0])),
+                  Case(U, p=1.0, expected=np.ones(U.shape, f32)),
+                  Case(I, p=0.0, expected=np.zeros(I.shape, np.int64))],
+    "multinomial": [Case(np.array([0.0, 0.0, 3.0]), 4, True, expected=np.full(4, 2)),
+                    Case(np.array([[1.0, 0.0], [0.0, 1.0]]), 1,
+                         expected=np.array([[0], [1]])),
+                    Case(np.array([1.0, 2.0, 3.0], f32), 3, expected=_sampled(
+                        i64, (3,), lambda v: sorted(v.tolist()) == [0, 1, 2]))],
+})
+
 
 def test_every_registered_op_has_forward_cases():
     missing = sorted(set(OPS) - set(FORWARD))

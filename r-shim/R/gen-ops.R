@@ -32,6 +32,7 @@
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param end_dim Last dimension to flatten (1-based, -1 is the last).
+#' @param eps A small number: `torch_logit` clamps to [eps, 1 - eps]; the losses use it to keep logs and variances away from 0.
 #' @param equal_nan See the Python documentation of the op of the same name (R conventions apply).
 #' @param equation See the Python documentation of the op of the same name (R conventions apply).
 #' @param exponent See the Python documentation of the op of the same name (R conventions apply).
@@ -46,25 +47,30 @@
 #' @param mat1 See the Python documentation of the op of the same name (R conventions apply).
 #' @param mat2 See the Python documentation of the op of the same name (R conventions apply).
 #' @param max See the Python documentation of the op of the same name (R conventions apply).
+#' @param mean The mean of the normal draws: a number or a tensor.
 #' @param min See the Python documentation of the op of the same name (R conventions apply).
-#' @param n See the Python documentation of the op of the same name (R conventions apply).
+#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param num_samples How many categories to draw per row.
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param output_size See the Python documentation of the op of the same name (R conventions apply).
-#' @param p See the Python documentation of the op of the same name (R conventions apply).
+#' @param p A probability in [0, 1] used for every element instead of `self`'s values.
 #' @param prepend See the Python documentation of the op of the same name (R conventions apply).
 #' @param q See the Python documentation of the op of the same name (R conventions apply).
 #' @param repeats See the Python documentation of the op of the same name (R conventions apply).
+#' @param replacement Whether a category may be drawn more than once.
+#' @param requires_grad See the Python documentation of the op of the same name (R conventions apply).
 #' @param rounding_mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param row See the Python documentation of the op of the same name (R conventions apply).
 #' @param rtol See the Python documentation of the op of the same name (R conventions apply).
-#' @param size See the Python documentation of the op of the same name (R conventions apply).
+#' @param size The shape of the draws when `mean` and `std` are numbers.
 #' @param sorted See the Python documentation of the op of the same name (R conventions apply).
 #' @param split_size_or_sections See the Python documentation of the op of the same name (R conventions apply).
 #' @param src See the Python documentation of the op of the same name (R conventions apply).
 #' @param stable See the Python documentation of the op of the same name (R conventions apply).
 #' @param start See the Python documentation of the op of the same name (R conventions apply).
 #' @param start_dim First dimension to flatten (1-based).
+#' @param std The standard deviation of the normal draws: a number or a tensor.
 #' @param tensors A list of tensors.
 #' @param unbiased See the Python documentation of the op of the same name (R conventions apply).
 #' @param value See the Python documentation of the op of the same name (R conventions apply).
@@ -121,6 +127,10 @@ torch_any <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, d
 
 #' @rdname torch_ops
 #' @export
+torch_arctan2 <- function(self, other) { .args <- list(self, other); .op("arctan2", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_argmax <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("argmax", .args) }
 
 #' @rdname torch_ops
@@ -145,7 +155,15 @@ torch_atan <- function(self) { .args <- list(self); .op("atan", .args) }
 
 #' @rdname torch_ops
 #' @export
+torch_atan2 <- function(self, other) { .args <- list(self, other); .op("atan2", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_atanh <- function(self) { .args <- list(self); .op("atanh", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_bernoulli <- function(self, p = NULL) { .args <- list(self, p); .op("bernoulli", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -243,6 +261,10 @@ torch_diff <- function(self, n = 1L, dim = -1L, prepend = NULL, append = NULL) {
 
 #' @rdname torch_ops
 #' @export
+torch_digamma <- function(self) { .args <- list(self); .op("digamma", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_div <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .op("div", .args) }
 
 `.m_div_` <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .op("div_", .args) }
@@ -272,6 +294,14 @@ torch_equal <- function(self, other) { .args <- list(self, other); .op("equal", 
 #' @rdname torch_ops
 #' @export
 torch_erf <- function(self) { .args <- list(self); .op("erf", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_erfc <- function(self) { .args <- list(self); .op("erfc", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_erfinv <- function(self) { .args <- list(self); .op("erfinv", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -331,6 +361,10 @@ torch_gt <- function(self, other) { .args <- list(self, other); .op("gt", .args)
 
 #' @rdname torch_ops
 #' @export
+torch_hypot <- function(self, other) { .args <- list(self, other); .op("hypot", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_index_put <- function(self, indices, values, accumulate = FALSE) { .args <- list(self, indices, values, accumulate); .op("index_put", .args) }
 
 `.m_index_put_` <- function(self, indices, values, accumulate = FALSE) { .args <- list(self, indices, values, accumulate); .op("index_put_", .args) }
@@ -367,6 +401,10 @@ torch_le <- function(self, other) { .args <- list(self, other); .op("le", .args)
 
 #' @rdname torch_ops
 #' @export
+torch_lgamma <- function(self) { .args <- list(self); .op("lgamma", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_log <- function(self) { .args <- list(self); .op("log", .args) }
 
 #' @rdname torch_ops
@@ -400,6 +438,10 @@ torch_logical_or <- function(self, other) { .args <- list(self, other); .op("log
 #' @rdname torch_ops
 #' @export
 torch_logical_xor <- function(self, other) { .args <- list(self, other); .op("logical_xor", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_logit <- function(self, eps = NULL) { .args <- list(self, eps); .op("logit", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -457,6 +499,10 @@ torch_mul <- function(self, other) { .args <- list(self, other); .op("mul", .arg
 
 #' @rdname torch_ops
 #' @export
+torch_multinomial <- function(self, num_samples, replacement = FALSE) { .args <- list(self, num_samples, replacement); .op("multinomial", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_multiply <- function(self, other) { .args <- list(self, other); .op("multiply", .args) }
 
 #' @rdname torch_ops
@@ -489,6 +535,10 @@ torch_negative <- function(self) { .args <- list(self); .op("negative", .args) }
 #' @export
 torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) { .args <- list(self, p, dim, keepdim); .op("norm", .args) }
 
+#' @rdname torch_ops
+#' @export
+torch_normal <- function(mean, std = 1.0, size = NULL, dtype = NULL, requires_grad = FALSE) { .args <- list(mean, std, size, dtype, requires_grad); .op("normal", .args) }
+
 `.m_normal_` <- function(self, mean = 0.0, std = 1.0) { .args <- list(self, mean, std); .op("normal_", .args) }
 
 #' @rdname torch_ops
@@ -498,6 +548,16 @@ torch_outer <- function(self, vec2) { .args <- list(self, vec2); .op("outer", .a
 #' @rdname torch_ops
 #' @export
 torch_permute <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("permute", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_poisson <- function(self) { .args <- list(self); .op("poisson", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_polygamma <- function(n, self) { .args <- list(n, self); .op("polygamma", .args) }
+
+`.m_polygamma` <- function(self, n) { .args <- list(self, n); .op("polygamma.method", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -719,6 +779,10 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
 
 `.m_where` <- function(self, condition, other) { .args <- list(self, condition, other); .op("where.method", .args) }
 
+#' @rdname torch_ops
+#' @export
+torch_xlogy <- function(self, other) { .args <- list(self, other); .op("xlogy", .args) }
+
 `.m_zero_` <- function(self) { .args <- list(self); .op("zero_", .args) }
 
 # Method table: x$<name>(...) calls the function named here.
@@ -734,13 +798,16 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `amax` = "torch_amax",
   `amin` = "torch_amin",
   `any` = "torch_any",
+  `arctan2` = "torch_arctan2",
   `argmax` = "torch_argmax",
   `argmin` = "torch_argmin",
   `argsort` = "torch_argsort",
   `asin` = "torch_asin",
   `asinh` = "torch_asinh",
   `atan` = "torch_atan",
+  `atan2` = "torch_atan2",
   `atanh` = "torch_atanh",
+  `bernoulli` = "torch_bernoulli",
   `bmm` = "torch_bmm",
   `bool` = ".m_bool",
   `broadcast_to` = "torch_broadcast_to",
@@ -762,6 +829,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `diag_embed` = "torch_diag_embed",
   `diagonal` = "torch_diagonal",
   `diff` = "torch_diff",
+  `digamma` = "torch_digamma",
   `div` = "torch_div",
   `div_` = ".m_div_",
   `divide` = "torch_divide",
@@ -770,6 +838,8 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `eq` = "torch_eq",
   `equal` = "torch_equal",
   `erf` = "torch_erf",
+  `erfc` = "torch_erfc",
+  `erfinv` = "torch_erfinv",
   `exp` = "torch_exp",
   `exp_` = ".m_exp_",
   `expand` = "torch_expand",
@@ -786,6 +856,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `ger` = "torch_ger",
   `gt` = "torch_gt",
   `half` = ".m_half",
+  `hypot` = "torch_hypot",
   `index_put` = "torch_index_put",
   `index_put_` = ".m_index_put_",
   `index_select` = "torch_index_select",
@@ -796,6 +867,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `isnan` = "torch_isnan",
   `kron` = "torch_kron",
   `le` = "torch_le",
+  `lgamma` = "torch_lgamma",
   `log` = "torch_log",
   `log10` = "torch_log10",
   `log1p` = "torch_log1p",
@@ -805,6 +877,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `logical_not` = "torch_logical_not",
   `logical_or` = "torch_logical_or",
   `logical_xor` = "torch_logical_xor",
+  `logit` = "torch_logit",
   `logsumexp` = "torch_logsumexp",
   `long` = ".m_long",
   `lt` = "torch_lt",
@@ -820,6 +893,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `mm` = "torch_mm",
   `mul` = "torch_mul",
   `mul_` = ".m_mul_",
+  `multinomial` = "torch_multinomial",
   `multiply` = "torch_multiply",
   `mv` = "torch_mv",
   `nanquantile` = "torch_nanquantile",
@@ -832,6 +906,8 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `normal_` = ".m_normal_",
   `outer` = "torch_outer",
   `permute` = "torch_permute",
+  `poisson` = "torch_poisson",
+  `polygamma` = ".m_polygamma",
   `pow` = "torch_pow",
   `pow_` = ".m_pow_",
   `prod` = "torch_prod",
@@ -886,6 +962,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
   `var_mean` = "torch_var_mean",
   `view` = "torch_view",
   `where` = ".m_where",
+  `xlogy` = "torch_xlogy",
   `zero_` = ".m_zero_"
 )
 
@@ -900,12 +977,15 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
 #' @param delta See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
-#' @param eps See the Python documentation of the op of the same name (R conventions apply).
+#' @param eps A small number: `torch_logit` clamps to [eps, 1 - eps]; the losses use it to keep logs and variances away from 0.
+#' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
 #' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
 #' @param inplace See the Python documentation of the op of the same name (R conventions apply).
 #' @param input A tensor.
 #' @param input1 See the Python documentation of the op of the same name (R conventions apply).
 #' @param input2 See the Python documentation of the op of the same name (R conventions apply).
+#' @param log_input Whether `input` holds the log of the rate.
+#' @param log_target Whether `target` holds log-probabilities.
 #' @param max_norm See the Python documentation of the op of the same name (R conventions apply).
 #' @param max_val See the Python documentation of the op of the same name (R conventions apply).
 #' @param min_val See the Python documentation of the op of the same name (R conventions apply).
@@ -913,7 +993,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
 #' @param negative_slope See the Python documentation of the op of the same name (R conventions apply).
 #' @param norm_type See the Python documentation of the op of the same name (R conventions apply).
 #' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
-#' @param p See the Python documentation of the op of the same name (R conventions apply).
+#' @param p A probability in [0, 1] used for every element instead of `self`'s values.
 #' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).
@@ -924,6 +1004,7 @@ torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(co
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param threshold See the Python documentation of the op of the same name (R conventions apply).
 #' @param training See the Python documentation of the op of the same name (R conventions apply).
+#' @param var The variances: a tensor (input's shape, or one dim of size 1 or missing) or a number.
 #' @param weight See the Python documentation of the op of the same name (R conventions apply).
 #' @return A tensor.
 #' @name nnf
@@ -1036,6 +1117,18 @@ nnf_embedding <- function(input, weight, padding_idx = NULL, max_norm = NULL, no
 #' @rdname nnf
 #' @export
 nnf_bilinear <- function(input1, input2, weight, bias = NULL) { .args <- list(.a(input1), .a(input2), .a(weight), .a(bias)); .fn("nnf_bilinear", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_kl_div <- function(input, target, reduction = "mean", log_target = FALSE) { .args <- list(.a(input), .a(target), reduction, log_target); .fn("nnf_kl_div", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_poisson_nll_loss <- function(input, target, log_input = TRUE, full = FALSE, eps = 1e-08, reduction = "mean") { .args <- list(.a(input), .a(target), log_input, full, .a(eps), reduction); .fn("nnf_poisson_nll_loss", .args) }
+
+#' @rdname nnf
+#' @export
+nnf_gaussian_nll_loss <- function(input, target, var, full = FALSE, eps = 1e-06, reduction = "mean") { .args <- list(.a(input), .a(target), .a(var), full, .a(eps), reduction); .fn("nnf_gaussian_nll_loss", .args) }
 
 #' Data types
 #'

@@ -71,7 +71,8 @@ Ops.torch_tensor <- function(e1, e2) {
            trunc = "trunc", exp = "exp", expm1 = "expm1", log1p = "log1p", log2 = "log2",
            log10 = "log10", cos = "cos", sin = "sin", tan = "tan", acos = "acos",
            asin = "asin", atan = "atan", cosh = "cosh", sinh = "sinh", tanh = "tanh",
-           acosh = "acosh", asinh = "asinh", atanh = "atanh")
+           acosh = "acosh", asinh = "asinh", atanh = "atanh", lgamma = "lgamma",
+           digamma = "digamma")
 
 #' @export
 Math.torch_tensor <- function(x, ...) {
@@ -88,7 +89,8 @@ Math.torch_tensor <- function(x, ...) {
       scale <- 10^digits
       return((x * scale)$round() / scale)
     },
-    cumsum = return(torch_cumsum(x, dim = 1L)))
+    cumsum = return(torch_cumsum(x, dim = 1L)),
+    trigamma = return(torch_polygamma(1L, x)))
   op <- .MATH[.Generic]
   if (is.na(op) || !.has_op(op)) {
     stop("`", .Generic, "()` is not implemented for tensors", call. = FALSE)

@@ -18,7 +18,8 @@ from .handles import (MAGIC, _OBJECTS, _dec, _enc, _get, _plus_one, _put, _r_int
 
 # ops flagged returns_index whose single result is always an index tensor (max/min return
 # values without dim, and (values, indices) with it)
-_INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "tril_indices", "triu_indices"}
+_INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "tril_indices", "triu_indices",
+                  "multinomial"}
 
 
 class _Plan:

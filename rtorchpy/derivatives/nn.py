@@ -1,4 +1,4 @@
-"""The derivative table, continued: the rows of the neural-network functions of ``_nnf_extra.py``
+"""The derivative table, continued: the rows of the neural-network functions of ``ops/nnf_layers.py``
 (activations, losses, normalization, embedding, bilinear).
 
 Rows here register into the same table as ``_derivatives.py`` (``NODES``, ``ROWS``); see its
@@ -22,12 +22,6 @@ _KAPPA = 0.044715
 
 
 # ---------------------------------------------------------------- activations
-@row("ErfBackward0", saves=("self",))
-def _erf(F, g, needs, self):
-    """self: g * 2 / sqrt(pi) * exp(-self^2)"""
-    return g * (F.exp(-(self * self)) * _TWO_OVER_SQRT_PI)
-
-
 @row("GeluBackward0", saves=("self",))
 def _gelu(F, g, needs, self, approximate):
     """self: g * (Phi(self) + self * phi(self)) (approximate = "none", Phi and phi the normal

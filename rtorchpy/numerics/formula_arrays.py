@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import rounded
+from . import rounded, special
 from .arrays import broadcast_view, diagonal_view, insert_axis, sgn
 from .index_order import add_at, has_arrays, put, scatter_add_into, take
 from .losses import nll_grad_array
@@ -101,10 +101,10 @@ class _ArrayOps:
     pow = staticmethod(rounded.power)  # ndarray ** is NumPy's float32 pow: CPU-dependent
     sqrt = staticmethod(np.sqrt)
     abs = staticmethod(np.abs)
-    # (nn functions: _derivatives_nn.py)
+    # (nn functions: derivatives/nn.py)
     tanh = staticmethod(rounded.tanh)
     sigmoid = staticmethod(rounded.sigmoid)
-    erf = staticmethod(rounded.erf)
+    erf = staticmethod(special.erf)
 
     @staticmethod
     def log_sigmoid(x):
@@ -113,6 +113,14 @@ class _ArrayOps:
     trunc = staticmethod(np.trunc)
     floor = staticmethod(np.floor)
     matmul = staticmethod(np.matmul)
+    # special functions (rows in derivatives/special.py)
+    digamma = staticmethod(special.digamma)
+    polygamma = staticmethod(special.polygamma)
+
+    @staticmethod
+    def xlogy(x, y):
+        """x * log(y), 0 where x == 0 (x may be a bool mask; y an array or a number)."""
+        return special.xlogy(x, y)
 
     @staticmethod
     def zeros_like(x):

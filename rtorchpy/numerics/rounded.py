@@ -20,7 +20,6 @@ between CPUs in the last place (docs/differences.md).
 """
 from __future__ import annotations
 
-import math as _math
 
 import numpy as np
 
@@ -130,19 +129,3 @@ sigmoid = in_float64(_sigmoid_f64, _sigmoid_split)
 sigmoid.__name__ = "sigmoid"
 
 
-def _erf_f64(x):
-    """erf of a float64 array through the C library's ``erf`` (NumPy has none), one call per
-    element (~0.2 µs each: a vectorized series and continued fraction in NumPy was no faster
-    on arrays of 10^4-10^5 elements, and less accurate)."""
-    x = np.asarray(x, dtype=np.float64)
-    return np.fromiter(map(_math.erf, x.ravel().tolist()), np.float64,
-                       count=x.size).reshape(x.shape)
-
-
-def _erf_direct(x):
-    out = _erf_f64(x.astype(_F64, copy=False))
-    return out.astype(x.dtype) if x.dtype.kind == "f" else out
-
-
-erf = in_float64(_erf_f64, _erf_direct)
-erf.__name__ = "erf"

@@ -14,7 +14,8 @@ from .creation import torch_zeros_like
 from .matrix import einsum
 from .index import _advanced, _index_put, index_backward, scatter_zeros
 from .nnf import nll_grad_tensor
-from .nnf_layers import erf, nnf_logsigmoid
+from .nnf_layers import nnf_logsigmoid
+from .special import xlogy
 from .shape import cat, diagonal_backward, stack
 
 class _TensorOps:
@@ -85,7 +86,23 @@ class _TensorOps:
 
     @staticmethod
     def erf(x):
-        return erf(x)
+        return x.erf()
+
+    @staticmethod
+    def digamma(x):
+        return x.digamma()
+
+    @staticmethod
+    def polygamma(n, x):
+        return x.polygamma(n)
+
+    @staticmethod
+    def xlogy(x, y):
+        if x._data.dtype.kind == "b":
+            # the mask self != 0: as a float of the other operand's precision (a number: float64,
+            # as libtorch keeps it), not the default float a bool tensor with a number would give
+            x = x.double() if not hasattr(y, "_data") else x.to(dtype=y.dtype)
+        return xlogy(x, y)
 
     @staticmethod
     def log_sigmoid(x):

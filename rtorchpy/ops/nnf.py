@@ -14,6 +14,8 @@ from ..numerics.losses import nll_coefficients, nll_terms, to_layout
 from .index import index_backward
 from .nnf_layers import *  # noqa: F401,F403  (activations, losses, normalization, dropout, embedding, bilinear)
 from .nnf_layers import __all__ as _layer_names
+from .nnf_losses import *  # noqa: F401,F403  (kl_div, poisson_nll_loss, gaussian_nll_loss)
+from .nnf_losses import __all__ as _loss_names
 from .registry import as_tensor, operands, recording, wrap
 from ..numerics.shape_errors import shape_error
 from ..autograd.record import record
@@ -177,4 +179,4 @@ def nnf_binary_cross_entropy(input, target, weight=None, reduction="mean"):
     return out
 
 
-__all__ = __all__ + list(_layer_names)
+__all__ = __all__ + list(_layer_names) + list(_loss_names)

@@ -1,9 +1,9 @@
 """More neural-network functions named as R torch's ``nnf_*``: the activations, losses,
 normalization, dropout, embedding and bilinear layers that ``nn_*`` modules are made of (and
-``torch_erf``, which the GELU formula needs).
+the GELU formula's ``erf`` is ``torch_erf`` of ``ops/special.py``).
 
 Each computes eagerly with NumPy and records the node libtorch records (``GeluBackward0``,
-``NativeLayerNormBackward0``, ...); the formulas are in ``_derivatives_nn.py``. float32 and
+``NativeLayerNormBackward0``, ...); the formulas are in ``derivatives/nn.py``. float32 and
 float16 inputs are computed in float64 and rounded once (see ``_rounded_math.py``), so results
 are the same on every CPU. Where libtorch composes a function from other ops, so does rtorchpy,
 and the graph shows the same nodes: ``nnf_l1_loss`` is ``abs(input - target)`` reduced
@@ -20,11 +20,11 @@ import numpy as np
 
 from . import inplace as inplace_ops
 from .arith import mul, sub
-from ..numerics import rounded
+from ..numerics import rounded, special
 from ..derivatives import nn as _derivatives_nn  # noqa: F401  (registers the rows used below)
 from ..autograd.rows import NODES
 from ..numerics.format import type_word_for
-from .registry import as_tensor, float_data, op, operands, recording, wrap
+from .registry import as_tensor, operands, recording, wrap
 from ..numerics.shape_errors import shape_error
 from ..tensor import Tensor
 from ..autograd.grad_mode import with_no_grad
@@ -111,28 +111,10 @@ def _difference(input, target):
         raise shape_error(e, x.shape, y.shape) from None
 
 
-# ------------------------------------------------------------------------------ erf
-
-_ERF_NODE = NODES["ErfBackward0"]
-
-
-@op("erf")
-def erf(self):
-    """The error function, 2 / sqrt(pi) * integral of exp(-t^2) from 0 to self."""
-    if not isinstance(self, Tensor):
-        raise TypeError(f"torch_erf(): argument 'self' must be a Tensor, not "
-                        f"{type(self).__name__}")
-    x = float_data(self)
-    out = wrap(np.asarray(rounded.erf(x), dtype=x.dtype))
-    if recording(self):
-        record(_ERF_NODE, (self,), (out,))
-    return out
-
-
 # ------------------------------------------------------------------------------ activations
 
 def _gelu_none(x):
-    return 0.5 * x * (1.0 + rounded.erf(x * (1.0 / math.sqrt(2.0))))
+    return 0.5 * x * (1.0 + special.erf(x * (1.0 / math.sqrt(2.0))))
 
 
 def _gelu_tanh(x):
