@@ -13,7 +13,8 @@ come from one registration in the op registry. Dims and indices are 0-based in P
 import warnings as _warnings
 
 from . import _ops, _ops_inplace, _ops_linalg, _ops_reduce, _ops_shape  # noqa: F401  (registers ops)
-from ._ops import OPS
+from . import _ops_linalg_decomp, _ops_linalg_norm, _ops_linalg_solve  # noqa: F401
+from ._ops import OPS, namespace_name
 from ._tensor import Tensor
 from .autograd.api import autograd_backward, autograd_grad
 from .autograd.function import AutogradContext, autograd_function
@@ -38,12 +39,13 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"rtorchpy(\.
 
 
 def _export_namespace_forms():
-    """``torch_<op>`` for every registered op that has a namespace form."""
+    """``torch_<op>`` for every registered op that has a namespace form (``linalg_<op>`` for the
+    linear-algebra ops, which R torch names so)."""
     names = []
     for key, info in OPS.items():
         if info.namespace and not key.startswith("_"):
-            globals()["torch_" + key] = info.fn
-            names.append("torch_" + key)
+            globals()[namespace_name(key)] = info.fn
+            names.append(namespace_name(key))
     return names
 
 

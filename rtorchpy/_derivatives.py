@@ -623,3 +623,4 @@ def _log_softmax(F, g, needs, result, dim):
 
 # linear algebra, shape and views, indexing and losses: the rest of the same table
 from . import _derivatives_shape  # noqa: E402,F401
+from . import _derivatives_linalg  # noqa: E402,F401

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import _rounded_math as rounded
 from ._arrays import broadcast_view, diagonal_view, insert_axis, sgn
+from ._formula_linalg import _ArrayLinalg, _TensorLinalg
 from ._index_order import add_at, has_arrays, put, take
 
 _FILL_BELOW = 4096  # elements
@@ -59,8 +60,8 @@ def _repeated(value, shape):
     return broadcast_view(np.ascontiguousarray(value), shape)
 
 
-class _ArrayOps:
-    """NumPy versions of what the formulas need."""
+class _ArrayOps(_ArrayLinalg):
+    """NumPy versions of what the formulas need (matrix functions: ``_formula_linalg``)."""
 
     records = False  # libtorch runs these backwards with grad mode off
 
@@ -266,7 +267,7 @@ class _ArrayOps:
         return nll_grad_array(g, shape, target, weight, reduction, ignore_index, total_weight)
 
 
-class _TensorOps:
+class _TensorOps(_TensorLinalg):
     """The same functions, made of recorded rtorchpy ops (for create_graph)."""
 
     records = True
