@@ -70,6 +70,8 @@ def _det(F, g, needs, A, det):
     U diag(g det(U) det(V^T) prod_{j != i} S_j) V^T), elsewhere a solve with A^T."""
     if _data(A).size == 0:
         return F.zeros_like(A)
+    if A.shape[-1] == 1:  # det is the entry itself (libtorch: g, not a function of A)
+        return F.expand(F.unsqueeze(F.unsqueeze(g, -1), -1), tuple(A.shape))
     d = g * det
     if not F.records:
         ok = det != 0

@@ -267,7 +267,13 @@ def linalg_lstsq(A, B, rcond=None, driver=None):
         raise RuntimeError(f"{name}: Expected input and other to have the same dtype, but got "
                            f"input's dtype {A.dtype.word} and other's dtype {B.dtype.word}")
     from ._ops_linalg_solve import _check_batch, is_vector_rhs
+    if not (a.ndim >= b.ndim and a.ndim - b.ndim <= 1):
+        raise RuntimeError(f"{name}: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
     vector = is_vector_rhs(a, b)
+    if a.ndim - b.ndim == 1 and not vector:  # libtorch broadcasts B's shape against A's
+        raise RuntimeError(f"The size of tensor a ({a.shape[0]}) must match the size of tensor "
+                           f"b ({b.shape[0]}) at non-singleton dimension 0")
     bm = b[..., None] if vector else b
     if bm.ndim < 1 or bm.shape[-2] != a.shape[-2]:
         raise RuntimeError(f"{name}: input.size(-2) should match other.size(-2)")
@@ -285,8 +291,7 @@ def linalg_lstsq(A, B, rcond=None, driver=None):
     rank = np.sum(keep, axis=-1).astype(np.int64)
     residuals = np.zeros((0,), a.dtype)
     if m > n and driver != "gelsy" and (driver == "gels" or np.all(rank == n)):
-        residuals = np.sum((a_ @ x - b_) ** 2, axis=-2)
-        residuals = residuals[..., 0] if vector else residuals
+        residuals = np.sum((a_ @ x - b_) ** 2, axis=-2)  # (*, k): a vector B keeps k = 1
     X = wrap(_c(x[..., 0] if vector else x))
     R = wrap(_c(residuals))
     rank_t = wrap(rank) if driver != "gels" else wrap(np.zeros((0,), np.int64))
