@@ -248,9 +248,9 @@ def derivatives_page():
     return "\n".join(out) + "\n"
 
 
-MODULES = ["_tensor", "_ops", "_derivatives", "autograd.graph", "autograd.engine",
-           "autograd.grad_mode", "autograd.function", "autograd.gradcheck", "_format",
-           "_rbridge"]
+MODULES = ["_tensor", "_ops", "_derivatives", "_derivatives_linalg", "_formula_linalg",
+           "autograd.graph", "autograd.engine", "autograd.grad_mode", "autograd.function",
+           "autograd.gradcheck", "_format", "_rbridge"]
 
 
 def _rst_to_md(text):
@@ -296,7 +296,7 @@ def ops_page():
         seen.add(id(info))
         forms = []
         if info.namespace:
-            forms.append(f"`torch_{info.name}()`")
+            forms.append(f"`{rtorchpy._ops.namespace_name(info.name)}()`")
         if info.method:
             forms.append(f"`x.{info.name}()`")
         forms += [f"`x.{a}()`" for a in info.aliases]
