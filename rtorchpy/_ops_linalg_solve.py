@@ -82,7 +82,7 @@ def logdet(self):
 
 
 # ---------------------------------------------------------------- inverses
-def _inverse(A, name):
+def _inverse(A):
     """(inverse, info): NumPy's inverse, or for singular matrices LAPACK's getrf + getrs
     written out (libtorch's inf/NaN and the index of the zero pivot)."""
     a = A._data
@@ -104,7 +104,7 @@ def linalg_inv(A):
 def _inv(A, name):
     lnp.check_square(A, "linalg.inv")
     lnp.check_float(A, "linalg.inv", "lu_cpu")
-    inv, info = _inverse(A, name)
+    inv, info = _inverse(A)
     if np.any(info):
         raise _singular_error(name, info, A._data.shape[:-2])
     out = wrap(inv)
@@ -120,7 +120,7 @@ def linalg_inv_ex(A, check_errors=False):
     A = as_tensor(A)
     lnp.check_square(A, "linalg.inv_ex")
     lnp.check_float(A, "linalg.inv_ex", "lu_cpu")
-    inv, info = _inverse(A, "linalg.inv_ex")
+    inv, info = _inverse(A)
     if check_errors and np.any(info):
         raise _singular_error("linalg.inv_ex", info, A._data.shape[:-2])
     out = wrap(inv)

@@ -47,7 +47,6 @@ PARAM_DOCS = {
     "UPLO": "\"L\" or \"U\": which triangle of the symmetric matrix is read.",
     "ind": "How many leading dims form the rows (1-based, as R torch: `ind = 3` is the first "
            "two dims).",
-    "tensors": "A list of tensors.",
 }
 # The list results R torch names (the others are unnamed lists, as in R torch).
 RESULT_NAMES = {
