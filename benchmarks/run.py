@@ -31,6 +31,7 @@ WORKLOADS = {
     "W4": ("w4_elementwise.py", "Large elementwise (2000x2000 float32)"),
     "W5": ("w5_custom_function.py", "Custom function: the seeds' linear"),
     "W6": ("w6_from_r.py", "From R through the shim"),
+    "W7": ("w7_linalg_solve.py", "Linear solve (64x64), forward+backward"),
 }
 ENGINE_NAMES = {"rtorchpy": "rtorchpy", "numpy": "NumPy by hand", "torch": "PyTorch",
                 "rtorchpy custom": "rtorchpy custom fn", "rtorchpy built-in": "rtorchpy built-in",

@@ -29,7 +29,7 @@ from .ops.creation import *  # noqa: F401,F403
 from .ops.creation import __all__ as _creation_names
 from .ops.nnf import *  # noqa: F401,F403
 from .ops.nnf import __all__ as _nnf_names
-from .ops.registry import OPS
+from .ops.registry import OPS, namespace_name
 from .optim import *  # noqa: F401,F403
 from .optim import __all__ as _optim_names
 from .backends import *  # noqa: F401,F403
@@ -48,12 +48,13 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"rtorchpy(\.
 
 
 def _export_namespace_forms():
-    """``torch_<op>`` for every registered op that has a namespace form."""
+    """``torch_<op>`` for every registered op that has a namespace form (``linalg_<op>`` for the
+    linear-algebra ops, which R torch names so)."""
     names = []
     for key, info in OPS.items():
         if info.namespace and not key.startswith("_"):
-            globals()["torch_" + key] = info.fn
-            names.append("torch_" + key)
+            globals()[namespace_name(key)] = info.fn
+            names.append(namespace_name(key))
     return names
 
 

@@ -302,6 +302,7 @@ def ops_page():
     import inspect
 
     import rtorchpy
+    from rtorchpy.ops.registry import namespace_name
     seen, rows = set(), []
     for key, info in sorted(rtorchpy.OPS.items()):
         if key.startswith("_") or id(info) in seen:
@@ -309,7 +310,7 @@ def ops_page():
         seen.add(id(info))
         forms = []
         if info.namespace:
-            forms.append(f"`torch_{info.name}()`")
+            forms.append(f"`{namespace_name(info.name)}()`")
         if info.method:
             forms.append(f"`x.{info.name}()`")
         forms += [f"`x.{a}()`" for a in info.aliases]

@@ -16,6 +16,8 @@ import rtorchpy as rt
 from rtorchpy import Tensor, torch_tensor
 from rtorchpy.ops.registry import OPS
 
+from rtorchpy.ops.registry import OPS, namespace_name
+
 RNG = np.random.default_rng(1234)
 A = RNG.uniform(-2, 2, (2, 3, 4)).astype(np.float32)       # any float32
 P = RNG.uniform(0.5, 2, (2, 3, 4)).astype(np.float32)      # positive
@@ -43,9 +45,10 @@ class Case:
     """``op(*args, **kwargs)`` must give ``expected``: an ndarray (values and dtype), a tuple of
     them, a Python value, or a callable ``check(result, args)``."""
 
-    def __init__(self, *args, expected, method=True, namespace=True, **kwargs):
+    def __init__(self, *args, expected, method=True, namespace=True, raises=None, **kwargs):
         self.args, self.kwargs, self.expected = args, kwargs, expected
         self.method, self.namespace = method, namespace
+        self.raises = raises  # a RuntimeError whose message matches this is expected instead
 
     def make_args(self):
         return [torch_tensor(a) if isinstance(a, np.ndarray) else
@@ -78,8 +81,8 @@ def run_case(name, case):
     info = OPS[name]
     forms = []
     if info.namespace and case.namespace:
-        forms.append(("torch_" + name, lambda args: getattr(rt, "torch_" + name)(
-            *args, **case.kwargs)))
+        fname = namespace_name(name)
+        forms.append((fname, lambda args: getattr(rt, fname)(*args, **case.kwargs)))
     if info.method and case.method and isinstance(getattr(Tensor, name), property):
         forms.append(("x." + name, lambda args: getattr(args[0], name)))  # x.mT, as PyTorch
     elif info.method and case.method:
@@ -87,6 +90,10 @@ def run_case(name, case):
     assert forms, f"{name}: no form to call"
     for label, call in forms:
         args = case.make_args()
+        if case.raises is not None:
+            with pytest.raises(RuntimeError, match=case.raises):
+                call(args)
+            continue
         result = call(args)
         if callable(case.expected) and not isinstance(case.expected, np.ndarray):
             case.expected(result, args)
@@ -545,7 +552,7 @@ def test_forward_matches_numpy(name):
 def test_namespace_and_method_forms_exist():
     for name, info in OPS.items():
         if info.namespace and not name.startswith("_"):
-            assert getattr(rt, "torch_" + name) is info.fn, name
+            assert getattr(rt, namespace_name(name)) is info.fn, name
         if info.method:
             form = getattr(Tensor, name)
             if name == "mT":  # a property in Python, as in PyTorch (x.mT)
@@ -591,6 +598,69 @@ def test_reductions_with_drawn_dims(data):
     v, i = x.max(dim=d, keepdim=keepdim)
     np.testing.assert_array_equal(v.numpy(), a.max(axis=d, keepdims=keepdim))
     np.testing.assert_array_equal(i.numpy(), np.argmax(a, axis=d, keepdims=keepdim))
+
+
+# -- linear algebra (linalg_*: namespace forms only, named linalg_<name>; tests/test_linalg.py
+# compares them with PyTorch, values and gradients)
+SQ = RNG.uniform(-1, 1, (2, 3, 3)) + 3 * np.eye(3)            # well-conditioned, float64
+SPD = SQ @ SQ.transpose(0, 2, 1) + np.eye(3)
+R43 = RNG.uniform(-1, 1, (4, 3)) + np.eye(4, 3)
+LOW = np.linalg.cholesky(SPD)
+
+
+def _reconstructs(expected, combine):
+    """A check for a decomposition: ``combine(*results)`` gives back ``expected``."""
+    def check(result, args):
+        got = combine(*[r.numpy() for r in result])
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-10)
+    return check
+
+
+FORWARD.update({
+    "linalg_det": [Case(SQ, expected=np.linalg.det(SQ)),
+                   Case(SQ[0].astype(f32), expected=np.asarray(np.linalg.det(SQ[0]), f32))],
+    "linalg_slogdet": [Case(SQ, expected=tuple(np.asarray(v) for v in np.linalg.slogdet(SQ)))],
+    "logdet": [Case(SPD, expected=np.linalg.slogdet(SPD)[1])],
+    "linalg_inv": [Case(SQ, expected=np.linalg.inv(SQ))],
+    "linalg_inv_ex": [Case(SQ, expected=(np.linalg.inv(SQ), np.zeros(2, np.int32)))],
+    "linalg_solve": [Case(SQ, SQ[0], expected=np.linalg.solve(SQ, SQ[0])),
+                     Case(SQ, SQ[0, 0], expected=np.linalg.solve(SQ, SQ[0, 0][:, None])[..., 0])],
+    "linalg_solve_triangular": [Case(SQ, SQ[0], True,
+                                     expected=np.linalg.solve(np.triu(SQ), SQ[0]))],
+    "cholesky_solve": [Case(SQ[0], LOW, expected=np.linalg.solve(SPD, SQ[0]))],
+    "linalg_cholesky": [Case(SPD, expected=LOW)],
+    "linalg_cholesky_ex": [Case(SPD, expected=(LOW, np.zeros(2, np.int32)))],
+    "linalg_qr": [Case(R43, expected=_reconstructs(R43, lambda q, r: q @ r))],
+    "linalg_eigh": [Case(SPD, expected=_reconstructs(
+        SPD, lambda w, v: v @ (w[..., None] * np.swapaxes(v, -1, -2))))],
+    "linalg_eigvalsh": [Case(SPD, expected=np.linalg.eigvalsh(SPD))],
+    "linalg_svd": [Case(R43, expected=_reconstructs(R43, lambda u, s, vh: u[:, :3] * s @ vh))],
+    "linalg_svdvals": [Case(R43, expected=np.linalg.svd(R43, compute_uv=False))],
+    "linalg_vector_norm": [Case(D, expected=np.asarray(np.linalg.norm(D))),
+                           Case(D, 1, -1, expected=np.abs(D).sum(-1))],
+    "linalg_matrix_norm": [Case(D, expected=np.asarray(np.linalg.norm(D))),
+                           Case(D, "nuc", expected=np.asarray(np.linalg.norm(D, "nuc"))),
+                           Case(D, -1, expected=np.asarray(np.linalg.norm(D, -1)))],
+    "linalg_norm": [Case(D, 2, expected=np.asarray(np.linalg.norm(D, 2))),
+                    Case(D, expected=np.asarray(np.linalg.norm(D)))],
+    "linalg_cond": [Case(SQ, expected=np.linalg.cond(SQ)),
+                    Case(SQ, "fro", expected=np.linalg.cond(SQ, "fro"))],
+    "linalg_matrix_rank": [Case(R43, expected=np.asarray(3, i64))],
+    "linalg_pinv": [Case(R43, expected=np.linalg.pinv(R43))],
+    "linalg_lstsq": [Case(R43, R43[:, :1], expected=lambda r, a: np.testing.assert_allclose(
+        r[0].numpy(), np.linalg.lstsq(R43, R43[:, :1], rcond=None)[0], atol=1e-12))],
+    "linalg_matrix_power": [Case(SQ, 3, expected=SQ @ SQ @ SQ),
+                            Case(SQ, -1, expected=np.linalg.inv(SQ))],
+    "linalg_multi_dot": [Case([torch_tensor(SQ[0]), torch_tensor(R43.T)], expected=SQ[0] @ R43.T)],
+    "linalg_tensorinv": [Case(SQ[0].reshape(3, 1, 3), 2,
+                              expected=np.linalg.inv(SQ[0]).reshape(3, 3, 1))],
+    "linalg_tensorsolve": [Case(SQ[0], SQ[0, 0], expected=np.linalg.solve(SQ[0], SQ[0, 0]))],
+    "linalg_householder_product": [Case(R43, np.array([0.0, 0.0]), expected=np.eye(4, 3))],
+    "linalg_eig": [Case(SQ, expected=None, raises="no complex tensors")],
+    "linalg_eigvals": [Case(SQ, expected=None, raises="no complex tensors")],
+    "nan_to_num": [Case(np.array([np.nan, np.inf, -np.inf, 1.0]), expected=np.array(
+        [0.0, np.finfo(f64).max, np.finfo(f64).min, 1.0]))],
+})
 
 
 # ------------------------------------------------------------------------ dtype promotion

@@ -38,6 +38,7 @@
 #' @param exponent See the Python documentation of the op of the same name (R conventions apply).
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
+#' @param input2 See the Python documentation of the op of the same name (R conventions apply).
 #' @param interpolation See the Python documentation of the op of the same name (R conventions apply).
 #' @param k See the Python documentation of the op of the same name (R conventions apply).
 #' @param keepdim Keep reduced dimensions with size 1.
@@ -50,11 +51,14 @@
 #' @param mean The mean of the normal draws: a number or a tensor.
 #' @param min See the Python documentation of the op of the same name (R conventions apply).
 #' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param nan See the Python documentation of the op of the same name (R conventions apply).
+#' @param neginf See the Python documentation of the op of the same name (R conventions apply).
 #' @param num_samples How many categories to draw per row.
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param output_size See the Python documentation of the op of the same name (R conventions apply).
 #' @param p A probability in [0, 1] used for every element instead of `self`'s values.
+#' @param posinf See the Python documentation of the op of the same name (R conventions apply).
 #' @param prepend See the Python documentation of the op of the same name (R conventions apply).
 #' @param q See the Python documentation of the op of the same name (R conventions apply).
 #' @param repeats See the Python documentation of the op of the same name (R conventions apply).
@@ -73,6 +77,7 @@
 #' @param std The standard deviation of the normal draws: a number or a tensor.
 #' @param tensors A list of tensors.
 #' @param unbiased See the Python documentation of the op of the same name (R conventions apply).
+#' @param upper Use (or return) the upper triangle instead of the lower one.
 #' @param value See the Python documentation of the op of the same name (R conventions apply).
 #' @param values See the Python documentation of the op of the same name (R conventions apply).
 #' @param vec See the Python documentation of the op of the same name (R conventions apply).
@@ -186,6 +191,10 @@ torch_cdist <- function(x1, x2, p = 2.0, compute_mode = NULL) { .args <- list(x1
 #' @rdname torch_ops
 #' @export
 torch_ceil <- function(self) { .args <- list(self); .op("ceil", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_cholesky_solve <- function(self, input2, upper = FALSE) { .args <- list(self, input2, upper); .op("cholesky_solve", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -425,6 +434,10 @@ torch_log_softmax <- function(self, dim, dtype = NULL) { .args <- list(self, dim
 
 #' @rdname torch_ops
 #' @export
+torch_logdet <- function(self) { .args <- list(self); .op("logdet", .args) }
+
+#' @rdname torch_ops
+#' @export
 torch_logical_and <- function(self, other) { .args <- list(self, other); .op("logical_and", .args) }
 
 #' @rdname torch_ops
@@ -508,6 +521,10 @@ torch_multiply <- function(self, other) { .args <- list(self, other); .op("multi
 #' @rdname torch_ops
 #' @export
 torch_mv <- function(self, vec) { .args <- list(self, vec); .op("mv", .args) }
+
+#' @rdname torch_ops
+#' @export
+torch_nan_to_num <- function(self, nan = 0.0, posinf = NULL, neginf = NULL) { .args <- list(self, nan, posinf, neginf); .op("nan_to_num", .args) }
 
 #' @rdname torch_ops
 #' @export
@@ -812,6 +829,7 @@ torch_xlogy <- function(self, other) { .args <- list(self, other); .op("xlogy", 
   `bool` = ".m_bool",
   `broadcast_to` = "torch_broadcast_to",
   `ceil` = "torch_ceil",
+  `cholesky_solve` = "torch_cholesky_solve",
   `chunk` = "torch_chunk",
   `clamp` = "torch_clamp",
   `clamp_` = ".m_clamp_",
@@ -873,6 +891,7 @@ torch_xlogy <- function(self, other) { .args <- list(self, other); .op("xlogy", 
   `log1p` = "torch_log1p",
   `log2` = "torch_log2",
   `log_softmax` = "torch_log_softmax",
+  `logdet` = "torch_logdet",
   `logical_and` = "torch_logical_and",
   `logical_not` = "torch_logical_not",
   `logical_or` = "torch_logical_or",
@@ -896,6 +915,7 @@ torch_xlogy <- function(self, other) { .args <- list(self, other); .op("xlogy", 
   `multinomial` = "torch_multinomial",
   `multiply` = "torch_multiply",
   `mv` = "torch_mv",
+  `nan_to_num` = "torch_nan_to_num",
   `nanquantile` = "torch_nanquantile",
   `narrow` = "torch_narrow",
   `ne` = "torch_ne",
@@ -965,6 +985,150 @@ torch_xlogy <- function(self, other) { .args <- list(self, other); .op("xlogy", 
   `xlogy` = "torch_xlogy",
   `zero_` = ".m_zero_"
 )
+
+#' Linear algebra
+#'
+#' R torch's `linalg_*` functions (and `torch_logdet`, `torch_cholesky_solve` among
+#' the tensor operations): batched over leading dims, with libtorch's gradients.
+#' Dims are 1-based. `linalg_eig` and `linalg_eigvals` need complex tensors, which
+#' rtorchpy does not have: they raise an error.
+#'
+#' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
+#' @param B A tensor: the right-hand side (matrices, or vectors where noted).
+#' @param UPLO "L" or "U": which triangle of the symmetric matrix is read.
+#' @param atol See the Python documentation of the op of the same name (R conventions apply).
+#' @param check_errors See the Python documentation of the op of the same name (R conventions apply).
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @param dims Dimensions, 1-based; negative values count from the end.
+#' @param driver See the Python documentation of the op of the same name (R conventions apply).
+#' @param dtype A dtype such as `torch_float64()`, or `NULL`.
+#' @param full_matrices See the Python documentation of the op of the same name (R conventions apply).
+#' @param hermitian See the Python documentation of the op of the same name (R conventions apply).
+#' @param ind How many leading dims form the rows (1-based, as R torch: `ind = 3` is the first two dims).
+#' @param keepdim Keep reduced dimensions with size 1.
+#' @param left See the Python documentation of the op of the same name (R conventions apply).
+#' @param mode See the Python documentation of the op of the same name (R conventions apply).
+#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param ord The order of the norm: a number (`Inf`, `-Inf` included) or "fro" / "nuc".
+#' @param p A probability in [0, 1] used for every element instead of `self`'s values.
+#' @param rcond See the Python documentation of the op of the same name (R conventions apply).
+#' @param rtol See the Python documentation of the op of the same name (R conventions apply).
+#' @param tau See the Python documentation of the op of the same name (R conventions apply).
+#' @param tensors A list of tensors.
+#' @param tol See the Python documentation of the op of the same name (R conventions apply).
+#' @param unitriangular See the Python documentation of the op of the same name (R conventions apply).
+#' @param upper Use (or return) the upper triangle instead of the lower one.
+#' @return A tensor or a list of tensors.
+#' @name linalg
+NULL
+
+#' @rdname linalg
+#' @export
+linalg_cholesky <- function(A, upper = FALSE) { .args <- list(A, upper); .op("linalg_cholesky", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_cholesky_ex <- function(A, upper = FALSE, check_errors = FALSE) { .args <- list(A, upper, check_errors); .r <- .op("linalg_cholesky_ex", .args); names(.r) <- c("L", "info"); .r }
+
+#' @rdname linalg
+#' @export
+linalg_cond <- function(A, p = NULL) { .args <- list(A, p); .op("linalg_cond", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_det <- function(A) { .args <- list(A); .op("linalg_det", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_eig <- function(A) { .args <- list(A); .op("linalg_eig", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_eigh <- function(A, UPLO = "L") { .args <- list(A, UPLO); .op("linalg_eigh", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_eigvals <- function(A) { .args <- list(A); .op("linalg_eigvals", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_eigvalsh <- function(A, UPLO = "L") { .args <- list(A, UPLO); .op("linalg_eigvalsh", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_householder_product <- function(A, tau) { .args <- list(A, tau); .op("linalg_householder_product", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_inv <- function(A) { .args <- list(A); .op("linalg_inv", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_inv_ex <- function(A, check_errors = FALSE) { .args <- list(A, check_errors); .r <- .op("linalg_inv_ex", .args); names(.r) <- c("inverse", "info"); .r }
+
+#' @rdname linalg
+#' @export
+linalg_lstsq <- function(A, B, rcond = NULL, driver = NULL) { .args <- list(A, B, rcond, driver); .r <- .op("linalg_lstsq", .args); names(.r) <- c("solution", "residuals", "rank", "singular_values"); .r }
+
+#' @rdname linalg
+#' @export
+linalg_matrix_norm <- function(A, ord = "fro", dim = c(-2L, -1L), keepdim = FALSE, dtype = NULL) { .args <- list(A, ord, dim, keepdim, dtype); .op("linalg_matrix_norm", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_matrix_power <- function(A, n) { .args <- list(A, n); .op("linalg_matrix_power", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_matrix_rank <- function(A, atol = NULL, rtol = NULL, hermitian = FALSE, tol = NULL) { .args <- list(A, atol, rtol, hermitian, tol); .op("linalg_matrix_rank", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_multi_dot <- function(tensors) { .args <- list(tensors); .op("linalg_multi_dot", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_norm <- function(A, ord = NULL, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(A, ord, dim, keepdim, dtype); .op("linalg_norm", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_pinv <- function(A, rcond = NULL, hermitian = FALSE, atol = NULL, rtol = NULL) { .args <- list(A, rcond, hermitian, atol, rtol); .op("linalg_pinv", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_qr <- function(A, mode = "reduced") { .args <- list(A, mode); .op("linalg_qr", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_slogdet <- function(A) { .args <- list(A); .op("linalg_slogdet", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_solve <- function(A, B, left = TRUE) { .args <- list(A, B, left); .op("linalg_solve", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_solve_triangular <- function(A, B, upper, left = TRUE, unitriangular = FALSE) { .args <- list(A, B, upper, left, unitriangular); .op("linalg_solve_triangular", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_svd <- function(A, full_matrices = TRUE) { .args <- list(A, full_matrices); .op("linalg_svd", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_svdvals <- function(A) { .args <- list(A); .op("linalg_svdvals", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_tensorinv <- function(A, ind = 3L) { .args <- list(A, ind); .op("linalg_tensorinv", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_tensorsolve <- function(A, B, dims = NULL) { .args <- list(A, B, dims); .op("linalg_tensorsolve", .args) }
+
+#' @rdname linalg
+#' @export
+linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(A, ord, dim, keepdim, dtype); .op("linalg_vector_norm", .args) }
 
 #' Neural network functions
 #'

@@ -14,6 +14,7 @@ import numpy as np
 from . import rounded, special
 from .arrays import broadcast_view, diagonal_view, insert_axis, sgn
 from .index_order import add_at, has_arrays, put, scatter_add_into, take
+from .formula_linalg import ArrayLinalg
 from .losses import nll_grad_array
 
 _FILL_BELOW = 4096  # elements
@@ -67,8 +68,8 @@ def _repeated(value, shape):
     return broadcast_view(np.ascontiguousarray(value), shape)
 
 
-class _ArrayOps:
-    """NumPy versions of what the formulas need."""
+class _ArrayOps(ArrayLinalg):
+    """NumPy versions of what the formulas need (matrix functions: ``_formula_linalg``)."""
 
     records = False  # libtorch runs these backwards with grad mode off
 
@@ -288,7 +289,7 @@ class _ArrayOps:
     def nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight):
         return nll_grad_array(g, shape, target, weight, reduction, ignore_index, total_weight)
 
-    # matrix, shape and sorting ops (rows in _derivatives_matops.py)
+    # matrix, shape and sorting ops (rows in derivatives/matops.py)
     @staticmethod
     def einsum(equation, operands):
         return np.asarray(np.einsum(equation, *operands, optimize=len(operands) > 2))
@@ -299,11 +300,11 @@ class _ArrayOps:
         return np.asarray(value, dtype=like.dtype)
 
     @staticmethod
-    def tril(x, diagonal):
+    def tril(x, diagonal=0):
         return np.tril(x, diagonal)
 
     @staticmethod
-    def triu(x, diagonal):
+    def triu(x, diagonal=0):
         return np.triu(x, diagonal)
 
     @staticmethod

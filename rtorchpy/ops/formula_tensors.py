@@ -11,6 +11,7 @@ from ..autograd import graph
 from ..tensor import Tensor
 from .arith import where
 from .creation import torch_zeros_like
+from .formula_linalg import TensorLinalg
 from .matrix import einsum
 from .index import _advanced, _index_put, index_backward, scatter_zeros
 from .nnf import nll_grad_tensor
@@ -18,7 +19,7 @@ from .nnf_layers import nnf_logsigmoid
 from .special import xlogy
 from .shape import cat, diagonal_backward, stack
 
-class _TensorOps:
+class _TensorOps(TensorLinalg):
     """The same functions, made of recorded rtorchpy ops (for create_graph)."""
 
     records = True
@@ -284,11 +285,11 @@ class _TensorOps:
         return Tensor._make(np.asarray(value, dtype=like._data.dtype))
 
     @staticmethod
-    def tril(x, diagonal):
+    def tril(x, diagonal=0):
         return x.tril(diagonal)
 
     @staticmethod
-    def triu(x, diagonal):
+    def triu(x, diagonal=0):
         return x.triu(diagonal)
 
     @staticmethod

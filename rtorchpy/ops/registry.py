@@ -41,6 +41,12 @@ class OpInfo:
 OPS: dict = {}
 
 
+def namespace_name(key):
+    """The function name of an op's namespace form: ``torch_<key>``, except the linear-algebra
+    ops, which R torch names ``linalg_<name>`` (their keys carry that prefix)."""
+    return key if key.startswith("linalg_") else "torch_" + key
+
+
 def op(name=None, *, method=True, namespace=True, dims=(), index_args=(), returns_index=False,
        aliases=(), method_fn=None):
     """Register an op function under ``name`` (default: the function's name)."""
