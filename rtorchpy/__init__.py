@@ -13,8 +13,9 @@ come from one registration in the op registry. Dims and indices are 0-based in P
 import warnings as _warnings
 
 # The layers, bottom up (each imports only from those below it; docs/internals/index.md):
-# numerics (NumPy helpers) < tensor < autograd < derivatives < ops < the R bridge (_r, not
-# imported here). Importing ops registers every op and completes the autograd layer.
+# numerics (NumPy helpers) < tensor + autograd < derivatives < ops < nn, optim, serialization <
+# these public names < the R bridge (_r, which R imports; the package never does). Importing ops
+# registers every op and completes the autograd layer.
 from . import ops as _ops  # noqa: F401
 from .autograd.api import autograd_backward, autograd_grad
 from .autograd.function import AutogradContext, autograd_function

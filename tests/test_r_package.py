@@ -145,10 +145,10 @@ def test_bundle_script_copies_removes_and_checks(tmp_path):
     check = [sys.executable, str(BUNDLE), "--check", str(dest)]
     assert subprocess.run(check).returncode == 0
     (dest / "rtorchpy" / "stale_extra.py").write_text("")
-    (dest / "rtorchpy" / "_ops.py").write_text("# edited\n")
+    (dest / "rtorchpy" / "tensor.py").write_text("# edited\n")
     res = subprocess.run(check, capture_output=True, text=True)
     assert res.returncode == 1
-    assert "stale: _ops.py" in res.stderr and "extra: stale_extra.py" in res.stderr
+    assert "stale: tensor.py" in res.stderr and "extra: stale_extra.py" in res.stderr
     assert subprocess.run([sys.executable, str(BUNDLE), "--dest", str(dest)]).returncode == 0
     assert subprocess.run(check).returncode == 0
     assert not (dest / "rtorchpy" / "stale_extra.py").exists()

@@ -6,11 +6,10 @@ from __future__ import annotations
 import inspect
 
 from ..autograd import gradcheck as checks
+from ..autograd.function import autograd_function
+from ..tensor import Tensor
 from .errors import RCallbackError
 from .handles import Raw, _dec, _enc_item, _get, _put, guarded
-from ..tensor import Tensor
-from ..autograd.function import autograd_function
-
 
 _R_ERROR = "__rerror__"
 _R_INTERRUPT = "__rinterrupt__"

@@ -7,9 +7,9 @@ import itertools
 import numpy as np
 
 from .. import dtypes as _dt
-from .errors import ZERO_DIM, ZERO_INDEX, RIndexError, _err
-from ..tensor import Tensor
 from ..autograd.graph import Node
+from ..tensor import Tensor
+from .errors import ZERO_DIM, ZERO_INDEX, RIndexError, _err
 
 MAGIC = -7.25      # imaginary part of every handle R holds
 FLAG_GC = 0.25     # subtracted from MAGIC in a returned handle: R should collect garbage

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops.index import getitem
+from ..tensor import Tensor
 from .errors import ZERO_INDEX, RIndexError
 from .handles import _dec, _get, _index_values, _r_int, guarded, r_value_tensor
-from ..tensor import Tensor
-from ..ops.index import getitem
-
 
 # R sends one item per index argument: ("f",) an empty argument (full range), ("e",) `..`,
 # ("n",) newaxis/NULL, ("i", i) a number or 0-d integer tensor, ("s", start, end, step) an

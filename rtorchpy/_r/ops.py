@@ -5,14 +5,25 @@ from __future__ import annotations
 import inspect
 
 import rtorchpy  # the public names: fn_caller looks creation and other functions up there
+
 from ..ops import arith, elementwise, linalg, nnf
 from ..ops.creation import torch_zeros_like
 from ..ops.registry import OPS
 from ..tensor import Tensor
 from .errors import ZERO_INDEX, RIndexError, _err
-from .handles import (MAGIC, _OBJECTS, _dec, _enc, _get, _plus_one, _put, _r_int,
-                      r_dim, r_index_arg, r_value_tensor)
-
+from .handles import (
+    _OBJECTS,
+    MAGIC,
+    _dec,
+    _enc,
+    _get,
+    _plus_one,
+    _put,
+    _r_int,
+    r_dim,
+    r_index_arg,
+    r_value_tensor,
+)
 
 # ----------------------------------------------------------------------------- op callers
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import gc
 import warnings
 
+from ..tensor import Tensor
 from . import handles as _rbridge
 from .handles import guarded
-from ..tensor import Tensor
 
 _python_showwarning = warnings.showwarning
 

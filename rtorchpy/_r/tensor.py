@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd import api
-from ..ops.creation import torch_arange
 from .. import dtypes as _dt
+from ..autograd import api
+from ..autograd import grad_mode as _gm
+from ..ops.creation import torch_arange
+from ..tensor import Tensor
 from .errors import _err
 from .handles import MAGIC, Raw, _dec, _enc, _get, _put, guarded, r_dim
-from ..tensor import Tensor
-from ..autograd import grad_mode as _gm
 
 
 def _node(n):

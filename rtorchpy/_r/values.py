@@ -1,11 +1,9 @@
 """Values between R and Python: R vectors (column-major bytes) to tensors and back, printing."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from .handles import Raw, _array_from_r, _get, guarded
-
 
 # ----------------------------------------------------------------------------- values <-> R
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import tensor
-from ..tensor import Tensor
-from .gradients import accumulate_into_leaf
 from ..numerics.broadcast import check_grad_shape, sum_to_shape
+from ..tensor import Tensor
 from .engine import execute
+from .gradients import accumulate_into_leaf
 from .record import edge_of
 
 IMPLICIT_GRAD_ERROR = "grad can be implicitly created only for scalar outputs"

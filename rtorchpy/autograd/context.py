@@ -2,8 +2,6 @@
 (``ctx``), and ``NamedValues``, the attribute dict ``ctx.saved_variables`` reads as."""
 from __future__ import annotations
 
-
-
 from ..tensor import Tensor
 from .graph import FREED_MESSAGE, INPLACE_EPOCH, SavedOutput
 

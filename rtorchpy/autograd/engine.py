@@ -30,10 +30,10 @@ import numpy as np
 
 from ..numerics.broadcast import sum_to_shape
 from ..numerics.formula_arrays import ARRAY_OPS
-from .gradients import accumulate_into_leaf, apply_hooks, copy_backwards
 from ..tensor import Tensor
-from .grad_mode import STATE
 from . import graph
+from .grad_mode import STATE
+from .gradients import accumulate_into_leaf, apply_hooks, copy_backwards
 from .graph import AccumulateGrad
 
 # gradients of at least this many elements that the engine owns are added into in place; below

@@ -23,19 +23,20 @@ from __future__ import annotations
 import inspect
 import numbers
 import sys
-import types
 import traceback
+import types
 import weakref
 from collections.abc import Mapping
 
 import numpy as np
 
-from ..tensor import Tensor
 from ..numerics.broadcast import check_grad_shape
+from ..tensor import Tensor
+# NamedValues is part of this module's __all__
+from .context import AutogradContext, NamedValues, _new, _nv_class  # noqa: F401
 from .grad_mode import ANOMALY_USED, STATE
 from .graph import INPLACE_EPOCH, Node, SavedOutput
 from .record import set_edges
-from .context import AutogradContext, NamedValues, _new, _nv_class  # noqa: F401  (NamedValues: __all__)
 
 __all__ = ["autograd_function", "AutogradContext", "NamedValues", "FunctionNode"]
 

@@ -19,6 +19,7 @@ would record history (``_view_meta``: "no_grad", "multi", "multi_no_grad").
 from __future__ import annotations
 
 import numpy as np
+
 try:
     from numpy.lib.array_utils import byte_bounds  # NumPy 2
 except ImportError:  # NumPy 1.x

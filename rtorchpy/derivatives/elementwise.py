@@ -40,7 +40,7 @@ def _rsub_scalar(F, g, needs, alpha):
     return -g if alpha == 1 else g * -alpha
 
 
-@row("MulBackward0", fresh=True, inputs=('self', 'other'), saves=('self', 'other'))
+@row("MulBackward0", fresh=True, inputs=("self", "other"), saves=("self", "other"))
 def _mul(F, g, needs, self, other, same=False):
     """self: g * other;  other: g * self   (x * x: one product, 2 g x, sent along one edge)"""
     if same:  # decided when recording, on tensor identity: x * x.detach() shares the array
@@ -54,7 +54,7 @@ def _mul_scalar(F, g, needs, other):
     return F.scale(g, other)
 
 
-@row("DivBackward0", fresh=True, inputs=('self', 'other'), saves=('self', 'other'))
+@row("DivBackward0", fresh=True, inputs=("self", "other"), saves=("self", "other"))
 def _div(F, g, needs, self, other):
     """self: g / other;  other: -g * self / other^2"""
     return ((g / other if needs[0] else None),
@@ -85,7 +85,7 @@ def _fmod_scalar(F, g, needs):
     return g
 
 
-@row("FmodBackward1", inputs=('self', 'other'), saves=('self', 'other'))
+@row("FmodBackward1", inputs=("self", "other"), saves=("self", "other"))
 def _fmod(F, g, needs, self, other):
     """self: g;  other: -g * trunc(self / other)"""
     return (g if needs[0] else None), (-g * F.trunc(self / other) if needs[1] else None)
@@ -97,7 +97,7 @@ def _remainder_scalar(F, g, needs):
     return g
 
 
-@row("RemainderBackward1", inputs=('self', 'other'), saves=('self', 'other'))
+@row("RemainderBackward1", inputs=("self", "other"), saves=("self", "other"))
 def _remainder(F, g, needs, self, other):
     """self: g;  other: -g * floor(self / other)"""
     return (g if needs[0] else None), (-g * F.floor(self / other) if needs[1] else None)
@@ -109,7 +109,7 @@ def _neg(F, g, needs):
     return -g
 
 
-@row("PowBackward0", saves=('self',))
+@row("PowBackward0", saves=("self",))
 def _pow_scalar(F, g, needs, self, exponent):
     """self: g * exponent * self^(exponent - 1)   (0 when exponent == 0)"""
     if exponent == 0:
@@ -133,7 +133,7 @@ def _pow(F, g, needs, self, exponent, result):
     return gs, ge
 
 
-@row("PowBackward2", saves=('result',))
+@row("PowBackward2", saves=("result",))
 def _rpow(F, g, needs, result, base):
     """exponent: g * result * log(base)   (scalar base; for base 0: 0 where exponent >= 0,
     i.e. where result <= 1, else g * result * log(0))"""
@@ -143,152 +143,152 @@ def _rpow(F, g, needs, result, base):
 
 
 # ---------------------------------------------------------------- unary elementwise
-@row("AbsBackward0", saves=('self',))
+@row("AbsBackward0", saves=("self",))
 def _abs(F, g, needs, self):
     """self: g * sgn(self)   (sgn(NaN) = 0)"""
     return g * F.sgn(self)
 
 
-@row("ExpBackward0", fresh=True, saves=('result',))
+@row("ExpBackward0", fresh=True, saves=("result",))
 def _exp(F, g, needs, result):
     """self: g * result"""
     return g * result
 
 
-@row("Expm1Backward0", saves=('result',))
+@row("Expm1Backward0", saves=("result",))
 def _expm1(F, g, needs, result):
     """self: g * (result + 1)"""
     return g * (result + 1)
 
 
-@row("LogBackward0", fresh=True, saves=('self',))
+@row("LogBackward0", fresh=True, saves=("self",))
 def _log(F, g, needs, self):
     """self: g / self"""
     return g / self
 
 
-@row("Log1PBackward0", saves=('self',))  # libtorch spells it with a capital P
+@row("Log1PBackward0", saves=("self",))  # libtorch spells it with a capital P
 def _log1p(F, g, needs, self):
     """self: g / (self + 1)"""
     return g / (self + 1)
 
 
-@row("Log2Backward0", saves=('self',))
+@row("Log2Backward0", saves=("self",))
 def _log2(F, g, needs, self):
     """self: g / (self * ln 2)"""
     return g / (self * 0.6931471805599453)
 
 
-@row("Log10Backward0", saves=('self',))
+@row("Log10Backward0", saves=("self",))
 def _log10(F, g, needs, self):
     """self: g / (self * ln 10)"""
     return g / (self * 2.302585092994046)
 
 
-@row("SqrtBackward0", fresh=True, saves=('result',))
+@row("SqrtBackward0", fresh=True, saves=("result",))
 def _sqrt(F, g, needs, result):
     """self: g / (2 * result)"""
     return g / (result * 2)
 
 
-@row("RsqrtBackward0", saves=('result',))
+@row("RsqrtBackward0", saves=("result",))
 def _rsqrt(F, g, needs, result):
     """self: -g * result^3 / 2"""
     return g * (result * result * result) * -0.5
 
 
-@row("ReciprocalBackward0", saves=('result',))
+@row("ReciprocalBackward0", saves=("result",))
 def _reciprocal(F, g, needs, result):
     """self: -g * result^2"""
     return -g * (result * result)
 
 
-@row("SinBackward0", fresh=True, saves=('self',))
+@row("SinBackward0", fresh=True, saves=("self",))
 def _sin(F, g, needs, self):
     """self: g * cos(self)"""
     return g * F.cos(self)
 
 
-@row("CosBackward0", fresh=True, saves=('self',))
+@row("CosBackward0", fresh=True, saves=("self",))
 def _cos(F, g, needs, self):
     """self: -g * sin(self)"""
     return -g * F.sin(self)
 
 
-@row("TanBackward0", saves=('result',))
+@row("TanBackward0", saves=("result",))
 def _tan(F, g, needs, result):
     """self: g * (1 + result^2)"""
     return g * (result * result + 1)
 
 
-@row("TanhBackward0", fresh=True, saves=('result',))
+@row("TanhBackward0", fresh=True, saves=("result",))
 def _tanh(F, g, needs, result):
     """self: g * (1 - result^2)"""
     return g * (1 - result * result)
 
 
-@row("AsinBackward0", fresh=True, saves=('self',))
+@row("AsinBackward0", fresh=True, saves=("self",))
 def _asin(F, g, needs, self):
     """self: g / sqrt(1 - self^2)"""
     return g / F.sqrt(1 - self * self)
 
 
-@row("AcosBackward0", fresh=True, saves=('self',))
+@row("AcosBackward0", fresh=True, saves=("self",))
 def _acos(F, g, needs, self):
     """self: -g / sqrt(1 - self^2)"""
     return -g / F.sqrt(1 - self * self)
 
 
-@row("AtanBackward0", fresh=True, saves=('self',))
+@row("AtanBackward0", fresh=True, saves=("self",))
 def _atan(F, g, needs, self):
     """self: g / (1 + self^2)"""
     return g / (self * self + 1)
 
 
-@row("SinhBackward0", fresh=True, saves=('self',))
+@row("SinhBackward0", fresh=True, saves=("self",))
 def _sinh(F, g, needs, self):
     """self: g * cosh(self)"""
     return g * ((F.exp(self) + F.exp(-self)) * 0.5)
 
 
-@row("CoshBackward0", fresh=True, saves=('self',))
+@row("CoshBackward0", fresh=True, saves=("self",))
 def _cosh(F, g, needs, self):
     """self: g * sinh(self)"""
     return g * ((F.exp(self) - F.exp(-self)) * 0.5)
 
 
-@row("AsinhBackward0", fresh=True, saves=('self',))
+@row("AsinhBackward0", fresh=True, saves=("self",))
 def _asinh(F, g, needs, self):
     """self: g / sqrt(self^2 + 1)"""
     return g / F.sqrt(self * self + 1)
 
 
-@row("AcoshBackward0", fresh=True, saves=('self',))
+@row("AcoshBackward0", fresh=True, saves=("self",))
 def _acosh(F, g, needs, self):
     """self: g / sqrt(self^2 - 1)"""
     return g / F.sqrt(self * self - 1)
 
 
-@row("AtanhBackward0", fresh=True, saves=('self',))
+@row("AtanhBackward0", fresh=True, saves=("self",))
 def _atanh(F, g, needs, self):
     """self: g / (1 - self^2)"""
     return g / (1 - self * self)
 
 
-@row("SigmoidBackward0", fresh=True, saves=('result',))
+@row("SigmoidBackward0", fresh=True, saves=("result",))
 def _sigmoid(F, g, needs, result):
     """self: g * result * (1 - result)"""
     return g * (result * (1 - result))
 
 
-@row("ReluBackward0", fresh=True, saves=('result',))
+@row("ReluBackward0", fresh=True, saves=("result",))
 def _relu(F, g, needs, result):
     """self: 0 where result <= 0, else g   (libtorch's threshold_backward: a selection, so an
     inf or NaN g below the kink never leaks, and a NaN result lets g through)"""
     return F.zero_where(result <= 0, g)
 
 
-@row("ClampBackward1", saves=('self',))
+@row("ClampBackward1", saves=("self",))
 def _clamp(F, g, needs, self, lo, hi):
     """self: g where min <= self <= max, else 0 (selected: also 0 where self is NaN)"""
     if lo is None:
@@ -324,11 +324,11 @@ def _clamp_tensor(F, g, needs, *inputs_and_flags):
     return tuple(out)
 
 
-row("ClampMinBackward0", saves=('self',))(_clamp)  # clamp_min(x, min): the same formula with max = None
-row("ClampMaxBackward0", saves=('self',))(_clamp)
+row("ClampMinBackward0", saves=("self",))(_clamp)  # clamp_min(x, min): the same formula with max = None
+row("ClampMaxBackward0", saves=("self",))(_clamp)
 
 
-@row("MaximumBackward0", inputs=('self', 'other'), saves=('self', 'other'))
+@row("MaximumBackward0", inputs=("self", "other"), saves=("self", "other"))
 def _maximum(F, g, needs, self, other):
     """self: g/2 on ties, 0 where self < other, else g;  other: g/2 on ties, 0 where
     self > other, else g   (as libtorch: where self or other is NaN both get g)"""
@@ -338,7 +338,7 @@ def _maximum(F, g, needs, self, other):
     return gs, go
 
 
-@row("MinimumBackward0", inputs=('self', 'other'), saves=('self', 'other'))
+@row("MinimumBackward0", inputs=("self", "other"), saves=("self", "other"))
 def _minimum(F, g, needs, self, other):
     """self: g/2 on ties, 0 where self > other, else g;  other: g/2 on ties, 0 where
     self < other, else g   (as libtorch: where self or other is NaN both get g)"""
@@ -395,7 +395,7 @@ def _mean_dim(F, g, needs, shape, dims, keepdim, count):
     return F.expand(F.restore_dims(g, dims, keepdim) / count, shape)
 
 
-@row("ProdBackward0", saves=('self', 'result'))
+@row("ProdBackward0", saves=("self", "result"))
 def _prod_all(F, g, needs, self, result, dims, keepdim):
     """self: g * (product of all other elements), exact when self has zeros; 0 (whatever g)
     when self has two zeros or more, as libtorch outside create_graph"""
@@ -406,7 +406,7 @@ def _prod_all(F, g, needs, self, result, dims, keepdim):
     return _prod(F, g, needs, self, result, dims, keepdim)
 
 
-@row("ProdBackward1", saves=('self', 'result'))
+@row("ProdBackward1", saves=("self", "result"))
 def _prod(F, g, needs, self, result, dims, keepdim):
     """self: g * (product of the other elements of its slice), exact when self has zeros"""
     if not self.ndim:
@@ -414,14 +414,14 @@ def _prod(F, g, needs, self, result, dims, keepdim):
     return F.restore_dims(g, dims, keepdim) * F.prod_others(self, dims)
 
 
-@row("MaxBackward1", saves=('self', 'result'))
+@row("MaxBackward1", saves=("self", "result"))
 def _max_all(F, g, needs, self, result):
     """self: g shared evenly among the elements equal to the maximum (the NaNs when the
     maximum is NaN), 0 elsewhere whatever g is (libtorch's evenly_distribute_backward)"""
     return _evenly_distribute(F, g, self, result)
 
 
-@row("MinBackward1", saves=('self', 'result'))
+@row("MinBackward1", saves=("self", "result"))
 def _min_all(F, g, needs, self, result):
     """self: g shared evenly among the elements equal to the minimum (the NaNs when the
     minimum is NaN), 0 elsewhere"""
@@ -451,34 +451,34 @@ def _min_dim(F, g, needs, shape, dim, keepdim, indices):
                            F.restore_dims(g, (dim,), keepdim))
 
 
-@row("AmaxBackward0", saves=('self', 'result'))
+@row("AmaxBackward0", saves=("self", "result"))
 def _amax(F, g, needs, self, result, dims, keepdim):
     """self: g shared evenly among the maxima of each reduced slice"""
     mask = self == F.restore_dims(result, dims, keepdim)
     return mask * (F.restore_dims(g, dims, keepdim) / F.sum(mask * 1.0, dims, True))
 
 
-@row("AminBackward0", saves=('self', 'result'))
+@row("AminBackward0", saves=("self", "result"))
 def _amin(F, g, needs, self, result, dims, keepdim):
     """self: g shared evenly among the minima of each reduced slice"""
     mask = self == F.restore_dims(result, dims, keepdim)
     return mask * (F.restore_dims(g, dims, keepdim) / F.sum(mask * 1.0, dims, True))
 
 
-@row("LogsumexpBackward0", saves=('self', 'result'))
+@row("LogsumexpBackward0", saves=("self", "result"))
 def _logsumexp(F, g, needs, self, result, dims, keepdim):
     """self: g * exp(self - result)"""
     return F.restore_dims(g, dims, keepdim) * F.exp(self - F.restore_dims(result, dims, keepdim))
 
 
-@row("VarBackward0", saves=('self',))
+@row("VarBackward0", saves=("self",))
 def _var(F, g, needs, self, dims, correction, keepdim, count):
     """self: g * 2 (self - mean) / (N - correction)"""
     centered = self - F.mean(self, dims, True)
     return F.restore_dims(g, dims, keepdim) * centered * (2.0 * _inverse(count - correction))
 
 
-@row("StdBackward0", saves=('self', 'result'))
+@row("StdBackward0", saves=("self", "result"))
 def _std(F, g, needs, self, result, dims, correction, keepdim, count):
     """self: g * (self - mean) / (std * (N - correction))   (0 where std == 0, as libtorch)"""
     centered = self - F.mean(self, dims, True)
@@ -493,7 +493,7 @@ def _inverse(dof):
     return 1.0 / dof if dof > 0 else float("inf")
 
 
-@row("NormBackward0", saves=('self', 'result'))
+@row("NormBackward0", saves=("self", "result"))
 def _norm(F, g, needs, self, result, p, dims, keepdim):
     """self: g * sgn(self) |self|^(p-1) / norm^(p-1), split as libtorch's norm_backward:
     p = 1: g sgn(self);  p = 2: g * (self / norm, 0 where norm == 0);  p = inf: g shared among
@@ -531,13 +531,13 @@ def _cumsum(F, g, needs, dim):
     return F.flip(F.cumsum(F.flip(g, (dim,)), dim), (dim,))
 
 
-@row("SoftmaxBackward0", saves=('result',))
+@row("SoftmaxBackward0", saves=("result",))
 def _softmax(F, g, needs, result, dim):
     """self: result * (g - sum(g * result, dim))"""
     return result * (g - F.sum(g * result, (dim,) if g.ndim else (), True))
 
 
-@row("LogSoftmaxBackward0", saves=('result',))
+@row("LogSoftmaxBackward0", saves=("result",))
 def _log_softmax(F, g, needs, result, dim):
     """self: g - exp(result) * sum(g, dim)"""
     return g - F.exp(result) * F.sum(g, (dim,) if g.ndim else (), True)

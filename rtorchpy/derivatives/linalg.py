@@ -16,8 +16,8 @@ import math
 
 import numpy as np
 
-from .elementwise import _norm
 from ..autograd.rows import row
+from .elementwise import _norm
 from .shape import _reshape_back
 
 
@@ -63,7 +63,7 @@ def _masked_fmap(F, mask, f1, f2, *ts):
 
 
 # ---------------------------------------------------------------- determinants and inverses
-@row("LinalgDetBackward0", inputs=('A',), outputs=('det',), saves=('A', 'det'))
+@row("LinalgDetBackward0", inputs=("A",), outputs=("det",), saves=("A", "det"))
 def _det(F, g, needs, A, det):
     """A: g det A^{-T} (det's cofactor matrix). Without create_graph, libtorch's LU solve whose
     zero pivots are perturbed by eps: 0 for an exactly singular A (g det = 0). With
@@ -94,7 +94,7 @@ def _det(F, g, needs, A, det):
     return _masked_fmap(F, mask, singular, nonsingular, A, d, g)
 
 
-@row("LinalgSlogdetBackward0", inputs=('A',), outputs=('result0', 'result1'), saves=('A',))
+@row("LinalgSlogdetBackward0", inputs=("A",), outputs=("result0", "result1"), saves=("A",))
 def _slogdet(F, g, needs, A):
     """A: g_logabsdet A^{-T} (the sign has no gradient); a singular A: the inf/NaN of an LU
     solve without create_graph, linalg_solve's error with it (as libtorch)."""
@@ -104,14 +104,14 @@ def _slogdet(F, g, needs, A):
     return F.solve(_t(F, A), _scaled_eye(F, g_logabsdet, A))
 
 
-@row("LinalgInvExBackward0", outputs=('inverse',), saves=('inverse',))
+@row("LinalgInvExBackward0", outputs=("inverse",), saves=("inverse",))
 def _inv(F, g, needs, inverse):
     """A: -A^{-T} g A^{-T}"""
     inv_t = _t(F, inverse)
     return -F.matmul(inv_t, F.matmul(g, inv_t))
 
 
-@row("LinalgSolveExBackward0", inputs=('A', 'B'), outputs=('X',), saves=('A', 'X'))
+@row("LinalgSolveExBackward0", inputs=("A", "B"), outputs=("X",), saves=("A", "X"))
 def _solve(F, g, needs, A, X, left, vector):
     """B: A^{-T} g (left) or g A^{-T};  A: -gB X^T (left) or -X^T gB   (a vector B as a
     one-column matrix)"""
@@ -128,7 +128,7 @@ def _solve(F, g, needs, A, X, left, vector):
     return gA, gB
 
 
-@row("LinalgSolveTriangularBackward0", inputs=('A', 'B'), outputs=('X',), saves=('A', 'X'))
+@row("LinalgSolveTriangularBackward0", inputs=("A", "B"), outputs=("X",), saves=("A", "X"))
 def _solve_triangular(F, g, needs, A, X, upper, left, unitriangular):
     """B: A^{-T} g (a triangular solve with the other triangle);  A: -gB X^T (left) or
     -X^T gB, projected on A's triangle (strictly, when unitriangular)"""
@@ -141,7 +141,7 @@ def _solve_triangular(F, g, needs, A, X, upper, left, unitriangular):
     return gA, (gB if needs[1] else None)
 
 
-@row("CholeskySolveBackward0", inputs=('self', 'input2'), saves=('input2', 'result'))
+@row("CholeskySolveBackward0", inputs=("self", "input2"), saves=("input2", "result"))
 def _cholesky_solve(F, g, needs, input2, result, upper):
     """self: gB = cholesky_solve(g, input2);  input2: with C = gB X^T + X gB^T,
     -input2 C (upper) or -C input2 (as libtorch: a full matrix, not projected on the triangle)"""
@@ -155,7 +155,7 @@ def _cholesky_solve(F, g, needs, input2, result, upper):
 
 
 # ---------------------------------------------------------------- decompositions
-@row("LinalgCholeskyExBackward0", outputs=('L',), saves=('L',))
+@row("LinalgCholeskyExBackward0", outputs=("L",), saves=("L",))
 def _cholesky(F, g, needs, L, upper):
     """A: L^{-T} Phi L^{-1} with Phi = tril(L^T g) with its strictly lower part mirrored and
     halved (Murray 2016; symmetric, as libtorch's)"""
@@ -167,7 +167,7 @@ def _cholesky(F, g, needs, L, upper):
     return F.solve_triangular(L, gA, False, False)
 
 
-@row("LinalgQrBackward0", outputs=('Q', 'R'), saves=('Q', 'R'))
+@row("LinalgQrBackward0", outputs=("Q", "R"), saves=("Q", "R"))
 def _qr(F, g, needs, Q, R, mode):
     """m >= n: A: (Q syminvadj(triu(gR R^T - Q^T gQ)) + gQ) R^{-T};  m < n: Q tril(-(X - X^T))
     R_1^{-T} padded with zero columns, plus Q gR (X = gR R^T - Q^T gQ). Not differentiable for
@@ -205,7 +205,7 @@ def _qr(F, g, needs, Q, R, mode):
     return gA
 
 
-@row("LinalgEighBackward0", outputs=('L', 'V'), saves=('L', 'V'))
+@row("LinalgEighBackward0", outputs=("L", "V"), saves=("L", "V"))
 def _eigh(F, g, needs, L, V):
     """A: V (skew(V^T gV) / 2 / E, with gL on the diagonal) V^T, E_ij = L_j - L_i;  only the
     eigenvalues used: V diag(gL) V^T. Repeated eigenvalues divide by zero (as libtorch)."""
@@ -221,7 +221,7 @@ def _eigh(F, g, needs, L, V):
     return F.matmul(V, F.matmul(gA, _t(F, V)))
 
 
-@row("LinalgSvdBackward0", outputs=('U', 'S', 'Vh'), saves=('U', 'S', 'Vh'))
+@row("LinalgSvdBackward0", outputs=("U", "S", "Vh"), saves=("U", "S", "Vh"))
 def _svd(F, g, needs, U, S, Vh, full_matrices):
     """A (real case): U [(skew(U^T gU) S + S skew(V^T gV)) / E + diag(gS)] V^T, E_jk = S_k^2 -
     S_j^2, plus (I - U U^T) gU S^{-1} V^T for tall A, U S^{-1} gV^T (I - V V^T) for wide A;
@@ -284,14 +284,14 @@ def pinv_backward(F, g, pinvA, A):
             + pinvAhK - F.matmul(F.matmul(pinvAhK, pinvA), A))
 
 
-@row("LinalgPinvBackward0", inputs=('A',), saves=('A', 'result'))
+@row("LinalgPinvBackward0", inputs=("A",), saves=("A", "result"))
 def _pinv(F, g, needs, A, result):
     """A: -P^T g^T P^T ... libtorch's pinv_backward with P = pinv(A) (the derivative of the
     Moore-Penrose inverse where the rank is locally constant)"""
     return pinv_backward(F, g, result, A)
 
 
-@row("LinalgLstsqBackward0", inputs=('A', 'B'), outputs=('X', 'result1'), saves=('A', 'B', 'X'))
+@row("LinalgLstsqBackward0", inputs=("A", "B"), outputs=("X", "result1"), saves=("A", "B", "X"))
 def _lstsq(F, g, needs, A, B, X, vector):
     """solution: through pinv (A: pinv_backward(gX B^T), B: pinv(A)^T gX);  residuals (when
     computed): A: 2 (gL r) X^T, B: -2 gL r, r = A X - B"""
@@ -323,7 +323,7 @@ def _lstsq(F, g, needs, A, B, X, vector):
     return (gA if needs[0] else None), (gB if needs[1] else None)
 
 
-@row("LinalgHouseholderProductBackward0", inputs=('A', 'tau'), saves=('A', 'tau', 'result'))
+@row("LinalgHouseholderProductBackward0", inputs=("A", "tau"), saves=("A", "tau", "result"))
 def _householder_product(F, g, needs, A, tau, result):
     """With H_i = I - tau_i v_i v_i^T (v_i: column i of A below the diagonal, 1 on it) and
     M_i = P_i^T g S_i^T (P_i = H_1..H_{i-1}, S_i = H_{i+1}..H_k I[:, :n]):  tau_i: -v_i^T M_i v_i;
@@ -380,7 +380,7 @@ def _unit_lower(F, A):
 
 
 # ---------------------------------------------------------------- norms
-@row("LinalgVectorNormBackward0", saves=('self', 'result'))
+@row("LinalgVectorNormBackward0", saves=("self", "result"))
 def _vector_norm(F, g, needs, self, result, ord, dims, keepdim):
     """self: as NormBackward0 (libtorch's norm_backward): ord 0: no gradient;  ord +-inf: g
     shared among the elements whose |self| is the norm (or NaN)"""
@@ -395,7 +395,7 @@ def _vector_norm(F, g, needs, self, result, ord, dims, keepdim):
     return _norm(F, g, needs, self, result, ord, dims, keepdim)
 
 
-@row("NanToNumBackward0", saves=('self',))
+@row("NanToNumBackward0", saves=("self",))
 def _nan_to_num(F, g, needs, self):
     """self: g where self is finite, else 0"""
     return F.keep_where(F.isfinite(self), g)

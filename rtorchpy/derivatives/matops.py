@@ -6,8 +6,8 @@ are in ``_ops_matops.py``, which imports this module first.
 """
 from __future__ import annotations
 
-from .elementwise import _inverse
 from ..autograd.rows import row
+from .elementwise import _inverse
 
 
 # ---------------------------------------------------------------- products

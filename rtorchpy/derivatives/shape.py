@@ -9,7 +9,7 @@ from ..tensor import Tensor
 
 
 # ---------------------------------------------------------------- linear algebra
-@row("MmBackward0", fresh=True, inputs=('self', 'mat2'), saves=('self', 'mat2'))
+@row("MmBackward0", fresh=True, inputs=("self", "mat2"), saves=("self", "mat2"))
 def _mm(F, g, needs, self, mat2):
     """self: g @ mat2^T;  mat2: self^T @ g"""
     return ((F.matmul(g, F.mT(mat2)) if needs[0] else None),
@@ -27,27 +27,27 @@ def _mat2_grad(F, mat1, g, mat2):
     return F.matmul(F.mT(mat1), g)
 
 
-@row("MatmulBackward0", fresh=True, inputs=('self', 'other'), saves=('self', 'other'))
+@row("MatmulBackward0", fresh=True, inputs=("self", "other"), saves=("self", "other"))
 def _matmul(F, g, needs, self, other):
     """self: g @ other^T;  other: self^T @ g   (batch dims summed back by the engine)"""
     return ((F.matmul(g, F.mT(other)) if needs[0] else None),
             (F.matmul(F.mT(self), g) if needs[1] else None))
 
 
-@row("MvBackward0", inputs=('self', 'vec'), saves=('self', 'vec'))
+@row("MvBackward0", inputs=("self", "vec"), saves=("self", "vec"))
 def _mv(F, g, needs, self, vec):
     """self: outer(g, vec);  vec: self^T @ g"""
     return ((F.unsqueeze(g, -1) * vec if needs[0] else None),
             (F.matmul(F.mT(self), g) if needs[1] else None))
 
 
-@row("DotBackward0", inputs=('self', 'other'), saves=('self', 'other'))
+@row("DotBackward0", inputs=("self", "other"), saves=("self", "other"))
 def _dot(F, g, needs, self, other):
     """self: g * other;  other: g * self"""
     return (g * other if needs[0] else None), (g * self if needs[1] else None)
 
 
-@row("AddmmBackward0", inputs=('self', 'mat1', 'mat2'), saves=('mat1', 'mat2'))
+@row("AddmmBackward0", inputs=("self", "mat1", "mat2"), saves=("mat1", "mat2"))
 def _addmm(F, g, needs, mat1, mat2, beta, alpha):
     """self: beta * g;  mat1: alpha * g @ mat2^T;  mat2: alpha * mat1^T @ g"""
     gs = (g if beta == 1 else g * beta) if needs[0] else None
@@ -262,7 +262,7 @@ def _zero(F, g, needs):
 
 
 # ---------------------------------------------------------------- losses
-@row("MseLossBackward0", inputs=('self', 'target'), saves=('self', 'target'))
+@row("MseLossBackward0", inputs=("self", "target"), saves=("self", "target"))
 def _mse(F, g, needs, self, target, reduction, count):
     """self: 2 (self - target) g / N (mean);  target: the negative"""
     scale = 2.0 / count if reduction == "mean" else 2.0
@@ -279,7 +279,7 @@ def _nll(F, g, needs, shape, target, weight, reduction, ignore_index, total_weig
 row("NllLoss2DBackward0")(_nll)  # (N, C, d1, ...) inputs: the same formula
 
 
-@row("BinaryCrossEntropyBackward0", inputs=('self', 'target'), saves=('self', 'target'))
+@row("BinaryCrossEntropyBackward0", inputs=("self", "target"), saves=("self", "target"))
 def _bce(F, g, needs, self, target, weight, reduction, count):
     """self: g (self - target) / max(self (1 - self), 1e-12);  target: g (log(1 - self) -
     log(self)); both times weight (/ N for mean)"""

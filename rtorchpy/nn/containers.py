@@ -9,8 +9,8 @@ from __future__ import annotations
 import collections
 import operator
 
-from ..ops import shape as _ops_shape
 from ..numerics.dims import normalize_dim
+from ..ops import shape as _ops_shape
 from .module import is_nn_module, nn_module
 
 __all__ = ["nn_sequential", "nn_module_list", "nn_module_dict", "nn_identity", "nn_flatten",

@@ -1,10 +1,10 @@
 """``nn_embedding``: a lookup table of ``num_embeddings`` vectors of size ``embedding_dim``."""
 from __future__ import annotations
 
-from ..tensor import Tensor
 from ..autograd.grad_mode import with_no_grad
 from ..ops.creation import torch_empty
 from ..ops.nnf import nnf_embedding
+from ..tensor import Tensor
 from .init import nn_init_normal_
 from .module import nn_module, nn_parameter
 

@@ -13,9 +13,9 @@ import warnings
 
 import numpy as np
 
-from ..tensor import Tensor
 from ..autograd.graph import bump_version
 from ..ops.creation import generator
+from ..tensor import Tensor
 
 __all__ = ["nn_init_uniform_", "nn_init_normal_", "nn_init_constant_", "nn_init_zeros_",
            "nn_init_ones_", "nn_init_eye_", "nn_init_xavier_uniform_", "nn_init_xavier_normal_",

@@ -31,10 +31,10 @@ import copy
 import numpy as np
 
 from .. import dtypes as _dt
-from ..numerics.format import type_word_for
-from ..tensor import Tensor
 from ..autograd.grad_mode import with_no_grad
 from ..autograd.graph import bump_version
+from ..numerics.format import type_word_for
+from ..tensor import Tensor
 
 __all__ = ["nn_module", "nn_parameter", "nn_buffer", "is_nn_module", "is_nn_parameter",
            "is_nn_buffer"]

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
 from ..autograd.graph import bump_version
 from ..ops.creation import torch_ones, torch_zeros
 from ..ops.nnf import nnf_batch_norm, nnf_layer_norm
+from ..tensor import Tensor
 from .module import nn_module, nn_parameter
 
 __all__ = ["nn_layer_norm", "nn_batch_norm1d"]

@@ -5,8 +5,8 @@ import math
 
 import numpy as np
 
-from ..tensor import Tensor
 from ..autograd.graph import bump_version
+from ..tensor import Tensor
 
 __all__ = ["nn_utils_clip_grad_norm_", "nn_utils_clip_grad_value_"]
 

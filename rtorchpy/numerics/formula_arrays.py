@@ -13,8 +13,8 @@ import numpy as np
 
 from . import rounded, special
 from .arrays import broadcast_view, diagonal_view, insert_axis, sgn
-from .index_order import add_at, has_arrays, put, scatter_add_into, take
 from .formula_linalg import ArrayLinalg
+from .index_order import add_at, has_arrays, put, scatter_add_into, take
 from .losses import nll_grad_array
 
 _FILL_BELOW = 4096  # elements

@@ -9,6 +9,7 @@ Everything here works on ndarrays of shape ``(*, m, n)``: the leading dims are a
 from __future__ import annotations
 
 import numpy as np
+
 from .format import type_word_for
 
 # ------------------------------------------------------------------------------ checks

@@ -20,7 +20,6 @@ between CPUs in the last place (docs/differences.md).
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 _F64 = np.dtype(np.float64)

@@ -6,7 +6,6 @@ through to the general code below them.
 """
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..autograd.grad_mode import STATE
@@ -16,8 +15,19 @@ from ..numerics.arrays import scalar_array
 from ..numerics.rounded import power as _power
 from ..numerics.shape_errors import shape_error
 from ..tensor import Tensor
-from .registry import (_is_scalar, _number, _shape, as_tensor, default_float, fix_dtype, op,
-                       operands, recording, scalar_dtype, scalar_operand)
+from .registry import (
+    _is_scalar,
+    _number,
+    _shape,
+    as_tensor,
+    default_float,
+    fix_dtype,
+    op,
+    operands,
+    recording,
+    scalar_dtype,
+    scalar_operand,
+)
 
 # ------------------------------------------------------------------------------ arithmetic
 _ADD0, _ADD1 = NODES["AddBackward0"], NODES["AddBackward1"]

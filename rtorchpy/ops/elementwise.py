@@ -5,17 +5,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..numerics import rounded
-from ..numerics.arrays import sgn
-from ..autograd.rows import NODES
-from ..numerics.shape_errors import shape_error
-from .registry import _is_scalar, _number, as_tensor, fix_dtype, float_data, op, promote, recording, scalar_dtype
-from .arith import add, div, mul, neg, pow, remainder, rpow, rsub, sub
-from ..tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record, record1
+from ..autograd.rows import NODES
+from ..numerics import rounded
+from ..numerics.arrays import sgn
+from ..numerics.shape_errors import shape_error
+from ..tensor import Tensor
+from .arith import add, div, mul, neg, pow, remainder, rpow, rsub, sub
 from .linalg import matmul
-
+from .registry import (
+    _is_scalar,
+    _number,
+    as_tensor,
+    fix_dtype,
+    float_data,
+    op,
+    promote,
+    recording,
+    scalar_dtype,
+)
 
 # ------------------------------------------------------------------------------ unary math
 

@@ -7,13 +7,10 @@ be differentiated again, as in libtorch, whose formulas call the same ops. (On a
 from __future__ import annotations
 
 import numpy as np
+
 from ..tensor import Tensor
-from .linalg_solve import linalg_solve
-from .linalg_solve import linalg_solve_triangular
-from .linalg_solve import cholesky_solve
-from .linalg_decomp import linalg_svd
-from .linalg_solve import linalg_det
-from .linalg_decomp import linalg_pinv
+from .linalg_decomp import linalg_pinv, linalg_svd
+from .linalg_solve import cholesky_solve, linalg_det, linalg_solve, linalg_solve_triangular
 
 
 class TensorLinalg:

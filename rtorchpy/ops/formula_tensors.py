@@ -12,12 +12,13 @@ from ..tensor import Tensor
 from .arith import where
 from .creation import torch_zeros_like
 from .formula_linalg import TensorLinalg
-from .matrix import einsum
 from .index import _advanced, _index_put, index_backward, scatter_zeros
+from .matrix import einsum
 from .nnf import nll_grad_tensor
 from .nnf_layers import nnf_logsigmoid
-from .special import xlogy
 from .shape import cat, diagonal_backward, stack
+from .special import xlogy
+
 
 class _TensorOps(TensorLinalg):
     """The same functions, made of recorded rtorchpy ops (for create_graph)."""

@@ -16,17 +16,17 @@ import warnings
 
 import numpy as np
 
-from ..autograd.rows import NODES
-from ..numerics.formula_arrays import ARRAY_OPS
-from ..numerics.index_order import add_at, has_arrays, put, scatter_add_into, split_key, take
-from .registry import as_tensor, op, recording, wrap
-from ..numerics.dims import normalize_dim
-from ..numerics.shape_errors import broadcast_error, expand_error, shape_error
-from ..tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record
+from ..autograd.rows import NODES
 from ..autograd.views import share_view
+from ..numerics.dims import normalize_dim
 from ..numerics.format import type_word_for
+from ..numerics.formula_arrays import ARRAY_OPS
+from ..numerics.index_order import add_at, has_arrays, put, scatter_add_into, split_key, take
+from ..numerics.shape_errors import broadcast_error, expand_error, shape_error
+from ..tensor import Tensor
+from .registry import as_tensor, op, recording, wrap
 
 
 def _index_array(k):

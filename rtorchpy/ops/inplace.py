@@ -16,21 +16,25 @@ import weakref
 
 import numpy as np
 
-from . import arith, elementwise
-from . import index as index_ops
-from .registry import as_tensor, op
-from ..numerics.shape_errors import shape_error
-from ..tensor import Tensor
 from ..autograd.grad_mode import STATE, with_no_grad
 from ..autograd.graph import bump_version
-from ..autograd.record import edge_of
-from ..autograd.views import (OVERLAP_ERROR, CopySlices, make_node, overlaps, regenerate,
-                              view_positions)
+from ..autograd.record import edge_of, record
 from ..autograd.rows import NODES
-from ..autograd.record import record
+from ..autograd.views import (
+    OVERLAP_ERROR,
+    CopySlices,
+    make_node,
+    overlaps,
+    regenerate,
+    view_positions,
+)
 from ..numerics.format import type_word_for
+from ..numerics.shape_errors import shape_error
+from ..tensor import Tensor
+from . import arith, elementwise
+from . import index as index_ops
 from .creation import generator
-from .registry import recording
+from .registry import as_tensor, op, recording
 
 
 def _write(self, data, uniform=False):

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.rows import NODES
-from ..numerics.shape_errors import expand_error, shape_error
-from .registry import as_tensor, op, recording, wrap
-from ..tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record
+from ..autograd.rows import NODES
+from ..numerics.shape_errors import expand_error, shape_error
+from ..tensor import Tensor
+from .registry import as_tensor, op, recording, wrap
 
 _MM_NODE = NODES["MmBackward0"]
 

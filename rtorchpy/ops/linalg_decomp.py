@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.record import record
+from ..autograd.rows import NODES
 from ..numerics import linalg as lnp
 from ..numerics.linalg import c_array as _c
-from ..numerics.linalg import pinv_array, tolerances as _tolerances
-from ..autograd.rows import NODES
+from ..numerics.linalg import pinv_array
+from ..numerics.linalg import tolerances as _tolerances
+from .linalg_solve import _check_batch, is_vector_rhs, record_multi
 from .registry import as_tensor, op, recording, wrap
-from ..autograd.record import record
-from .linalg_solve import record_multi
-from .linalg_solve import _check_batch, is_vector_rhs
 
 
 def _empty(dtype):

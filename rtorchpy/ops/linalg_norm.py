@@ -12,17 +12,17 @@ import math
 
 import numpy as np
 
-from ..numerics import linalg as lnp
-from ..numerics.linalg import c_array as _c
-from ..numerics import rounded
 from .. import dtypes as _dt
-from ..autograd.rows import NODES
-from .registry import as_tensor, op, recording, wrap
-from ..numerics.dims import normalize_dim, normalize_dims
-from ..tensor import Tensor
 from ..autograd.record import record
+from ..autograd.rows import NODES
+from ..numerics import linalg as lnp
+from ..numerics import rounded
+from ..numerics.dims import normalize_dim, normalize_dims
+from ..numerics.linalg import c_array as _c
+from ..tensor import Tensor
 from .linalg_decomp import linalg_svdvals
 from .linalg_solve import linalg_inv_ex
+from .registry import as_tensor, op, recording, wrap
 
 
 def _fmt(x):

@@ -12,19 +12,17 @@ import operator
 
 import numpy as np
 
-from ..numerics import linalg as lnp
-from ..numerics.linalg import c_array as _c
-from ..autograd.rows import NODES
-from .registry import as_tensor, op, recording, wrap
-from ..tensor import Tensor
 from ..autograd.record import record
-from .arith import where
+from ..autograd.rows import NODES
+from ..numerics import linalg as lnp
 from ..numerics.formula_arrays import ARRAY_OPS
-from .linalg import matmul, mm
-from .shape import clone
-
-from .shape import _view_of
+from ..numerics.linalg import c_array as _c
 from ..numerics.shape_errors import broadcast_error
+from ..tensor import Tensor
+from .arith import where
+from .linalg import matmul, mm
+from .registry import as_tensor, op, recording, wrap
+from .shape import _view_of, clone
 
 
 def record_multi(node_name, inputs, outputs, params=()):
@@ -213,7 +211,8 @@ def linalg_solve_triangular(A, B, upper, left=True, unitriangular=False):
                              bool(left), bool(unitriangular))
     out = wrap(_c(x))
     if recording(A, B):
-        record(NODES["LinalgSolveTriangularBackward0"], (A, B), (out,), (bool(upper), bool(left), bool(unitriangular)))
+        record(NODES["LinalgSolveTriangularBackward0"], (A, B), (out,),
+               (bool(upper), bool(left), bool(unitriangular)))
     return out
 
 

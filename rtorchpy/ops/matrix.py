@@ -13,19 +13,19 @@ import numbers
 
 import numpy as np
 
-from ..derivatives import matops as _rows  # noqa: F401  (the rows, before NODES is read below)
-from ..numerics import rounded
 from .. import dtypes as _dt
-from ..numerics.arrays import diagonal_view
+from ..autograd.record import record
 from ..autograd.rows import NODES
+from ..derivatives import matops as _rows  # noqa: F401  (the rows, before NODES is read below)
 from ..derivatives.matops import _CDIST_BLOCK
-from .registry import as_tensor, op, recording, wrap
+from ..numerics import rounded
+from ..numerics.arrays import diagonal_view
 from ..numerics.dims import normalize_dim
+from ..tensor import Tensor
 from .arith import mul as _mul
 from .inplace import inplace
 from .linalg import mm as _mm
-from ..tensor import Tensor
-from ..autograd.record import record
+from .registry import as_tensor, op, recording, wrap
 
 
 def _word(t):

@@ -5,21 +5,23 @@ in Python (the R package converts R torch's 1-based targets).
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
-from . import elementwise, linalg, reduce
-from ..numerics import rounded
+from ..autograd.record import record
 from ..autograd.rows import NODES
+from ..numerics import rounded
 from ..numerics.losses import nll_coefficients, nll_terms, to_layout
+from ..numerics.shape_errors import shape_error
+from . import elementwise, linalg, reduce
 from .index import index_backward
-from .nnf_layers import *  # noqa: F401,F403  (activations, losses, normalization, dropout, embedding, bilinear)
+# activations, losses, normalization, dropout, embedding, bilinear
+from .nnf_layers import *  # noqa: F401,F403
 from .nnf_layers import __all__ as _layer_names
 from .nnf_losses import *  # noqa: F401,F403  (kl_div, poisson_nll_loss, gaussian_nll_loss)
 from .nnf_losses import __all__ as _loss_names
 from .registry import as_tensor, operands, recording, wrap
-from ..numerics.shape_errors import shape_error
-from ..autograd.record import record
-import warnings
 
 __all__ = ["nnf_relu", "nnf_sigmoid", "nnf_tanh", "nnf_softmax", "nnf_log_softmax",
            "nnf_mse_loss", "nnf_nll_loss", "nnf_cross_entropy", "nnf_linear",
@@ -121,7 +123,8 @@ def nnf_nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"
     if recording(input):
         # libtorch's nll_loss_nd goes through nll_loss2d for inputs of 3 or more dims
         node = NODES["NllLoss2DBackward0" if input.ndim >= 3 else "NllLossBackward0"]
-        record(node, (input,), (out,), (input.shape, target._data, wdata, reduction, ignore_index, total))
+        record(node, (input,), (out,),
+               (input.shape, target._data, wdata, reduction, ignore_index, total))
     return out
 
 
@@ -175,7 +178,8 @@ def nnf_binary_cross_entropy(input, target, weight=None, reduction="mean"):
     data = terms if reduction == "none" else (terms.mean() if reduction == "mean" else terms.sum())
     out = wrap(np.asarray(data, dtype=x.dtype))
     if recording(input):
-        record(NODES["BinaryCrossEntropyBackward0"], (input, target), (out,), (w, reduction, x.size))
+        record(NODES["BinaryCrossEntropyBackward0"], (input, target), (out,),
+               (w, reduction, x.size))
     return out
 
 

@@ -18,19 +18,19 @@ import warnings
 
 import numpy as np
 
-from . import inplace as inplace_ops
-from .arith import mul, sub
-from ..numerics import rounded, special
-from ..derivatives import nn as _derivatives_nn  # noqa: F401  (registers the rows used below)
-from ..autograd.rows import NODES
-from ..numerics.format import type_word_for
-from .registry import as_tensor, operands, recording, wrap
-from ..numerics.shape_errors import shape_error
-from ..tensor import Tensor
 from ..autograd.grad_mode import with_no_grad
 from ..autograd.graph import bump_version
 from ..autograd.record import record
+from ..autograd.rows import NODES
+from ..derivatives import nn as _derivatives_nn  # noqa: F401  (registers the rows used below)
+from ..numerics import rounded, special
+from ..numerics.format import type_word_for
+from ..numerics.shape_errors import shape_error
+from ..tensor import Tensor
+from . import inplace as inplace_ops
+from .arith import mul, sub
 from .creation import generator
+from .registry import as_tensor, operands, recording, wrap
 
 __all__ = [
     "nnf_gelu", "nnf_silu", "nnf_elu", "nnf_leaky_relu", "nnf_relu6", "nnf_hardtanh",

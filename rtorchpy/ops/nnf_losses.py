@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 import warnings
 
+from ..autograd.grad_mode import with_no_grad
+from .creation import torch_ones_like
 from .elementwise import exp, log
 from .registry import as_tensor
 from .special import xlogy
-from .creation import torch_ones_like
-from ..autograd.grad_mode import with_no_grad
 
 __all__ = ["nnf_kl_div", "nnf_poisson_nll_loss", "nnf_gaussian_nll_loss"]
 

@@ -5,17 +5,16 @@ dims; ``keepdim`` keeps the reduced dims with size 1.
 """
 from __future__ import annotations
 
-
 import numpy as np
 
-from ..numerics import rounded
 from .. import dtypes as _dt
+from ..autograd.record import record
 from ..autograd.rows import NODES
-from .registry import default_float, op, recording, wrap
+from ..numerics import rounded
 from ..numerics.dims import normalize_dim, normalize_dims
 from ..tensor import Tensor
-from ..autograd.record import record
 from .arith import maximum, minimum
+from .registry import default_float, op, recording, wrap
 
 
 def _reduced(a):

@@ -15,15 +15,17 @@ import numbers
 
 import numpy as np
 
-from ..derivatives import special as _derivatives_special  # noqa: F401  (registers the rows before NODES is read)
 from .. import dtypes as _dt
-from ..autograd.rows import NODES
-from .registry import default_float, op, recording
-from ..numerics.shape_errors import shape_error
-from ..tensor import Tensor
-from .creation import _size as parse, generator
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record
+from ..autograd.rows import NODES
+# registers the rows before NODES is read
+from ..derivatives import special as _derivatives_special  # noqa: F401
+from ..numerics.shape_errors import shape_error
+from ..tensor import Tensor
+from .creation import _size as parse
+from .creation import generator
+from .registry import default_float, op, recording
 
 
 def _generator():

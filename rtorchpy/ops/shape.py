@@ -10,18 +10,17 @@ import warnings
 
 import numpy as np
 
-from ..autograd.rows import NODES
-from .registry import as_tensor, op, recording, wrap
-from ..numerics.dims import normalize_dim, normalize_dims
-from ..tensor import Tensor
+from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record, record1
+from ..autograd.rows import NODES
+from ..autograd.views import mark_multi_output, share_view
 from ..numerics.arrays import broadcast_view, diagonal_view, insert_axis
+from ..numerics.dims import normalize_dim, normalize_dims
 from ..numerics.formula_arrays import ARRAY_OPS
 from ..numerics.shape_errors import expand_error
-from ..autograd.views import mark_multi_output, share_view
-from .. import dtypes as _dt
-from .registry import promote
+from ..tensor import Tensor
+from .registry import as_tensor, op, promote, recording, wrap
 
 
 def _view_of(self, data, node, params=(), view=False):

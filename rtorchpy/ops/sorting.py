@@ -8,22 +8,23 @@ import numbers
 
 import numpy as np
 
-from ..derivatives import matops as _rows  # noqa: F401  (the rows, before NODES is read below)
 from .. import dtypes as _dt
-from ..autograd.rows import NODES
-from .registry import as_tensor, op, recording, wrap
-from ..numerics.dims import normalize_dim
-from .arith import sub as _sub
-from .index import gather as _gather, index_select as _index_select
-from .reduce import _correction, _count, _dims_or_all, _reduced
-from .shape import _view_of, cat as _cat, clone as _clone, repeat as _repeat
-from ..tensor import Tensor
-from .creation import torch_zeros_like
 from ..autograd.record import record
-
-
+from ..autograd.rows import NODES
+from ..derivatives import matops as _rows  # noqa: F401  (the rows, before NODES is read below)
+from ..numerics.dims import normalize_dim
+from ..tensor import Tensor
+from .arith import sub as _sub
+from .creation import torch_zeros_like
+from .index import gather as _gather
+from .index import index_select as _index_select
 from .matrix import _int, _word  # noqa: F401
-
+from .reduce import _correction, _count, _dims_or_all, _reduced
+from .registry import as_tensor, op, recording, wrap
+from .shape import _view_of
+from .shape import cat as _cat
+from .shape import clone as _clone
+from .shape import repeat as _repeat
 
 # ------------------------------------------------------------------------------ repeating
 

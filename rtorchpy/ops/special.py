@@ -13,15 +13,16 @@ import numbers
 
 import numpy as np
 
-from ..derivatives import special as _derivatives_special  # noqa: F401  (registers the rows before NODES is read)
-from ..numerics import special
 from .. import dtypes as _dt
-from ..autograd.rows import NODES
-from .registry import as_tensor, default_float, float_data, op, operands, recording, scalar_dtype
-from ..numerics.shape_errors import shape_error
-from ..tensor import Tensor
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record
+from ..autograd.rows import NODES
+# registers the rows before NODES is read
+from ..derivatives import special as _derivatives_special  # noqa: F401
+from ..numerics import special
+from ..numerics.shape_errors import shape_error
+from ..tensor import Tensor
+from .registry import as_tensor, default_float, float_data, op, operands, recording, scalar_dtype
 
 
 def _wrap(data, dt=None):

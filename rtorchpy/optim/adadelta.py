@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor import Tensor
 from ..autograd.graph import bump_version
+from ..tensor import Tensor
 from .optimizer import Optimizer, check_number
 
 __all__ = ["optim_adadelta"]

@@ -5,8 +5,8 @@ import math
 
 import numpy as np
 
-from ..tensor import Tensor
 from ..autograd.graph import bump_version
+from ..tensor import Tensor
 from .optimizer import Optimizer, check_flag, check_number
 
 __all__ = ["optim_adam", "optim_adamw"]

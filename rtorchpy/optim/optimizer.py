@@ -17,9 +17,9 @@ from collections import defaultdict
 
 import numpy as np
 
-from ..tensor import Tensor
-from ..autograd.graph import bump_version
 from ..autograd.grad_mode import with_enable_grad
+from ..autograd.graph import bump_version
+from ..tensor import Tensor
 
 __all__ = ["Optimizer", "optimizer", "optim_required", "is_optimizer"]
 
