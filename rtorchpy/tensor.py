@@ -68,7 +68,7 @@ class Tensor:
 
     # _base / _view_fn: for a view, the tensor whose storage it shares and that tensor's grad_fn
     # when the view was taken (when the base's history is rewritten by an in-place op, the view
-    # gets a new grad_fn from it: see _views.py).
+    # gets a new grad_fn from it: see autograd/views.py).
     # What every op reads is a slot; what few tensors ever set (a leaf's gradient and hooks, a
     # view's origin) defaults on the class and lands in the instance dict only when set: every
     # op's result is then five attribute writes cheaper to make.

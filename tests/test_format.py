@@ -1,4 +1,4 @@
-"""Tests of rtorchpy/_format.py, the printer that must match R torch (libtorch 2.8.0) byte for byte.
+"""Tests of rtorchpy/numerics/format.py, the printer that must match R torch (libtorch 2.8.0) byte for byte.
 
 The module is loaded straight from its file when the package cannot be imported yet, so these
 tests depend on nothing else in rtorchpy.
@@ -29,7 +29,7 @@ def _load_file(name, path):
 try:
     from rtorchpy.numerics import format as fmt
 except Exception:  # the package is not importable yet: use the file on its own
-    fmt = _load_file("rtorchpy_format_standalone", ROOT / "rtorchpy" / "_format.py")
+    fmt = _load_file("rtorchpy_format_standalone", ROOT / "rtorchpy" / "numerics" / "format.py")
 
 golden_cases = _load_file("rtorchpy_golden_cases", Path(__file__).with_name("golden_cases.py"))
 format_body, format_tensor, type_word_for = fmt.format_body, fmt.format_tensor, fmt.type_word_for

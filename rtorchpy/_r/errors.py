@@ -1,4 +1,4 @@
-"""Errors of the R bridge (see ``_rbridge.py``): the exceptions it raises for R, and error
+"""Errors of the R bridge (see ``rtorchpy/_r/__init__.py``): the exceptions it raises for R, and error
 messages in R's terms (1-based dims and indices, R type names)."""
 from __future__ import annotations
 

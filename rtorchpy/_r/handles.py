@@ -16,7 +16,7 @@ FLAG_GC = 0.25     # subtracted from MAGIC in a returned handle: R should collec
 FLAG_WARN = 0.5    # subtracted from MAGIC: Python warnings are waiting (_WARNINGS)
 MAGIC_GC = MAGIC - FLAG_GC
 
-# Python warnings raised during a call from R (collected by _rbridge_session), shown by R as R
+# Python warnings raised during a call from R (collected by session.py), shown by R as R
 # warnings when the reply arrives.
 _WARNINGS: list = []
 

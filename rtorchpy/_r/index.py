@@ -1,6 +1,6 @@
 """R torch's ``[`` and ``[<-`` for the R package: 1-based positions, inclusive slices, ``drop``,
 negative indices from the end, masks and index vectors applied per dim (part of the R bridge,
-see ``_rbridge.py`` for the protocol)."""
+see ``rtorchpy/_r/__init__.py`` for the protocol)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The R session's view of Python (part of the R bridge, see ``_rbridge.py``): Python warnings
+"""The R session's view of Python (part of the R bridge, see ``rtorchpy/_r/__init__.py``): Python warnings
 shown as R warnings, and counts of live objects for R's leak tests."""
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import gc
 import warnings
 
 from ..tensor import Tensor
-from . import handles as _rbridge
+from . import handles
 from .handles import guarded
 
 _python_showwarning = warnings.showwarning
@@ -14,8 +14,8 @@ _python_showwarning = warnings.showwarning
 
 def _collect(message, category, filename, lineno, file=None, line=None):
     """``warnings.showwarning`` while R drives Python: keep the message for R (the next reply
-    carries a flag, see ``_rbridge._put``) instead of printing it on stderr."""
-    _rbridge._WARNINGS.append(str(message))
+    carries a flag, see ``handles._put``) instead of printing it on stderr."""
+    handles._WARNINGS.append(str(message))
 
 
 def collect_warnings(on):
@@ -27,8 +27,8 @@ def collect_warnings(on):
 
 def take_warnings():
     """The messages of the warnings collected since the last call (and forget them)."""
-    out = list(_rbridge._WARNINGS)
-    _rbridge._WARNINGS.clear()
+    out = list(handles._WARNINGS)
+    handles._WARNINGS.clear()
     return out
 
 
@@ -38,4 +38,4 @@ def live_counts():
     test counts (a leak of one tensor per iteration shows in both)."""
     gc.collect()
     tensors = sum(1 for o in gc.get_objects() if type(o) is Tensor)
-    return [len(_rbridge._OBJECTS) - 1, tensors]
+    return [len(handles._OBJECTS) - 1, tensors]

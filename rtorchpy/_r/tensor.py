@@ -1,5 +1,5 @@
 """Tensor attributes, grad mode, autograd entry points and R torch's ``torch_arange`` for the
-R package (part of the R bridge, see ``_rbridge.py`` for the protocol): what ``x$grad``,
+R package (part of the R bridge, see ``rtorchpy/_r/__init__.py`` for the protocol): what ``x$grad``,
 ``x$requires_grad <- v``, ``with_no_grad()`` and friends call."""
 from __future__ import annotations
 

@@ -178,7 +178,7 @@ FORMULA_OPS = [ARRAY_OPS, None]
 
 
 class FormulaNode(Node):
-    """A node whose backward is a row of the derivative table (see ``_derivatives.py``).
+    """A node whose backward is a row of the derivative table (see ``rtorchpy/derivatives/``).
     The engine runs the common case (no hooks, one output, arrays) itself; this is the rest.
     A formula's ``needs`` is the node's ``edges``: entry i is truthy when input i wants a
     gradient."""

@@ -1,6 +1,7 @@
 """The derivative table, continued: the ``linalg_*`` ops (libtorch's FunctionsManual formulas).
 
-Rows register into the same table as ``_derivatives.py``; see its docstring for what a row is.
+Rows register into the same table as the rest of ``rtorchpy/derivatives/``; its package
+docstring says what a row is.
 Multi-output nodes here tell "no gradient" from a zero one (their outputs' ``out_meta``
 entries are None): ``g`` is a list whose entries are None for outputs nobody used, as in
 libtorch, where e.g. the SVD's formula takes a shortcut when only the singular values were

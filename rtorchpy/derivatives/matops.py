@@ -1,8 +1,8 @@
 """The derivative table, continued: batched products, einsum, triangles and diagonals, distances,
 cumulative products, sorting, and the (var|std, mean) pairs.
 
-Rows here register into the same table as ``_derivatives.py`` (``NODES``, ``ROWS``); the forwards
-are in ``_ops_matops.py``, which imports this module first.
+Rows here register into the same table as the other modules of ``rtorchpy/derivatives/``
+(``NODES``, ``ROWS``); the forwards are in ``ops/matrix.py`` and ``ops/sorting.py``.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The derivative table, continued: the rows of the neural-network functions of ``ops/nnf_layers.py``
 (activations, losses, normalization, embedding, bilinear).
 
-Rows here register into the same table as ``_derivatives.py`` (``NODES``, ``ROWS``); see its
+Rows here register into the same table as the rest of ``rtorchpy/derivatives/`` (``NODES``,
+``ROWS``); see its
 docstring for what a row is. Every row names what it saves (``saves=``). The formulas follow
 libtorch's (``derivatives.yaml`` / ``FunctionsManual.cpp``), written with the ``F`` namespace so
 that they are differentiable again under ``create_graph``: where libtorch has a hand-written

@@ -1,6 +1,6 @@
 """Derivative rows of the special functions (erf, erfinv, lgamma, digamma, polygamma, ...),
 the binary atan2, hypot and xlogy, logit, and the sampling ops: part of the one derivative
-table of ``_derivatives.py`` (same registry, same conventions). The forwards are in
+table (``rtorchpy/derivatives/``: same registry, same conventions). The forwards are in
 ``ops/special.py`` and ``ops/sampling.py``."""
 from __future__ import annotations
 

@@ -69,7 +69,7 @@ def _repeated(value, shape):
 
 
 class _ArrayOps(ArrayLinalg):
-    """NumPy versions of what the formulas need (matrix functions: ``_formula_linalg``)."""
+    """NumPy versions of what the formulas need (matrix functions: ``formula_linalg.py``)."""
 
     records = False  # libtorch runs these backwards with grad mode off
 
@@ -247,7 +247,7 @@ class _ArrayOps(ArrayLinalg):
     def stack(xs, dim):
         return np.stack(xs, axis=dim)
 
-    # keys with index arrays place their dims as libtorch does (see _index_order)
+    # keys with index arrays place their dims as libtorch does (see numerics/index_order.py)
     @staticmethod
     def index(x, key):
         return take(x, key)

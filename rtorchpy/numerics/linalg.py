@@ -1,5 +1,5 @@
 """NumPy building blocks of the linear-algebra ops (``_ops_linalg_*.py``) and of their
-derivative formulas (``_formula_linalg.py``): checks with libtorch's error texts, batched
+derivative formulas (``numerics/formula_linalg.py``): checks with libtorch's error texts, batched
 triangular solves, and LAPACK's LU and Cholesky written out, for what ``np.linalg`` cannot tell
 (which pivot of a singular matrix is zero, the partial factor of a matrix that is not positive
 definite, the inf/NaN a solve with a singular matrix gives in libtorch).

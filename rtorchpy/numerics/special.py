@@ -25,7 +25,7 @@ quirks: ``polygamma(n >= 2, inf)`` is NaN, ``polygamma(1, -1)`` is ~6.6e32 (pi^2
 as libtorch's reflection computes it) while ``polygamma(1, 0)`` is inf.
 
 float32 and float16 inputs are computed in float64 and rounded once (``_rounded``), as
-``_rounded_math.py`` does for NumPy's transcendentals: the same bits on every CPU.
+``numerics/rounded.py`` does for NumPy's transcendentals: the same bits on every CPU.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Elementwise math (exp, log, sin, sigmoid, relu, clamp, ...), comparisons and logic, and the
 Python operators of Tensor (``x + y``, ``x @ y``, ``x == y``, ...). Registered in the op registry
-of ``_ops.py``, which re-exports them."""
+registered in the op registry (``ops/registry.py``)."""
 from __future__ import annotations
 
 import numpy as np

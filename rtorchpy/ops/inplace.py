@@ -6,7 +6,7 @@ One mechanism for all of them:
   saved for backward stay intact), write the result into ``self``'s storage and make ``self`` an
   output of the new node — its history is rebased, as libtorch does;
 * on a view, the op's node is wrapped in a CopySlices that becomes the base's grad_fn (see
-  ``_views.py``);
+  ``autograd/views.py``);
 * otherwise write straight into the storage (the SGD update under ``with_no_grad``);
 * bump the version counter, shared with views, so stale saved values are detected.
 """
@@ -76,7 +76,7 @@ def inplace(self, compute, *others, write=_write):
     record = STATE.grad_enabled and (self._requires_grad or any(
         isinstance(o, Tensor) and o._requires_grad for o in others))
     if record and self._base is not None:
-        # writing through a view rewrites its base's history (CopySlices, see _views.py)
+        # writing through a view rewrites its base's history (CopySlices, see autograd/views.py)
         inplace_on_view(self, compute, write)
     elif record:
         old_fn, old_nr = self._grad_fn, self._output_nr

@@ -4,7 +4,7 @@ the GELU formula's ``erf`` is ``torch_erf`` of ``ops/special.py``).
 
 Each computes eagerly with NumPy and records the node libtorch records (``GeluBackward0``,
 ``NativeLayerNormBackward0``, ...); the formulas are in ``derivatives/nn.py``. float32 and
-float16 inputs are computed in float64 and rounded once (see ``_rounded_math.py``), so results
+float16 inputs are computed in float64 and rounded once (see ``numerics/rounded.py``), so results
 are the same on every CPU. Where libtorch composes a function from other ops, so does rtorchpy,
 and the graph shows the same nodes: ``nnf_l1_loss`` is ``abs(input - target)`` reduced
 (``MeanBackward0``), ``nnf_dropout`` multiplies by a scaled Bernoulli mask (``MulBackward0``).
