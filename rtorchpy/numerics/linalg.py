@@ -1,4 +1,4 @@
-"""NumPy building blocks of the linear-algebra ops (``_ops_linalg_*.py``) and of their
+"""NumPy building blocks of the linear-algebra ops (``ops/linalg_*.py``) and of their
 derivative formulas (``numerics/formula_linalg.py``): checks with libtorch's error texts, batched
 triangular solves, and LAPACK's LU and Cholesky written out, for what ``np.linalg`` cannot tell
 (which pivot of a singular matrix is zero, the partial factor of a matrix that is not positive
