@@ -23,7 +23,7 @@ demo: $(STAMPS)/venv $(STAMPS)/r-shim
 	$(PY) examples/demo.py
 	env -u LD_LIBRARY_PATH Rscript examples/demo.R
 
-test: $(STAMPS)/venv-docs $(STAMPS)/r-shim
+test: $(STAMPS)/venv-docs $(STAMPS)/r-shim $(STAMPS)/venv-np1
 	$(PY) -m pytest -q
 
 bench: $(STAMPS)/venv-bench $(STAMPS)/r-shim
@@ -58,6 +58,14 @@ $(STAMPS)/venv-docs: $(STAMPS)/venv
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,docs]'
 	@touch $@
 
+# NumPy 1.x beside the main venv's NumPy 2: tests/test_numpy1.py runs the Python suite with it
+# (the package must work with both; rtorchpy itself is found through PYTHONPATH there)
+$(STAMPS)/venv-np1: pyproject.toml
+	@mkdir -p $(STAMPS)
+	test -x .venv-np1/bin/python || $(PYTHON) -m venv .venv-np1
+	.venv-np1/bin/python -m pip install -q --disable-pip-version-check 'numpy>=1.26,<2' 'pytest>=7' 'hypothesis>=6' 'mpmath>=1.3'
+	@touch $@
+
 $(STAMPS)/venv-bench: $(STAMPS)/venv
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test,bench]'
 	@touch $@
@@ -76,4 +84,4 @@ $(STAMPS)/r-shim: $(STAMPS)/r-deps $(R_SHIM_FILES) $(PY_SOURCES)
 	@touch $@
 
 clean:
-	rm -rf $(STAMPS) .rlib build dist site *.egg-info r-shim/inst/python
+	rm -rf $(STAMPS) .rlib build dist site *.egg-info r-shim/inst/python .venv-np1

@@ -623,11 +623,15 @@ FORWARD.update({
     "logdet": [Case(SPD, expected=np.linalg.slogdet(SPD)[1])],
     "linalg_inv": [Case(SQ, expected=np.linalg.inv(SQ))],
     "linalg_inv_ex": [Case(SQ, expected=(np.linalg.inv(SQ), np.zeros(2, np.int32)))],
-    "linalg_solve": [Case(SQ, SQ[0], expected=np.linalg.solve(SQ, SQ[0])),
-                     Case(SQ, SQ[0, 0], expected=np.linalg.solve(SQ, SQ[0, 0][:, None])[..., 0])],
+    # B broadcast to A's batch first: NumPy 1 and 2 read a (3, 3) B beside a (2, 3, 3) A differently
+    "linalg_solve": [Case(SQ, SQ[0],
+                          expected=np.linalg.solve(SQ, np.broadcast_to(SQ[0], SQ.shape))),
+                     Case(SQ, SQ[0, 0], expected=np.linalg.solve(
+                         SQ, np.broadcast_to(SQ[0, 0][:, None], (2, 3, 1)))[..., 0])],
     "linalg_solve_triangular": [Case(SQ, SQ[0], True,
-                                     expected=np.linalg.solve(np.triu(SQ), SQ[0]))],
-    "cholesky_solve": [Case(SQ[0], LOW, expected=np.linalg.solve(SPD, SQ[0]))],
+                                     expected=np.linalg.solve(
+                                         np.triu(SQ), np.broadcast_to(SQ[0], SQ.shape)))],
+    "cholesky_solve": [Case(SQ[0], LOW, expected=np.linalg.solve(SPD, np.broadcast_to(SQ[0], SPD.shape)))],
     "linalg_cholesky": [Case(SPD, expected=LOW)],
     "linalg_cholesky_ex": [Case(SPD, expected=(LOW, np.zeros(2, np.int32)))],
     "linalg_qr": [Case(R43, expected=_reconstructs(R43, lambda q, r: q @ r))],
