@@ -1051,3 +1051,15 @@ EXPECTED = {
     ],
 }
 # END RECORDED
+
+
+def test_a_modules_named_parameters_are_a_list_of_tensors():
+    """optim_adam(model.parameters): a mapping of names to tensors (R torch's named list) is the
+    list of its tensors, not a parameter group."""
+    import rtorchpy as rt
+    model = rt.nn_linear(3, 2)
+    opt = optim_adam(model.parameters, lr=0.1)
+    assert len(opt.param_groups) == 1
+    assert [id(p) for p in opt.param_groups[0]["params"]] == [id(p) for p in model.parameters.values()]
+    with pytest.raises(ValueError, match="param group has no 'params' entry"):
+        optim_adam({"lr": 0.1}, lr=0.1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import numbers
 from collections import defaultdict
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -167,8 +168,13 @@ class Optimizer:
             params = [params]
         elif isinstance(params, (set, frozenset)):
             raise TypeError(_SET_ERROR)
-        elif isinstance(params, dict):
-            params = [params]
+        elif isinstance(params, Mapping):
+            # a module's ``parameters`` (names -> tensors, R torch's named list) is a list of
+            # tensors; any other mapping is one parameter group
+            if "params" not in params and all(isinstance(v, Tensor) for v in params.values()):
+                params = list(params.values())
+            else:
+                params = [params]
         try:
             groups = list(params)
         except TypeError:
