@@ -44,7 +44,8 @@ ENGINE_NAMES = {"rtorchpy": "rtorchpy", "numpy": "NumPy by hand", "torch": "PyTo
                 "rtorchpy by hand": "rtorchpy by hand (W2)", "torch nn": "PyTorch nn + optim",
                 "torch by hand": "PyTorch by hand (W2)"}
 OTHERS_NOTED = 0.1  # the report names workloads during which other processes used more CPU
-SUBJECT = {"W5": "rtorchpy custom", "W8": "rtorchpy nn"}   # the engine the ratios are taken of (default rtorchpy)
+# the engine the ratios are taken of (default rtorchpy)
+SUBJECT = {"W5": "rtorchpy custom", "W8": "rtorchpy nn"}
 
 
 def log(msg):
