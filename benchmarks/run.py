@@ -32,14 +32,20 @@ WORKLOADS = {
     "W5": ("w5_custom_function.py", "Custom function: the seeds' linear"),
     "W6": ("w6_from_r.py", "From R through the shim"),
     "W7": ("w7_linalg_solve.py", "Linear solve (64x64), forward+backward"),
+    "W8": ("w8_modules.py", "W2 with nn_sequential and optim_sgd"),
+    "W9": ("w9_adam.py", "Adam step over the W2 MLP's parameters"),
 }
 ENGINE_NAMES = {"rtorchpy": "rtorchpy", "numpy": "NumPy by hand", "torch": "PyTorch",
                 "rtorchpy custom": "rtorchpy custom fn", "rtorchpy built-in": "rtorchpy built-in",
                 "rtorchpy built-in, seed's ops": "rtorchpy built-in, seed's ops",
                 "torch custom": "PyTorch custom fn", "torch built-in": "PyTorch built-in",
-                "rtorchpy (R)": "rtorchpy from R"}
+                "rtorchpy (R)": "rtorchpy from R", "rtorchpy nn": "rtorchpy nn + optim",
+                "rtorchpy nn, set_to_none": "rtorchpy nn + optim, set_to_none",
+                "rtorchpy by hand": "rtorchpy by hand (W2)", "torch nn": "PyTorch nn + optim",
+                "torch by hand": "PyTorch by hand (W2)"}
 OTHERS_NOTED = 0.1  # the report names workloads during which other processes used more CPU
-SUBJECT = {"W5": "rtorchpy custom"}   # the engine the ratios are taken of (default rtorchpy)
+# the engine the ratios are taken of (default rtorchpy)
+SUBJECT = {"W5": "rtorchpy custom", "W8": "rtorchpy nn"}
 
 
 def log(msg):
