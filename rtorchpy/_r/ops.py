@@ -138,7 +138,6 @@ def method_names():
 
 # nnf_* functions are not in the op registry; their R conventions are listed here.
 _NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",)}
-_NNF_TARGETS = {"nnf_nll_loss", "nnf_cross_entropy"}
 
 
 def _nnf_target(t):
@@ -147,8 +146,17 @@ def _nnf_target(t):
     return r_index_arg(t)
 
 
+def _nnf_padding_idx(i):
+    """nnf_embedding's ``padding_idx``: a 1-based row (negative: from the end); NULL none."""
+    return None if i is None else _r_pos(i)
+
+
+# other 1-based arguments of nnf functions: nnf_embedding's indices and padding row
+_NNF_CONV = {"nnf_nll_loss": {"target": _nnf_target}, "nnf_cross_entropy": {"target": _nnf_target},
+             "nnf_embedding": {"input": r_index_arg, "padding_idx": _nnf_padding_idx}}
+
 _NNF = {name: _Plan(getattr(nnf, name), _NNF_DIMS.get(name, ()), name=name,
-                    conv={"target": _nnf_target} if name in _NNF_TARGETS else None)
+                    conv=_NNF_CONV.get(name))
         for name in nnf.__all__}
 
 
