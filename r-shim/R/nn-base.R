@@ -507,7 +507,11 @@ print.nn_module_generator <- function(x, ...) {
   top <- is.null(.rt$clone_memo)
   if (top) {
     .rt$clone_memo <- new.env(parent = emptyenv())
-    on.exit(.rt$clone_memo <- NULL, add = TRUE)
+    .rt$clone_modules <- list()
+    on.exit({
+      .rt$clone_memo <- NULL
+      .rt$clone_modules <- NULL
+    }, add = TRUE)
   }
   .nn_callable(.subset2(x, "clone")(deep = TRUE))
 }
@@ -527,7 +531,14 @@ print.nn_module_generator <- function(x, ...) {
 
 .nn_deep_clone_value <- function(name, value) {
   if (is_torch_tensor(value)) return(.nn_clone_tensor(value))
-  if (is_nn_module(value)) return(.nn_clone(attr(value, "module"), TRUE))
+  if (is_nn_module(value)) {
+    # a module reachable twice (shared) is cloned once
+    done <- .rt$clone_modules
+    for (pair in done) if (identical(pair[[1L]], attr(value, "module"))) return(pair[[2L]])
+    new <- .nn_clone(attr(value, "module"), TRUE)
+    .rt$clone_modules <- c(.rt$clone_modules, list(list(attr(value, "module"), new)))
+    return(new)
+  }
   if (inherits(value, "R6")) return(value$clone(deep = TRUE))
   if (is.list(value) && !is.object(value)) {
     return(lapply(value, function(v) .nn_deep_clone_value(name, v)))
