@@ -414,9 +414,6 @@ nn_buffer <- function(x, persistent = TRUE) {
 }
 
 #' @export
-names.nn_module <- function(x) names(attr(x, "module"))
-
-#' @export
 print.nn_module <- function(x, ...) {
   attr(x, "module")$print()
   invisible(x)

@@ -98,6 +98,15 @@ length.nn_module_list <- function(x) length(.nn_private(attr(x, "module"))$modul
 #' @export
 length.nn_module_dict <- function(x) length(.nn_private(attr(x, "module"))$modules_)
 
+#' @export
+as.list.nn_sequential <- function(x, ...) .nn_private(attr(x, "module"))$modules_
+
+#' @export
+as.list.nn_module_list <- function(x, ...) unname(.nn_private(attr(x, "module"))$modules_)
+
+#' @export
+as.list.nn_module_dict <- function(x, ...) .nn_private(attr(x, "module"))$modules_
+
 .nn_subset <- function(x, i) {
   mods <- .nn_private(attr(x, "module"))$modules_
   idx <- seq_along(mods)[i]

@@ -291,6 +291,8 @@ test_that("nn_sequential, nn_module_list and nn_module_dict", {
   ml$insert(1, nn_relu())
   expect_s3_class(ml[[1]], "nn_relu")
   expect_equal(length(ml[2:3]), 2)
+  expect_length(as.list(ml), 4)
+  expect_equal(length(lapply(ml, class)), 4)
   ml[[1]] <- nn_tanh()
   expect_s3_class(ml[[1]], "nn_tanh")
   Stack <- nn_module(
