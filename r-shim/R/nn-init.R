@@ -14,13 +14,15 @@
 #' Initialize a tensor in place
 #'
 #' Fill `tensor` in place (without recording gradients, so parameters can be initialized)
-#' and return it: `uniform_` U(a, b); `normal_` N(mean, std^2); `constant_` `val`; `zeros_`,
+#' and return it: `uniform_` U(a, b); `normal_` N(mean, std^2); `trunc_normal_` the same
+#' truncated to `[a, b]`; `constant_` `val`; `zeros_`,
 #' `ones_`; `eye_` the identity (2-d); `xavier_uniform_`/`xavier_normal_` (Glorot);
 #' `kaiming_uniform_`/`kaiming_normal_` (He); `orthogonal_` a (semi-)orthogonal matrix.
 #' `nn_init_calculate_gain()` is the recommended gain for a nonlinearity.
 #'
 #' @param tensor A tensor.
-#' @param a,b Bounds (`uniform_`); `a` is the negative slope for `kaiming_*`.
+#' @param a,b Bounds (`uniform_`, `trunc_normal_`); `a` is the negative slope for
+#'   `kaiming_*`.
 #' @param mean,std Mean and standard deviation.
 #' @param val The value.
 #' @param gain A scaling factor.
@@ -41,6 +43,13 @@ nn_init_uniform_ <- function(tensor, a = 0, b = 1) {
 #' @export
 nn_init_normal_ <- function(tensor, mean = 0, std = 1) {
   .init("nn_init_normal_", tensor, as.numeric(mean), as.numeric(std))
+}
+
+#' @rdname nn_init
+#' @export
+nn_init_trunc_normal_ <- function(tensor, mean = 0, std = 1, a = -2, b = 2) {
+  .init("nn_init_trunc_normal_", tensor, as.numeric(mean), as.numeric(std), as.numeric(a),
+        as.numeric(b))
 }
 
 #' @rdname nn_init

@@ -109,6 +109,8 @@ test_that("nn_init_* fill in place and return the tensor", {
   expect_true(w$requires_grad && w$is_leaf)
   nn_init_normal_(w, mean = 3, std = 0.01)
   expect_equal(mean(as_array(w)), 3, tolerance = 0.01)
+  nn_init_trunc_normal_(w, std = 3, a = -1, b = 0.5)
+  expect_true(all(as_array(w) >= -1 & as_array(w) <= 0.5))
   nn_init_constant_(w, 2.5)
   expect_true(all(as_array(w) == 2.5))
   nn_init_zeros_(w)
