@@ -262,6 +262,39 @@ test_that("printing follows R torch", {
                "An `nn_module` containing 0 parameters.")
 })
 
+test_that("a module prints line for line as R torch's", {
+  skip_if_not(l10n_info()[["UTF-8"]])
+  withr::local_options(width = 40, cli.width = 40)
+  rule <- function(title) {
+    left <- paste0("\u2500\u2500 ", title, " ")
+    paste0(left, strrep("\u2500", 40 - nchar(left)))
+  }
+  expect_equal(capture.output(print(nn_linear(3, 2))), c(
+    "An `nn_module` containing 8 parameters.",
+    "",
+    rule("Parameters"),
+    "\u2022 weight: Float [1:2, 1:3]",
+    "\u2022 bias: Float [1:2]"))
+  expect_equal(capture.output(print(Net())), c(
+    "An `nn_module` containing 29 parameters.",
+    "",
+    rule("Modules"),
+    "\u2022 fc1: <nn_linear> #16 parameters",
+    "\u2022 fc2: <nn_linear> #10 parameters",
+    "",
+    rule("Parameters"),
+    "\u2022 w: Float [1:3]",
+    "",
+    rule("Buffers"),
+    "\u2022 b: Float [1:2]",
+    "\u2022 nb: Float [1:1]"))
+  expect_equal(capture.output(print(nn_linear)), "<nn_linear> object generator")
+  net <- nn_relu()
+  capture.output(v <- withVisible(print(net)))
+  expect_false(v$visible)
+  expect_identical(v$value, net)
+})
+
 test_that("nn_sequential, nn_module_list and nn_module_dict", {
   model <- nn_sequential(nn_linear(4, 3), nn_relu(), nn_linear(3, 1))
   expect_equal(length(model), 3)
