@@ -266,8 +266,24 @@ nn_module <- function(classname = NULL, inherit = NULL, ..., private = NULL, act
   Module <- R6::R6Class(classname = classname, inherit = inherit, lock_objects = FALSE,
                         public = list(.classes = classes, ...), private = private,
                         active = active, parent_env = e)
-  gen <- function(...) .nn_callable(Module$new(...))
+  # the generator has initialize's arguments (as in R torch), passed on by name
+  fmls <- formals(.nn_init_of(Module))
+  args <- lapply(names(fmls), as.symbol)
+  names(args) <- ifelse(names(fmls) == "...", "", names(fmls))
+  gen <- function() NULL
+  formals(gen) <- fmls
+  body(gen) <- bquote(.(.nn_callable)(.(Module)$new(..(args))), splice = TRUE)
+  environment(gen) <- parent_env
   structure(gen, class = c(classname, "nn_module_generator"), module = Module)
+}
+
+.nn_init_of <- function(gen) {
+  while (!is.null(gen)) {
+    f <- gen$public_methods$initialize
+    if (!is.null(f)) return(f)
+    gen <- gen$get_inherit()
+  }
+  function() NULL
 }
 
 # The module as R torch hands it out: its forward method, classed, with the R6 object attached.

@@ -16,6 +16,8 @@ Net <- nn_module("Net",
 
 test_that("a generator makes callable modules with registered members", {
   expect_s3_class(Net, "nn_module_generator")
+  expect_equal(names(formals(Net)), c("n_in", "n_out"))  # initialize's, as in R torch
+  expect_equal(Net(n_out = 1)$fc2$out_features, 1)
   net <- Net(3, 2)
   expect_true(is_nn_module(net))
   expect_false(is_nn_module(Net))
@@ -78,6 +80,19 @@ test_that("inheritance, super$initialize(), private and active members", {
   expect_equal(names(ch$parameters), c("extra", "fc.weight", "fc.bias"))
   expect_equal(ch$size, 6)
   expect_equal(ch(torch_ones(2, 3))$shape, c(2L, 3L))
+})
+
+test_that("generators pass missing arguments on and inherit initialize", {
+  M <- nn_module(initialize = function(a, b) self$has_b <- !missing(b),
+                 forward = function(x) x)
+  expect_false(M(1)$has_b)
+  expect_true(M(1, 2)$has_b)
+  MyLin <- nn_module("MyLin", inherit = nn_linear, forward = function(x) super$forward(x) * 2)
+  expect_equal(names(formals(MyLin)), c("in_features", "out_features", "bias"))
+  ml <- MyLin(3, 1, bias = FALSE)
+  expect_equal(class(ml), c("MyLin", "nn_linear", "nn_module"))
+  x <- torch_ones(1, 3)
+  expect_equal(ml(x)$item(), 2 * sum(as_array(ml$weight)), tolerance = 1e-6)
 })
 
 test_that("register_* methods, $<- and [[<- on instances", {
