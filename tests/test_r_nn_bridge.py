@@ -58,3 +58,9 @@ def test_bad_input_is_an_error_reply(tmp_path):
     assert r[0] == "E" and "malformed" in r[1]
     r = load(str(tmp_path / "missing"))
     assert r[0] == "E"
+
+
+def test_ignore_index_is_1_based_like_the_targets():
+    from rtorchpy._r.ops import _nnf_ignore_index
+    assert _nnf_ignore_index(3.0) == 2 and _nnf_ignore_index(1) == 0
+    assert _nnf_ignore_index(-100) == -100 and _nnf_ignore_index(-100.0) == -100

@@ -151,8 +151,17 @@ def _nnf_padding_idx(i):
     return None if i is None else _r_pos(i)
 
 
-# other 1-based arguments of nnf functions: nnf_embedding's indices and padding row
-_NNF_CONV = {"nnf_nll_loss": {"target": _nnf_target}, "nnf_cross_entropy": {"target": _nnf_target},
+def _nnf_ignore_index(i):
+    """The class ``ignore_index`` names, 1-based like the targets; negative (the default
+    -100) stays as it is, matching no class."""
+    i = _r_int(i)
+    return i - 1 if isinstance(i, int) and not isinstance(i, bool) and i > 0 else i
+
+
+# other 1-based arguments of nnf functions: class targets and the ignored class,
+# nnf_embedding's indices and padding row
+_CLASS_TARGETS = {"target": _nnf_target, "ignore_index": _nnf_ignore_index}
+_NNF_CONV = {"nnf_nll_loss": _CLASS_TARGETS, "nnf_cross_entropy": _CLASS_TARGETS,
              "nnf_embedding": {"input": r_index_arg, "padding_idx": _nnf_padding_idx}}
 
 _NNF = {name: _Plan(getattr(nnf, name), _NNF_DIMS.get(name, ()), name=name,

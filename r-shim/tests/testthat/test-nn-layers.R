@@ -44,6 +44,13 @@ test_that("loss modules match their nnf functions, with reduction", {
   lsm <- as_array(nnf_log_softmax(input, 2))
   expect_equal(ce, -mean(lsm[cbind(1:6, as_array(classes))]), tolerance = 1e-6)
   expect_equal(nn_nll_loss()(nnf_log_softmax(input, 2), classes)$item(), ce, tolerance = 1e-6)
+  # ignore_index names a 1-based class, like the targets
+  keep <- as_array(classes) != 3
+  expect_equal(nn_cross_entropy_loss(ignore_index = 3)(input, classes)$item(),
+               -mean(lsm[cbind(1:6, as_array(classes))][keep]), tolerance = 1e-6)
+  expect_equal(nn_nll_loss(ignore_index = 1)(nnf_log_softmax(input, 2), classes)$item(),
+               -mean(lsm[cbind(1:6, as_array(classes))][as_array(classes) != 1]),
+               tolerance = 1e-6)
   w <- torch_tensor(c(1, 2, 3))
   wl <- nn_cross_entropy_loss(weight = w)
   expect_true("weight" %in% names(wl$buffers))
