@@ -98,8 +98,8 @@ NULL
       }
       out
     },
-    load_state_dict = function(state_dict, ..., strict = TRUE) {
-      .nn_load_state_dict(self, state_dict, strict)
+    load_state_dict = function(state_dict, ..., strict = TRUE, .refer_to_state_dict = FALSE) {
+      .nn_load_state_dict(self, state_dict, strict, .refer_to_state_dict)
       invisible(.nn_callable(self))
     },
 
@@ -229,6 +229,14 @@ NULL
 #' `$training`, `$zero_grad()`, `$to(dtype = )`, `$cpu()`, `$state_dict()`,
 #' `$load_state_dict()`, `$apply(fn)`, `$register_parameter()`, `$register_buffer()`,
 #' `$register_module()` and `$clone(deep = TRUE)`.
+#'
+#' `$load_state_dict(state_dict, strict = TRUE, .refer_to_state_dict = FALSE)` checks
+#' everything first (missing or unexpected keys, values that are not tensors, shapes) and
+#' changes nothing on error; then it copies the values into the module's tensors (or, with
+#' `.refer_to_state_dict = TRUE`, makes the given tensors the module's). `strict = FALSE`
+#' skips missing and unexpected keys. `$state_dict()` holds the parameters and the persistent
+#' buffers, detached (`keep_vars = TRUE`: as they are). `$clone(deep = TRUE)` copies the
+#' tensors too (a tensor or module shared inside the module stays shared in the copy).
 #'
 #' The module is an R object (an R6 object holding tensor handles): its closures never cross
 #' to Python.
@@ -473,7 +481,7 @@ print.nn_module_generator <- function(x, ...) {
 
 .nn_shape_str <- function(s) paste0("[", paste(s, collapse = ", "), "]")
 
-.nn_load_state_dict <- function(x, state_dict, strict) {
+.nn_load_state_dict <- function(x, state_dict, strict, refer = FALSE) {
   if (!is.list(state_dict) || (length(state_dict) && is.null(names(state_dict)))) {
     .nn_error("load_state_dict(): `state_dict` must be a named list of tensors")
   }
@@ -507,8 +515,33 @@ print.nn_module_generator <- function(x, ...) {
   if (length(problems)) {
     .nn_error("Error(s) in loading state_dict:\n\t", paste(problems, collapse = "\n\t"))
   }
-  with_no_grad(for (k in keys) own[[k]]$copy_(state_dict[[k]]))
+  if (refer) {
+    .nn_refer_state(x, state_dict)
+  } else {
+    with_no_grad(for (k in keys) own[[k]]$copy_(state_dict[[k]]))
+  }
   invisible(x)
+}
+
+# load_state_dict(.refer_to_state_dict = TRUE): the module's parameters and buffers become the
+# state dict's tensors (no copy; parameters keep their requires_grad).
+.nn_refer_state <- function(x, state_dict, prefix = "") {
+  priv <- .nn_private(x)
+  for (nm in names(priv$parameters_)) {
+    p <- priv$parameters_[[nm]]
+    v <- state_dict[[paste0(prefix, nm)]]
+    if (!is.null(p) && !is.null(v)) {
+      priv$parameters_[[nm]] <- nn_parameter(v, requires_grad = p$requires_grad)
+    }
+  }
+  for (nm in setdiff(names(priv$buffers_), priv$non_persistent_buffers_)) {
+    v <- state_dict[[paste0(prefix, nm)]]
+    if (!is.null(priv$buffers_[[nm]]) && !is.null(v)) priv$buffers_[[nm]] <- v
+  }
+  for (nm in names(priv$modules_)) {
+    m <- priv$modules_[[nm]]
+    if (!is.null(m)) .nn_refer_state(attr(m, "module"), state_dict, paste0(prefix, nm, "."))
+  }
 }
 
 # -- clone ---------------------------------------------------------------------------------------

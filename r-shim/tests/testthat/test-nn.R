@@ -208,6 +208,12 @@ test_that("load_state_dict() errors name the problem and leave the model unchang
   expect_error(net$load_state_dict(bad), "not a tensor")
   unchanged()
   expect_error(net$load_state_dict(list(torch_ones(1))), "named list")
+  # .refer_to_state_dict = TRUE uses the given tensors themselves
+  ref <- lapply(Net()$state_dict(), function(t) t$clone())
+  net$load_state_dict(ref, .refer_to_state_dict = TRUE)
+  expect_identical(net$fc1$weight, ref[["fc1.weight"]])
+  expect_true(net$fc1$weight$requires_grad)
+  expect_identical(net$b, ref[["b"]])
   # strict = FALSE loads what matches
   net$load_state_dict(missing_one, strict = FALSE)
   expect_equal(as_array(net$fc1$weight), as_array(good[["fc1.weight"]]))
