@@ -195,13 +195,51 @@ test_that("torch_save()/torch_load() round trip tensors, lists and state dicts i
   net$eval()
   inp <- torch_randn(2, 3)
   expect_equal(as_array(other(inp)), as_array(net(inp)))
-  expect_error(torch_save(net, path), "save its state dict")
   expect_error(torch_save(list(a = 1:3), path), "of length 3")
   expect_error(torch_save(list(a = torch_ones(1), a = torch_ones(1)), path), "must be unique")
   expect_error(torch_load(file.path(tempdir(), "no-such-file")), "no such file")
   bad <- withr::local_tempfile()
   writeLines("not a file of ours", bad)
   expect_error(torch_load(bad), "not a file written by torch_save")
+})
+
+test_that("torch_save()/torch_load() of a whole module, as in R torch", {
+  path <- withr::local_tempfile(fileext = ".pt")
+  Model <- nn_module("Model",
+    initialize = function() {
+      self$body <- nn_sequential(nn_linear(3, 4), nn_batch_norm1d(4), nn_relu())
+      self$head <- nn_linear(4, 2)
+      self$tied <- self$head
+      self$scale <- nn_parameter(torch_ones(1), requires_grad = FALSE)
+      self$tmp <- nn_buffer(torch_zeros(1), persistent = FALSE)
+      self$n <- 7
+    },
+    forward = function(x) self$head(self$body(x)) * self$scale
+  )
+  m <- Model()
+  m(torch_randn(5, 3))
+  m$eval()
+  torch_save(m, path)
+  back <- torch_load(path)
+  expect_equal(class(back), c("Model", "nn_module"))
+  expect_equal(names(back$state_dict()), names(m$state_dict()))
+  for (nm in names(m$state_dict())) {
+    expect_equal(as_array(back$state_dict()[[nm]]), as_array(m$state_dict()[[nm]]))
+  }
+  expect_false(back$training)
+  expect_false(back$body$training)
+  expect_equal(back$n, 7)
+  expect_false(back$scale$requires_grad)
+  expect_true(back$head$weight$requires_grad)
+  expect_true(inherits(back$head$weight, "nn_parameter"))
+  expect_equal(names(back$buffers), names(m$buffers))
+  expect_identical(attr(back$head, "module"), attr(back$tied, "module"))
+  x <- torch_randn(2, 3)
+  expect_equal(as_array(back(x)), as_array(m(x)))
+  # the loaded module trains on its own tensors
+  back(x)$sum()$backward()
+  expect_false(is_undefined_tensor(back$head$weight$grad))
+  expect_true(is_undefined_tensor(m$head$weight$grad))
 })
 
 test_that("files cross between Python and R with names kept", {
@@ -247,6 +285,8 @@ test_that("layers and serialization do not leak across the bridge", {
     if (i %% 10 == 0) {
       torch_save(m$state_dict(), path)
       m$load_state_dict(torch_load(path))
+      torch_save(m, path)
+      torch_load(path)(torch_tensor(matrix(c(1L, 2L, 3L, 4L), 2)))
     }
   }
   run <- function(n) for (i in seq_len(n)) body(i)
