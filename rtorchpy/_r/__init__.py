@@ -32,6 +32,7 @@ from .handles import collected, release, stats
 from .index import index, set_index
 from .ops import (binary_callers, fn_caller, method_names, op_caller, op_callers,
                   unary_callers)
+from .serial import load, save
 from .session import collect_warnings, live_counts, take_warnings
 from .tensor import (arange, autograd_backward, autograd_grad, get_attr, node_next_functions,
                      set_anomaly_mode, set_grad, set_grad_mode, set_requires_grad, tensor_method)

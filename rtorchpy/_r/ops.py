@@ -149,7 +149,6 @@ def method_names():
 
 # nnf_* functions are not in the op registry; their R conventions are listed here.
 _NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",)}
-_NNF_TARGETS = {"nnf_nll_loss", "nnf_cross_entropy"}
 
 
 def _nnf_target(t):
@@ -158,8 +157,26 @@ def _nnf_target(t):
     return r_index_arg(t)
 
 
+def _nnf_padding_idx(i):
+    """nnf_embedding's ``padding_idx``: a 1-based row (negative: from the end); NULL none."""
+    return None if i is None else _r_pos(i)
+
+
+def _nnf_ignore_index(i):
+    """The class ``ignore_index`` names, 1-based like the targets; negative (the default
+    -100) stays as it is, matching no class."""
+    i = _r_int(i)
+    return i - 1 if isinstance(i, int) and not isinstance(i, bool) and i > 0 else i
+
+
+# other 1-based arguments of nnf functions: class targets and the ignored class,
+# nnf_embedding's indices and padding row
+_CLASS_TARGETS = {"target": _nnf_target, "ignore_index": _nnf_ignore_index}
+_NNF_CONV = {"nnf_nll_loss": _CLASS_TARGETS, "nnf_cross_entropy": _CLASS_TARGETS,
+             "nnf_embedding": {"input": r_index_arg, "padding_idx": _nnf_padding_idx}}
+
 _NNF = {name: _Plan(getattr(nnf, name), _NNF_DIMS.get(name, ()), name=name,
-                    conv={"target": _nnf_target} if name in _NNF_TARGETS else None)
+                    conv=_NNF_CONV.get(name))
         for name in nnf.__all__}
 
 

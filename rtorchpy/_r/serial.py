@@ -1,0 +1,46 @@
+"""``torch_save`` / ``torch_load`` from R (part of the R bridge): R's (named) lists of tensors
+cross as a tagged tree of unnamed lists, so that names survive the crossing and no R object
+is kept by Python.
+
+From R, a node is a tensor handle, ``["__named__", [names...], [nodes...]]`` (a named list:
+a dict in the file), ``["__list__", [nodes...]]`` (an unnamed list) or a plain value. Back to
+R, :func:`load` returns ``["v", node]`` where a node is ``["T", handle]``, ``["D", keys,
+nodes]``, ``["L", nodes]`` or ``["V", value]``; the R side rebuilds named lists from it."""
+from __future__ import annotations
+
+from .. import serialization
+from ..tensor import Tensor
+from .handles import Raw, _dec, _put, guarded
+
+
+def _from_r(node):
+    if type(node) is list and node and node[0] == "__named__":
+        keys = node[1] if type(node[1]) is list else [node[1]]
+        values = node[2]
+        if len(keys) != len(values):
+            raise ValueError("torch_save(): malformed named list")
+        return {str(k): _from_r(v) for k, v in zip(keys, values)}
+    if type(node) is list and node and node[0] == "__list__":
+        return [_from_r(v) for v in node[1]]
+    return _dec(node)
+
+
+def _to_r(obj):
+    if isinstance(obj, Tensor):
+        return ["T", _put(obj)]
+    if isinstance(obj, dict):
+        return ["D", list(obj.keys()), [_to_r(v) for v in obj.values()]]
+    if isinstance(obj, (list, tuple)):
+        return ["L", [_to_r(v) for v in obj]]
+    return ["V", obj]
+
+
+@guarded
+def save(obj, path):
+    serialization.torch_save(_from_r(obj), path)
+    return None
+
+
+@guarded
+def load(path):
+    return Raw(["v", _to_r(serialization.torch_load(path))])
