@@ -1,0 +1,543 @@
+# Learning-rate schedulers, in R on the optimizer's `param_groups` (as R torch's): they work
+# with the built-in optimizers (whose param_groups reads and writes Python, one crossing each
+# way per step) and with those defined by optimizer(). The schedules are PyTorch's, as in
+# rtorchpy/optim/lr_scheduler.py (the tests compare the two).
+
+.as_count <- function(name, value, minimum, message = NULL) {
+  if (!is.numeric(value) || length(value) != 1L || is.na(value) || value != round(value)) {
+    stop(name, " must be an integer, got ", deparse(value), call. = FALSE)
+  }
+  if (value < minimum) {
+    stop(if (is.null(message)) paste0(name, " must be an integer >= ", minimum, ", got ", value)
+         else sprintf(message, format(value)), call. = FALSE)
+  }
+  as.integer(value)
+}
+
+.check_real <- function(name, value) {
+  if (!is.numeric(value) || length(value) != 1L || is.na(value)) {
+    stop(name, " must be a number", call. = FALSE)
+  }
+  invisible(value)
+}
+
+# One value per parameter group (a vector of one value, or of one per group).
+.per_group <- function(name, value, n) {
+  if (length(value) == 1L) return(rep(list(value), n))
+  if (length(value) != n) {
+    stop(name, " must have the same length as optimizer$param_groups. ", name, " has ",
+         length(value), " values, param_groups has ", n, ".", call. = FALSE)
+  }
+  as.list(value)
+}
+
+LRScheduler <- R6::R6Class("lr_scheduler",
+  lock_objects = FALSE,
+  public = list(
+    optimizer = NULL,
+    base_lrs = NULL,
+    last_epoch = NULL,
+    initialize = function(optimizer, last_epoch = -1) {
+      if (!is_optimizer(optimizer)) {
+        stop(class(optimizer)[[1L]], " is not an Optimizer", call. = FALSE)
+      }
+      last_epoch <- .as_count("last_epoch", last_epoch, -1L)
+      self$optimizer <- optimizer
+      groups <- optimizer$param_groups
+      if (last_epoch == -1L) {
+        missing_initial <- vapply(groups, function(g) is.null(g$initial_lr), TRUE)
+        if (any(missing_initial)) {
+          for (i in which(missing_initial)) groups[[i]]$initial_lr <- groups[[i]]$lr
+          optimizer$param_groups <- groups
+        }
+      } else {
+        for (i in seq_along(groups)) {
+          if (is.null(groups[[i]]$initial_lr)) {
+            stop("param 'initial_lr' is not specified in param_groups[[", i, "]] when ",
+                 "resuming scheduler with last_epoch >= 0", call. = FALSE)
+          }
+        }
+      }
+      self$base_lrs <- vapply(groups, function(g) as.numeric(g$initial_lr), 0)
+      self$last_epoch <- last_epoch
+      private$step_count <- 0L
+      private$is_initial <- TRUE
+      on.exit(private$is_initial <- FALSE, add = TRUE)
+      self$step()
+    },
+    get_lr = function() {
+      stop(class(self)[[1L]], " does not implement get_lr()", call. = FALSE)
+    },
+    get_last_lr = function() private$last_lr,
+    step = function() {
+      private$step_count <- private$step_count + 1L
+      self$last_epoch <- self$last_epoch + 1L
+      private$groups <- self$optimizer$param_groups
+      values <- as.numeric(unlist(self$get_lr()))
+      groups <- private$groups
+      private$groups <- NULL
+      if (length(values) != length(groups)) {
+        stop(class(self)[[1L]], "$get_lr() gave ", length(values), " learning rates for ",
+             length(groups), " parameter groups", call. = FALSE)
+      }
+      for (i in seq_along(groups)) groups[[i]]$lr <- values[[i]]
+      self$optimizer$param_groups <- groups
+      private$last_lr <- values
+      invisible(NULL)
+    },
+    state_dict = function() {
+      list(last_epoch = self$last_epoch, base_lrs = self$base_lrs,
+           step_count = private$step_count, last_lr = private$last_lr)
+    },
+    load_state_dict = function(state_dict) {
+      self$last_epoch <- state_dict$last_epoch
+      self$base_lrs <- state_dict$base_lrs
+      private$step_count <- state_dict$step_count
+      private$last_lr <- state_dict$last_lr
+      invisible(self)
+    }
+  ),
+  private = list(
+    step_count = 0L,
+    is_initial = FALSE,
+    last_lr = NULL,
+    # the groups read at the start of step() (get_lr reads, and may change, these)
+    groups = NULL,
+    current_lrs = function() vapply(private$groups, function(g) as.numeric(g$lr), 0)
+  )
+)
+
+# -- lr_lambda, lr_multiplicative --------------------------------------------------------------
+
+.lambdas <- function(optimizer, lr_lambda) {
+  n <- length(optimizer$param_groups)
+  fns <- if (is.function(lr_lambda)) rep(list(lr_lambda), n) else lr_lambda
+  if (!is.list(fns) || length(fns) != n) {
+    stop("Expected ", n, " lr_lambdas, but got ", length(fns), call. = FALSE)
+  }
+  for (f in fns) {
+    if (!is.function(f)) stop("lr_lambda should be a function", call. = FALSE)
+  }
+  fns
+}
+
+LambdaLR <- R6::R6Class("lr_lambda", inherit = LRScheduler, lock_objects = FALSE,
+  public = list(
+    lr_lambdas = NULL,
+    initialize = function(optimizer, lr_lambda, last_epoch = -1) {
+      if (!is_optimizer(optimizer)) {
+        stop(class(optimizer)[[1L]], " is not an Optimizer", call. = FALSE)
+      }
+      self$lr_lambdas <- .lambdas(optimizer, lr_lambda)
+      super$initialize(optimizer, last_epoch)
+    },
+    get_lr = function() {
+      vapply(seq_along(self$base_lrs), function(i) {
+        self$base_lrs[[i]] * self$lr_lambdas[[i]](self$last_epoch)
+      }, 0)
+    }
+  )
+)
+
+MultiplicativeLR <- R6::R6Class("lr_multiplicative", inherit = LambdaLR, lock_objects = FALSE,
+  public = list(
+    get_lr = function() {
+      lrs <- private$current_lrs()
+      if (private$is_initial) return(lrs)
+      vapply(seq_along(lrs), function(i) lrs[[i]] * self$lr_lambdas[[i]](self$last_epoch), 0)
+    }
+  )
+)
+
+#' Learning-rate schedulers
+#'
+#' R torch's schedulers, with PyTorch's schedules. Each changes the `lr` of every parameter
+#' group of an optimizer (built in, or defined with [optimizer()]). Creating one records each
+#' group's starting `lr` as `initial_lr` and takes the first step. Call `$step()` once per
+#' epoch (`lr_one_cycle()`: once per batch; `lr_reduce_on_plateau()`: `$step(metric)`), after
+#' the optimizer's `step()`; `$get_last_lr()` gives the learning rates set last, one per group.
+#'
+#' * `lr_lambda()`: `lr = initial_lr * lr_lambda(epoch)`.
+#' * `lr_multiplicative()`: each step multiplies `lr` by `lr_lambda(epoch)`.
+#' * `lr_step()`: every `step_size` epochs `lr` is multiplied by `gamma`.
+#' * `lr_cosine_annealing()`: `lr` follows a cosine from `initial_lr` to `eta_min` over
+#'   `T_max` epochs (PyTorch's recursive form).
+#' * `lr_one_cycle()`: the 1cycle policy: `lr` rises from `max_lr / div_factor` to `max_lr`
+#'   over the first `pct_start` of the steps, then falls to
+#'   `max_lr / div_factor / final_div_factor`; with `cycle_momentum` the momentum (or Adam's
+#'   first beta) moves inversely between `max_momentum` and `base_momentum`.
+#' * `lr_reduce_on_plateau()`: multiplies `lr` by `factor` once the metric has not improved
+#'   (by `threshold`, relatively or absolutely) for more than `patience` epochs, then waits
+#'   `cooldown` epochs; never below `min_lr`.
+#'
+#' @param optimizer An optimizer.
+#' @param lr_lambda A function of the epoch (a number), or a list of them, one per group.
+#' @param step_size Period of the decay, in epochs.
+#' @param gamma Multiplicative factor of the decay.
+#' @param T_max Half-period of the cosine, in epochs.
+#' @param eta_min Minimal learning rate.
+#' @param max_lr Peak learning rate (one value, or one per group).
+#' @param total_steps,epochs,steps_per_epoch The number of steps of the cycle: `total_steps`,
+#'   or `epochs * steps_per_epoch`.
+#' @param pct_start Fraction of the cycle spent increasing the learning rate.
+#' @param anneal_strategy `"cos"` or `"linear"`.
+#' @param cycle_momentum Cycle the momentum too.
+#' @param base_momentum,max_momentum The momentum's bounds (one value, or one per group).
+#' @param div_factor `initial_lr = max_lr / div_factor`.
+#' @param final_div_factor `min_lr = initial_lr / final_div_factor`.
+#' @param three_phase Use a third phase (back to `initial_lr`, then down to `min_lr`).
+#' @param mode `"min"` (lower metric is better) or `"max"`.
+#' @param factor Factor of the reduction (< 1).
+#' @param patience Epochs without improvement tolerated.
+#' @param threshold,threshold_mode Minimal improvement; `"rel"` or `"abs"`.
+#' @param cooldown Epochs to wait after a reduction.
+#' @param min_lr Lower bound of the learning rate (one value, or one per group).
+#' @param eps Reductions smaller than this are skipped.
+#' @param last_epoch The index of the last epoch (`-1` to start afresh).
+#' @return A scheduler (an R6 object of class `c("lr_<name>", "lr_scheduler", "R6")`).
+#' @examples
+#' if (rtorchpy_available()) {
+#'   w <- torch_zeros(2, requires_grad = TRUE)
+#'   opt <- optim_sgd(list(w), lr = 0.1)
+#'   sched <- lr_step(opt, step_size = 2, gamma = 0.5)
+#'   for (epoch in 1:4) {
+#'     opt$step()
+#'     sched$step()
+#'   }
+#'   sched$get_last_lr()
+#' }
+#' @name lr_scheduler
+#' @export
+lr_lambda <- function(optimizer, lr_lambda, last_epoch = -1) {
+  LambdaLR$new(optimizer, lr_lambda, last_epoch)
+}
+
+#' @rdname lr_scheduler
+#' @export
+lr_multiplicative <- function(optimizer, lr_lambda, last_epoch = -1) {
+  MultiplicativeLR$new(optimizer, lr_lambda, last_epoch)
+}
+
+# -- lr_step -------------------------------------------------------------------------------
+
+StepLR <- R6::R6Class("lr_step", inherit = LRScheduler, lock_objects = FALSE,
+  public = list(
+    step_size = NULL,
+    gamma = NULL,
+    initialize = function(optimizer, step_size, gamma = 0.1, last_epoch = -1) {
+      self$step_size <- .as_count("step_size", step_size, 1L,
+                                  "step_size must be a positive integer, got %s")
+      self$gamma <- .check_real("gamma", gamma)
+      super$initialize(optimizer, last_epoch)
+    },
+    get_lr = function() {
+      lrs <- private$current_lrs()
+      if (self$last_epoch == 0L || self$last_epoch %% self$step_size != 0L) return(lrs)
+      lrs * self$gamma
+    }
+  )
+)
+
+#' @rdname lr_scheduler
+#' @export
+lr_step <- function(optimizer, step_size, gamma = 0.1, last_epoch = -1) {
+  StepLR$new(optimizer, step_size, gamma, last_epoch)
+}
+
+# -- lr_cosine_annealing ---------------------------------------------------------------------
+
+CosineAnnealingLR <- R6::R6Class("lr_cosine_annealing", inherit = LRScheduler,
+  lock_objects = FALSE,
+  public = list(
+    T_max = NULL,
+    eta_min = NULL,
+    initialize = function(optimizer, T_max, eta_min = 0, last_epoch = -1) {
+      if (!is.numeric(T_max) || length(T_max) != 1L || is.na(T_max) || T_max <= 0) {
+        stop("T_max must be a positive number, got ", deparse(T_max), call. = FALSE)
+      }
+      self$T_max <- T_max
+      self$eta_min <- .check_real("eta_min", eta_min)
+      super$initialize(optimizer, last_epoch)
+    },
+    get_lr = function() {
+      lrs <- private$current_lrs()
+      t <- self$last_epoch
+      tm <- self$T_max
+      eta <- self$eta_min
+      if (private$is_initial) return(lrs)
+      if (private$step_count == 1L && t > 0L) {
+        return(eta + (self$base_lrs - eta) * (1 + cos(t * pi / tm)) / 2)
+      }
+      if ((t - 1 - tm) %% (2 * tm) == 0) {
+        return(lrs + (self$base_lrs - eta) * (1 - cos(pi / tm)) / 2)
+      }
+      (1 + cos(pi * t / tm)) / (1 + cos(pi * (t - 1) / tm)) * (lrs - eta) + eta
+    }
+  )
+)
+
+#' @rdname lr_scheduler
+#' @export
+lr_cosine_annealing <- function(optimizer, T_max, eta_min = 0, last_epoch = -1) {
+  CosineAnnealingLR$new(optimizer, T_max, eta_min, last_epoch)
+}
+
+# -- lr_one_cycle ----------------------------------------------------------------------------
+
+OneCycleLR <- R6::R6Class("lr_one_cycle", inherit = LRScheduler, lock_objects = FALSE,
+  public = list(
+    total_steps = NULL,
+    anneal_strategy = NULL,
+    cycle_momentum = NULL,
+    use_beta1 = FALSE,
+    phases = NULL,
+    initialize = function(optimizer, max_lr, total_steps = NULL, epochs = NULL,
+                          steps_per_epoch = NULL, pct_start = 0.3, anneal_strategy = "cos",
+                          cycle_momentum = TRUE, base_momentum = 0.85, max_momentum = 0.95,
+                          div_factor = 25, final_div_factor = 1e4, three_phase = FALSE,
+                          last_epoch = -1) {
+      if (!is_optimizer(optimizer)) {
+        stop(class(optimizer)[[1L]], " is not an Optimizer", call. = FALSE)
+      }
+      if (!is.null(total_steps)) {
+        self$total_steps <- .as_count("total_steps", total_steps, 1L,
+                                      "Expected positive integer total_steps, but got %s")
+      } else if (!is.null(epochs) && !is.null(steps_per_epoch)) {
+        epochs <- .as_count("epochs", epochs, 1L, "Expected positive integer epochs, but got %s")
+        steps_per_epoch <- .as_count("steps_per_epoch", steps_per_epoch, 1L,
+                                     "Expected positive integer steps_per_epoch, but got %s")
+        self$total_steps <- epochs * steps_per_epoch
+      } else {
+        stop("You must define either total_steps OR (epochs AND steps_per_epoch)",
+             call. = FALSE)
+      }
+      if (!is.numeric(pct_start) || length(pct_start) != 1L || is.na(pct_start) ||
+          pct_start < 0 || pct_start > 1) {
+        stop("Expected float between 0 and 1 pct_start, but got ", deparse(pct_start),
+             call. = FALSE)
+      }
+      if (!identical(anneal_strategy, "cos") && !identical(anneal_strategy, "linear")) {
+        stop("anneal_strategy must be one of 'cos' or 'linear', instead got ",
+             deparse(anneal_strategy), call. = FALSE)
+      }
+      self$anneal_strategy <- anneal_strategy
+      n <- self$total_steps
+      phase <- function(end_step, start_lr, end_lr, start_m, end_m) {
+        list(end_step = end_step, start_lr = start_lr, end_lr = end_lr,
+             start_momentum = start_m, end_momentum = end_m)
+      }
+      self$phases <- if (isTRUE(three_phase)) {
+        list(phase(pct_start * n - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+             phase(2 * pct_start * n - 2, "max_lr", "initial_lr", "base_momentum",
+                   "max_momentum"),
+             phase(n - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"))
+      } else {
+        list(phase(pct_start * n - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+             phase(n - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"))
+      }
+      groups <- optimizer$param_groups
+      ng <- length(groups)
+      max_lrs <- .per_group("max_lr", max_lr, ng)
+      self$cycle_momentum <- isTRUE(cycle_momentum)
+      if (self$cycle_momentum) {
+        defaults <- names(optimizer$defaults)
+        if (!"momentum" %in% defaults && !"betas" %in% defaults) {
+          stop("optimizer must support momentum or beta1 with `cycle_momentum` option enabled",
+               call. = FALSE)
+        }
+        self$use_beta1 <- "betas" %in% defaults
+        max_ms <- .per_group("max_momentum", max_momentum, ng)
+        base_ms <- .per_group("base_momentum", base_momentum, ng)
+      }
+      if (last_epoch == -1) {
+        for (i in seq_len(ng)) {
+          groups[[i]]$initial_lr <- max_lrs[[i]] / div_factor
+          groups[[i]]$max_lr <- max_lrs[[i]]
+          groups[[i]]$min_lr <- groups[[i]]$initial_lr / final_div_factor
+          if (self$cycle_momentum) {
+            if (self$use_beta1) {
+              groups[[i]]$betas[[1L]] <- max_ms[[i]]
+            } else {
+              groups[[i]]$momentum <- max_ms[[i]]
+            }
+            groups[[i]]$max_momentum <- max_ms[[i]]
+            groups[[i]]$base_momentum <- base_ms[[i]]
+          }
+        }
+        optimizer$param_groups <- groups
+      }
+      super$initialize(optimizer, last_epoch)
+    },
+    get_lr = function() {
+      step_num <- self$last_epoch
+      if (step_num > self$total_steps) {
+        stop("Tried to step ", step_num, " times. The specified number of total steps is ",
+             self$total_steps, call. = FALSE)
+      }
+      anneal <- function(start, end, pct) {
+        if (self$anneal_strategy == "cos") end + (start - end) / 2 * (cos(pi * pct) + 1)
+        else (end - start) * pct + start
+      }
+      groups <- private$groups
+      lrs <- numeric(length(groups))
+      nph <- length(self$phases)
+      for (gi in seq_along(groups)) {
+        group <- groups[[gi]]
+        start_step <- 0
+        for (i in seq_len(nph)) {
+          ph <- self$phases[[i]]
+          if (step_num <= ph$end_step || i == nph) {
+            pct <- (step_num - start_step) / (ph$end_step - start_step)
+            lrs[[gi]] <- anneal(group[[ph$start_lr]], group[[ph$end_lr]], pct)
+            if (self$cycle_momentum) {
+              mom <- anneal(group[[ph$start_momentum]], group[[ph$end_momentum]], pct)
+            }
+            break
+          }
+          start_step <- ph$end_step
+        }
+        if (self$cycle_momentum) {
+          if (self$use_beta1) group$betas[[1L]] <- mom else group$momentum <- mom
+          groups[[gi]] <- group
+        }
+      }
+      private$groups <- groups
+      lrs
+    }
+  )
+)
+
+#' @rdname lr_scheduler
+#' @export
+lr_one_cycle <- function(optimizer, max_lr, total_steps = NULL, epochs = NULL,
+                         steps_per_epoch = NULL, pct_start = 0.3, anneal_strategy = "cos",
+                         cycle_momentum = TRUE, base_momentum = 0.85, max_momentum = 0.95,
+                         div_factor = 25, final_div_factor = 1e4, three_phase = FALSE,
+                         last_epoch = -1) {
+  OneCycleLR$new(optimizer, max_lr, total_steps, epochs, steps_per_epoch, pct_start,
+                 anneal_strategy, cycle_momentum, base_momentum, max_momentum, div_factor,
+                 final_div_factor, three_phase, last_epoch)
+}
+
+# -- lr_reduce_on_plateau --------------------------------------------------------------------
+
+ReduceLROnPlateau <- R6::R6Class("lr_reduce_on_plateau", inherit = LRScheduler,
+  lock_objects = FALSE,
+  public = list(
+    factor = NULL, patience = NULL, cooldown = NULL, eps = NULL, mode = NULL,
+    threshold = NULL, threshold_mode = NULL, min_lrs = NULL, default_min_lr = NULL,
+    best = NULL, num_bad_epochs = 0L, cooldown_counter = 0L, mode_worse = NULL,
+    initialize = function(optimizer, mode = "min", factor = 0.1, patience = 10,
+                          threshold = 1e-4, threshold_mode = "rel", cooldown = 0, min_lr = 0,
+                          eps = 1e-8) {
+      .check_real("factor", factor)
+      if (factor >= 1) stop("Factor should be < 1.0.", call. = FALSE)
+      if (!is_optimizer(optimizer)) {
+        stop(class(optimizer)[[1L]], " is not an Optimizer", call. = FALSE)
+      }
+      if (!identical(mode, "min") && !identical(mode, "max")) {
+        stop("mode ", mode, " is unknown!", call. = FALSE)
+      }
+      if (!identical(threshold_mode, "rel") && !identical(threshold_mode, "abs")) {
+        stop("threshold mode ", threshold_mode, " is unknown!", call. = FALSE)
+      }
+      self$patience <- .as_count("patience", patience, 0L,
+                                 "patience must be a non-negative integer, got %s")
+      self$cooldown <- .as_count("cooldown", cooldown, 0L,
+                                 "cooldown must be a non-negative integer, got %s")
+      self$factor <- factor
+      self$optimizer <- optimizer
+      groups <- optimizer$param_groups
+      if (length(min_lr) > 1L) {
+        if (length(min_lr) != length(groups)) {
+          stop("expected ", length(groups), " min_lrs, got ", length(min_lr), call. = FALSE)
+        }
+        self$min_lrs <- as.numeric(min_lr)
+      } else {
+        self$default_min_lr <- min_lr
+        self$min_lrs <- rep(as.numeric(min_lr), length(groups))
+      }
+      self$eps <- eps
+      self$last_epoch <- 0L
+      self$mode <- mode
+      self$threshold <- threshold
+      self$threshold_mode <- threshold_mode
+      self$mode_worse <- if (mode == "min") Inf else -Inf
+      private$last_lr <- vapply(groups, function(g) as.numeric(g$lr), 0)
+      self$best <- self$mode_worse
+      self$cooldown_counter <- 0L
+      self$num_bad_epochs <- 0L
+    },
+    step = function(metrics) {
+      current <- if (is_torch_tensor(metrics)) as.numeric(as_array(metrics)) else
+        as.numeric(metrics)
+      if (length(current) != 1L || is.na(current)) {
+        stop("metrics must be one number (or a one-element tensor)", call. = FALSE)
+      }
+      self$last_epoch <- self$last_epoch + 1L
+      if (private$is_better(current, self$best)) {
+        self$best <- current
+        self$num_bad_epochs <- 0L
+      } else {
+        self$num_bad_epochs <- self$num_bad_epochs + 1L
+      }
+      if (self$cooldown_counter > 0L) {
+        self$cooldown_counter <- self$cooldown_counter - 1L
+        self$num_bad_epochs <- 0L
+      }
+      groups <- NULL
+      if (self$num_bad_epochs > self$patience) {
+        groups <- private$reduce_lr()
+        self$cooldown_counter <- self$cooldown
+        self$num_bad_epochs <- 0L
+      }
+      if (is.null(groups)) groups <- self$optimizer$param_groups
+      private$last_lr <- vapply(groups, function(g) as.numeric(g$lr), 0)
+      invisible(NULL)
+    },
+    get_lr = function() private$last_lr
+  ),
+  private = list(
+    is_better = function(a, best) {
+      rel <- self$threshold_mode == "rel"
+      if (self$mode == "min") {
+        if (rel) a < best * (1 - self$threshold) else a < best - self$threshold
+      } else {
+        if (rel) a > best * (self$threshold + 1) else a > best + self$threshold
+      }
+    },
+    reduce_lr = function() {
+      groups <- self$optimizer$param_groups
+      if (length(groups) != length(self$min_lrs)) {
+        if (is.null(self$default_min_lr)) {
+          stop("The number of param groups in the `optimizer` (", length(groups), ") differs ",
+               "from when `lr_reduce_on_plateau` was initialized (", length(self$min_lrs),
+               "), usually due to a new param group being added to the optimizer. Please ",
+               "modify the `min_lrs` field to match the length of the `optimizer` param ",
+               "groups.", call. = FALSE)
+        }
+        self$min_lrs <- rep(self$default_min_lr, length(groups))
+      }
+      changed <- FALSE
+      for (i in seq_along(groups)) {
+        old <- as.numeric(groups[[i]]$lr)
+        new <- max(old * self$factor, self$min_lrs[[i]])
+        if (old - new > self$eps) {
+          groups[[i]]$lr <- new
+          changed <- TRUE
+        }
+      }
+      if (changed) self$optimizer$param_groups <- groups
+      groups
+    }
+  )
+)
+
+#' @rdname lr_scheduler
+#' @export
+lr_reduce_on_plateau <- function(optimizer, mode = "min", factor = 0.1, patience = 10,
+                                 threshold = 1e-4, threshold_mode = "rel", cooldown = 0,
+                                 min_lr = 0, eps = 1e-8) {
+  ReduceLROnPlateau$new(optimizer, mode, factor, patience, threshold, threshold_mode,
+                        cooldown, min_lr, eps)
+}
