@@ -202,7 +202,7 @@ Optimizer <- R6::R6Class("torch_optimizer",
         for (j in seq_along(s$params)) by_index[[as.character(s$params[[j]])]] <- own$params[[j]]
         g <- s
         g$params <- own$params
-        .check_lr(g$lr)
+        .check_lr(g[["lr"]])
         new_groups[[i]] <- g
       }
       st <- state_dict$state
@@ -290,7 +290,7 @@ Optimizer <- R6::R6Class("torch_optimizer",
     }
     group[nm] <- list(defaults[[nm]])
   }
-  .check_lr(group$lr)
+  .check_lr(group[["lr"]])
   keys <- vapply(params, function(p) Re(.h(p)), 0)
   if (anyDuplicated(keys)) {
     stop("optimizer contains a parameter group with duplicate parameters", call. = FALSE)
