@@ -111,8 +111,12 @@ LRScheduler <- R6::R6Class("lr_scheduler",
 
 .lambdas <- function(optimizer, lr_lambda) {
   n <- length(optimizer$param_groups)
+  if (!is.function(lr_lambda) && !is.list(lr_lambda)) {
+    stop("lr_lambda should be a function, or a list of functions (one per parameter group)",
+         call. = FALSE)
+  }
   fns <- if (is.function(lr_lambda)) rep(list(lr_lambda), n) else lr_lambda
-  if (!is.list(fns) || length(fns) != n) {
+  if (length(fns) != n) {
     stop("Expected ", n, " lr_lambdas, but got ", length(fns), call. = FALSE)
   }
   for (f in fns) {
