@@ -179,9 +179,8 @@ is_optimizer <- function(x) inherits(x, "torch_optimizer")
 }
 
 .py_optimizer <- function(name, params, opts, call = sys.call(-1L)) {
-  ptr <- .wrap(.optim_bridge(call, "optim_new", name, .optim_params(params),
-                             lapply(opts, .optim_arg)),
-               "rtorchpy_object")
+  # the reply (an "O" object) comes back wrapped: an external pointer holding the handle
+  ptr <- .optim_bridge(call, "optim_new", name, .optim_params(params), lapply(opts, .optim_arg))
   .PY_OPTIMIZERS[[name]]$new(ptr)
 }
 

@@ -322,6 +322,7 @@ test_that("optimizers have R torch's classes; zero_grad", {
   expect_equal(class(opt), c("optim_sgd", "torch_optimizer", "R6"))
   expect_true(is_optimizer(opt))
   expect_false(is_optimizer(list()))
+  expect_true(is.complex(rtorchpy:::.h(opt$ptr)))  # one handle, wrapped once
   (w * 3)$sum()$backward()
   opt$zero_grad()
   expect_equal(as_array(w$grad), c(0, 0))
