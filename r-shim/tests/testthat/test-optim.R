@@ -472,15 +472,19 @@ test_that("1000 steps with an R closure leave the bridge's live counts flat", {
 
   # a new closure (capturing the tensors) each step, and L-BFGS calling it many times
   lb <- optim_lbfgs(list(p$w, p$b), max_iter = 3)
-  run <- function(n) {
-    for (i in seq_len(n)) {
-      lb$step(function() {
-        lb$zero_grad()
-        l <- ((p$X$matmul(p$w) + p$b - p$Y)^2)$mean()
-        l$backward()
-        l
-      })
+  # each closure has its own environment holding a tensor of its own: a closure kept by
+  # Python (or by anything the bridge made) would keep that tensor's handle
+  make_closure <- function() {
+    one <- torch_ones(1)
+    function() {
+      lb$zero_grad()
+      l <- ((p$X$matmul(p$w) + p$b - p$Y)^2)$mean() * one
+      l$backward()
+      l
     }
+  }
+  run <- function(n) {
+    for (i in seq_len(n)) lb$step(make_closure())
   }
   run(20)
   before <- live()
