@@ -3,6 +3,58 @@
 # way per step) and with those defined by optimizer(). The schedules are PyTorch's, as in
 # rtorchpy/optim/lr_scheduler.py (the tests compare the two).
 
+#' Define a learning-rate scheduler in R
+#'
+#' As R torch's `lr_scheduler()`: `initialize(optimizer, ...)` stores its settings and calls
+#' `super$initialize(optimizer, last_epoch)`, which records each group's `initial_lr` (in
+#' `self$base_lrs`) and takes the first step; `get_lr()` returns the learning rates for
+#' `self$last_epoch`, one per parameter group (read the current ones from
+#' `self$optimizer$param_groups`). `step()`, `get_last_lr()`, `state_dict()` and
+#' `load_state_dict()` come from the base class, whose `step()` writes the values into the
+#' optimizer's groups.
+#' @param classname The class name.
+#' @param inherit The parent: another scheduler made with `lr_scheduler()` (default: the base
+#'   class).
+#' @param ... Methods and fields (`initialize`, `get_lr`, ...).
+#' @param parent_env The environment the methods are evaluated in.
+#' @return A generator: a function whose arguments go to `initialize`.
+#' @examples
+#' if (rtorchpy_available()) {
+#'   lr_halve <- lr_scheduler(
+#'     "lr_halve",
+#'     initialize = function(optimizer, last_epoch = -1) {
+#'       super$initialize(optimizer, last_epoch)
+#'     },
+#'     get_lr = function() self$base_lrs * 0.5^self$last_epoch
+#'   )
+#'   opt <- optim_sgd(list(torch_ones(1, requires_grad = TRUE)), lr = 1)
+#'   s <- lr_halve(opt)
+#'   s$step()
+#'   s$get_last_lr()
+#' }
+#' @export
+lr_scheduler <- function(classname = NULL, inherit = LRScheduler, ...,
+                         parent_env = parent.frame()) {
+  if (inherits(inherit, "lr_scheduler_generator")) inherit <- attr(inherit, "scheduler")
+  if (!R6::is.R6Class(inherit)) stop("inherit must be a scheduler class", call. = FALSE)
+  if (is.null(classname)) classname <- "lr_scheduler"
+  if (!is.character(classname) || length(classname) != 1L) {
+    stop("classname must be a string", call. = FALSE)
+  }
+  # inherit passed as the class itself (R6 would evaluate its expression in parent_env)
+  Class <- do.call(R6::R6Class, list(classname = classname, inherit = inherit,
+                                     public = list(...), parent_env = parent_env,
+                                     lock_objects = FALSE))
+  gen <- function(...) Class$new(...)
+  structure(gen, class = c(classname, "lr_scheduler_generator"), scheduler = Class)
+}
+
+#' @export
+print.lr_scheduler_generator <- function(x, ...) {
+  cat("<lr_scheduler generator: ", class(x)[[1L]], ">\n", sep = "")
+  invisible(x)
+}
+
 .as_count <- function(name, value, minimum, message = NULL) {
   if (!is.numeric(value) || length(value) != 1L || is.na(value) || value != round(value)) {
     stop(name, " must be an integer, got ", deparse(value), call. = FALSE)
@@ -210,13 +262,14 @@ MultiplicativeLR <- R6::R6Class("lr_multiplicative", inherit = LambdaLR, lock_ob
 #'   }
 #'   sched$get_last_lr()
 #' }
-#' @name lr_scheduler
+#' @seealso [lr_scheduler()] to write one's own.
+#' @name lr_schedulers
 #' @export
 lr_lambda <- function(optimizer, lr_lambda, last_epoch = -1) {
   LambdaLR$new(optimizer, lr_lambda, last_epoch)
 }
 
-#' @rdname lr_scheduler
+#' @rdname lr_schedulers
 #' @export
 lr_multiplicative <- function(optimizer, lr_lambda, last_epoch = -1) {
   MultiplicativeLR$new(optimizer, lr_lambda, last_epoch)
@@ -242,7 +295,7 @@ StepLR <- R6::R6Class("lr_step", inherit = LRScheduler, lock_objects = FALSE,
   )
 )
 
-#' @rdname lr_scheduler
+#' @rdname lr_schedulers
 #' @export
 lr_step <- function(optimizer, step_size, gamma = 0.1, last_epoch = -1) {
   StepLR$new(optimizer, step_size, gamma, last_epoch)
@@ -280,7 +333,7 @@ CosineAnnealingLR <- R6::R6Class("lr_cosine_annealing", inherit = LRScheduler,
   )
 )
 
-#' @rdname lr_scheduler
+#' @rdname lr_schedulers
 #' @export
 lr_cosine_annealing <- function(optimizer, T_max, eta_min = 0, last_epoch = -1) {
   CosineAnnealingLR$new(optimizer, T_max, eta_min, last_epoch)
@@ -411,7 +464,7 @@ OneCycleLR <- R6::R6Class("lr_one_cycle", inherit = LRScheduler, lock_objects = 
   )
 )
 
-#' @rdname lr_scheduler
+#' @rdname lr_schedulers
 #' @export
 lr_one_cycle <- function(optimizer, max_lr, total_steps = NULL, epochs = NULL,
                          steps_per_epoch = NULL, pct_start = 0.3, anneal_strategy = "cos",
@@ -537,7 +590,7 @@ ReduceLROnPlateau <- R6::R6Class("lr_reduce_on_plateau", inherit = LRScheduler,
   )
 )
 
-#' @rdname lr_scheduler
+#' @rdname lr_schedulers
 #' @export
 lr_reduce_on_plateau <- function(optimizer, mode = "min", factor = 0.1, patience = 10,
                                  threshold = 1e-4, threshold_mode = "rel", cooldown = 0,

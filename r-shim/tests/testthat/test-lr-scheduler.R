@@ -199,3 +199,38 @@ test_that("schedulers record initial_lr in the groups and check their arguments"
   # an error inside an R lr_lambda is the R error
   expect_error(lr_lambda(opt, lr_lambda = function(e) stop("bad lambda")), "bad lambda")
 })
+
+test_that("lr_scheduler() defines a scheduler in R (R torch's way)", {
+  lr_halve <- lr_scheduler(
+    "lr_halve",
+    initialize = function(optimizer, every = 2, last_epoch = -1) {
+      self$every <- every
+      super$initialize(optimizer, last_epoch)
+    },
+    get_lr = function() {
+      lrs <- vapply(self$optimizer$param_groups, function(g) g$lr, 0)
+      if (self$last_epoch > 0 && self$last_epoch %% self$every == 0) lrs / 2 else lrs
+    }
+  )
+  expect_s3_class(lr_halve, "lr_scheduler_generator")
+  for (opt_fn in list(function(p) optim_adam(p, lr = 0.8),
+                      function(p) optim_sgd_plain(p, lr = 0.8))) {
+    w <- torch_ones(1, requires_grad = TRUE)
+    opt <- opt_fn(list(w))
+    s <- lr_halve(opt, every = 2)
+    expect_s3_class(s, "lr_halve")
+    lrs <- vapply(1:6, function(i) {
+      s$step()
+      s$get_last_lr()
+    }, 0)
+    expect_equal(lrs, c(0.8, 0.4, 0.4, 0.2, 0.2, 0.1))
+    expect_equal(opt$param_groups[[1]]$lr, 0.1)
+  }
+  # inheriting from another one
+  lr_quarter <- lr_scheduler("lr_quarter", inherit = lr_halve,
+                             get_lr = function() self$base_lrs / 4)
+  opt <- optim_sgd(list(torch_ones(1, requires_grad = TRUE)), lr = 1)
+  s <- lr_quarter(opt, every = 1)
+  expect_equal(s$get_last_lr(), 0.25)
+  expect_error(lr_scheduler("x", inherit = 3), "inherit must be a scheduler class")
+})
