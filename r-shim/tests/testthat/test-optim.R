@@ -274,6 +274,18 @@ test_that("state_dict has R torch's layout and a round trip continues the same t
   expect_silent(opt4$step(function() loss_fn(opt4)))
 })
 
+test_that("a state dict taken before any step round-trips (empty state)", {
+  w <- torch_ones(2, requires_grad = TRUE)
+  opt <- optim_rmsprop(list(w), lr = 0.3, momentum = 0.5)
+  sd <- opt$state_dict()
+  expect_length(sd$state, 0L)
+  opt2 <- optim_rmsprop(list(w), lr = 0.9)
+  opt2$load_state_dict(sd)
+  expect_equal(opt2$param_groups[[1]]$lr, 0.3)
+  expect_equal(opt2$param_groups[[1]]$momentum, 0.5)
+  expect_length(opt2$state_dict()$state, 0L)
+})
+
 test_that("load_state_dict refuses a state dict that does not fit, changing nothing", {
   p <- problem()
   opt <- optim_adam(list(p$w, p$b), lr = 0.05)
