@@ -326,6 +326,16 @@ test_that("bad input: R errors naming the problem", {
   expect_equal(deparse(conditionCall(cond)), "optim_adam(list(w), lr = -1)")
   # a tensor given alone is a list of one (as in R torch)
   expect_length(optim_sgd(w, lr = 0.1)$param_groups[[1]]$params, 1L)
+  # a named list of tensors (what model$parameters gives), built in and written in R
+  b <- torch_zeros(1, requires_grad = TRUE)
+  named <- list(weight = w, bias = b)
+  expect_length(optim_adam(named)$param_groups[[1]]$params, 2L)
+  # frozen parameters are accepted and left alone
+  frozen <- torch_ones(2)
+  opt <- optim_sgd(list(w, frozen), lr = 0.1)
+  (w * 2)$sum()$backward()
+  opt$step()
+  expect_equal(as_array(frozen), c(1, 1))
 })
 
 test_that("optimizers have R torch's classes; zero_grad", {
@@ -411,6 +421,7 @@ test_that("optimizer(): self$state, state_dict round trip, checks, inheritance",
   )
   w <- torch_ones(2, requires_grad = TRUE)
   b <- torch_zeros(1, requires_grad = TRUE)
+  expect_length(counter_opt(list(weight = w, bias = b))$param_groups[[1]]$params, 2L)
   opt <- counter_opt(list(w, b), lr = 0.5)
   expect_equal(class(opt), c("counter_opt", "torch_optimizer", "R6"))
   expect_true(is_optimizer(opt))
