@@ -1,7 +1,7 @@
 # The cost of the R face of the optimizers: time of opt$step() for Adam over an MLP's
 # parameters (784-512-512-10, float32, gradients set once) from R, against the same step called
 # from Python (in this process, through reticulate, so both use the same NumPy and threads).
-# Also the overhead of one scheduler step (reads and writes param_groups) and of
+# Also the crossing alone (a 1-element parameter), the overhead of one scheduler step (reads and writes param_groups) and of
 # opt$step(closure) with a trivial closure. Not a test.
 #
 # Usage: env -u LD_LIBRARY_PATH R_LIBS=$PWD/.rlib RETICULATE_PYTHON=$PWD/.venv/bin/python \
@@ -84,6 +84,13 @@ r_t <- min(r_times)
 py_t <- min(py_times)
 same_t <- min(same_times)
 
+# the crossing alone: Adam over one 1-element parameter, from R and from Python
+tiny <- torch_ones(1, requires_grad = TRUE)
+tiny$grad <- torch_ones(1)
+tiny_opt <- optim_adam(list(tiny), lr = 1e-3)
+tiny_r <- min(replicate(3, best_of(function() tiny_opt$step())))
+tiny_py <- min(replicate(3, py_best_same(rtorchpy:::.h(tiny_opt$ptr), repeats, number)))
+
 closure <- function() params[[6]]$sum()
 closure_t <- best_of(function() opt$step(closure))
 sched <- lr_step(opt, step_size = 1000)
@@ -98,6 +105,8 @@ cat(sprintf("  from Python, R's optimizer:      %8.1f us (the same object R step
             same_t * 1e6))
 cat(sprintf("  ratio R / Python:                %8.3f (same object: %.3f)\n", r_t / py_t,
             r_t / same_t))
+cat(sprintf("  tiny (1 element): R %.1f us, Python %.1f us: %.1f us per crossing\n",
+            tiny_r * 1e6, tiny_py * 1e6, (tiny_r - tiny_py) * 1e6))
 cat(sprintf("  from R      opt$step(closure):   %8.1f us (trivial closure)\n", closure_t * 1e6))
 cat(sprintf("  from R      lr_step()$step():    %8.1f us (param_groups read + write)\n",
             sched_t * 1e6))

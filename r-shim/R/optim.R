@@ -3,8 +3,8 @@
 # every method is one crossing. Optimizers defined in R with optimizer() are pure R, as in R
 # torch: their state lives on the parameters (state(param)), their step runs R tensor code.
 #
-# Ownership: a closure given to opt$step(closure) crosses to Python only for that call (Python
-# drops it when step returns), so no cycle between the two collectors.
+# Ownership: the closure given to opt$step(closure) stays in R (see .closure_dispatcher), so
+# no cycle between the two collectors.
 
 #' Optimizers
 #'
@@ -234,8 +234,12 @@ PyOptimizer <- R6::R6Class("torch_optimizer",
       if (!is.function(closure)) {
         stop("closure must be a function returning the loss", call. = FALSE)
       }
-      .optim_bridge(sys.call(), "optim_step", .h(self$ptr),
-                    .py_callback(.closure_callback(closure)))
+      .closure_dispatcher()
+      if (is.null(.rt$closures)) .rt$closures <- list()
+      n <- length(.rt$closures) + 1L
+      .rt$closures[[n]] <- closure
+      on.exit(.rt$closures[[n]] <- NULL, add = TRUE)
+      .optim_bridge(sys.call(), "optim_step", .h(self$ptr), TRUE)
     },
     add_param_group = function(param_group) {
       if (!is.list(param_group) || is.null(names(param_group))) {
@@ -302,17 +306,24 @@ for (.name in c("optim_sgd", "optim_adam", "optim_adamw", "optim_rmsprop", "opti
 }
 rm(.name)
 
-# The R function Python calls for opt$step(closure): the loss's handle (the loss itself is
-# decoded by Python before any R code runs again, so its R object may go).
-.closure_callback <- function(closure) {
-  force(closure)
-  function() {
-    .callback({
-      loss <- closure()
-      if (!is_torch_tensor(loss)) {
-        stop("the closure must return the loss as a tensor", call. = FALSE)
-      }
-      .h(loss)
-    })
+# opt$step(closure): R keeps the closures of the steps in progress on a stack (.rt$closures;
+# each step pops its own on exit) and Python calls one R function, set once, that runs the top
+# one. So Python never holds a user's closure (no cycle), and no R function is converted per
+# step. The dispatcher returns the loss's handle (Python decodes it before any R code runs
+# again, so the loss's R object may go).
+.closure_dispatcher <- function() {
+  if (isTRUE(.rt$closure_dispatch)) return(invisible())
+  .bridge("optim_set_dispatch", .py_callback(function() .callback(.run_top_closure())))
+  .rt$closure_dispatch <- TRUE
+  invisible()
+}
+
+.run_top_closure <- function() {
+  n <- length(.rt$closures)
+  if (!n) stop("no optimizer step with a closure is in progress", call. = FALSE)
+  loss <- .rt$closures[[n]]()
+  if (!is_torch_tensor(loss)) {
+    stop("the closure must return the loss as a tensor", call. = FALSE)
   }
+  .h(loss)
 }

@@ -68,10 +68,27 @@ def _r_closure(r_fn):
     return closure
 
 
+# The R function that runs the closure of the opt$step(closure) in progress (R keeps a stack
+# of them): set once, so a step with a closure crosses like one without (no R function is
+# converted per step) and Python never holds the user's closure.
+_DISPATCH = [None]
+
+
+@guarded
+def optim_set_dispatch(r_fn):
+    _DISPATCH[0] = r_fn
+    return None
+
+
 @guarded
 def optim_step(h, r_fn=None):
-    """``opt$step(closure)``: the closure's loss (a tensor) or NULL."""
+    """``opt$step(closure)``: the closure's loss (a tensor) or NULL. ``r_fn`` is None (no
+    closure), True (R's closure stack, through the dispatcher) or an R function."""
     opt = _get(h)
+    if r_fn is True:
+        if _DISPATCH[0] is None:
+            raise RuntimeError("the R closure dispatcher is not set")
+        r_fn = _DISPATCH[0]
     loss = opt.step() if r_fn is None else opt.step(_r_closure(r_fn))
     return loss
 
@@ -204,6 +221,6 @@ def optim_repr(h):
     return repr(_get(h))
 
 
-__all__ = ["optim_new", "optim_zero_grad", "optim_step", "optim_groups", "optim_defaults",
+__all__ = ["optim_new", "optim_zero_grad", "optim_step", "optim_set_dispatch", "optim_groups", "optim_defaults",
            "optim_set_groups", "optim_add_param_group", "optim_state_dict",
            "optim_load_state_dict", "optim_repr", "RCallbackError"]
