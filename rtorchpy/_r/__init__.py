@@ -30,6 +30,9 @@ from .callbacks import (call_function, ctx_mark, ctx_needs_input_grad, ctx_save,
                         dead_rvalues, gradcheck, make_function, register_hook, remove_hook)
 from .handles import collected, release, stats
 from .index import index, set_index
+from .optim import (optim_add_param_group, optim_defaults, optim_groups, optim_load_state_dict,
+                    optim_new, optim_repr, optim_set_dispatch, optim_set_groups,
+                    optim_state_dict, optim_step, optim_zero_grad)
 from .ops import (binary_callers, fn_caller, method_names, op_caller, op_callers,
                   unary_callers)
 from .serial import load, save
