@@ -132,6 +132,11 @@ def _function(r_name, caller, key, params, dims, names=None):
         body = f'{{ .args <- {arglist}; {caller}("{key}", .args) }}'
     else:
         body = f'{caller}("{key}", {arglist})'
+    if caller == ".op" and not names:
+        # the C entry point directly (the callable cached in C, a tensor reply wrapped in C);
+        # any other reply (an error, a list, Python not started yet) goes through .op_reply
+        body = (f'{{ .args <- {arglist}; .r <- .Call(rtp_op, "{key}", .args); '
+                f'if (is.object(.r)) .r else .op_reply("{key}", .args, .r, sys.call()) }}')
     return f"{r_name} <- function({', '.join(formals)}) {body}", \
         [p.name if p.kind is not p.VAR_POSITIONAL else "..." for p in params
          if p.kind is not p.VAR_KEYWORD]
