@@ -1,6 +1,11 @@
 # Autograd: grad mode, backward/grad, hooks, graph nodes.
 
-.set_grad_mode <- function(enabled) .bridge("set_grad_mode", enabled)
+# (the reply is a bare logical: no decoding in R)
+.set_grad_mode <- function(enabled) {
+  r <- .Call(rtp_bcall, "grad_mode", list(enabled))
+  # else not called (raw 01/04), or an error: the general path (its reply decoded)
+  if (is.logical(r) && length(r) == 1L) r else .bridge("set_grad_mode", enabled)
+}
 .set_anomaly <- function(enabled) .bridge("set_anomaly_mode", enabled)
 
 #' Enable or disable gradient recording

@@ -126,7 +126,12 @@
 .bridge <- function(name, ...) {
   args <- list(...)
   r <- .Call(rtp_bcall, name, args)  # the callable cached in C; a tensor reply wrapped
-  if (is.object(r)) return(r)
+  if (is.object(r)) r else .bridge_reply(name, args, r)
+}
+
+# The reply `r` of rtp_bcall(name, args) that is not a wrapped tensor, decoded (raw 04: the
+# callable is not cached yet, so the call was not made: it is made here).
+.bridge_reply <- function(name, args, r) {
   if (is.raw(r)) {
     f <- .rt$bfns[[name]]
     if (is.null(f)) f <- .bridge_callable(name)

@@ -87,7 +87,10 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 # byte-compiled) on first use; never holds the names of the active bindings.
 .makers <- new.env(parent = emptyenv())
 # x$grad, the binding read most often (every optimizer step), found there too (one lookup)
-assign("grad", function(x) .bridge("get_attr", x, "grad"), envir = .makers)
+assign("grad", function(x) {
+  r <- .Call(rtp_bcall, "get_attr", list(x, "grad"))
+  if (is.object(r)) r else .bridge_reply("get_attr", list(x, "grad"), r)
+}, envir = .makers)
 
 .method_maker <- function(f) {
   fm <- formals(f)
@@ -122,8 +125,12 @@ assign("grad", function(x) .bridge("get_attr", x, "grad"), envir = .makers)
       }
     }
     if (is.list(gradient) && !length(gradient)) gradient <- NULL
-    .call_method(self, "backward", list(.a(gradient), retain_graph, isTRUE(create_graph),
-                                        .a(inputs)))
+    if (is.null(gradient) && is.null(inputs)) {  # the usual loss$backward(): fewer R calls
+      .bridge("backward", self, retain_graph, isTRUE(create_graph))
+    } else {
+      .call_method(self, "backward", list(.a(gradient), retain_graph, isTRUE(create_graph),
+                                          .a(inputs)))
+    }
     invisible(NULL)
   },
   detach = function(self) .call_method(self, "detach"),
