@@ -202,7 +202,7 @@ interleaved <- function(fr, fp, number, n = n_repeat) {
   c(median(rs), median(ps))
 }
 
-k <- if (quick) 0.2 else 1
+k <- if (quick) 0.3 else 1
 v <- interleaved(r_chain, py$py_chain, max(2L, as.integer(20 * k)))
 report("chain100_r_us_per_op", v[[1]] / n_ops * 1e6)
 report("chain100_py_us_per_op", v[[2]] / n_ops * 1e6)
