@@ -3,8 +3,13 @@
 # (the reply is a bare logical: no decoding in R)
 .set_grad_mode <- function(enabled) {
   r <- .Call(rtp_bcall, "grad_mode", list(enabled))
-  # else not called (raw 01/04), or an error: the general path (its reply decoded)
-  if (is.logical(r) && length(r) == 1L) r else .bridge("set_grad_mode", enabled)
+  if (is.logical(r) && length(r) == 1L) return(r)
+  # else not called (raw 01, or 04: "grad_mode" not fetched yet: fetched now, for the next
+  # calls), or an error: the general path (its reply decoded)
+  if (is.raw(r) && r == as.raw(4L) && is.null(.rt$bfns[["grad_mode"]])) {
+    .bridge_callable("grad_mode")
+  }
+  .bridge("set_grad_mode", enabled)
 }
 .set_anomaly <- function(enabled) .bridge("set_anomaly_mode", enabled)
 

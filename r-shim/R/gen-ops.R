@@ -32,7 +32,7 @@
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param end_dim Last dimension to flatten (1-based, -1 is the last).
-#' @param eps A small number: `torch_logit` clamps to [eps, 1 - eps]; the losses use it to keep logs and variances away from 0.
+#' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param equal_nan See the Python documentation of the op of the same name (R conventions apply).
 #' @param equation See the Python documentation of the op of the same name (R conventions apply).
 #' @param exponent See the Python documentation of the op of the same name (R conventions apply).
@@ -57,7 +57,7 @@
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param output_size See the Python documentation of the op of the same name (R conventions apply).
-#' @param p A probability in [0, 1] used for every element instead of `self`'s values.
+#' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @param posinf See the Python documentation of the op of the same name (R conventions apply).
 #' @param prepend See the Python documentation of the op of the same name (R conventions apply).
 #' @param q See the Python documentation of the op of the same name (R conventions apply).
@@ -1010,7 +1010,7 @@ torch_xlogy <- function(self, other) { .args <- list(self, other); .r <- .Call(r
 #' @param mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
 #' @param ord The order of the norm: a number (`Inf`, `-Inf` included) or "fro" / "nuc".
-#' @param p A probability in [0, 1] used for every element instead of `self`'s values.
+#' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @param rcond See the Python documentation of the op of the same name (R conventions apply).
 #' @param rtol See the Python documentation of the op of the same name (R conventions apply).
 #' @param tau See the Python documentation of the op of the same name (R conventions apply).
@@ -1141,7 +1141,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param delta See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
-#' @param eps A small number: `torch_logit` clamps to [eps, 1 - eps]; the losses use it to keep logs and variances away from 0.
+#' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
 #' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
 #' @param inplace See the Python documentation of the op of the same name (R conventions apply).
@@ -1157,7 +1157,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param negative_slope See the Python documentation of the op of the same name (R conventions apply).
 #' @param norm_type See the Python documentation of the op of the same name (R conventions apply).
 #' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
-#' @param p A probability in [0, 1] used for every element instead of `self`'s values.
+#' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).
