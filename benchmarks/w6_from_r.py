@@ -14,6 +14,9 @@ import subprocess
 import sys
 
 TARGET_US = 30.0
+RATIO_CHAIN = 2.0   # R / Python, per op of the 100-op chain with backward
+RATIO_SGD = 2.0     # R / Python, one manual-SGD step
+RATIO_METHOD = 1.1  # x$sin() / torch_sin(x), both from R
 
 
 def main():
@@ -73,8 +76,29 @@ def main():
                        ("linear_builtin_us_per_call", "linear, built-in ops, from R")):
         if key in vals:
             rows.append(_common.row(label + " (8x16 -> 4)", "rtorchpy (R)", vals[key], "µs/call"))
+    # the same work from R and from Python in one R process, timed interleaved (w6_from_r.R)
+    pairs = (("chain100", "100-op chain (4,) forward+backward", "µs/op", "us_per_op"),
+             ("sgd", "manual-SGD step (100x3 linear regression)", "µs/step", "us_per_step"),
+             ("mul4", "x * y, (4,), forward only", "µs/call", "us"))
+    for key, label, unit, suffix in pairs:
+        for side, engine in (("r", "rtorchpy (R)"), ("py", "rtorchpy (Python, same process)")):
+            v = vals.get(f"{key}_{side}_{suffix}")
+            if v is not None:
+                rows.append(_common.row(label, engine, v, unit))
+    for key, label in (("method", "x$sin(), (4,)"), ("function", "torch_sin(x), (4,)")):
+        v = vals.get(f"{key}_us")
+        if v is not None:
+            rows.append(_common.row(label, "rtorchpy (R)", v, "µs/call"))
+    for key, limit, name in (("chain100_ratio", RATIO_CHAIN,
+                              "W6 100-op chain fwd+bwd from R / from Python"),
+                             ("sgd_ratio", RATIO_SGD, "W6 manual-SGD step from R / from Python"),
+                             ("method_ratio", RATIO_METHOD, "W6 x$method() / torch_method(x)")):
+        v = vals.get(key)
+        targets.append(_common.target(f"{name} ≤ {limit:g}×", v, limit,
+                                      f"{v:.2f}×" if v else "no result"))
     _common.emit(args, "W6", rows, targets, [],
-                 description="W1's chain and the seeds' linear from R through the shim")
+                 description="W1's chain and the seeds' linear from R through the shim; the "
+                             "same work from R and from Python in one process (interleaved)")
 
 
 if __name__ == "__main__":

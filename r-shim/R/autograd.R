@@ -1,6 +1,16 @@
 # Autograd: grad mode, backward/grad, hooks, graph nodes.
 
-.set_grad_mode <- function(enabled) .bridge("set_grad_mode", enabled)
+# (the reply is a bare logical: no decoding in R)
+.set_grad_mode <- function(enabled) {
+  r <- .Call(rtp_bcall, "grad_mode", list(enabled))
+  if (is.logical(r) && length(r) == 1L) return(r)
+  # else not called (raw 01, or 04: "grad_mode" not fetched yet: fetched now, for the next
+  # calls), or an error: the general path (its reply decoded)
+  if (is.raw(r) && r == as.raw(4L) && is.null(.rt$bfns[["grad_mode"]])) {
+    .bridge_callable("grad_mode")
+  }
+  .bridge("set_grad_mode", enabled)
+}
 .set_anomaly <- function(enabled) .bridge("set_anomaly_mode", enabled)
 
 #' Enable or disable gradient recording

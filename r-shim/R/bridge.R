@@ -102,6 +102,19 @@
   if (typeof(r) == "externalptr") r else .reply_t(f, args, r, sys.call(-1L))
 }
 
+# The generated wrappers call `.Call(rtp_op, name, args)` themselves (the callable cached in C,
+# the reply wrapped in C) and come here only for another reply: `r` is what rtp_op returned
+# (raw 04: the callable is not cached yet, e.g. Python not started; else as .op's).
+.op_reply <- function(name, args, r, call) {
+  f <- .rt$ops[[name]]
+  if (is.null(f)) f <- .op_callable(name)
+  if (is.raw(r) && r == as.raw(4L)) {
+    r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
+    if (typeof(r) == "externalptr") return(r)
+  }
+  .reply_t(f, args, r, call)
+}
+
 # Call a non-op function of the package (creation functions, nnf_*, ...).
 .fn <- function(name, args, kwargs = NULL) {
   f <- .rt$fns[[name]]
@@ -111,9 +124,20 @@
 
 # Call a function of the bridge module itself.
 .bridge <- function(name, ...) {
-  f <- .rt$bfns[[name]]
-  if (is.null(f)) f <- .bridge_callable(name)
-  .res(.call(f, list(...)))
+  args <- list(...)
+  r <- .Call(rtp_bcall, name, args)  # the callable cached in C; a tensor reply wrapped
+  if (is.object(r)) r else .bridge_reply(name, args, r)
+}
+
+# The reply `r` of rtp_bcall(name, args) that is not a wrapped tensor, decoded (raw 04: the
+# callable is not cached yet, so the call was not made: it is made here).
+.bridge_reply <- function(name, args, r) {
+  if (is.raw(r)) {
+    f <- .rt$bfns[[name]]
+    if (is.null(f)) f <- .bridge_callable(name)
+    r <- if (r == as.raw(4L)) .call(f, args) else .call_slow(f, args, r, .ptr_h)
+  }
+  .res(r)
 }
 
 .op_callable <- function(name) {

@@ -32,7 +32,7 @@
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param end_dim Last dimension to flatten (1-based, -1 is the last).
-#' @param eps A small number: `torch_logit` clamps to [eps, 1 - eps]; the losses use it to keep logs and variances away from 0.
+#' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param equal_nan See the Python documentation of the op of the same name (R conventions apply).
 #' @param equation See the Python documentation of the op of the same name (R conventions apply).
 #' @param exponent See the Python documentation of the op of the same name (R conventions apply).
@@ -57,7 +57,7 @@
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param output_size See the Python documentation of the op of the same name (R conventions apply).
-#' @param p A probability in [0, 1] used for every element instead of `self`'s values.
+#' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @param posinf See the Python documentation of the op of the same name (R conventions apply).
 #' @param prepend See the Python documentation of the op of the same name (R conventions apply).
 #' @param q See the Python documentation of the op of the same name (R conventions apply).
@@ -90,717 +90,717 @@ NULL
 
 #' @rdname torch_ops
 #' @export
-torch_abs <- function(self) { .args <- list(self); .op("abs", .args) }
+torch_abs <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "abs", .args); if (is.object(.r)) .r else .op_reply("abs", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_acos <- function(self) { .args <- list(self); .op("acos", .args) }
+torch_acos <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "acos", .args); if (is.object(.r)) .r else .op_reply("acos", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_acosh <- function(self) { .args <- list(self); .op("acosh", .args) }
+torch_acosh <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "acosh", .args); if (is.object(.r)) .r else .op_reply("acosh", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_add <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .op("add", .args) }
+torch_add <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .r <- .Call(rtp_op, "add", .args); if (is.object(.r)) .r else .op_reply("add", .args, .r, sys.call()) }
 
-`.m_add_` <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .op("add_", .args) }
+`.m_add_` <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .r <- .Call(rtp_op, "add_", .args); if (is.object(.r)) .r else .op_reply("add_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) { .args <- list(self, mat1, mat2, beta, alpha); .op("addmm", .args) }
+torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) { .args <- list(self, mat1, mat2, beta, alpha); .r <- .Call(rtp_op, "addmm", .args); if (is.object(.r)) .r else .op_reply("addmm", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_all <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("all", .args) }
+torch_all <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "all", .args); if (is.object(.r)) .r else .op_reply("all", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_allclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) { .args <- list(self, other, rtol, atol, equal_nan); .op("allclose", .args) }
+torch_allclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) { .args <- list(self, other, rtol, atol, equal_nan); .r <- .Call(rtp_op, "allclose", .args); if (is.object(.r)) .r else .op_reply("allclose", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_amax <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("amax", .args) }
+torch_amax <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "amax", .args); if (is.object(.r)) .r else .op_reply("amax", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_amin <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("amin", .args) }
+torch_amin <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "amin", .args); if (is.object(.r)) .r else .op_reply("amin", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_any <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("any", .args) }
+torch_any <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "any", .args); if (is.object(.r)) .r else .op_reply("any", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_arctan2 <- function(self, other) { .args <- list(self, other); .op("arctan2", .args) }
+torch_arctan2 <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "arctan2", .args); if (is.object(.r)) .r else .op_reply("arctan2", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_argmax <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("argmax", .args) }
+torch_argmax <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "argmax", .args); if (is.object(.r)) .r else .op_reply("argmax", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_argmin <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("argmin", .args) }
+torch_argmin <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "argmin", .args); if (is.object(.r)) .r else .op_reply("argmin", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_argsort <- function(self, dim = -1L, descending = FALSE, stable = FALSE) { .args <- list(self, dim, descending, stable); .op("argsort", .args) }
+torch_argsort <- function(self, dim = -1L, descending = FALSE, stable = FALSE) { .args <- list(self, dim, descending, stable); .r <- .Call(rtp_op, "argsort", .args); if (is.object(.r)) .r else .op_reply("argsort", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_asin <- function(self) { .args <- list(self); .op("asin", .args) }
+torch_asin <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "asin", .args); if (is.object(.r)) .r else .op_reply("asin", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_asinh <- function(self) { .args <- list(self); .op("asinh", .args) }
+torch_asinh <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "asinh", .args); if (is.object(.r)) .r else .op_reply("asinh", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_atan <- function(self) { .args <- list(self); .op("atan", .args) }
+torch_atan <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "atan", .args); if (is.object(.r)) .r else .op_reply("atan", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_atan2 <- function(self, other) { .args <- list(self, other); .op("atan2", .args) }
+torch_atan2 <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "atan2", .args); if (is.object(.r)) .r else .op_reply("atan2", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_atanh <- function(self) { .args <- list(self); .op("atanh", .args) }
+torch_atanh <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "atanh", .args); if (is.object(.r)) .r else .op_reply("atanh", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_bernoulli <- function(self, p = NULL) { .args <- list(self, p); .op("bernoulli", .args) }
+torch_bernoulli <- function(self, p = NULL) { .args <- list(self, p); .r <- .Call(rtp_op, "bernoulli", .args); if (is.object(.r)) .r else .op_reply("bernoulli", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_bmm <- function(self, mat2) { .args <- list(self, mat2); .op("bmm", .args) }
+torch_bmm <- function(self, mat2) { .args <- list(self, mat2); .r <- .Call(rtp_op, "bmm", .args); if (is.object(.r)) .r else .op_reply("bmm", .args, .r, sys.call()) }
 
-`.m_bool` <- function(self) { .args <- list(self); .op("bool", .args) }
+`.m_bool` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "bool", .args); if (is.object(.r)) .r else .op_reply("bool", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_broadcast_to <- function(self, size) { .args <- list(self, size); .op("broadcast_to", .args) }
+torch_broadcast_to <- function(self, size) { .args <- list(self, size); .r <- .Call(rtp_op, "broadcast_to", .args); if (is.object(.r)) .r else .op_reply("broadcast_to", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cat <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .op("cat", .args) }
+torch_cat <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .r <- .Call(rtp_op, "cat", .args); if (is.object(.r)) .r else .op_reply("cat", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cdist <- function(x1, x2, p = 2.0, compute_mode = NULL) { .args <- list(x1, x2, p, compute_mode); .op("cdist", .args) }
+torch_cdist <- function(x1, x2, p = 2.0, compute_mode = NULL) { .args <- list(x1, x2, p, compute_mode); .r <- .Call(rtp_op, "cdist", .args); if (is.object(.r)) .r else .op_reply("cdist", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_ceil <- function(self) { .args <- list(self); .op("ceil", .args) }
+torch_ceil <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "ceil", .args); if (is.object(.r)) .r else .op_reply("ceil", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cholesky_solve <- function(self, input2, upper = FALSE) { .args <- list(self, input2, upper); .op("cholesky_solve", .args) }
+torch_cholesky_solve <- function(self, input2, upper = FALSE) { .args <- list(self, input2, upper); .r <- .Call(rtp_op, "cholesky_solve", .args); if (is.object(.r)) .r else .op_reply("cholesky_solve", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_chunk <- function(self, chunks, dim = 1L) { .args <- list(self, chunks, dim); .op("chunk", .args) }
+torch_chunk <- function(self, chunks, dim = 1L) { .args <- list(self, chunks, dim); .r <- .Call(rtp_op, "chunk", .args); if (is.object(.r)) .r else .op_reply("chunk", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_clamp <- function(self, min = NULL, max = NULL) { .args <- list(self, min, max); .op("clamp", .args) }
+torch_clamp <- function(self, min = NULL, max = NULL) { .args <- list(self, min, max); .r <- .Call(rtp_op, "clamp", .args); if (is.object(.r)) .r else .op_reply("clamp", .args, .r, sys.call()) }
 
-`.m_clamp_` <- function(self, min = NULL, max = NULL) { .args <- list(self, min, max); .op("clamp_", .args) }
+`.m_clamp_` <- function(self, min = NULL, max = NULL) { .args <- list(self, min, max); .r <- .Call(rtp_op, "clamp_", .args); if (is.object(.r)) .r else .op_reply("clamp_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_clamp_max <- function(self, max) { .args <- list(self, max); .op("clamp_max", .args) }
+torch_clamp_max <- function(self, max) { .args <- list(self, max); .r <- .Call(rtp_op, "clamp_max", .args); if (is.object(.r)) .r else .op_reply("clamp_max", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_clamp_min <- function(self, min) { .args <- list(self, min); .op("clamp_min", .args) }
+torch_clamp_min <- function(self, min) { .args <- list(self, min); .r <- .Call(rtp_op, "clamp_min", .args); if (is.object(.r)) .r else .op_reply("clamp_min", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_clip <- function(self, min = NULL, max = NULL) { .args <- list(self, min, max); .op("clip", .args) }
+torch_clip <- function(self, min = NULL, max = NULL) { .args <- list(self, min, max); .r <- .Call(rtp_op, "clip", .args); if (is.object(.r)) .r else .op_reply("clip", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_clone <- function(self) { .args <- list(self); .op("clone", .args) }
+torch_clone <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "clone", .args); if (is.object(.r)) .r else .op_reply("clone", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_concat <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .op("concat", .args) }
+torch_concat <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .r <- .Call(rtp_op, "concat", .args); if (is.object(.r)) .r else .op_reply("concat", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_concatenate <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .op("concatenate", .args) }
+torch_concatenate <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .r <- .Call(rtp_op, "concatenate", .args); if (is.object(.r)) .r else .op_reply("concatenate", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_contiguous <- function(self) { .args <- list(self); .op("contiguous", .args) }
+torch_contiguous <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "contiguous", .args); if (is.object(.r)) .r else .op_reply("contiguous", .args, .r, sys.call()) }
 
-`.m_copy_` <- function(self, src) { .args <- list(self, src); .op("copy_", .args) }
+`.m_copy_` <- function(self, src) { .args <- list(self, src); .r <- .Call(rtp_op, "copy_", .args); if (is.object(.r)) .r else .op_reply("copy_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cos <- function(self) { .args <- list(self); .op("cos", .args) }
+torch_cos <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "cos", .args); if (is.object(.r)) .r else .op_reply("cos", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cosh <- function(self) { .args <- list(self); .op("cosh", .args) }
+torch_cosh <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "cosh", .args); if (is.object(.r)) .r else .op_reply("cosh", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cumprod <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .op("cumprod", .args) }
+torch_cumprod <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .r <- .Call(rtp_op, "cumprod", .args); if (is.object(.r)) .r else .op_reply("cumprod", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cumsum <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .op("cumsum", .args) }
+torch_cumsum <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .r <- .Call(rtp_op, "cumsum", .args); if (is.object(.r)) .r else .op_reply("cumsum", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_diag <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .op("diag", .args) }
+torch_diag <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .r <- .Call(rtp_op, "diag", .args); if (is.object(.r)) .r else .op_reply("diag", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_diag_embed <- function(self, offset = 0L, dim1 = -2L, dim2 = -1L) { .args <- list(self, offset, dim1, dim2); .op("diag_embed", .args) }
+torch_diag_embed <- function(self, offset = 0L, dim1 = -2L, dim2 = -1L) { .args <- list(self, offset, dim1, dim2); .r <- .Call(rtp_op, "diag_embed", .args); if (is.object(.r)) .r else .op_reply("diag_embed", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_diagonal <- function(self, offset = 0L, dim1 = 1L, dim2 = 2L) { .args <- list(self, offset, dim1, dim2); .op("diagonal", .args) }
+torch_diagonal <- function(self, offset = 0L, dim1 = 1L, dim2 = 2L) { .args <- list(self, offset, dim1, dim2); .r <- .Call(rtp_op, "diagonal", .args); if (is.object(.r)) .r else .op_reply("diagonal", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_diff <- function(self, n = 1L, dim = -1L, prepend = NULL, append = NULL) { .args <- list(self, n, dim, prepend, append); .op("diff", .args) }
+torch_diff <- function(self, n = 1L, dim = -1L, prepend = NULL, append = NULL) { .args <- list(self, n, dim, prepend, append); .r <- .Call(rtp_op, "diff", .args); if (is.object(.r)) .r else .op_reply("diff", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_digamma <- function(self) { .args <- list(self); .op("digamma", .args) }
+torch_digamma <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "digamma", .args); if (is.object(.r)) .r else .op_reply("digamma", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_div <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .op("div", .args) }
+torch_div <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .r <- .Call(rtp_op, "div", .args); if (is.object(.r)) .r else .op_reply("div", .args, .r, sys.call()) }
 
-`.m_div_` <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .op("div_", .args) }
+`.m_div_` <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .r <- .Call(rtp_op, "div_", .args); if (is.object(.r)) .r else .op_reply("div_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_divide <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .op("divide", .args) }
+torch_divide <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .r <- .Call(rtp_op, "divide", .args); if (is.object(.r)) .r else .op_reply("divide", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_dot <- function(self, other) { .args <- list(self, other); .op("dot", .args) }
+torch_dot <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "dot", .args); if (is.object(.r)) .r else .op_reply("dot", .args, .r, sys.call()) }
 
-`.m_double` <- function(self) { .args <- list(self); .op("double", .args) }
+`.m_double` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "double", .args); if (is.object(.r)) .r else .op_reply("double", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_einsum <- function(equation, ...) { .args <- c(list(equation), .dots(...)); .op("einsum", .args) }
+torch_einsum <- function(equation, ...) { .args <- c(list(equation), .dots(...)); .r <- .Call(rtp_op, "einsum", .args); if (is.object(.r)) .r else .op_reply("einsum", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_eq <- function(self, other) { .args <- list(self, other); .op("eq", .args) }
+torch_eq <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "eq", .args); if (is.object(.r)) .r else .op_reply("eq", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_equal <- function(self, other) { .args <- list(self, other); .op("equal", .args) }
+torch_equal <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "equal", .args); if (is.object(.r)) .r else .op_reply("equal", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_erf <- function(self) { .args <- list(self); .op("erf", .args) }
+torch_erf <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "erf", .args); if (is.object(.r)) .r else .op_reply("erf", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_erfc <- function(self) { .args <- list(self); .op("erfc", .args) }
+torch_erfc <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "erfc", .args); if (is.object(.r)) .r else .op_reply("erfc", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_erfinv <- function(self) { .args <- list(self); .op("erfinv", .args) }
+torch_erfinv <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "erfinv", .args); if (is.object(.r)) .r else .op_reply("erfinv", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_exp <- function(self) { .args <- list(self); .op("exp", .args) }
+torch_exp <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "exp", .args); if (is.object(.r)) .r else .op_reply("exp", .args, .r, sys.call()) }
 
-`.m_exp_` <- function(self) { .args <- list(self); .op("exp_", .args) }
+`.m_exp_` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "exp_", .args); if (is.object(.r)) .r else .op_reply("exp_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_expand <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("expand", .args) }
+torch_expand <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .Call(rtp_op, "expand", .args); if (is.object(.r)) .r else .op_reply("expand", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_expand_as <- function(self, other) { .args <- list(self, other); .op("expand_as", .args) }
+torch_expand_as <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "expand_as", .args); if (is.object(.r)) .r else .op_reply("expand_as", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_expm1 <- function(self) { .args <- list(self); .op("expm1", .args) }
+torch_expm1 <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "expm1", .args); if (is.object(.r)) .r else .op_reply("expm1", .args, .r, sys.call()) }
 
-`.m_fill_` <- function(self, value) { .args <- list(self, value); .op("fill_", .args) }
+`.m_fill_` <- function(self, value) { .args <- list(self, value); .r <- .Call(rtp_op, "fill_", .args); if (is.object(.r)) .r else .op_reply("fill_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_flatten <- function(self, start_dim = 1L, end_dim = -1L) { .args <- list(self, start_dim, end_dim); .op("flatten", .args) }
+torch_flatten <- function(self, start_dim = 1L, end_dim = -1L) { .args <- list(self, start_dim, end_dim); .r <- .Call(rtp_op, "flatten", .args); if (is.object(.r)) .r else .op_reply("flatten", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_flip <- function(self, dims) { .args <- list(self, dims); .op("flip", .args) }
+torch_flip <- function(self, dims) { .args <- list(self, dims); .r <- .Call(rtp_op, "flip", .args); if (is.object(.r)) .r else .op_reply("flip", .args, .r, sys.call()) }
 
-`.m_float` <- function(self) { .args <- list(self); .op("float", .args) }
+`.m_float` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "float", .args); if (is.object(.r)) .r else .op_reply("float", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_floor <- function(self) { .args <- list(self); .op("floor", .args) }
+torch_floor <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "floor", .args); if (is.object(.r)) .r else .op_reply("floor", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_fmod <- function(self, other) { .args <- list(self, other); .op("fmod", .args) }
+torch_fmod <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "fmod", .args); if (is.object(.r)) .r else .op_reply("fmod", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_gather <- function(self, dim, index) { .args <- list(self, dim, index); .op("gather", .args) }
+torch_gather <- function(self, dim, index) { .args <- list(self, dim, index); .r <- .Call(rtp_op, "gather", .args); if (is.object(.r)) .r else .op_reply("gather", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_ge <- function(self, other) { .args <- list(self, other); .op("ge", .args) }
+torch_ge <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "ge", .args); if (is.object(.r)) .r else .op_reply("ge", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_ger <- function(self, vec2) { .args <- list(self, vec2); .op("ger", .args) }
+torch_ger <- function(self, vec2) { .args <- list(self, vec2); .r <- .Call(rtp_op, "ger", .args); if (is.object(.r)) .r else .op_reply("ger", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_gt <- function(self, other) { .args <- list(self, other); .op("gt", .args) }
+torch_gt <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "gt", .args); if (is.object(.r)) .r else .op_reply("gt", .args, .r, sys.call()) }
 
-`.m_half` <- function(self) { .args <- list(self); .op("half", .args) }
+`.m_half` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "half", .args); if (is.object(.r)) .r else .op_reply("half", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_hypot <- function(self, other) { .args <- list(self, other); .op("hypot", .args) }
+torch_hypot <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "hypot", .args); if (is.object(.r)) .r else .op_reply("hypot", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_index_put <- function(self, indices, values, accumulate = FALSE) { .args <- list(self, indices, values, accumulate); .op("index_put", .args) }
+torch_index_put <- function(self, indices, values, accumulate = FALSE) { .args <- list(self, indices, values, accumulate); .r <- .Call(rtp_op, "index_put", .args); if (is.object(.r)) .r else .op_reply("index_put", .args, .r, sys.call()) }
 
-`.m_index_put_` <- function(self, indices, values, accumulate = FALSE) { .args <- list(self, indices, values, accumulate); .op("index_put_", .args) }
+`.m_index_put_` <- function(self, indices, values, accumulate = FALSE) { .args <- list(self, indices, values, accumulate); .r <- .Call(rtp_op, "index_put_", .args); if (is.object(.r)) .r else .op_reply("index_put_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_index_select <- function(self, dim, index) { .args <- list(self, dim, index); .op("index_select", .args) }
+torch_index_select <- function(self, dim, index) { .args <- list(self, dim, index); .r <- .Call(rtp_op, "index_select", .args); if (is.object(.r)) .r else .op_reply("index_select", .args, .r, sys.call()) }
 
-`.m_int` <- function(self) { .args <- list(self); .op("int", .args) }
+`.m_int` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "int", .args); if (is.object(.r)) .r else .op_reply("int", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) { .args <- list(self, other, rtol, atol, equal_nan); .op("isclose", .args) }
+torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) { .args <- list(self, other, rtol, atol, equal_nan); .r <- .Call(rtp_op, "isclose", .args); if (is.object(.r)) .r else .op_reply("isclose", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_isfinite <- function(self) { .args <- list(self); .op("isfinite", .args) }
+torch_isfinite <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "isfinite", .args); if (is.object(.r)) .r else .op_reply("isfinite", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_isinf <- function(self) { .args <- list(self); .op("isinf", .args) }
+torch_isinf <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "isinf", .args); if (is.object(.r)) .r else .op_reply("isinf", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_isnan <- function(self) { .args <- list(self); .op("isnan", .args) }
+torch_isnan <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "isnan", .args); if (is.object(.r)) .r else .op_reply("isnan", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_kron <- function(self, other) { .args <- list(self, other); .op("kron", .args) }
+torch_kron <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "kron", .args); if (is.object(.r)) .r else .op_reply("kron", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_le <- function(self, other) { .args <- list(self, other); .op("le", .args) }
+torch_le <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "le", .args); if (is.object(.r)) .r else .op_reply("le", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_lgamma <- function(self) { .args <- list(self); .op("lgamma", .args) }
+torch_lgamma <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "lgamma", .args); if (is.object(.r)) .r else .op_reply("lgamma", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_log <- function(self) { .args <- list(self); .op("log", .args) }
+torch_log <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "log", .args); if (is.object(.r)) .r else .op_reply("log", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_log10 <- function(self) { .args <- list(self); .op("log10", .args) }
+torch_log10 <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "log10", .args); if (is.object(.r)) .r else .op_reply("log10", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_log1p <- function(self) { .args <- list(self); .op("log1p", .args) }
+torch_log1p <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "log1p", .args); if (is.object(.r)) .r else .op_reply("log1p", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_log2 <- function(self) { .args <- list(self); .op("log2", .args) }
+torch_log2 <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "log2", .args); if (is.object(.r)) .r else .op_reply("log2", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_log_softmax <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .op("log_softmax", .args) }
+torch_log_softmax <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .r <- .Call(rtp_op, "log_softmax", .args); if (is.object(.r)) .r else .op_reply("log_softmax", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logdet <- function(self) { .args <- list(self); .op("logdet", .args) }
+torch_logdet <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "logdet", .args); if (is.object(.r)) .r else .op_reply("logdet", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logical_and <- function(self, other) { .args <- list(self, other); .op("logical_and", .args) }
+torch_logical_and <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "logical_and", .args); if (is.object(.r)) .r else .op_reply("logical_and", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logical_not <- function(self) { .args <- list(self); .op("logical_not", .args) }
+torch_logical_not <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "logical_not", .args); if (is.object(.r)) .r else .op_reply("logical_not", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logical_or <- function(self, other) { .args <- list(self, other); .op("logical_or", .args) }
+torch_logical_or <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "logical_or", .args); if (is.object(.r)) .r else .op_reply("logical_or", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logical_xor <- function(self, other) { .args <- list(self, other); .op("logical_xor", .args) }
+torch_logical_xor <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "logical_xor", .args); if (is.object(.r)) .r else .op_reply("logical_xor", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logit <- function(self, eps = NULL) { .args <- list(self, eps); .op("logit", .args) }
+torch_logit <- function(self, eps = NULL) { .args <- list(self, eps); .r <- .Call(rtp_op, "logit", .args); if (is.object(.r)) .r else .op_reply("logit", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logsumexp <- function(self, dim, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("logsumexp", .args) }
+torch_logsumexp <- function(self, dim, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "logsumexp", .args); if (is.object(.r)) .r else .op_reply("logsumexp", .args, .r, sys.call()) }
 
-`.m_long` <- function(self) { .args <- list(self); .op("long", .args) }
+`.m_long` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "long", .args); if (is.object(.r)) .r else .op_reply("long", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_lt <- function(self, other) { .args <- list(self, other); .op("lt", .args) }
+torch_lt <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "lt", .args); if (is.object(.r)) .r else .op_reply("lt", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_mT <- function(self) { .args <- list(self); .op("mT", .args) }
+torch_mT <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "mT", .args); if (is.object(.r)) .r else .op_reply("mT", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_masked_fill <- function(self, mask, value) { .args <- list(self, mask, value); .op("masked_fill", .args) }
+torch_masked_fill <- function(self, mask, value) { .args <- list(self, mask, value); .r <- .Call(rtp_op, "masked_fill", .args); if (is.object(.r)) .r else .op_reply("masked_fill", .args, .r, sys.call()) }
 
-`.m_masked_fill_` <- function(self, mask, value) { .args <- list(self, mask, value); .op("masked_fill_", .args) }
+`.m_masked_fill_` <- function(self, mask, value) { .args <- list(self, mask, value); .r <- .Call(rtp_op, "masked_fill_", .args); if (is.object(.r)) .r else .op_reply("masked_fill_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_matmul <- function(self, other) { .args <- list(self, other); .op("matmul", .args) }
+torch_matmul <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "matmul", .args); if (is.object(.r)) .r else .op_reply("matmul", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_max <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("max", .args) }
+torch_max <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "max", .args); if (is.object(.r)) .r else .op_reply("max", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_maximum <- function(self, other) { .args <- list(self, other); .op("maximum", .args) }
+torch_maximum <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "maximum", .args); if (is.object(.r)) .r else .op_reply("maximum", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_mean <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(self, dim, keepdim, dtype); .op("mean", .args) }
+torch_mean <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(self, dim, keepdim, dtype); .r <- .Call(rtp_op, "mean", .args); if (is.object(.r)) .r else .op_reply("mean", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_min <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .op("min", .args) }
+torch_min <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "min", .args); if (is.object(.r)) .r else .op_reply("min", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_minimum <- function(self, other) { .args <- list(self, other); .op("minimum", .args) }
+torch_minimum <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "minimum", .args); if (is.object(.r)) .r else .op_reply("minimum", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_mm <- function(self, mat2) { .args <- list(self, mat2); .op("mm", .args) }
+torch_mm <- function(self, mat2) { .args <- list(self, mat2); .r <- .Call(rtp_op, "mm", .args); if (is.object(.r)) .r else .op_reply("mm", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_mul <- function(self, other) { .args <- list(self, other); .op("mul", .args) }
+torch_mul <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "mul", .args); if (is.object(.r)) .r else .op_reply("mul", .args, .r, sys.call()) }
 
-`.m_mul_` <- function(self, other) { .args <- list(self, other); .op("mul_", .args) }
+`.m_mul_` <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "mul_", .args); if (is.object(.r)) .r else .op_reply("mul_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_multinomial <- function(self, num_samples, replacement = FALSE) { .args <- list(self, num_samples, replacement); .op("multinomial", .args) }
+torch_multinomial <- function(self, num_samples, replacement = FALSE) { .args <- list(self, num_samples, replacement); .r <- .Call(rtp_op, "multinomial", .args); if (is.object(.r)) .r else .op_reply("multinomial", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_multiply <- function(self, other) { .args <- list(self, other); .op("multiply", .args) }
+torch_multiply <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "multiply", .args); if (is.object(.r)) .r else .op_reply("multiply", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_mv <- function(self, vec) { .args <- list(self, vec); .op("mv", .args) }
+torch_mv <- function(self, vec) { .args <- list(self, vec); .r <- .Call(rtp_op, "mv", .args); if (is.object(.r)) .r else .op_reply("mv", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_nan_to_num <- function(self, nan = 0.0, posinf = NULL, neginf = NULL) { .args <- list(self, nan, posinf, neginf); .op("nan_to_num", .args) }
+torch_nan_to_num <- function(self, nan = 0.0, posinf = NULL, neginf = NULL) { .args <- list(self, nan, posinf, neginf); .r <- .Call(rtp_op, "nan_to_num", .args); if (is.object(.r)) .r else .op_reply("nan_to_num", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_nanquantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .args <- list(self, q, dim, keepdim, interpolation); .op("nanquantile", .args) }
+torch_nanquantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .args <- list(self, q, dim, keepdim, interpolation); .r <- .Call(rtp_op, "nanquantile", .args); if (is.object(.r)) .r else .op_reply("nanquantile", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_narrow <- function(self, dim, start, length) { .args <- list(self, dim, start, length); .op("narrow", .args) }
+torch_narrow <- function(self, dim, start, length) { .args <- list(self, dim, start, length); .r <- .Call(rtp_op, "narrow", .args); if (is.object(.r)) .r else .op_reply("narrow", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_ne <- function(self, other) { .args <- list(self, other); .op("ne", .args) }
+torch_ne <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "ne", .args); if (is.object(.r)) .r else .op_reply("ne", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_neg <- function(self) { .args <- list(self); .op("neg", .args) }
+torch_neg <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "neg", .args); if (is.object(.r)) .r else .op_reply("neg", .args, .r, sys.call()) }
 
-`.m_neg_` <- function(self) { .args <- list(self); .op("neg_", .args) }
+`.m_neg_` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "neg_", .args); if (is.object(.r)) .r else .op_reply("neg_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_negative <- function(self) { .args <- list(self); .op("negative", .args) }
+torch_negative <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "negative", .args); if (is.object(.r)) .r else .op_reply("negative", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) { .args <- list(self, p, dim, keepdim); .op("norm", .args) }
+torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) { .args <- list(self, p, dim, keepdim); .r <- .Call(rtp_op, "norm", .args); if (is.object(.r)) .r else .op_reply("norm", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_normal <- function(mean, std = 1.0, size = NULL, dtype = NULL, requires_grad = FALSE) { .args <- list(mean, std, size, dtype, requires_grad); .op("normal", .args) }
+torch_normal <- function(mean, std = 1.0, size = NULL, dtype = NULL, requires_grad = FALSE) { .args <- list(mean, std, size, dtype, requires_grad); .r <- .Call(rtp_op, "normal", .args); if (is.object(.r)) .r else .op_reply("normal", .args, .r, sys.call()) }
 
-`.m_normal_` <- function(self, mean = 0.0, std = 1.0) { .args <- list(self, mean, std); .op("normal_", .args) }
+`.m_normal_` <- function(self, mean = 0.0, std = 1.0) { .args <- list(self, mean, std); .r <- .Call(rtp_op, "normal_", .args); if (is.object(.r)) .r else .op_reply("normal_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_outer <- function(self, vec2) { .args <- list(self, vec2); .op("outer", .args) }
+torch_outer <- function(self, vec2) { .args <- list(self, vec2); .r <- .Call(rtp_op, "outer", .args); if (is.object(.r)) .r else .op_reply("outer", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_permute <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("permute", .args) }
+torch_permute <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .Call(rtp_op, "permute", .args); if (is.object(.r)) .r else .op_reply("permute", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_poisson <- function(self) { .args <- list(self); .op("poisson", .args) }
+torch_poisson <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "poisson", .args); if (is.object(.r)) .r else .op_reply("poisson", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_polygamma <- function(n, self) { .args <- list(n, self); .op("polygamma", .args) }
+torch_polygamma <- function(n, self) { .args <- list(n, self); .r <- .Call(rtp_op, "polygamma", .args); if (is.object(.r)) .r else .op_reply("polygamma", .args, .r, sys.call()) }
 
-`.m_polygamma` <- function(self, n) { .args <- list(self, n); .op("polygamma.method", .args) }
+`.m_polygamma` <- function(self, n) { .args <- list(self, n); .r <- .Call(rtp_op, "polygamma.method", .args); if (is.object(.r)) .r else .op_reply("polygamma.method", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_pow <- function(self, exponent) { .args <- list(self, exponent); .op("pow", .args) }
+torch_pow <- function(self, exponent) { .args <- list(self, exponent); .r <- .Call(rtp_op, "pow", .args); if (is.object(.r)) .r else .op_reply("pow", .args, .r, sys.call()) }
 
-`.m_pow_` <- function(self, exponent) { .args <- list(self, exponent); .op("pow_", .args) }
+`.m_pow_` <- function(self, exponent) { .args <- list(self, exponent); .r <- .Call(rtp_op, "pow_", .args); if (is.object(.r)) .r else .op_reply("pow_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(self, dim, keepdim, dtype); .op("prod", .args) }
+torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(self, dim, keepdim, dtype); .r <- .Call(rtp_op, "prod", .args); if (is.object(.r)) .r else .op_reply("prod", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_quantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .args <- list(self, q, dim, keepdim, interpolation); .op("quantile", .args) }
+torch_quantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .args <- list(self, q, dim, keepdim, interpolation); .r <- .Call(rtp_op, "quantile", .args); if (is.object(.r)) .r else .op_reply("quantile", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_reciprocal <- function(self) { .args <- list(self); .op("reciprocal", .args) }
+torch_reciprocal <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "reciprocal", .args); if (is.object(.r)) .r else .op_reply("reciprocal", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_relu <- function(self) { .args <- list(self); .op("relu", .args) }
+torch_relu <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "relu", .args); if (is.object(.r)) .r else .op_reply("relu", .args, .r, sys.call()) }
 
-`.m_relu_` <- function(self) { .args <- list(self); .op("relu_", .args) }
+`.m_relu_` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "relu_", .args); if (is.object(.r)) .r else .op_reply("relu_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_remainder <- function(self, other) { .args <- list(self, other); .op("remainder", .args) }
+torch_remainder <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "remainder", .args); if (is.object(.r)) .r else .op_reply("remainder", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_repeat <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("repeat", .args) }
+torch_repeat <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .Call(rtp_op, "repeat", .args); if (is.object(.r)) .r else .op_reply("repeat", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_repeat_interleave <- function(self, repeats, dim = NULL, output_size = NULL) { .args <- list(self, repeats, dim, output_size); .op("repeat_interleave", .args) }
+torch_repeat_interleave <- function(self, repeats, dim = NULL, output_size = NULL) { .args <- list(self, repeats, dim, output_size); .r <- .Call(rtp_op, "repeat_interleave", .args); if (is.object(.r)) .r else .op_reply("repeat_interleave", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_reshape <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("reshape", .args) }
+torch_reshape <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .Call(rtp_op, "reshape", .args); if (is.object(.r)) .r else .op_reply("reshape", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_round <- function(self) { .args <- list(self); .op("round", .args) }
+torch_round <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "round", .args); if (is.object(.r)) .r else .op_reply("round", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_rsqrt <- function(self) { .args <- list(self); .op("rsqrt", .args) }
+torch_rsqrt <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "rsqrt", .args); if (is.object(.r)) .r else .op_reply("rsqrt", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_scatter_add <- function(self, dim, index, src) { .args <- list(self, dim, index, src); .op("scatter_add", .args) }
+torch_scatter_add <- function(self, dim, index, src) { .args <- list(self, dim, index, src); .r <- .Call(rtp_op, "scatter_add", .args); if (is.object(.r)) .r else .op_reply("scatter_add", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_select <- function(self, dim, index) { .args <- list(self, dim, index); .op("select", .args) }
+torch_select <- function(self, dim, index) { .args <- list(self, dim, index); .r <- .Call(rtp_op, "select", .args); if (is.object(.r)) .r else .op_reply("select", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sigmoid <- function(self) { .args <- list(self); .op("sigmoid", .args) }
+torch_sigmoid <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "sigmoid", .args); if (is.object(.r)) .r else .op_reply("sigmoid", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sign <- function(self) { .args <- list(self); .op("sign", .args) }
+torch_sign <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "sign", .args); if (is.object(.r)) .r else .op_reply("sign", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sin <- function(self) { .args <- list(self); .op("sin", .args) }
+torch_sin <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "sin", .args); if (is.object(.r)) .r else .op_reply("sin", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sinh <- function(self) { .args <- list(self); .op("sinh", .args) }
+torch_sinh <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "sinh", .args); if (is.object(.r)) .r else .op_reply("sinh", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_softmax <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .op("softmax", .args) }
+torch_softmax <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .r <- .Call(rtp_op, "softmax", .args); if (is.object(.r)) .r else .op_reply("softmax", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sort <- function(self, dim = -1L, descending = FALSE, stable = NULL) { .args <- list(self, dim, descending, stable); .op("sort", .args) }
+torch_sort <- function(self, dim = -1L, descending = FALSE, stable = NULL) { .args <- list(self, dim, descending, stable); .r <- .Call(rtp_op, "sort", .args); if (is.object(.r)) .r else .op_reply("sort", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_split <- function(self, split_size_or_sections, dim = 1L) { .args <- list(self, split_size_or_sections, dim); .op("split", .args) }
+torch_split <- function(self, split_size_or_sections, dim = 1L) { .args <- list(self, split_size_or_sections, dim); .r <- .Call(rtp_op, "split", .args); if (is.object(.r)) .r else .op_reply("split", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sqrt <- function(self) { .args <- list(self); .op("sqrt", .args) }
+torch_sqrt <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "sqrt", .args); if (is.object(.r)) .r else .op_reply("sqrt", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_square <- function(self) { .args <- list(self); .op("square", .args) }
+torch_square <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "square", .args); if (is.object(.r)) .r else .op_reply("square", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_squeeze <- function(self, dim = NULL) { .args <- list(self, dim); .op("squeeze", .args) }
+torch_squeeze <- function(self, dim = NULL) { .args <- list(self, dim); .r <- .Call(rtp_op, "squeeze", .args); if (is.object(.r)) .r else .op_reply("squeeze", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_stack <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .op("stack", .args) }
+torch_stack <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .r <- .Call(rtp_op, "stack", .args); if (is.object(.r)) .r else .op_reply("stack", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_std <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .op("std", .args) }
+torch_std <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .r <- .Call(rtp_op, "std", .args); if (is.object(.r)) .r else .op_reply("std", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_std_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .op("std_mean", .args) }
+torch_std_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .r <- .Call(rtp_op, "std_mean", .args); if (is.object(.r)) .r else .op_reply("std_mean", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sub <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .op("sub", .args) }
+torch_sub <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .r <- .Call(rtp_op, "sub", .args); if (is.object(.r)) .r else .op_reply("sub", .args, .r, sys.call()) }
 
-`.m_sub_` <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .op("sub_", .args) }
+`.m_sub_` <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .r <- .Call(rtp_op, "sub_", .args); if (is.object(.r)) .r else .op_reply("sub_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_subtract <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .op("subtract", .args) }
+torch_subtract <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .r <- .Call(rtp_op, "subtract", .args); if (is.object(.r)) .r else .op_reply("subtract", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(self, dim, keepdim, dtype); .op("sum", .args) }
+torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(self, dim, keepdim, dtype); .r <- .Call(rtp_op, "sum", .args); if (is.object(.r)) .r else .op_reply("sum", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_swapaxes <- function(self, dim0, dim1) { .args <- list(self, dim0, dim1); .op("swapaxes", .args) }
+torch_swapaxes <- function(self, dim0, dim1) { .args <- list(self, dim0, dim1); .r <- .Call(rtp_op, "swapaxes", .args); if (is.object(.r)) .r else .op_reply("swapaxes", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_t <- function(self) { .args <- list(self); .op("t", .args) }
+torch_t <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "t", .args); if (is.object(.r)) .r else .op_reply("t", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_tan <- function(self) { .args <- list(self); .op("tan", .args) }
+torch_tan <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "tan", .args); if (is.object(.r)) .r else .op_reply("tan", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_tanh <- function(self) { .args <- list(self); .op("tanh", .args) }
+torch_tanh <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "tanh", .args); if (is.object(.r)) .r else .op_reply("tanh", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_tensordot <- function(a, b, dims = 2L) { .args <- list(a, b, dims); .op("tensordot", .args) }
+torch_tensordot <- function(a, b, dims = 2L) { .args <- list(a, b, dims); .r <- .Call(rtp_op, "tensordot", .args); if (is.object(.r)) .r else .op_reply("tensordot", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_tile <- function(self, dims) { .args <- list(self, dims); .op("tile", .args) }
+torch_tile <- function(self, dims) { .args <- list(self, dims); .r <- .Call(rtp_op, "tile", .args); if (is.object(.r)) .r else .op_reply("tile", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) { .args <- list(self, dtype, device, copy); .op("to", .args) }
+torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) { .args <- list(self, dtype, device, copy); .r <- .Call(rtp_op, "to", .args); if (is.object(.r)) .r else .op_reply("to", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_topk <- function(self, k, dim = -1L, largest = TRUE, sorted = TRUE) { .args <- list(self, k, dim, largest, sorted); .op("topk", .args) }
+torch_topk <- function(self, k, dim = -1L, largest = TRUE, sorted = TRUE) { .args <- list(self, k, dim, largest, sorted); .r <- .Call(rtp_op, "topk", .args); if (is.object(.r)) .r else .op_reply("topk", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_trace <- function(self) { .args <- list(self); .op("trace", .args) }
+torch_trace <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "trace", .args); if (is.object(.r)) .r else .op_reply("trace", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_transpose <- function(self, dim0, dim1) { .args <- list(self, dim0, dim1); .op("transpose", .args) }
+torch_transpose <- function(self, dim0, dim1) { .args <- list(self, dim0, dim1); .r <- .Call(rtp_op, "transpose", .args); if (is.object(.r)) .r else .op_reply("transpose", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_tril <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .op("tril", .args) }
+torch_tril <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .r <- .Call(rtp_op, "tril", .args); if (is.object(.r)) .r else .op_reply("tril", .args, .r, sys.call()) }
 
-`.m_tril_` <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .op("tril_", .args) }
+`.m_tril_` <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .r <- .Call(rtp_op, "tril_", .args); if (is.object(.r)) .r else .op_reply("tril_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_tril_indices <- function(row, col, offset = 0L, dtype = NULL) { .args <- list(row, col, offset, dtype); .op("tril_indices", .args) }
+torch_tril_indices <- function(row, col, offset = 0L, dtype = NULL) { .args <- list(row, col, offset, dtype); .r <- .Call(rtp_op, "tril_indices", .args); if (is.object(.r)) .r else .op_reply("tril_indices", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_triu <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .op("triu", .args) }
+torch_triu <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .r <- .Call(rtp_op, "triu", .args); if (is.object(.r)) .r else .op_reply("triu", .args, .r, sys.call()) }
 
-`.m_triu_` <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .op("triu_", .args) }
+`.m_triu_` <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .r <- .Call(rtp_op, "triu_", .args); if (is.object(.r)) .r else .op_reply("triu_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_triu_indices <- function(row, col, offset = 0L, dtype = NULL) { .args <- list(row, col, offset, dtype); .op("triu_indices", .args) }
+torch_triu_indices <- function(row, col, offset = 0L, dtype = NULL) { .args <- list(row, col, offset, dtype); .r <- .Call(rtp_op, "triu_indices", .args); if (is.object(.r)) .r else .op_reply("triu_indices", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_true_divide <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .op("true_divide", .args) }
+torch_true_divide <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .r <- .Call(rtp_op, "true_divide", .args); if (is.object(.r)) .r else .op_reply("true_divide", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_trunc <- function(self) { .args <- list(self); .op("trunc", .args) }
+torch_trunc <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "trunc", .args); if (is.object(.r)) .r else .op_reply("trunc", .args, .r, sys.call()) }
 
-`.m_type_as` <- function(self, other) { .args <- list(self, other); .op("type_as", .args) }
+`.m_type_as` <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "type_as", .args); if (is.object(.r)) .r else .op_reply("type_as", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_unbind <- function(self, dim = 1L) { .args <- list(self, dim); .op("unbind", .args) }
+torch_unbind <- function(self, dim = 1L) { .args <- list(self, dim); .r <- .Call(rtp_op, "unbind", .args); if (is.object(.r)) .r else .op_reply("unbind", .args, .r, sys.call()) }
 
-`.m_uniform_` <- function(self, a = 0.0, b = 1.0) { .args <- list(self, a, b); .op("uniform_", .args) }
+`.m_uniform_` <- function(self, a = 0.0, b = 1.0) { .args <- list(self, a, b); .r <- .Call(rtp_op, "uniform_", .args); if (is.object(.r)) .r else .op_reply("uniform_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_unsqueeze <- function(self, dim) { .args <- list(self, dim); .op("unsqueeze", .args) }
+torch_unsqueeze <- function(self, dim) { .args <- list(self, dim); .r <- .Call(rtp_op, "unsqueeze", .args); if (is.object(.r)) .r else .op_reply("unsqueeze", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .op("var", .args) }
+torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .r <- .Call(rtp_op, "var", .args); if (is.object(.r)) .r else .op_reply("var", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_var_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .op("var_mean", .args) }
+torch_var_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .r <- .Call(rtp_op, "var_mean", .args); if (is.object(.r)) .r else .op_reply("var_mean", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_view <- function(self, ...) { .args <- c(list(self), .dots(...)); .op("view", .args) }
+torch_view <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .Call(rtp_op, "view", .args); if (is.object(.r)) .r else .op_reply("view", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(condition, self, other); .op("where", .args) }
+torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(condition, self, other); .r <- .Call(rtp_op, "where", .args); if (is.object(.r)) .r else .op_reply("where", .args, .r, sys.call()) }
 
-`.m_where` <- function(self, condition, other) { .args <- list(self, condition, other); .op("where.method", .args) }
+`.m_where` <- function(self, condition, other) { .args <- list(self, condition, other); .r <- .Call(rtp_op, "where.method", .args); if (is.object(.r)) .r else .op_reply("where.method", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_xlogy <- function(self, other) { .args <- list(self, other); .op("xlogy", .args) }
+torch_xlogy <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "xlogy", .args); if (is.object(.r)) .r else .op_reply("xlogy", .args, .r, sys.call()) }
 
-`.m_zero_` <- function(self) { .args <- list(self); .op("zero_", .args) }
+`.m_zero_` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "zero_", .args); if (is.object(.r)) .r else .op_reply("zero_", .args, .r, sys.call()) }
 
 # Method table: x$<name>(...) calls the function named here.
 .OP_METHODS <- c(
@@ -1010,7 +1010,7 @@ torch_xlogy <- function(self, other) { .args <- list(self, other); .op("xlogy", 
 #' @param mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
 #' @param ord The order of the norm: a number (`Inf`, `-Inf` included) or "fro" / "nuc".
-#' @param p A probability in [0, 1] used for every element instead of `self`'s values.
+#' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @param rcond See the Python documentation of the op of the same name (R conventions apply).
 #' @param rtol See the Python documentation of the op of the same name (R conventions apply).
 #' @param tau See the Python documentation of the op of the same name (R conventions apply).
@@ -1024,7 +1024,7 @@ NULL
 
 #' @rdname linalg
 #' @export
-linalg_cholesky <- function(A, upper = FALSE) { .args <- list(A, upper); .op("linalg_cholesky", .args) }
+linalg_cholesky <- function(A, upper = FALSE) { .args <- list(A, upper); .r <- .Call(rtp_op, "linalg_cholesky", .args); if (is.object(.r)) .r else .op_reply("linalg_cholesky", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
@@ -1032,35 +1032,35 @@ linalg_cholesky_ex <- function(A, upper = FALSE, check_errors = FALSE) { .args <
 
 #' @rdname linalg
 #' @export
-linalg_cond <- function(A, p = NULL) { .args <- list(A, p); .op("linalg_cond", .args) }
+linalg_cond <- function(A, p = NULL) { .args <- list(A, p); .r <- .Call(rtp_op, "linalg_cond", .args); if (is.object(.r)) .r else .op_reply("linalg_cond", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_det <- function(A) { .args <- list(A); .op("linalg_det", .args) }
+linalg_det <- function(A) { .args <- list(A); .r <- .Call(rtp_op, "linalg_det", .args); if (is.object(.r)) .r else .op_reply("linalg_det", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_eig <- function(A) { .args <- list(A); .op("linalg_eig", .args) }
+linalg_eig <- function(A) { .args <- list(A); .r <- .Call(rtp_op, "linalg_eig", .args); if (is.object(.r)) .r else .op_reply("linalg_eig", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_eigh <- function(A, UPLO = "L") { .args <- list(A, UPLO); .op("linalg_eigh", .args) }
+linalg_eigh <- function(A, UPLO = "L") { .args <- list(A, UPLO); .r <- .Call(rtp_op, "linalg_eigh", .args); if (is.object(.r)) .r else .op_reply("linalg_eigh", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_eigvals <- function(A) { .args <- list(A); .op("linalg_eigvals", .args) }
+linalg_eigvals <- function(A) { .args <- list(A); .r <- .Call(rtp_op, "linalg_eigvals", .args); if (is.object(.r)) .r else .op_reply("linalg_eigvals", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_eigvalsh <- function(A, UPLO = "L") { .args <- list(A, UPLO); .op("linalg_eigvalsh", .args) }
+linalg_eigvalsh <- function(A, UPLO = "L") { .args <- list(A, UPLO); .r <- .Call(rtp_op, "linalg_eigvalsh", .args); if (is.object(.r)) .r else .op_reply("linalg_eigvalsh", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_householder_product <- function(A, tau) { .args <- list(A, tau); .op("linalg_householder_product", .args) }
+linalg_householder_product <- function(A, tau) { .args <- list(A, tau); .r <- .Call(rtp_op, "linalg_householder_product", .args); if (is.object(.r)) .r else .op_reply("linalg_householder_product", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_inv <- function(A) { .args <- list(A); .op("linalg_inv", .args) }
+linalg_inv <- function(A) { .args <- list(A); .r <- .Call(rtp_op, "linalg_inv", .args); if (is.object(.r)) .r else .op_reply("linalg_inv", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
@@ -1072,63 +1072,63 @@ linalg_lstsq <- function(A, B, rcond = NULL, driver = NULL) { .args <- list(A, B
 
 #' @rdname linalg
 #' @export
-linalg_matrix_norm <- function(A, ord = "fro", dim = c(-2L, -1L), keepdim = FALSE, dtype = NULL) { .args <- list(A, ord, dim, keepdim, dtype); .op("linalg_matrix_norm", .args) }
+linalg_matrix_norm <- function(A, ord = "fro", dim = c(-2L, -1L), keepdim = FALSE, dtype = NULL) { .args <- list(A, ord, dim, keepdim, dtype); .r <- .Call(rtp_op, "linalg_matrix_norm", .args); if (is.object(.r)) .r else .op_reply("linalg_matrix_norm", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_matrix_power <- function(A, n) { .args <- list(A, n); .op("linalg_matrix_power", .args) }
+linalg_matrix_power <- function(A, n) { .args <- list(A, n); .r <- .Call(rtp_op, "linalg_matrix_power", .args); if (is.object(.r)) .r else .op_reply("linalg_matrix_power", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_matrix_rank <- function(A, atol = NULL, rtol = NULL, hermitian = FALSE, tol = NULL) { .args <- list(A, atol, rtol, hermitian, tol); .op("linalg_matrix_rank", .args) }
+linalg_matrix_rank <- function(A, atol = NULL, rtol = NULL, hermitian = FALSE, tol = NULL) { .args <- list(A, atol, rtol, hermitian, tol); .r <- .Call(rtp_op, "linalg_matrix_rank", .args); if (is.object(.r)) .r else .op_reply("linalg_matrix_rank", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_multi_dot <- function(tensors) { .args <- list(tensors); .op("linalg_multi_dot", .args) }
+linalg_multi_dot <- function(tensors) { .args <- list(tensors); .r <- .Call(rtp_op, "linalg_multi_dot", .args); if (is.object(.r)) .r else .op_reply("linalg_multi_dot", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_norm <- function(A, ord = NULL, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(A, ord, dim, keepdim, dtype); .op("linalg_norm", .args) }
+linalg_norm <- function(A, ord = NULL, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(A, ord, dim, keepdim, dtype); .r <- .Call(rtp_op, "linalg_norm", .args); if (is.object(.r)) .r else .op_reply("linalg_norm", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_pinv <- function(A, rcond = NULL, hermitian = FALSE, atol = NULL, rtol = NULL) { .args <- list(A, rcond, hermitian, atol, rtol); .op("linalg_pinv", .args) }
+linalg_pinv <- function(A, rcond = NULL, hermitian = FALSE, atol = NULL, rtol = NULL) { .args <- list(A, rcond, hermitian, atol, rtol); .r <- .Call(rtp_op, "linalg_pinv", .args); if (is.object(.r)) .r else .op_reply("linalg_pinv", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_qr <- function(A, mode = "reduced") { .args <- list(A, mode); .op("linalg_qr", .args) }
+linalg_qr <- function(A, mode = "reduced") { .args <- list(A, mode); .r <- .Call(rtp_op, "linalg_qr", .args); if (is.object(.r)) .r else .op_reply("linalg_qr", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_slogdet <- function(A) { .args <- list(A); .op("linalg_slogdet", .args) }
+linalg_slogdet <- function(A) { .args <- list(A); .r <- .Call(rtp_op, "linalg_slogdet", .args); if (is.object(.r)) .r else .op_reply("linalg_slogdet", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_solve <- function(A, B, left = TRUE) { .args <- list(A, B, left); .op("linalg_solve", .args) }
+linalg_solve <- function(A, B, left = TRUE) { .args <- list(A, B, left); .r <- .Call(rtp_op, "linalg_solve", .args); if (is.object(.r)) .r else .op_reply("linalg_solve", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_solve_triangular <- function(A, B, upper, left = TRUE, unitriangular = FALSE) { .args <- list(A, B, upper, left, unitriangular); .op("linalg_solve_triangular", .args) }
+linalg_solve_triangular <- function(A, B, upper, left = TRUE, unitriangular = FALSE) { .args <- list(A, B, upper, left, unitriangular); .r <- .Call(rtp_op, "linalg_solve_triangular", .args); if (is.object(.r)) .r else .op_reply("linalg_solve_triangular", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_svd <- function(A, full_matrices = TRUE) { .args <- list(A, full_matrices); .op("linalg_svd", .args) }
+linalg_svd <- function(A, full_matrices = TRUE) { .args <- list(A, full_matrices); .r <- .Call(rtp_op, "linalg_svd", .args); if (is.object(.r)) .r else .op_reply("linalg_svd", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_svdvals <- function(A) { .args <- list(A); .op("linalg_svdvals", .args) }
+linalg_svdvals <- function(A) { .args <- list(A); .r <- .Call(rtp_op, "linalg_svdvals", .args); if (is.object(.r)) .r else .op_reply("linalg_svdvals", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_tensorinv <- function(A, ind = 3L) { .args <- list(A, ind); .op("linalg_tensorinv", .args) }
+linalg_tensorinv <- function(A, ind = 3L) { .args <- list(A, ind); .r <- .Call(rtp_op, "linalg_tensorinv", .args); if (is.object(.r)) .r else .op_reply("linalg_tensorinv", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_tensorsolve <- function(A, B, dims = NULL) { .args <- list(A, B, dims); .op("linalg_tensorsolve", .args) }
+linalg_tensorsolve <- function(A, B, dims = NULL) { .args <- list(A, B, dims); .r <- .Call(rtp_op, "linalg_tensorsolve", .args); if (is.object(.r)) .r else .op_reply("linalg_tensorsolve", .args, .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(A, ord, dim, keepdim, dtype); .op("linalg_vector_norm", .args) }
+linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(A, ord, dim, keepdim, dtype); .r <- .Call(rtp_op, "linalg_vector_norm", .args); if (is.object(.r)) .r else .op_reply("linalg_vector_norm", .args, .r, sys.call()) }
 
 #' Neural network functions
 #'
@@ -1141,7 +1141,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param delta See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
-#' @param eps A small number: `torch_logit` clamps to [eps, 1 - eps]; the losses use it to keep logs and variances away from 0.
+#' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
 #' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
 #' @param inplace See the Python documentation of the op of the same name (R conventions apply).
@@ -1157,7 +1157,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param negative_slope See the Python documentation of the op of the same name (R conventions apply).
 #' @param norm_type See the Python documentation of the op of the same name (R conventions apply).
 #' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
-#' @param p A probability in [0, 1] used for every element instead of `self`'s values.
+#' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).

@@ -2,25 +2,46 @@
 
 #' @export
 Ops.torch_tensor <- function(e1, e2) {
+  # the callable is looked up and the reply wrapped in C (src/pycall.c); anything else: below
   if (missing(e2)) {
-    f <- .rt$unary[[.Generic]]
-    if (is.null(f)) {
-      .ensure_python()
-      f <- .rt$unary[[.Generic]]
-      if (is.null(f)) stop("unary `", .Generic, "` is not defined for tensors", call. = FALSE)
-    }
-    return(.res(.call(f, list(.h(e1)))))
-  }
-  f <- .rt$binary[[.Generic]]
-  if (is.null(f)) {
-    .ensure_python()
-    f <- .rt$binary[[.Generic]]
-    if (is.null(f)) stop("`", .Generic, "` is not defined for tensors", call. = FALSE)
+    r <- .Call(rtp_unop, .Generic, e1)
+    if (is.object(r)) return(r)
+    return(.unary_reply(.Generic, e1, r))
   }
   # a number on the left becomes a {1} tensor (Tensor overload); on the right it stays a
   # number (Scalar overload): 2 * x is MulBackward0, x * 2 is MulBackward1
-  r <- .Call(rtp_call, f, list(e1, e2), .TENSOR_CLASS)
-  if (typeof(r) == "externalptr") r else .reply_t(f, list(e1, e2), r, sys.call(-1L))
+  r <- .Call(rtp_binop, .Generic, e1, e2)
+  if (is.object(r)) r else .binary_reply(.Generic, e1, e2, r, sys.call(-1L))
+}
+
+# `r`: what rtp_unop/rtp_binop returned (raw 01 or 04: not called)
+.unary_reply <- function(generic, e1, r) {
+  f <- .rt$unary[[generic]]
+  if (is.null(f)) {
+    .ensure_python()
+    f <- .rt$unary[[generic]]
+    if (is.null(f)) stop("unary `", generic, "` is not defined for tensors", call. = FALSE)
+  }
+  if (is.raw(r)) {
+    r <- if (r == as.raw(4L) || r == as.raw(1L)) .call(f, list(.h(e1)))
+         else .call_slow(f, list(e1), r, .ptr_h)
+  }
+  .res(r)
+}
+
+.binary_reply <- function(generic, e1, e2, r, call) {
+  f <- .rt$binary[[generic]]
+  if (is.null(f)) {
+    .ensure_python()
+    f <- .rt$binary[[generic]]
+    if (is.null(f)) stop("`", generic, "` is not defined for tensors", call. = FALSE)
+  }
+  args <- list(e1, e2)
+  if (is.raw(r) && r == as.raw(4L)) {
+    r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
+    if (typeof(r) == "externalptr") return(r)
+  }
+  .reply_t(f, args, r, call)
 }
 
 #' Matrix product

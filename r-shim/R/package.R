@@ -53,6 +53,11 @@
   .rt$unary <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "unary_callers")))
   callers <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "op_callers")))
   for (nm in names(callers)) assign(nm, callers[[nm]], envir = .rt$ops)
+  # the callables the C entry points find by name (see the end of src/pycall.c)
+  if (.rt$direct) {
+    .Call(rtp_setup, .rt$ops, list2env(.rt$binary, parent = emptyenv()),
+          list2env(.rt$unary, parent = emptyenv()), .rt$bfns, .TENSOR_CLASS)
+  }
   .rt$py_methods <- reticulate::py_to_r(reticulate::py_call(
     reticulate::py_get_attr(bridge, "method_names")))
   .rt$ready <- TRUE

@@ -62,7 +62,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 }
 
 .attr <- function(x, name) {
-  r <- .bridge("get_attr", .h(x), name)
+  r <- .bridge("get_attr", x, name)
   if (name == "shape") as.integer(unlist(r)) else r
 }
 
@@ -86,6 +86,11 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 # with f's body, where `self` is x (one R call fewer than `function(...) f(x, ...)`). Made (and
 # byte-compiled) on first use; never holds the names of the active bindings.
 .makers <- new.env(parent = emptyenv())
+# x$grad, the binding read most often (every optimizer step), found there too (one lookup)
+assign("grad", function(x) {
+  r <- .Call(rtp_bcall, "get_attr", list(x, "grad"))
+  if (is.object(r)) r else .bridge_reply("get_attr", list(x, "grad"), r)
+}, envir = .makers)
 
 .method_maker <- function(f) {
   fm <- formals(f)
@@ -111,15 +116,21 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 .TENSOR_METHODS <- list(
   backward = function(self, gradient = list(), retain_graph = create_graph,
                       create_graph = FALSE, inputs = NULL, ...) {
-    dots <- list(...)
-    if ("keep_graph" %in% names(dots)) {
-      rlang::warn("`keep_graph` has been deprecated. Please use `retain_graph` instead.",
-                  .frequency = "once", .frequency_id = "rtorchpy_keep_graph")
-      retain_graph <- dots$keep_graph
+    if (...length()) {
+      dots <- list(...)
+      if ("keep_graph" %in% names(dots)) {
+        rlang::warn("`keep_graph` has been deprecated. Please use `retain_graph` instead.",
+                    .frequency = "once", .frequency_id = "rtorchpy_keep_graph")
+        retain_graph <- dots$keep_graph
+      }
     }
     if (is.list(gradient) && !length(gradient)) gradient <- NULL
-    .call_method(self, "backward", list(.a(gradient), retain_graph, isTRUE(create_graph),
-                                        .a(inputs)))
+    if (is.null(gradient) && is.null(inputs)) {  # the usual loss$backward(): fewer R calls
+      .bridge("backward", self, retain_graph, isTRUE(create_graph))
+    } else {
+      .call_method(self, "backward", list(.a(gradient), retain_graph, isTRUE(create_graph),
+                                          .a(inputs)))
+    }
     invisible(NULL)
   },
   detach = function(self) .call_method(self, "detach"),

@@ -107,6 +107,11 @@ SEXP rtp_take_dead(void) {
 
 SEXP rtp_pyinit(SEXP path, SEXP bridge);
 SEXP rtp_call(SEXP f, SEXP args, SEXP cls);
+SEXP rtp_setup(SEXP ops, SEXP binary, SEXP unary, SEXP bfns, SEXP cls);
+SEXP rtp_op(SEXP name, SEXP args);
+SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2);
+SEXP rtp_unop(SEXP generic, SEXP e1);
+SEXP rtp_bcall(SEXP name, SEXP args);
 
 static const R_CallMethodDef call_methods[] = {
   {"rtp_wrap", (DL_FUNC) &rtp_wrap, 2},
@@ -115,6 +120,11 @@ static const R_CallMethodDef call_methods[] = {
   {"rtp_take_dead", (DL_FUNC) &rtp_take_dead, 0},
   {"rtp_pyinit", (DL_FUNC) &rtp_pyinit, 2},
   {"rtp_call", (DL_FUNC) &rtp_call, 3},
+  {"rtp_setup", (DL_FUNC) &rtp_setup, 5},
+  {"rtp_op", (DL_FUNC) &rtp_op, 2},
+  {"rtp_binop", (DL_FUNC) &rtp_binop, 3},
+  {"rtp_unop", (DL_FUNC) &rtp_unop, 2},
+  {"rtp_bcall", (DL_FUNC) &rtp_bcall, 2},
   {NULL, NULL, 0}
 };
 

@@ -30,6 +30,7 @@
  * (debug builds with Py_TRACE_REFS, free-threaded builds).
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #ifndef _WIN32
 #include <dlfcn.h>
@@ -362,11 +363,18 @@ static void convert_cleanup(void *data, Rboolean jump) {
  * R complex (a handle), or raw 01 / 02 / 03 (see the top of this file). An element of `args`
  * may be an rtorchpy object (its handle is passed). With `cls` not NULL, a handle reply that
  * needs no housekeeping (see .t() in R/bridge.R) comes back already wrapped, of class `cls`. */
+static SEXP call_py(PyObj *fn, SEXP args, SEXP cls);
+
 SEXP rtp_call(SEXP f, SEXP args, SEXP cls) {
-  int nstr = 0;
-  if (!ready || TYPEOF(args) != VECSXP || !simple_args_at(args, 0, &nstr)) return raw1(1);
+  if (!ready) return raw1(1);
   PyObj *fn = pyobject(f);
   if (fn == NULL) return raw1(1);
+  return call_py(fn, args, cls);
+}
+
+static SEXP call_py(PyObj *fn, SEXP args, SEXP cls) {
+  int nstr = 0;
+  if (!ready || TYPEOF(args) != VECSXP || !simple_args_at(args, 0, &nstr)) return raw1(1);
   const char **strs = NULL;
   if (nstr) {
     int k = 0;
@@ -443,4 +451,116 @@ SEXP rtp_call(SEXP f, SEXP args, SEXP cls) {
   /* -- GIL released --------------------------------------------------------------------- */
   if (failed) Rf_error("rtorchpy: could not keep a Python result for R");
   return raw1(2);
+}
+
+
+/* -- callables cached by name -------------------------------------------------------------
+ *
+ * The generated wrappers, the operators and .bridge() name the Python callable they call
+ * (`.Call(rtp_op, "sin", list(self))`): the callable is looked up once in the R environment
+ * that holds it (.rt$ops, .rt$binary, .rt$unary, .rt$bfns: reticulate objects) and its
+ * PyObject kept here, with a reference of its own, in a small table keyed by the address of
+ * the name's CHARSXP (R keeps one CHARSXP per string, so the address identifies the name).
+ * A name not (yet) in its environment gives raw 04: R then takes its general path, which
+ * starts Python and fetches the callable. rtp_setup (after Python started) sets the
+ * environments and the class of tensors, and empties the tables.
+ */
+#define NTAB 4
+#define TABSIZE 2048
+static SEXP tab_env[NTAB];
+static SEXP tab_key[NTAB][TABSIZE];
+static PyObj *tab_fn[NTAB][TABSIZE];
+static SEXP tensor_cls = NULL;
+
+static void clear_tables(void) {
+  int gil = gil_ensure();
+  for (int t = 0; t < NTAB; t++) {
+    for (int i = 0; i < TABSIZE; i++) {
+      if (tab_fn[t][i]) decref(tab_fn[t][i]);
+      tab_fn[t][i] = NULL;
+      tab_key[t][i] = NULL;
+    }
+  }
+  gil_release(gil);
+}
+
+SEXP rtp_setup(SEXP ops, SEXP binary, SEXP unary, SEXP bfns, SEXP cls) {
+  if (!ready) return Rf_ScalarLogical(0);
+  clear_tables();
+  SEXP envs[NTAB] = {ops, binary, unary, bfns};
+  for (int t = 0; t < NTAB; t++) {
+    if (tab_env[t]) R_ReleaseObject(tab_env[t]);
+    tab_env[t] = envs[t];
+    R_PreserveObject(envs[t]);
+  }
+  if (tensor_cls) R_ReleaseObject(tensor_cls);
+  tensor_cls = cls;
+  R_PreserveObject(cls);
+  return Rf_ScalarLogical(1);
+}
+
+/* The cached callable named `name` (a string) in table t, or NULL (not there yet). */
+static PyObj *lookup(int t, SEXP name) {
+  if (!ready || tab_env[t] == NULL || TYPEOF(name) != STRSXP || XLENGTH(name) != 1) return NULL;
+  SEXP key = STRING_ELT(name, 0);
+  size_t i = (((uintptr_t) key) >> 4) % TABSIZE;
+  for (int probe = 0; probe < TABSIZE; probe++, i = (i + 1) % TABSIZE) {
+    if (tab_key[t][i] == key) return tab_fn[t][i];
+    if (tab_key[t][i] == NULL) break;
+  }
+  SEXP f = Rf_findVarInFrame(tab_env[t], Rf_installTrChar(key));
+  if (f == R_UnboundValue || f == R_NilValue) return NULL;
+  PyObj *fn = pyobject(f);
+  if (fn == NULL) return NULL;
+  i = (((uintptr_t) key) >> 4) % TABSIZE;
+  for (int probe = 0; probe < TABSIZE; probe++, i = (i + 1) % TABSIZE) {
+    if (tab_key[t][i] == NULL) {
+      int gil = gil_ensure();
+      incref(fn);
+      gil_release(gil);
+      tab_key[t][i] = key;  /* CHARSXPs of names in the package's code are never collected */
+      R_PreserveObject(key);
+      tab_fn[t][i] = fn;
+      return fn;
+    }
+  }
+  return fn;  /* table full: called, not cached */
+}
+
+/* Op `name` with the R list `args` (as rtp_call with the tensor class). */
+SEXP rtp_op(SEXP name, SEXP args) {
+  PyObj *fn = lookup(0, name);
+  if (fn == NULL) return raw1(4);
+  return call_py(fn, args, tensor_cls);
+}
+
+/* The binary operator `generic` (.Generic of Ops) on e1, e2. */
+SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2) {
+  PyObj *fn = lookup(1, generic);
+  if (fn == NULL) return raw1(4);
+  SEXP args = PROTECT(Rf_allocVector(VECSXP, 2));
+  SET_VECTOR_ELT(args, 0, e1);
+  SET_VECTOR_ELT(args, 1, e2);
+  SEXP r = call_py(fn, args, tensor_cls);
+  UNPROTECT(1);
+  return r;
+}
+
+/* The unary operator `generic` on e1. */
+SEXP rtp_unop(SEXP generic, SEXP e1) {
+  PyObj *fn = lookup(2, generic);
+  if (fn == NULL) return raw1(4);
+  SEXP args = PROTECT(Rf_allocVector(VECSXP, 1));
+  SET_VECTOR_ELT(args, 0, e1);
+  SEXP r = call_py(fn, args, tensor_cls);
+  UNPROTECT(1);
+  return r;
+}
+
+/* A function of the bridge module named `name`: its reply as rtp_call gives it (a tensor
+ * reply comes back wrapped). */
+SEXP rtp_bcall(SEXP name, SEXP args) {
+  PyObj *fn = lookup(3, name);
+  if (fn == NULL) return raw1(4);
+  return call_py(fn, args, tensor_cls);
 }

@@ -43,14 +43,14 @@ PARAM_DOCS = {
     "input": "A tensor.",
     "target": "A tensor of targets; class indices are 1-based.",
     "n": "The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...",
-    "eps": "A small number: `torch_logit` clamps to [eps, 1 - eps]; the losses use it to keep "
+    "eps": "A small number: `torch_logit` clamps to \\[eps, 1 - eps\\]; the losses use it to keep "
            "logs and variances away from 0.",
     "mean": "The mean of the normal draws: a number or a tensor.",
     "std": "The standard deviation of the normal draws: a number or a tensor.",
     "size": "The shape of the draws when `mean` and `std` are numbers.",
     "num_samples": "How many categories to draw per row.",
     "replacement": "Whether a category may be drawn more than once.",
-    "p": "A probability in [0, 1] used for every element instead of `self`'s values.",
+    "p": "A probability in \\[0, 1\\] used for every element instead of `self`'s values.",
     "log_target": "Whether `target` holds log-probabilities.",
     "log_input": "Whether `input` holds the log of the rate.",
     "full": "Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).",
@@ -132,6 +132,11 @@ def _function(r_name, caller, key, params, dims, names=None):
         body = f'{{ .args <- {arglist}; {caller}("{key}", .args) }}'
     else:
         body = f'{caller}("{key}", {arglist})'
+    if caller == ".op" and not names:
+        # the C entry point directly (the callable cached in C, a tensor reply wrapped in C);
+        # any other reply (an error, a list, Python not started yet) goes through .op_reply
+        body = (f'{{ .args <- {arglist}; .r <- .Call(rtp_op, "{key}", .args); '
+                f'if (is.object(.r)) .r else .op_reply("{key}", .args, .r, sys.call()) }}')
     return f"{r_name} <- function({', '.join(formals)}) {body}", \
         [p.name if p.kind is not p.VAR_POSITIONAL else "..." for p in params
          if p.kind is not p.VAR_KEYWORD]

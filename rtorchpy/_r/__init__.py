@@ -37,8 +37,9 @@ from .ops import (binary_callers, fn_caller, method_names, op_caller, op_callers
                   unary_callers)
 from .serial import load, save
 from .session import collect_warnings, live_counts, take_warnings
-from .tensor import (arange, autograd_backward, autograd_grad, get_attr, node_next_functions,
-                     set_anomaly_mode, set_grad, set_grad_mode, set_requires_grad, tensor_method)
+from .tensor import (arange, autograd_backward, autograd_grad, backward, get_attr, grad_mode,
+                     node_next_functions, set_anomaly_mode, set_grad, set_grad_mode,
+                     set_requires_grad, tensor_method)
 from .values import format_tensor, from_r, item, to_r
 
 _stash = None  # a reply r-shim/src/pycall.c does not convert, for R to fetch via reticulate

@@ -81,6 +81,25 @@ def node_next_functions(h):
 
 # ----------------------------------------------------------------------------- grad mode
 
+def grad_mode(flag):
+    """``set_grad_mode`` with a bare bool as reply (R's with_no_grad() calls it twice); a
+    ``flag`` that is not a bool or None is an error reply."""
+    try:
+        old = _gm.is_grad_enabled()
+        if flag is not None:
+            _gm.autograd_set_grad_mode(bool(flag))
+        return old
+    except Exception as exc:  # noqa: BLE001
+        return _err(exc)
+
+
+@guarded
+def backward(h, retain_graph, create_graph):
+    """``x$backward()`` without gradient or inputs."""
+    _get(h).backward(None, retain_graph, create_graph, None)
+    return None
+
+
 @guarded
 def set_grad_mode(flag):
     old = _gm.is_grad_enabled()
