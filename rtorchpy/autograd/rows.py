@@ -56,6 +56,8 @@ def row(name, fresh=False, inputs=("self",), saves=(), outputs=("result",)):
     plan = _save_plan(name, inputs, outputs, saves)
 
     def register(formula):
+        if name in NODES:  # two ops must not share a node class by accident
+            raise ValueError(f"row {name} is registered twice")
         _check_signature(name, formula, saves)
         NODES[name] = formula_node_class(name, formula, fresh, plan)
         ROWS.append((name, formula))
