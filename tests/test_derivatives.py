@@ -1331,7 +1331,9 @@ def _l_svd(draw, rng, name):
 @builder("LinalgPinvBackward0")
 def _l_pinv(draw, rng, name):
     m, n = draw(st.sampled_from([(3, 3), (4, 2), (2, 3)]))
-    return Case(rt.linalg_pinv, anyv(rng, _batch(draw) + (m, n)) + 2 * np.eye(m, n))
+    # singular values kept away from 0: near a rank drop, central differences of the second
+    # derivative lose digits (a draw once missed rtol 1e-4 by 2e-4)
+    return Case(rt.linalg_pinv, 0.4 * anyv(rng, _batch(draw) + (m, n)) + 2 * np.eye(m, n))
 
 
 @builder("LinalgLstsqBackward0")
@@ -1341,7 +1343,7 @@ def _l_lstsq(draw, rng, name):
     driver = draw(st.sampled_from(["gelsy", "gelsd", "gels"]))
     rhs = b + draw(st.sampled_from([(m, 2), (m,)]))
     return Case(lambda a, y: rt.linalg_lstsq(a, y, driver=driver)[:2],
-                anyv(rng, b + (m, n)) + 2 * np.eye(m, n), anyv(rng, rhs))
+                0.4 * anyv(rng, b + (m, n)) + 2 * np.eye(m, n), anyv(rng, rhs))
 
 
 @builder("LinalgHouseholderProductBackward0")

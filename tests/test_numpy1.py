@@ -28,7 +28,9 @@ def test_python_suite_passes_with_numpy_1():
     assert version.returncode == 0 and version.stdout.startswith("1."), version
     env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
     env["PYTHONPATH"] = str(ROOT)
-    args = [str(PYTHON), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"]
+    # -rfE: the summary names failures and errors only (the skips are the main run's business)
+    args = [str(PYTHON), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", "-rfE",
+            "tests"]
     args += [f"--ignore=tests/{name}" for name in ONCE]
     res = subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1800)
     tail = "\n".join(res.stdout.splitlines()[-40:])
