@@ -20,7 +20,16 @@ from .adadelta import optim_adadelta
 from .adagrad import optim_adagrad
 from .adam import optim_adam, optim_adamw
 from .lbfgs import optim_lbfgs
-from .lr_scheduler import LRScheduler, lr_cosine_annealing, lr_lambda, lr_multiplicative, lr_one_cycle, lr_reduce_on_plateau, lr_scheduler, lr_step
+from .lr_scheduler import (
+    LRScheduler,
+    lr_cosine_annealing,
+    lr_lambda,
+    lr_multiplicative,
+    lr_one_cycle,
+    lr_reduce_on_plateau,
+    lr_scheduler,
+    lr_step,
+)
 from .optimizer import Optimizer, is_optimizer, optim_required, optimizer
 from .rmsprop import optim_rmsprop
 from .sgd import optim_sgd

@@ -13,6 +13,7 @@ import math
 import numbers
 import types
 
+from .generator import make_class, super_initialize
 from .optimizer import Optimizer, as_count
 
 __all__ = ["LRScheduler", "lr_scheduler", "lr_step", "lr_multiplicative", "lr_lambda",
@@ -453,43 +454,17 @@ def lr_scheduler(classname=None, initialize=None, get_lr=None, inherit=None, **m
     ``get_lr(self)`` returns the learning rates for ``self.last_epoch``, one per parameter
     group. ``inherit`` is the parent class (default :class:`LRScheduler`); other keywords
     become methods or class attributes. Returns the class."""
-    parent = LRScheduler if inherit is None else inherit
-    if not (isinstance(parent, type) and issubclass(parent, LRScheduler)):
-        raise TypeError(f"inherit must be a scheduler class, got {parent!r}")
     if classname is None:
         classname = "lr_scheduler"
-    for name, fn in (("initialize", initialize), ("get_lr", get_lr)):
-        if fn is not None and not callable(fn):
-            raise TypeError(f"{name} must be a function, got {type(fn).__name__}")
+    if get_lr is not None and not callable(get_lr):
+        raise TypeError(f"get_lr must be a function, got {type(get_lr).__name__}")
     namespace = dict(methods)
     if get_lr is not None:
         namespace["get_lr"] = get_lr
-    if initialize is not None:
-        def __init__(self, *args, **kwargs):
-            stack = self.__dict__.setdefault("_init_classes", [])
-            stack.append(cls)
-            try:
-                initialize(self, *args, **kwargs)
-            finally:
-                stack.pop()
-            if not stack:
-                del self.__dict__["_init_classes"]
-            if "optimizer" not in self.__dict__:
-                raise RuntimeError(f"{classname}: initialize() must call "
-                                   "self.super_initialize(optimizer, ...)")
-        namespace["__init__"] = __init__
-    namespace.setdefault("__doc__", f"Scheduler {classname} (defined with lr_scheduler()).")
-    cls = type(classname, (parent,), namespace)
-    return cls
+    return make_class(LRScheduler, "a scheduler class", classname,
+                      LRScheduler if inherit is None else inherit, initialize, namespace,
+                      "optimizer", "optimizer, ...",
+                      f"Scheduler {classname} (defined with lr_scheduler()).")
 
 
-def _super_initialize(self, *args, **kwargs):
-    """Run the parent class's constructor from an ``initialize`` given to
-    :func:`lr_scheduler` (R torch's ``super$initialize(...)``)."""
-    stack = self.__dict__.get("_init_classes")
-    if not stack:
-        raise RuntimeError("super_initialize() can only be called from initialize()")
-    return super(stack[-1], self).__init__(*args, **kwargs)
-
-
-LRScheduler.super_initialize = _super_initialize
+LRScheduler.super_initialize = super_initialize

@@ -21,6 +21,7 @@ import numpy as np
 from ..autograd.grad_mode import with_enable_grad
 from ..autograd.graph import bump_version
 from ..tensor import Tensor
+from .generator import make_class, super_initialize
 
 __all__ = ["Optimizer", "optimizer", "optim_required", "is_optimizer"]
 
@@ -433,48 +434,21 @@ def optimizer(classname=None, initialize=None, step=None, inherit=None, **method
         optim_sgd2 = optimizer("optim_sgd2", initialize, step)
         opt = optim_sgd2([x], learning_rate=0.1)
     """
-    parent = Optimizer if inherit is None else inherit
-    if not (isinstance(parent, type) and issubclass(parent, Optimizer)):
-        raise TypeError(f"inherit must be an optimizer class, got {parent!r}")
     if classname is None:
         classname = "optimizer"
     if not isinstance(classname, str):
         raise TypeError(f"classname must be a string, got {type(classname).__name__}")
-    for name, fn in (("initialize", initialize), ("step", step)):
-        if fn is not None and not callable(fn):
-            raise TypeError(f"{name} must be a function, got {type(fn).__name__}")
-    namespace = {k: v for k, v in methods.items()}
+    if step is not None and not callable(step):
+        raise TypeError(f"step must be a function, got {type(step).__name__}")
+    namespace = dict(methods)
     if step is not None:
         namespace["step"] = step
     if initialize is not None:
         namespace["initialize"] = initialize
-
-        def __init__(self, *args, **kwargs):
-            stack = self.__dict__.setdefault("_init_classes", [])
-            stack.append(cls)
-            try:
-                initialize(self, *args, **kwargs)
-            finally:
-                stack.pop()
-            if not stack:
-                del self.__dict__["_init_classes"]
-            if "param_groups" not in self.__dict__:
-                raise RuntimeError(f"{classname}: initialize() must call "
-                                   "self.super_initialize(params, defaults)")
-        namespace["__init__"] = __init__
-    namespace.setdefault("__doc__", f"Optimizer {classname} (defined with optimizer()).")
-    cls = type(classname, (parent,), namespace)
-    return cls
+    return make_class(Optimizer, "an optimizer class", classname,
+                      Optimizer if inherit is None else inherit, initialize, namespace,
+                      "param_groups", "params, defaults",
+                      f"Optimizer {classname} (defined with optimizer()).")
 
 
-def _super_initialize(self, *args, **kwargs):
-    """Run the parent class's constructor from an ``initialize`` given to :func:`optimizer`
-    (R torch's ``super$initialize(...)``)."""
-    stack = self.__dict__.get("_init_classes")
-    if not stack:
-        raise RuntimeError("super_initialize() can only be called from initialize()")
-    current = stack[-1]
-    return super(current, self).__init__(*args, **kwargs)
-
-
-Optimizer.super_initialize = _super_initialize
+Optimizer.super_initialize = super_initialize
