@@ -44,12 +44,7 @@ class optim_adadelta(Optimizer):
             rho = group["rho"]
             eps = group["eps"]
             wd = group["weight_decay"]
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                d = p._data
-                g = grad._data
+            for p, d, g in self._params_with_grad(group):
                 st = self.state[p]
                 if not st:
                     st["step"] = 0
@@ -57,8 +52,7 @@ class optim_adadelta(Optimizer):
                     st["acc_delta"] = Tensor._make(np.zeros_like(d))
                 st["step"] = int(st["step"]) + 1
                 if wd != 0:
-                    g = np.multiply(d, wd, out=self._scratch(d, 3))
-                    g += grad._data
+                    g = self._decayed(d, g, wd, 3)
                 v = st["square_avg"]._data
                 u = st["acc_delta"]._data
                 v *= rho

@@ -60,19 +60,13 @@ class optim_adagrad(Optimizer):
             lr_decay = group["lr_decay"]
             wd = group["weight_decay"]
             eps = group["eps"]
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                d = p._data
-                g = grad._data
+            for p, d, g in self._params_with_grad(group):
                 st = self.state[p]
                 if not st:
                     self._init_state(group)
                 step = st["step"] = int(st["step"]) + 1
                 if wd != 0:
-                    g = np.multiply(d, wd, out=self._scratch(d, 2))
-                    g += grad._data
+                    g = self._decayed(d, g, wd, 2)
                 clr = lr / (1 + (float(step) - 1) * lr_decay)
                 s = st["sum"]._data
                 tmp = np.multiply(g, g, out=self._scratch(d, 0))

@@ -66,12 +66,7 @@ class optim_adam(Optimizer):
             eps = group["eps"]
             wd = group["weight_decay"]
             amsgrad = group["amsgrad"]
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                d = p._data
-                g = grad._data
+            for p, d, g in self._params_with_grad(group):
                 st = state[p]
                 if not st:
                     st["step"] = 0
@@ -86,8 +81,7 @@ class optim_adam(Optimizer):
                     if decoupled:
                         d *= 1 - lr * wd
                     else:
-                        g = np.multiply(d, wd, out=self._scratch(d, 2))
-                        g += grad._data
+                        g = self._decayed(d, g, wd, 2)
                 # m.lerp_(g, 1 - beta1)
                 tmp = np.subtract(g, m, out=self._scratch(d, 0))
                 tmp *= 1 - beta1

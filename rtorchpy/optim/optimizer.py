@@ -284,6 +284,22 @@ class Optimizer:
         """Perform one optimization step; returns the closure's loss when one is given."""
         raise NotImplementedError(f"{type(self).__name__} does not implement step()")
 
+    @staticmethod
+    def _params_with_grad(group):
+        """(parameter, its array, its gradient's array) for each parameter of ``group`` that
+        has a gradient: the loop every built-in ``step`` runs."""
+        for p in group["params"]:
+            grad = p._grad
+            if grad is not None:
+                yield p, p._data, grad._data
+
+    def _decayed(self, d, g, wd, k):
+        """``g + wd * d`` (L2 weight decay added to the gradient ``g`` of the parameter array
+        ``d``) in scratch buffer ``k``: the gradient itself is left alone."""
+        out = np.multiply(d, wd, out=self._scratch(d, k))
+        out += g
+        return out
+
     def _scratch(self, like, k=0):
         """A scratch array shaped like ``like`` (its dtype), the ``k``-th of this optimizer's
         reusable buffers: one flat buffer per (dtype, k), grown to the largest parameter, so

@@ -53,12 +53,7 @@ class optim_rmsprop(Optimizer):
             wd = group["weight_decay"]
             momentum = group["momentum"]
             centered = group["centered"]
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                d = p._data
-                g = grad._data
+            for p, d, g in self._params_with_grad(group):
                 st = self.state[p]
                 if not st:
                     st["step"] = 0
@@ -69,8 +64,7 @@ class optim_rmsprop(Optimizer):
                         st["grad_avg"] = Tensor._make(np.zeros_like(d))
                 st["step"] = int(st["step"]) + 1
                 if wd != 0:
-                    g = np.multiply(d, wd, out=self._scratch(d, 2))
-                    g += grad._data
+                    g = self._decayed(d, g, wd, 2)
                 v = st["square_avg"]._data
                 v *= alpha
                 tmp = np.multiply(g, 1 - alpha, out=self._scratch(d, 0))

@@ -51,16 +51,10 @@ class optim_sgd(Optimizer):
             dampening = group["dampening"]
             wd = group["weight_decay"]
             nesterov = group["nesterov"]
-            for p in group["params"]:
-                grad = p._grad
-                if grad is None:
-                    continue
-                d = p._data
-                g = grad._data
+            for p, d, g in self._params_with_grad(group):
                 fresh = False  # whether g is a temporary this step may scale in place
                 if wd != 0:
-                    g = np.multiply(d, wd, out=self._scratch(d, 0))
-                    g += grad._data
+                    g = self._decayed(d, g, wd, 0)
                     fresh = True
                 if momentum != 0:
                     st = self.state[p]
