@@ -25,7 +25,7 @@
 # A new R tensor for the handle Python returned.
 .t <- function(h) {
   p <- .Call(rtp_wrap, h, .TENSOR_CLASS)  # keeps the handle without the flags
-  im <- Im(h)
+  im <- Im(h)[[1L]]  # (a tensor registered in C carries its size as a second element)
   if (im == .MAGIC) {
     if (.Call(rtp_ndead) > 1024L) .housekeeping(FALSE)
     return(p)
@@ -39,6 +39,7 @@
 .h <- function(x) .Call(rtp_handle, x)
 
 .release_dead <- function() {
+  if (isTRUE(.Call(rtp_release_dead))) return(invisible())  # both queues, in C
   keys <- .Call(rtp_take_dead)
   if (length(keys)) .rt$impl(.rt$bridge_release, list(keys), NULL)
   invisible()
@@ -51,6 +52,7 @@
     gc(verbose = FALSE)
     .release_dead()
     .rt$impl(.rt$bridge_collected, list(), NULL)
+    .Call(rtp_collected)
   } else {
     .release_dead()
   }
@@ -108,6 +110,18 @@
 .op_reply <- function(name, args, r, call) {
   f <- .rt$ops[[name]]
   if (is.null(f)) f <- .op_callable(name)
+  if (is.raw(r) && r == as.raw(4L)) {
+    r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
+    if (typeof(r) == "externalptr") return(r)
+  }
+  .reply_t(f, args, r, call)
+}
+
+# The generated nnf_* wrappers call `.Call(rtp_fn, name, args)` (as ops call rtp_op) and come
+# here for any other reply than a wrapped tensor (raw 04: the callable is not fetched yet).
+.fn_reply <- function(name, args, r, call) {
+  f <- .rt$fns[[name]]
+  if (is.null(f)) f <- .fn_callable(name)
   if (is.raw(r) && r == as.raw(4L)) {
     r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
     if (typeof(r) == "externalptr") return(r)

@@ -45,8 +45,11 @@
   .rt$take_stash <- reticulate::py_get_attr(bridge, "take_stash")
   .rt$take_warnings <- reticulate::py_get_attr(bridge, "take_warnings")
   reticulate::py_call(reticulate::py_get_attr(bridge, "collect_warnings"), TRUE)
-  # RTORCHPY_DIRECT=0 sends every call through reticulate (the C bridge stays uninitialised)
-  .rt$direct <- !identical(Sys.getenv("RTORCHPY_DIRECT"), "0") && isTRUE(tryCatch(
+  reticulate::py_call(reticulate::py_get_attr(bridge, "tune_gc"))
+  # RTORCHPY_DIRECT=0 sends every call through reticulate (the C bridge stays uninitialised);
+  # RTORCHPY_DIRECT=1 crosses in C but always through the Python callers (no direct op calls)
+  level <- Sys.getenv("RTORCHPY_DIRECT")
+  .rt$direct <- !identical(level, "0") && isTRUE(tryCatch(
     .Call(rtp_pyinit, as.character(reticulate::py_config()$libpython), bridge),
     error = function(e) FALSE))
   .rt$binary <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "binary_callers")))
@@ -55,8 +58,10 @@
   for (nm in names(callers)) assign(nm, callers[[nm]], envir = .rt$ops)
   # the callables the C entry points find by name (see the end of src/pycall.c)
   if (.rt$direct) {
+    direct <- if (identical(level, "1")) NULL else
+      reticulate::py_call(reticulate::py_get_attr(bridge, "direct_setup"))
     .Call(rtp_setup, .rt$ops, list2env(.rt$binary, parent = emptyenv()),
-          list2env(.rt$unary, parent = emptyenv()), .rt$bfns, .TENSOR_CLASS)
+          list2env(.rt$unary, parent = emptyenv()), .rt$bfns, .rt$fns, .TENSOR_CLASS, direct)
   }
   .rt$py_methods <- reticulate::py_to_r(reticulate::py_call(
     reticulate::py_get_attr(bridge, "method_names")))

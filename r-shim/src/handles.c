@@ -1,9 +1,13 @@
 /* Handles to Python objects, as R external pointers (what R torch's tensors are too).
  *
  * The handle itself, a complex number (see rtorchpy/_r/__init__.py), is kept in the pointer's
- * "protected" slot. When R collects the pointer, a C finalizer queues the handle's key; R sends
- * the queued keys to Python in batches (rtp_take_dead). C finalizers make creating and freeing
+ * "protected" slot. When R collects the pointer, a C finalizer queues the handle's key; the
+ * queued keys go to Python in batches (rtp_take_dead). C finalizers make creating and freeing
  * a handle cost well under a microsecond, against several for an R-level finalizer.
+ *
+ * A tensor that src/pycall.c registered itself (its direct path) has a protected complex
+ * vector of length 2: the handle, then the tensor's size in bytes as the real part. Its key goes
+ * to a queue of its own, which pycall.c empties itself (rtp_pop_cdead).
  *
  * The pointer's address is the handle's key (never dereferenced; `live` for a handle without a
  * key). Two reasons: identical() compares external pointers by address, so two tensors must
@@ -19,29 +23,68 @@
 #include <Rinternals.h>
 #include <R_ext/Rdynload.h>
 
-static double *dead = NULL;
 static char live;
-static R_xlen_t ndead = 0, capacity = 0;
+
+/* A queue of doubles (keys; or key, size pairs), grown as needed. */
+typedef struct {
+  double *v;
+  R_xlen_t n, cap;
+} queue_t;
+
+static queue_t dead = {NULL, 0, 0};   /* keys of handles Python registered */
+static queue_t cdead = {NULL, 0, 0};  /* key, bytes of the tensors pycall.c registered */
+
+/* Room for k more values; 0 when out of memory (the Python object then leaks, nothing
+ * breaks). */
+static int reserve(queue_t *q, R_xlen_t k) {
+  if (q->n + k <= q->cap) return 1;
+  R_xlen_t grown = q->cap ? 2 * q->cap : 4096;
+  double *p = (double *) realloc(q->v, (size_t) grown * sizeof(double));
+  if (p == NULL) return 0;
+  q->v = p;
+  q->cap = grown;
+  return 1;
+}
 
 static void finalize_handle(SEXP ptr) {
   SEXP h = R_ExternalPtrProtected(ptr);
-  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1 && COMPLEX(h)[0].r != 0) {
-    if (ndead == capacity) {
-      R_xlen_t grown = capacity ? 2 * capacity : 4096;
-      double *p = (double *) realloc(dead, (size_t) grown * sizeof(double));
-      if (p == NULL) return; /* out of memory: the Python object leaks, nothing breaks */
-      dead = p;
-      capacity = grown;
+  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) >= 1 && COMPLEX(h)[0].r != 0) {
+    if (XLENGTH(h) == 2) {
+      if (!reserve(&cdead, 2)) return;
+      cdead.v[cdead.n++] = COMPLEX(h)[0].r;
+      cdead.v[cdead.n++] = COMPLEX(h)[1].r;
+    } else {
+      if (!reserve(&dead, 1)) return;
+      dead.v[dead.n++] = COMPLEX(h)[0].r;
     }
-    dead[ndead++] = COMPLEX(h)[0].r;
   }
   R_ClearExternalPtr(ptr);
+}
+
+/* Take one queued (key, bytes) pair of a tensor pycall.c registered; 0 when none is left.
+ * (A pop, not a copy of the whole queue: freeing one object may, in principle, queue more.) */
+int rtp_pop_cdead(double *key, double *bytes) {
+  if (cdead.n < 2) return 0;
+  *bytes = cdead.v[--cdead.n];
+  *key = cdead.v[--cdead.n];
+  return 1;
+}
+
+/* Take one queued key of a handle Python registered; 0 when none is left. */
+int rtp_pop_dead(double *key) {
+  if (dead.n < 1) return 0;
+  *key = dead.v[--dead.n];
+  return 1;
+}
+
+R_xlen_t rtp_ncdead(void) {
+  return cdead.n / 2;
 }
 
 #define MAGIC (-7.25)
 
 static void *handle_address(SEXP h) {
-  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1 && COMPLEX(h)[0].r > 0 &&
+  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) >= 1 && COMPLEX(h)[0].r > 0 &&
       COMPLEX(h)[0].r < 4503599627370496.0 /* 2^52: an exact integer, far below any address */) {
     return (void *) (uintptr_t) COMPLEX(h)[0].r;
   }
@@ -53,15 +96,16 @@ static void *handle_address(SEXP h) {
  * rtorchpy/_r/handles.py) are read by R from the reply, never kept, so Python recognizes every
  * handle R passes back. */
 SEXP rtp_wrap(SEXP h, SEXP cls) {
-  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1 && COMPLEX(h)[0].i != MAGIC) {
-    double key = COMPLEX(h)[0].r;
-    h = Rf_allocVector(CPLXSXP, 1);
-    COMPLEX(h)[0].r = key;
-    COMPLEX(h)[0].i = MAGIC;
+  if (TYPEOF(h) == CPLXSXP && (XLENGTH(h) == 1 || XLENGTH(h) == 2) && COMPLEX(h)[0].i != MAGIC) {
+    R_xlen_t n = XLENGTH(h);
+    SEXP copy = Rf_allocVector(CPLXSXP, n);
+    memcpy(COMPLEX(copy), COMPLEX(h), (size_t) n * sizeof(Rcomplex));
+    COMPLEX(copy)[0].i = MAGIC;
+    h = copy;
   }
   PROTECT(h);
   SEXP ptr = PROTECT(R_MakeExternalPtr(handle_address(h), R_NilValue, h));
-  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1 && COMPLEX(h)[0].r != 0) {
+  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) >= 1 && COMPLEX(h)[0].r != 0) {
     R_RegisterCFinalizerEx(ptr, finalize_handle, FALSE);
   }
   Rf_setAttrib(ptr, R_ClassSymbol, cls);
@@ -85,30 +129,40 @@ SEXP rtp_handle(SEXP ptr) {
                  "(saveRDS(), save()) or another session, and its data did not survive; save "
                  "as_array(x) instead and make a tensor of it again");
   }
-  return R_ExternalPtrProtected(ptr);
+  SEXP h = R_ExternalPtrProtected(ptr);
+  /* the handle alone (a tensor pycall.c registered also carries its size) */
+  return XLENGTH(h) == 1 ? h : Rf_ScalarComplex(COMPLEX(h)[0]);
 }
 
 int rtp_ndead_int(void) {
-  return ndead > 2147483647 ? 2147483647 : (int) ndead;
+  return dead.n > 2147483647 ? 2147483647 : (int) dead.n;
 }
 
 SEXP rtp_ndead(void) {
-  return Rf_ScalarInteger(ndead > 2147483647 ? 2147483647 : (int) ndead);
+  return Rf_ScalarInteger(rtp_ndead_int());
 }
 
-/* The keys of the handles collected since the last call. */
+/* The keys Python registered of the handles collected since the last call. */
 SEXP rtp_take_dead(void) {
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, ndead));
-  if (ndead) memcpy(REAL(out), dead, (size_t) ndead * sizeof(double));
-  ndead = 0;
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, dead.n));
+  if (dead.n) memcpy(REAL(out), dead.v, (size_t) dead.n * sizeof(double));
+  dead.n = 0;
   UNPROTECT(1);
   return out;
 }
 
+
 SEXP rtp_pyinit(SEXP path, SEXP bridge);
 SEXP rtp_call(SEXP f, SEXP args, SEXP cls);
-SEXP rtp_setup(SEXP ops, SEXP binary, SEXP unary, SEXP bfns, SEXP cls);
+SEXP rtp_setup(SEXP ops, SEXP binary, SEXP unary, SEXP bfns, SEXP fns, SEXP cls,
+               SEXP direct);
 SEXP rtp_op(SEXP name, SEXP args);
+SEXP rtp_fn(SEXP name, SEXP args);
+SEXP rtp_release_dead(void);
+SEXP rtp_collected(void);
+SEXP rtp_held(void);
+SEXP rtp_grad_mode(SEXP flag);
+SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos);
 SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2);
 SEXP rtp_unop(SEXP generic, SEXP e1);
 SEXP rtp_bcall(SEXP name, SEXP args);
@@ -120,7 +174,13 @@ static const R_CallMethodDef call_methods[] = {
   {"rtp_take_dead", (DL_FUNC) &rtp_take_dead, 0},
   {"rtp_pyinit", (DL_FUNC) &rtp_pyinit, 2},
   {"rtp_call", (DL_FUNC) &rtp_call, 3},
-  {"rtp_setup", (DL_FUNC) &rtp_setup, 5},
+  {"rtp_setup", (DL_FUNC) &rtp_setup, 7},
+  {"rtp_fn", (DL_FUNC) &rtp_fn, 2},
+  {"rtp_release_dead", (DL_FUNC) &rtp_release_dead, 0},
+  {"rtp_collected", (DL_FUNC) &rtp_collected, 0},
+  {"rtp_held", (DL_FUNC) &rtp_held, 0},
+  {"rtp_grad_mode", (DL_FUNC) &rtp_grad_mode, 1},
+  {"rtp_dollar", (DL_FUNC) &rtp_dollar, 3},
   {"rtp_op", (DL_FUNC) &rtp_op, 2},
   {"rtp_binop", (DL_FUNC) &rtp_binop, 3},
   {"rtp_unop", (DL_FUNC) &rtp_unop, 2},

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from .callbacks import (call_function, ctx_mark, ctx_needs_input_grad, ctx_save, ctx_saved,
                         dead_rvalues, gradcheck, make_function, register_hook, remove_hook)
+from .direct import direct_setup
 from .handles import collected, release, stats
 from .index import index, set_index
 from .optim import (optim_add_param_group, optim_defaults, optim_groups, optim_load_state_dict,
@@ -36,7 +37,7 @@ from .optim import (optim_add_param_group, optim_defaults, optim_groups, optim_l
 from .ops import (binary_callers, fn_caller, method_names, op_caller, op_callers,
                   unary_callers)
 from .serial import load, save
-from .session import collect_warnings, live_counts, take_warnings
+from .session import collect_warnings, live_counts, take_warnings, tune_gc
 from .tensor import (arange, autograd_backward, autograd_grad, backward, get_attr, grad_mode,
                      node_next_functions, set_anomaly_mode, set_grad, set_grad_mode,
                      set_requires_grad, tensor_method)
