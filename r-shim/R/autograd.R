@@ -1,7 +1,9 @@
 # Autograd: grad mode, backward/grad, hooks, graph nodes.
 
-# (the reply is a bare logical: no decoding in R)
+# (the reply is a bare logical: no decoding in R; read and set in C when it can)
 .set_grad_mode <- function(enabled) {
+  r <- .Call(rtp_grad_mode, enabled)
+  if (is.logical(r)) return(r)
   r <- .Call(rtp_bcall, "grad_mode", list(enabled))
   if (is.logical(r) && length(r) == 1L) return(r)
   # else not called (raw 01, or 04: "grad_mode" not fetched yet: fetched now, for the next

@@ -21,8 +21,14 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 
 #' @export
 `$.torch_tensor` <- function(x, name) {
-  m <- .makers[[name]]
-  if (!is.null(m)) return(m(x))
+  # x$grad and methods are made in C (src/pycall.c rtp_dollar); NULL: the rest, below
+  r <- .Call(rtp_dollar, x, name, .protos)
+  if (is.function(r) || is.object(r)) r else .dollar(x, name, r)
+}
+
+# `r`: what rtp_dollar returned (NULL, or a bare handle of x$grad with flags to act on)
+.dollar <- function(x, name, r = NULL) {
+  if (is.complex(r)) return(.t(r))
   switch(name,
     grad = , requires_grad = , grad_fn = , is_leaf = , shape = , dtype = , ndim = .attr(x, name),
     device = torch_device("cpu"),
@@ -33,9 +39,9 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
       f <- .methods[[name]]
       if (is.null(f)) f <- .fallback_method(name)
       if (is.null(f)) return(NULL)
-      m <- .method_maker(f)
-      assign(name, m, envir = .makers)
-      m(x)
+      proto <- .method_proto(f)
+      assign(name, proto, envir = .protos)
+      .Call(rtp_dollar, x, name, .protos)
     }
   )
 }
@@ -82,25 +88,24 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 
 .methods <- new.env(parent = emptyenv())
 
-# x$name for a method `f(self, ...)`: `.makers[[name]](x)`, a closure of f's other arguments
-# with f's body, where `self` is x (one R call fewer than `function(...) f(x, ...)`). Made (and
-# byte-compiled) on first use; never holds the names of the active bindings.
-.makers <- new.env(parent = emptyenv())
-# x$grad, the binding read most often (every optimizer step), found there too (one lookup)
-assign("grad", function(x) {
-  r <- .Call(rtp_bcall, "get_attr", list(x, "grad"))
-  if (is.object(r)) r else .bridge_reply("get_attr", list(x, "grad"), r)
-}, envir = .makers)
+# x$name for a method `f(self, ...)`: a closure with f's other arguments and f's body (compiled)
+# whose environment, made per call by rtp_dollar, binds `self` to x and has f's environment as
+# its parent; one R call fewer than `function(...) f(x, ...)`, and no R-level call to make it.
+# Made on first use; never holds the names of the active bindings.
+.protos <- new.env(parent = emptyenv())
 
-.method_maker <- function(f) {
+.method_proto <- function(f) {
   fm <- formals(f)
   if (!length(fm) || names(fm)[[1L]] != "self") {
-    return(function(self) function(...) f(self, ...))
+    # (finds f here, self in the frame rtp_dollar makes; compiled like the others: R's JIT
+    # would compile each new closure made from an uncompiled prototype on its first call)
+    return(compiler::cmpfun(function(...) f(self, ...)))
   }
-  maker <- function(self) NULL
-  body(maker) <- call("function", as.pairlist(fm[-1L]), body(f))
-  environment(maker) <- environment(f)
-  compiler::cmpfun(maker)
+  proto <- function() NULL
+  formals(proto) <- fm[-1L]
+  body(proto) <- body(f)
+  environment(proto) <- environment(f)
+  compiler::cmpfun(proto)
 }
 
 .build_method_table <- function() {
