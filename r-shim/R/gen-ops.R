@@ -1176,123 +1176,123 @@ NULL
 
 #' @rdname nnf
 #' @export
-nnf_relu <- function(input, inplace = FALSE) { .args <- list(.a(input), inplace); .fn("nnf_relu", .args) }
+nnf_relu <- function(input, inplace = FALSE) { .args <- list(input, inplace); .r <- .Call(rtp_fn, "nnf_relu", .args); if (is.object(.r)) .r else .fn_reply("nnf_relu", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_sigmoid <- function(input) { .args <- list(.a(input)); .fn("nnf_sigmoid", .args) }
+nnf_sigmoid <- function(input) { .args <- list(input); .r <- .Call(rtp_fn, "nnf_sigmoid", .args); if (is.object(.r)) .r else .fn_reply("nnf_sigmoid", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_tanh <- function(input) { .args <- list(.a(input)); .fn("nnf_tanh", .args) }
+nnf_tanh <- function(input) { .args <- list(input); .r <- .Call(rtp_fn, "nnf_tanh", .args); if (is.object(.r)) .r else .fn_reply("nnf_tanh", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_softmax <- function(input, dim, dtype = NULL) { .args <- list(.a(input), .a(dim), .a(dtype)); .fn("nnf_softmax", .args) }
+nnf_softmax <- function(input, dim, dtype = NULL) { .args <- list(input, dim, dtype); .r <- .Call(rtp_fn, "nnf_softmax", .args); if (is.object(.r)) .r else .fn_reply("nnf_softmax", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_log_softmax <- function(input, dim, dtype = NULL) { .args <- list(.a(input), .a(dim), .a(dtype)); .fn("nnf_log_softmax", .args) }
+nnf_log_softmax <- function(input, dim, dtype = NULL) { .args <- list(input, dim, dtype); .r <- .Call(rtp_fn, "nnf_log_softmax", .args); if (is.object(.r)) .r else .fn_reply("nnf_log_softmax", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_mse_loss <- function(input, target, reduction = "mean") { .args <- list(.a(input), .a(target), reduction); .fn("nnf_mse_loss", .args) }
+nnf_mse_loss <- function(input, target, reduction = "mean") { .args <- list(input, target, reduction); .r <- .Call(rtp_fn, "nnf_mse_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_mse_loss", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_nll_loss <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") { .args <- list(.a(input), .a(target), .a(weight), .a(ignore_index), reduction); .fn("nnf_nll_loss", .args) }
+nnf_nll_loss <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") { .args <- list(input, target, weight, ignore_index, reduction); .r <- .Call(rtp_fn, "nnf_nll_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_nll_loss", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_cross_entropy <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") { .args <- list(.a(input), .a(target), .a(weight), .a(ignore_index), reduction); .fn("nnf_cross_entropy", .args) }
+nnf_cross_entropy <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") { .args <- list(input, target, weight, ignore_index, reduction); .r <- .Call(rtp_fn, "nnf_cross_entropy", .args); if (is.object(.r)) .r else .fn_reply("nnf_cross_entropy", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_linear <- function(input, weight, bias = NULL) { .args <- list(.a(input), .a(weight), .a(bias)); .fn("nnf_linear", .args) }
+nnf_linear <- function(input, weight, bias = NULL) { .args <- list(input, weight, bias); .r <- .Call(rtp_fn, "nnf_linear", .args); if (is.object(.r)) .r else .fn_reply("nnf_linear", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "mean") { .args <- list(.a(input), .a(target), .a(weight), reduction); .fn("nnf_binary_cross_entropy", .args) }
+nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "mean") { .args <- list(input, target, weight, reduction); .r <- .Call(rtp_fn, "nnf_binary_cross_entropy", .args); if (is.object(.r)) .r else .fn_reply("nnf_binary_cross_entropy", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_gelu <- function(input, approximate = "none") { .args <- list(.a(input), approximate); .fn("nnf_gelu", .args) }
+nnf_gelu <- function(input, approximate = "none") { .args <- list(input, approximate); .r <- .Call(rtp_fn, "nnf_gelu", .args); if (is.object(.r)) .r else .fn_reply("nnf_gelu", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_silu <- function(input, inplace = FALSE) { .args <- list(.a(input), inplace); .fn("nnf_silu", .args) }
+nnf_silu <- function(input, inplace = FALSE) { .args <- list(input, inplace); .r <- .Call(rtp_fn, "nnf_silu", .args); if (is.object(.r)) .r else .fn_reply("nnf_silu", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_elu <- function(input, alpha = 1.0, inplace = FALSE) { .args <- list(.a(input), .a(alpha), inplace); .fn("nnf_elu", .args) }
+nnf_elu <- function(input, alpha = 1.0, inplace = FALSE) { .args <- list(input, alpha, inplace); .r <- .Call(rtp_fn, "nnf_elu", .args); if (is.object(.r)) .r else .fn_reply("nnf_elu", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_leaky_relu <- function(input, negative_slope = 0.01, inplace = FALSE) { .args <- list(.a(input), .a(negative_slope), inplace); .fn("nnf_leaky_relu", .args) }
+nnf_leaky_relu <- function(input, negative_slope = 0.01, inplace = FALSE) { .args <- list(input, negative_slope, inplace); .r <- .Call(rtp_fn, "nnf_leaky_relu", .args); if (is.object(.r)) .r else .fn_reply("nnf_leaky_relu", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_relu6 <- function(input, inplace = FALSE) { .args <- list(.a(input), inplace); .fn("nnf_relu6", .args) }
+nnf_relu6 <- function(input, inplace = FALSE) { .args <- list(input, inplace); .r <- .Call(rtp_fn, "nnf_relu6", .args); if (is.object(.r)) .r else .fn_reply("nnf_relu6", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_hardtanh <- function(input, min_val = -1.0, max_val = 1.0, inplace = FALSE) { .args <- list(.a(input), .a(min_val), .a(max_val), inplace); .fn("nnf_hardtanh", .args) }
+nnf_hardtanh <- function(input, min_val = -1.0, max_val = 1.0, inplace = FALSE) { .args <- list(input, min_val, max_val, inplace); .r <- .Call(rtp_fn, "nnf_hardtanh", .args); if (is.object(.r)) .r else .fn_reply("nnf_hardtanh", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_softplus <- function(input, beta = 1L, threshold = 20L) { .args <- list(.a(input), .a(beta), .a(threshold)); .fn("nnf_softplus", .args) }
+nnf_softplus <- function(input, beta = 1L, threshold = 20L) { .args <- list(input, beta, threshold); .r <- .Call(rtp_fn, "nnf_softplus", .args); if (is.object(.r)) .r else .fn_reply("nnf_softplus", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_logsigmoid <- function(input) { .args <- list(.a(input)); .fn("nnf_logsigmoid", .args) }
+nnf_logsigmoid <- function(input) { .args <- list(input); .r <- .Call(rtp_fn, "nnf_logsigmoid", .args); if (is.object(.r)) .r else .fn_reply("nnf_logsigmoid", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_l1_loss <- function(input, target, reduction = "mean") { .args <- list(.a(input), .a(target), reduction); .fn("nnf_l1_loss", .args) }
+nnf_l1_loss <- function(input, target, reduction = "mean") { .args <- list(input, target, reduction); .r <- .Call(rtp_fn, "nnf_l1_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_l1_loss", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_smooth_l1_loss <- function(input, target, reduction = "mean", beta = 1.0) { .args <- list(.a(input), .a(target), reduction, .a(beta)); .fn("nnf_smooth_l1_loss", .args) }
+nnf_smooth_l1_loss <- function(input, target, reduction = "mean", beta = 1.0) { .args <- list(input, target, reduction, beta); .r <- .Call(rtp_fn, "nnf_smooth_l1_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_smooth_l1_loss", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_huber_loss <- function(input, target, reduction = "mean", delta = 1.0) { .args <- list(.a(input), .a(target), reduction, .a(delta)); .fn("nnf_huber_loss", .args) }
+nnf_huber_loss <- function(input, target, reduction = "mean", delta = 1.0) { .args <- list(input, target, reduction, delta); .r <- .Call(rtp_fn, "nnf_huber_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_huber_loss", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_binary_cross_entropy_with_logits <- function(input, target, weight = NULL, reduction = "mean", pos_weight = NULL) { .args <- list(.a(input), .a(target), .a(weight), reduction, .a(pos_weight)); .fn("nnf_binary_cross_entropy_with_logits", .args) }
+nnf_binary_cross_entropy_with_logits <- function(input, target, weight = NULL, reduction = "mean", pos_weight = NULL) { .args <- list(input, target, weight, reduction, pos_weight); .r <- .Call(rtp_fn, "nnf_binary_cross_entropy_with_logits", .args); if (is.object(.r)) .r else .fn_reply("nnf_binary_cross_entropy_with_logits", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_dropout <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .args <- list(.a(input), .a(p), training, inplace); .fn("nnf_dropout", .args) }
+nnf_dropout <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .args <- list(input, p, training, inplace); .r <- .Call(rtp_fn, "nnf_dropout", .args); if (is.object(.r)) .r else .fn_reply("nnf_dropout", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_layer_norm <- function(input, normalized_shape, weight = NULL, bias = NULL, eps = 1e-05) { .args <- list(.a(input), .a(normalized_shape), .a(weight), .a(bias), .a(eps)); .fn("nnf_layer_norm", .args) }
+nnf_layer_norm <- function(input, normalized_shape, weight = NULL, bias = NULL, eps = 1e-05) { .args <- list(input, normalized_shape, weight, bias, eps); .r <- .Call(rtp_fn, "nnf_layer_norm", .args); if (is.object(.r)) .r else .fn_reply("nnf_layer_norm", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_batch_norm <- function(input, running_mean, running_var, weight = NULL, bias = NULL, training = FALSE, momentum = 0.1, eps = 1e-05) { .args <- list(.a(input), .a(running_mean), .a(running_var), .a(weight), .a(bias), training, .a(momentum), .a(eps)); .fn("nnf_batch_norm", .args) }
+nnf_batch_norm <- function(input, running_mean, running_var, weight = NULL, bias = NULL, training = FALSE, momentum = 0.1, eps = 1e-05) { .args <- list(input, running_mean, running_var, weight, bias, training, momentum, eps); .r <- .Call(rtp_fn, "nnf_batch_norm", .args); if (is.object(.r)) .r else .fn_reply("nnf_batch_norm", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_embedding <- function(input, weight, padding_idx = NULL, max_norm = NULL, norm_type = 2.0, scale_grad_by_freq = FALSE, sparse = FALSE) { .args <- list(.a(input), .a(weight), .a(padding_idx), .a(max_norm), .a(norm_type), scale_grad_by_freq, sparse); .fn("nnf_embedding", .args) }
+nnf_embedding <- function(input, weight, padding_idx = NULL, max_norm = NULL, norm_type = 2.0, scale_grad_by_freq = FALSE, sparse = FALSE) { .args <- list(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse); .r <- .Call(rtp_fn, "nnf_embedding", .args); if (is.object(.r)) .r else .fn_reply("nnf_embedding", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_bilinear <- function(input1, input2, weight, bias = NULL) { .args <- list(.a(input1), .a(input2), .a(weight), .a(bias)); .fn("nnf_bilinear", .args) }
+nnf_bilinear <- function(input1, input2, weight, bias = NULL) { .args <- list(input1, input2, weight, bias); .r <- .Call(rtp_fn, "nnf_bilinear", .args); if (is.object(.r)) .r else .fn_reply("nnf_bilinear", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_kl_div <- function(input, target, reduction = "mean", log_target = FALSE) { .args <- list(.a(input), .a(target), reduction, log_target); .fn("nnf_kl_div", .args) }
+nnf_kl_div <- function(input, target, reduction = "mean", log_target = FALSE) { .args <- list(input, target, reduction, log_target); .r <- .Call(rtp_fn, "nnf_kl_div", .args); if (is.object(.r)) .r else .fn_reply("nnf_kl_div", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_poisson_nll_loss <- function(input, target, log_input = TRUE, full = FALSE, eps = 1e-08, reduction = "mean") { .args <- list(.a(input), .a(target), log_input, full, .a(eps), reduction); .fn("nnf_poisson_nll_loss", .args) }
+nnf_poisson_nll_loss <- function(input, target, log_input = TRUE, full = FALSE, eps = 1e-08, reduction = "mean") { .args <- list(input, target, log_input, full, eps, reduction); .r <- .Call(rtp_fn, "nnf_poisson_nll_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_poisson_nll_loss", .args, .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_gaussian_nll_loss <- function(input, target, var, full = FALSE, eps = 1e-06, reduction = "mean") { .args <- list(.a(input), .a(target), .a(var), full, .a(eps), reduction); .fn("nnf_gaussian_nll_loss", .args) }
+nnf_gaussian_nll_loss <- function(input, target, var, full = FALSE, eps = 1e-06, reduction = "mean") { .args <- list(input, target, var, full, eps, reduction); .r <- .Call(rtp_fn, "nnf_gaussian_nll_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_gaussian_nll_loss", .args, .r, sys.call()) }
 
 #' Data types
 #'

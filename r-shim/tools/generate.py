@@ -111,13 +111,13 @@ def _function(r_name, caller, key, params, dims, names=None):
             continue
         elif p.default is p.empty:
             formals.append(p.name)
-            args.append(p.name if caller == ".op" else f".a({p.name})")
+            args.append(p.name if caller in (".op", ".nnf") else f".a({p.name})")
         else:
             formals.append(f"{p.name} = {_r_default(p.default, p.name in dims)}")
             # flags and strings never hold tensors or dtypes: passed as they are
             plain = isinstance(p.default, (bool, str))
             # (.op converts arguments itself when the direct call cannot pass them as they are)
-            args.append(p.name if plain or caller == ".op" else f".a({p.name})")
+            args.append(p.name if plain or caller in (".op", ".nnf") else f".a({p.name})")
     arglist = "list(" + ", ".join(args) + ")"
     if dots:
         arglist = f"c({arglist}, .dots(...))"
@@ -137,6 +137,10 @@ def _function(r_name, caller, key, params, dims, names=None):
         # any other reply (an error, a list, Python not started yet) goes through .op_reply
         body = (f'{{ .args <- {arglist}; .r <- .Call(rtp_op, "{key}", .args); '
                 f'if (is.object(.r)) .r else .op_reply("{key}", .args, .r, sys.call()) }}')
+    if caller == ".nnf":
+        # the same for the nnf_* functions (rtp_fn; other replies through .fn_reply)
+        body = (f'{{ .args <- {arglist}; .r <- .Call(rtp_fn, "{key}", .args); '
+                f'if (is.object(.r)) .r else .fn_reply("{key}", .args, .r, sys.call()) }}')
     return f"{r_name} <- function({', '.join(formals)}) {body}", \
         [p.name if p.kind is not p.VAR_POSITIONAL else "..." for p in params
          if p.kind is not p.VAR_KEYWORD]
@@ -183,7 +187,7 @@ def generate():
     nnf_names = []
     for name in nnf.__all__:
         params = list(inspect.signature(getattr(nnf, name)).parameters.values())
-        code, names = _function(name, ".fn", name, params, _NNF_DIMS.get(name, ()))
+        code, names = _function(name, ".nnf", name, params, _NNF_DIMS.get(name, ()))
         nnf_blocks.append("#' @rdname nnf\n#' @export\n" + code)
         nnf_names += names
     dtype_blocks = []
