@@ -1,0 +1,292 @@
+/* The direct path of the R bridge: the common calls without Python-level bridge code (see
+ * "the direct path: state" below, and docs/internals/index.md), and what R asks of it directly:
+ * releases, grad mode, x$grad and x$method. */
+#include <string.h>
+#include "pyapi.h"
+
+/* -- the direct path: state ------------------------------------------------------------------
+ *
+ * rtp_setup hands over, from rtorchpy/_r/direct.py, the registry of handles (a dict), its key
+ * counter, the Tensor type, the list of Python warnings waiting for R, and a few functions. With
+ * them the common calls run without Python-level bridge code: an op that converts nothing
+ * between R and Python is called as its own function with the tensors themselves; a tensor it
+ * returns is registered here, in the same registry under a key from the same counter, as
+ * Python's _put would; and the handles registered here are released here too (their size rides
+ * in the handle, see src/handles.c), a batch at a time at the start of a call.
+ */
+int direct_ready = 0;
+PyObj *tensor_type, *warnings_list, *error_reply_fn, *encode_fn;
+static PyObj *objects_dict, *key_counter, *direct_fn_getter, *release_fn, *grad_state;
+static PyObj *s_data, *s_nbytes, *s_grad, *s_grad_enabled;
+double c_held = 0, c_threshold = 268435456.0;  /* bytes: as handles.py's _held_bytes */
+
+/* The object behind a handle (a borrowed reference), or NULL (GIL held). */
+PyObj *object_of(SEXP h) {
+  PyObj *k = long_from((long) COMPLEX(h)[0].r);
+  if (k == NULL) { err_clear(); return NULL; }
+  PyObj *o = dict_getitem(objects_dict, k);  /* (never sets an error) */
+  decref(k);
+  return o;
+}
+
+/* Release the handles R collected (GIL held): those registered here directly, the others
+ * through Python's release(). `all`: whatever is queued; else only batches worth a call. */
+void release_queued(int all) {
+  double key, bytes;
+  if (all || rtp_ncdead() >= 256) {
+    while (rtp_pop_cdead(&key, &bytes)) {
+      PyObj *k = long_from((long) key);
+      if (k != NULL) {
+        if (dict_delitem(objects_dict, k) < 0) err_clear();  /* (gone already: nothing to do) */
+        decref(k);
+      } else {
+        err_clear();
+      }
+      c_held -= bytes;
+    }
+  }
+  if (all || rtp_ndead_int() >= 1024) {
+    PyObj *keys = list_new(0);
+    if (keys == NULL) { err_clear(); return; }
+    while (rtp_pop_dead(&key)) {
+      PyObj *k = float_from(key);
+      if (k == NULL || list_append(keys, k) < 0) err_clear();
+      if (k) decref(k);
+    }
+    PyObj *tup = tuple_new(1);
+    if (tup != NULL) {
+      tuple_setitem(tup, 0, keys);  /* steals keys */
+      PyObj *r = object_call(release_fn, tup, NULL);
+      if (r) decref(r);
+      decref(tup);
+    } else {
+      decref(keys);
+    }
+    if (err_occurred()) err_clear();
+  }
+}
+
+/* Register tensor `t` (GIL held): its key and size in bytes; 0 on failure (error cleared). */
+int register_tensor(PyObj *t, double *key, double *bytes) {
+  PyObj *data = getattr(t, s_data);
+  PyObj *nb = data ? getattr(data, s_nbytes) : NULL;
+  if (data) decref(data);
+  if (nb == NULL) { err_clear(); return 0; }
+  int overflow = 0;
+  long n = long_as(nb, &overflow);
+  decref(nb);
+  PyObj *k = iter_next(key_counter);
+  if (k == NULL) { err_clear(); return 0; }
+  long kv = long_as(k, &overflow);
+  if (overflow || dict_setitem(objects_dict, k, t) < 0) {
+    decref(k);
+    err_clear();
+    return 0;
+  }
+  decref(k);
+  *key = (double) kv;
+  *bytes = (double) n;
+  c_held += (double) n;
+  return 1;
+}
+
+static void keep(PyObj **slot, PyObj *o) {
+  incref(o);
+  if (*slot) decref(*slot);
+  *slot = o;
+}
+
+/* Take the direct path's state from `d`, the list direct.py's direct_setup() returns (NULL: no
+ * direct path); whether the direct path is on. */
+int setup_direct(PyObj *d) {
+  direct_ready = 0;
+  if (d == NULL) return 0;
+  int gil = gil_ensure();
+  int ok = d->ob_type == t_list && list_size(d) == 9;
+  PyObj **slots[9] = {&objects_dict, &key_counter, &tensor_type, &warnings_list,
+                      &error_reply_fn, &encode_fn, &direct_fn_getter, &release_fn, &grad_state};
+  for (int i = 0; i < 9 && ok; i++) keep(slots[i], list_getitem(d, i));
+  const char *names[4] = {"_data", "nbytes", "grad", "grad_enabled"};
+  PyObj **strs[4] = {&s_data, &s_nbytes, &s_grad, &s_grad_enabled};
+  for (int i = 0; i < 4 && ok; i++) {
+    PyObj *u = unicode_from(names[i]);
+    if (u == NULL) ok = 0; else { keep(strs[i], u); decref(u); }
+  }
+  ok = ok && warnings_list->ob_type == t_list;
+  if (err_occurred()) err_clear();
+  gil_release(gil);
+  direct_ready = ok;
+  return ok;
+}
+
+/* Whether `a` can be passed to a direct call: a live handle, NULL, or a double, integer,
+ * logical (not NA) or string (not NA) scalar without attributes. Counts strings into *nstr. */
+static int direct_arg(SEXP a, int *nstr) {
+  switch (TYPEOF(a)) {
+  case NILSXP: return 1;
+  case EXTPTRSXP: return handle_of(a) != NULL;
+  case REALSXP: case INTSXP: case LGLSXP: case STRSXP: break;
+  default: return 0;
+  }
+  if (ATTRIB(a) != R_NilValue || XLENGTH(a) != 1) return 0;
+  switch (TYPEOF(a)) {
+  case INTSXP: return INTEGER(a)[0] != NA_INTEGER;
+  case LGLSXP: return LOGICAL(a)[0] != NA_LOGICAL;
+  case STRSXP:
+    if (STRING_ELT(a, 0) == NA_STRING) return 0;
+    (*nstr)++;
+    return 1;
+  }
+  return 1;
+}
+
+/* Call `fn` (a plain Python function: an op itself) with the n values `a`, handles passed as
+ * their objects. NULL when an argument does not suit (direct_arg) or a handle is unknown: the
+ * caller then takes the Python caller, which gives the same result or the proper error. */
+SEXP call_direct(PyObj *fn, SEXP *a, int n, SEXP cls) {
+  int nstr = 0;
+  if (!direct_ready || n > MAX_DIRECT_ARGS) return NULL;
+  for (int i = 0; i < n; i++) if (!direct_arg(a[i], &nstr)) return NULL;
+  const char *strs[MAX_DIRECT_ARGS];
+  for (int i = 0, k = 0; i < n; i++) {  /* (R may error here: before the GIL is taken) */
+    if (TYPEOF(a[i]) == STRSXP) strs[k++] = Rf_translateCharUTF8(STRING_ELT(a[i], 0));
+  }
+  ensure_unwind_token();
+
+  /* -- GIL held from here: no R call that can fail ----------------------------------- */
+  int gil = gil_ensure();
+  release_queued(0);
+  PyObj *tup = tuple_new((ptrdiff_t) n);
+  int failed = tup == NULL;
+  for (int i = 0, k = 0; i < n && !failed; i++) {
+    PyObj *v;
+    if (TYPEOF(a[i]) == EXTPTRSXP) {
+      v = object_of(R_ExternalPtrProtected(a[i]));
+      if (v) incref(v);
+    } else {
+      v = to_py(a[i], strs, &k);
+    }
+    if (v == NULL) failed = 1; else tuple_setitem(tup, (ptrdiff_t) i, v);
+  }
+  if (failed) {
+    if (tup) decref(tup);
+    if (err_occurred()) err_clear();
+    gil_release(gil);
+    return NULL;
+  }
+  PyObj *res = object_call(fn, tup, NULL);
+  decref(tup);
+  if (res == NULL) return py_error(gil, 1, cls);
+  return finish(res, gil, cls, 1);
+}
+
+
+/* The function direct.py names for entry `name` of table t (a new reference), or NULL. */
+PyObj *direct_function(int t, SEXP key) {
+  if (!direct_ready || t == 2 || t == 3) return NULL;
+  PyObj *tup = tuple_new(2);
+  if (tup == NULL) { err_clear(); return NULL; }
+  tuple_setitem(tup, 0, long_from(t));
+  tuple_setitem(tup, 1, unicode_from(CHAR(key)));  /* (op names are ASCII) */
+  PyObj *f = object_call(direct_fn_getter, tup, NULL);
+  decref(tup);
+  if (f == NULL) { err_clear(); return NULL; }
+  if (f == py_none) { decref(f); return NULL; }
+  return f;
+}
+
+/* -- housekeeping ------------------------------------------------------------------------------ */
+
+/* Release every handle R collected (TRUE), or FALSE when the direct path is off (R then
+ * releases through reticulate). */
+SEXP rtp_release_dead(void) {
+  if (!direct_ready) return Rf_ScalarLogical(0);
+  int gil = gil_ensure();
+  release_queued(1);
+  gil_release(gil);
+  return Rf_ScalarLogical(1);
+}
+
+/* R collected garbage (and released what it freed): the next collection is asked for when the
+ * tensors registered here hold twice what they hold now (at least 256 MiB), as handles.py does
+ * for its own. */
+SEXP rtp_collected(void) {
+  c_threshold = 2 * c_held > 268435456.0 ? 2 * c_held : 268435456.0;
+  return Rf_ScalarReal(c_held);
+}
+
+/* The bytes held by the tensors registered here, and the threshold. */
+SEXP rtp_held(void) {
+  SEXP out = PROTECT(Rf_allocVector(REALSXP, 2));
+  REAL(out)[0] = c_held;
+  REAL(out)[1] = c_threshold;
+  UNPROTECT(1);
+  return out;
+}
+
+/* -- grad mode and `$` ------------------------------------------------------------------------- */
+
+/* Set grad mode to `flag` (TRUE/FALSE; NA: leave it) and return the previous mode; raw 01
+ * when the direct path is off or Python fails (R then takes the bridge function). */
+SEXP rtp_grad_mode(SEXP flag) {
+  if (!direct_ready || TYPEOF(flag) != LGLSXP || XLENGTH(flag) != 1) return raw1(1);
+  int gil = gil_ensure();
+  PyObj *old = getattr(grad_state, s_grad_enabled);
+  int was = old == NULL ? -1 : old == py_true ? 1 : old == py_false ? 0 : -1;
+  if (old) decref(old);
+  if (was >= 0 && LOGICAL(flag)[0] != NA_LOGICAL) {
+    if (setattr_o(grad_state, s_grad_enabled, LOGICAL(flag)[0] ? py_true : py_false) < 0) {
+      was = -1;
+    }
+  }
+  if (err_occurred()) err_clear();
+  gil_release(gil);
+  return was < 0 ? raw1(1) : Rf_ScalarLogical(was);
+}
+
+/* x$grad: the gradient (wrapped, or a bare handle with flags for .t()), the undefined tensor,
+ * or NULL (R's general path). */
+static SEXP tensor_grad(SEXP x) {
+  SEXP h = handle_of(x);
+  if (!direct_ready || h == NULL) return R_NilValue;
+  ensure_unwind_token();
+  int gil = gil_ensure();
+  release_queued(0);
+  PyObj *t = object_of(h);
+  PyObj *g = t ? getattr(t, s_grad) : NULL;
+  if (g != NULL && g->ob_type == tensor_type) return finish(g, gil, tensor_cls, 0);
+  int none = g == py_none, warn = list_size(warnings_list) > 0;
+  if (g) decref(g);
+  if (err_occurred()) err_clear();
+  gil_release(gil);
+  if (!none) return R_NilValue;
+  SEXP u = PROTECT(Rf_allocVector(CPLXSXP, 1));
+  COMPLEX(u)[0].r = 0;
+  COMPLEX(u)[0].i = MAGIC - (warn ? FLAG_WARN : 0);
+  if (!warn) u = rtp_wrap(u, tensor_cls);
+  UNPROTECT(1);
+  return u;
+}
+
+/* `$.torch_tensor` in C: x$grad, or x$name for a method whose prototype is in `protos` (a
+ * closure of the method's arguments but `self`, see .method_proto in R/tensor.R), made into
+ * a closure whose environment binds `self` to x; NULL for anything else (R's general path). */
+SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos) {
+  static SEXP self_sym = NULL;
+  if (TYPEOF(name) != STRSXP || XLENGTH(name) != 1 || TYPEOF(protos) != ENVSXP) {
+    return R_NilValue;
+  }
+  SEXP nm = STRING_ELT(name, 0);
+  if (strcmp(CHAR(nm), "grad") == 0) return tensor_grad(x);
+  SEXP proto = Rf_findVarInFrame(protos, Rf_installTrChar(nm));
+  if (TYPEOF(proto) != CLOSXP) return R_NilValue;
+  if (self_sym == NULL) self_sym = Rf_install("self");
+  SEXP env = PROTECT(R_NewEnv(CLOENV(proto), FALSE, 0));
+  Rf_defineVar(self_sym, x, env);
+  SEXP f = PROTECT(Rf_allocSExp(CLOSXP));
+  SET_FORMALS(f, FORMALS(proto));
+  SET_BODY(f, BODY(proto));
+  SET_CLOENV(f, env);
+  UNPROTECT(2);
+  return f;
+}
