@@ -1,5 +1,25 @@
 # Operators and R generics on tensors, as R torch defines them.
 
+# Each operator of the group is also registered as a method of its own, the same function:
+# R's group dispatch looks for `*.torch_tensor` before `Ops.torch_tensor`, for each operand that
+# is a tensor, and a failed lookup costs (callgrind, a do-nothing method on two objects: 12.2k
+# instructions through the group method, 9.8k through the operator's own). `.Generic` is the
+# operator either way.
+#' @rawNamespace S3method("+", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method("-", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method("*", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method("/", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method("^", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method("%%", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method("%/%", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method("==", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method("!=", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method("<", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method("<=", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method(">", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method(">=", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method("&", torch_tensor, Ops.torch_tensor)
+#' @rawNamespace S3method("|", torch_tensor, Ops.torch_tensor)
 #' @export
 Ops.torch_tensor <- function(e1, e2) {
   # the callable is looked up and the reply wrapped in C (src/pycall.c); anything else: below
