@@ -340,8 +340,10 @@ nn_buffer <- function(x, persistent = TRUE) {
 
 # -- `$`, `[[` and assignment -----------------------------------------------------------------
 
+# (every self$weight in a forward comes here: the private environment is fetched inline, and
+# `$.nn_Module` is this function itself, one R call per access)
 .nn_get <- function(x, name) {
-  priv <- .nn_private(x)
+  priv <- .subset2(.subset2(x, ".__enclos_env__"), "private")
   if (!is.null(priv)) {
     v <- priv$parameters_[[name]]
     if (!is.null(v)) return(v)
@@ -395,10 +397,10 @@ nn_buffer <- function(x, persistent = TRUE) {
 }
 
 #' @export
-`$.nn_Module` <- function(x, name) .nn_get(x, name)
+`$.nn_Module` <- .nn_get
 
 #' @export
-`[[.nn_Module` <- function(x, name) .nn_get(x, name)
+`[[.nn_Module` <- .nn_get
 
 #' @export
 `$<-.nn_Module` <- function(x, name, value) .nn_set(x, name, value)
