@@ -151,7 +151,7 @@
     if (is.null(f)) f <- .bridge_callable(name)
     r <- if (r == as.raw(4L)) .call(f, args) else .call_slow(f, args, r, .ptr_h)
   }
-  .res(r)
+  if (is.null(r)) NULL else .res(r)  # (a bare None: a reply with nothing to decode)
 }
 
 .op_callable <- function(name) {

@@ -11,6 +11,7 @@ from ..autograd import grad_mode as _gm
 from ..ops.creation import torch_arange
 from ..tensor import Tensor
 from .errors import _err
+from . import handles
 from .handles import MAGIC, Raw, _dec, _enc, _get, _put, guarded, r_dim
 
 
@@ -93,11 +94,14 @@ def grad_mode(flag):
         return _err(exc)
 
 
-@guarded
 def backward(h, retain_graph, create_graph):
-    """``x$backward()`` without gradient or inputs."""
-    _get(h).backward(None, retain_graph, create_graph, None)
-    return None
+    """``x$backward()`` without gradient or inputs: a bare None (R's NULL: nothing to decode)
+    unless warnings wait for R or it failed."""
+    try:
+        _get(h).backward(None, retain_graph, create_graph, None)
+        return _enc(None) if handles._WARNINGS else None
+    except Exception as exc:  # noqa: BLE001
+        return _err(exc)
 
 
 @guarded
