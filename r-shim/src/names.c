@@ -20,6 +20,7 @@ static SEXP tab_env[NTAB];
 static SEXP tab_key[NTAB][TABSIZE];
 static PyObj *tab_fn[NTAB][TABSIZE];
 static PyObj *tab_direct[NTAB][TABSIZE];
+static int tab_dims[NTAB][TABSIZE];  /* dims of the direct function, a bit per position */
 SEXP tensor_cls = NULL;
 
 static void clear_tables(void) {
@@ -30,6 +31,7 @@ static void clear_tables(void) {
       if (tab_direct[t][i]) decref(tab_direct[t][i]);
       tab_fn[t][i] = NULL;
       tab_direct[t][i] = NULL;
+      tab_dims[t][i] = 0;
       tab_key[t][i] = NULL;
     }
   }
@@ -57,14 +59,16 @@ SEXP rtp_setup(SEXP ops, SEXP binary, SEXP unary, SEXP bfns, SEXP fns, SEXP cls,
 
 /* The cached callable named `name` (a string) in table t, or NULL (not there yet); *direct:
  * the function a direct call may use instead, or NULL. */
-static PyObj *lookup(int t, SEXP name, PyObj **direct) {
+static PyObj *lookup(int t, SEXP name, PyObj **direct, int *dims) {
   *direct = NULL;
+  *dims = 0;
   if (!ready || tab_env[t] == NULL || TYPEOF(name) != STRSXP || XLENGTH(name) != 1) return NULL;
   SEXP key = STRING_ELT(name, 0);
   size_t i = (((uintptr_t) key) >> 4) % TABSIZE;
   for (int probe = 0; probe < TABSIZE; probe++, i = (i + 1) % TABSIZE) {
     if (tab_key[t][i] == key) {
       *direct = tab_direct[t][i];
+      *dims = tab_dims[t][i];
       return tab_fn[t][i];
     }
     if (tab_key[t][i] == NULL) break;
@@ -78,12 +82,13 @@ static PyObj *lookup(int t, SEXP name, PyObj **direct) {
     if (tab_key[t][i] == NULL) {
       int gil = gil_ensure();
       incref(fn);
-      PyObj *d = direct_function(t, key);
+      PyObj *d = direct_function(t, key, dims);
       gil_release(gil);
       tab_key[t][i] = key;  /* CHARSXPs of names in the package's code are never collected */
       R_PreserveObject(key);
       tab_fn[t][i] = fn;
       tab_direct[t][i] = d;
+      tab_dims[t][i] = *dims;
       *direct = d;
       return fn;
     }
@@ -94,13 +99,14 @@ static PyObj *lookup(int t, SEXP name, PyObj **direct) {
 /* Op `name` (table 0) or function `name` (table 4: nnf_*) with the R list `args`. */
 static SEXP call_named(int t, SEXP name, SEXP args) {
   PyObj *direct;
-  PyObj *fn = lookup(t, name, &direct);
+  int dims;
+  PyObj *fn = lookup(t, name, &direct, &dims);
   if (fn == NULL) return raw1(4);
   if (direct != NULL && TYPEOF(args) == VECSXP && XLENGTH(args) <= MAX_DIRECT_ARGS) {
     SEXP a[MAX_DIRECT_ARGS];
     int n = (int) XLENGTH(args);
     for (int i = 0; i < n; i++) a[i] = VECTOR_ELT(args, i);
-    SEXP r = call_direct(direct, a, n, tensor_cls);
+    SEXP r = call_direct(direct, a, n, dims, tensor_cls);
     if (r != NULL) return r;
   }
   return call_py(fn, args, tensor_cls);
@@ -120,11 +126,12 @@ SEXP rtp_fn(SEXP name, SEXP args) {
  * e2 a tensor or a number (a number on the left becomes a tensor in Python's caller). */
 SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2) {
   PyObj *direct;
-  PyObj *fn = lookup(1, generic, &direct);
+  int dims;
+  PyObj *fn = lookup(1, generic, &direct, &dims);
   if (fn == NULL) return raw1(4);
   if (direct != NULL && TYPEOF(e1) == EXTPTRSXP && TYPEOF(e2) != STRSXP) {
     SEXP a[2] = {e1, e2};
-    SEXP r = call_direct(direct, a, 2, tensor_cls);
+    SEXP r = call_direct(direct, a, 2, dims, tensor_cls);
     if (r != NULL) return r;
   }
   SEXP args = PROTECT(Rf_allocVector(VECSXP, 2));
@@ -138,7 +145,8 @@ SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2) {
 /* The unary operator `generic` on e1. */
 SEXP rtp_unop(SEXP generic, SEXP e1) {
   PyObj *direct;
-  PyObj *fn = lookup(2, generic, &direct);
+  int dims;
+  PyObj *fn = lookup(2, generic, &direct, &dims);
   if (fn == NULL) return raw1(4);
   SEXP args = PROTECT(Rf_allocVector(VECSXP, 1));
   SET_VECTOR_ELT(args, 0, e1);
@@ -151,7 +159,8 @@ SEXP rtp_unop(SEXP generic, SEXP e1) {
  * reply comes back wrapped). */
 SEXP rtp_bcall(SEXP name, SEXP args) {
   PyObj *direct;
-  PyObj *fn = lookup(3, name, &direct);
+  int dims;
+  PyObj *fn = lookup(3, name, &direct, &dims);
   if (fn == NULL) return raw1(4);
   return call_py(fn, args, tensor_cls);
 }

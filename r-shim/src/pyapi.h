@@ -155,9 +155,9 @@ extern double c_held, c_threshold;
 PyObj *object_of(SEXP h);
 int register_tensor(PyObj *t, double *key, double *bytes);
 void release_queued(int all);
-SEXP call_direct(PyObj *fn, SEXP *a, int n, SEXP cls);
+SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls);
 int setup_direct(PyObj *d);
-PyObj *direct_function(int t, SEXP key);
+PyObj *direct_function(int t, SEXP key, int *dims);
 
 /* names.c: the class of tensors (set by rtp_setup) */
 extern SEXP tensor_cls;

@@ -15,6 +15,7 @@ from ..ops import arith, elementwise
 from ..tensor import Tensor
 from . import handles
 from .errors import _err
+from .handles import r_dim
 from .ops import _NNF, _PLANS
 
 # The binary operators whose Python caller (ops._binary) does nothing but decode its two
@@ -26,13 +27,29 @@ BINARY_FNS = {
 }
 
 
+def _dim_positions(plan):
+    """The positions of ``plan``'s dim parameters when shifting those (R's 1-based dims) is all
+    its caller converts, else None. C shifts a dim itself when it is NULL or a whole number
+    other than 0; any other value takes the Python caller (the same result, or its error)."""
+    if plan.returns_index or plan.varpos or not plan.conv:
+        return None
+    if any(conv is not r_dim or name not in plan.names for name, conv in plan.conv.items()):
+        return None
+    positions = [plan.names.index(name) for name in plan.conv]
+    return positions if max(positions) < 16 else None
+
+
 def direct_fn(table, name):
-    """The function C may call directly for callable ``name`` of its table ``table`` (0: ops,
-    1: binary operators, 4: nnf functions; see ``lookup`` in pycall.c), or None: take the
-    Python caller."""
+    """What C may call directly for callable ``name`` of its table ``table`` (0: ops,
+    1: binary operators, 4: nnf functions; see ``lookup`` in names.c): the function, or
+    ``[function, dim positions]`` for a function whose dims C shifts; None: take the Python
+    caller."""
     plan = _PLANS.get(name) if table == 0 else _NNF.get(name) if table == 4 else None
     if plan is not None:
-        return plan.fn if plan.simple else None
+        if plan.simple:
+            return plan.fn
+        dims = _dim_positions(plan)
+        return None if dims is None else [plan.fn, dims]
     if table == 1:
         return BINARY_FNS.get(name)
     return None
