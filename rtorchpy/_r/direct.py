@@ -1,12 +1,13 @@
-"""What the R package's C layer (``r-shim/src/pycall.c``) needs to run the common calls without
+"""What the R package's C layer (``r-shim/src/direct.c``) needs to run the common calls without
 Python-level bridge code (part of the R bridge, see ``rtorchpy/_r/__init__.py``).
 
 The C layer calls the op's own function (``torch_sin``, ``arith.mul``, ...) with the tensors
-themselves when the op converts nothing between R and Python (no dims, no indices) and the
-arguments are handles and plain scalars; it registers a tensor result in the same registry
-(:data:`handles._OBJECTS`, keys from the same counter) and releases the handles it registered
-itself. Everything else takes the Python callers of ``ops.py``, which behave the same: a test
-compares the two paths. What C holds here are references to the objects below, taken once.
+themselves when the op converts nothing between R and Python but, at most, its dims (which C
+shifts to 0-based), and the arguments are handles and plain scalars; it registers a tensor
+result in the same registry (:data:`handles._OBJECTS`, keys from the same counter) and releases
+the handles it registered itself. Everything else takes the Python callers of ``ops.py``, which
+behave the same: ``r-shim/tests/testthat/test-bridge-direct.R`` compares the two paths. What C
+holds here are references to the objects below, taken once.
 """
 from __future__ import annotations
 
@@ -62,6 +63,6 @@ def error_reply(exc):
 
 
 def direct_setup():
-    """The objects C keeps (in this order; pycall.c reads them by position)."""
+    """The objects C keeps (in this order; direct.c's setup_direct reads them by position)."""
     return [handles._OBJECTS, handles._counter, Tensor, handles._WARNINGS, error_reply,
             handles._enc, direct_fn, handles.release, _gm.STATE]

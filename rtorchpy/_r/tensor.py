@@ -10,8 +10,8 @@ from ..autograd import api
 from ..autograd import grad_mode as _gm
 from ..ops.creation import torch_arange
 from ..tensor import Tensor
-from .errors import _err
 from . import handles
+from .errors import _err
 from .handles import MAGIC, Raw, _dec, _enc, _get, _put, guarded, r_dim
 
 
