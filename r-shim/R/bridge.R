@@ -106,22 +106,17 @@
 
 # The generated wrappers call `.Call(rtp_op, name, args)` themselves (the callable cached in C,
 # the reply wrapped in C) and come here only for another reply: `r` is what rtp_op returned
-# (raw 04: the callable is not cached yet, e.g. Python not started; else as .op's).
+# (raw 04: the callable is not cached yet, e.g. Python not started; else as .op's). The nnf_*
+# wrappers do the same with rtp_fn and .fn_reply.
 .op_reply <- function(name, args, r, call) {
-  f <- .rt$ops[[name]]
-  if (is.null(f)) f <- .op_callable(name)
-  if (is.raw(r) && r == as.raw(4L)) {
-    r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
-    if (typeof(r) == "externalptr") return(r)
-  }
-  .reply_t(f, args, r, call)
+  .named_reply(.rt$ops[[name]] %||% .op_callable(name), args, r, call)
 }
 
-# The generated nnf_* wrappers call `.Call(rtp_fn, name, args)` (as ops call rtp_op) and come
-# here for any other reply than a wrapped tensor (raw 04: the callable is not fetched yet).
 .fn_reply <- function(name, args, r, call) {
-  f <- .rt$fns[[name]]
-  if (is.null(f)) f <- .fn_callable(name)
+  .named_reply(.rt$fns[[name]] %||% .fn_callable(name), args, r, call)
+}
+
+.named_reply <- function(f, args, r, call) {
   if (is.raw(r) && r == as.raw(4L)) {
     r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
     if (typeof(r) == "externalptr") return(r)
