@@ -22,7 +22,7 @@
 #' @rawNamespace S3method("|", torch_tensor, Ops.torch_tensor)
 #' @export
 Ops.torch_tensor <- function(e1, e2) {
-  # the callable is looked up and the reply wrapped in C (src/pycall.c); anything else: below
+  # the callable is looked up and the reply wrapped in C (src/names.c); anything else: below
   if (missing(e2)) {
     r <- .Call(rtp_unop, .Generic, e1)
     if (is.object(r)) return(r)

@@ -56,7 +56,7 @@
   .rt$unary <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "unary_callers")))
   callers <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "op_callers")))
   for (nm in names(callers)) assign(nm, callers[[nm]], envir = .rt$ops)
-  # the callables the C entry points find by name (see the end of src/pycall.c)
+  # the callables the C entry points find by name (see src/names.c)
   if (.rt$direct) {
     direct <- if (identical(level, "1")) NULL else
       reticulate::py_call(reticulate::py_get_attr(bridge, "direct_setup"))

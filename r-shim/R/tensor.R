@@ -21,7 +21,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 
 #' @export
 `$.torch_tensor` <- function(x, name) {
-  # x$grad and methods are made in C (src/pycall.c rtp_dollar); NULL: the rest, below
+  # x$grad and methods are made in C (src/direct.c rtp_dollar); NULL: the rest, below
   r <- .Call(rtp_dollar, x, name, .protos)
   if (is.function(r) || is.object(r)) r else .dollar(x, name, r)
 }
