@@ -41,13 +41,15 @@ def tune_gc():
     collections and pushed into the old ones (~17 % of Python's work in W6's chain, counted
     with callgrind). Two changes: the objects alive now (modules, the package's tables: never
     garbage) are frozen out of every later collection, and the youngest generation is collected
-    every 10,000 allocations instead of 700 (larger thresholds set by the user are kept).
-    Cycles are still collected; only later."""
+    every 50,000 allocations instead of 700 (larger thresholds set by the user are kept): about
+    one collection per R collection's worth of ops. Cycles are still collected; only later.
+    (Callgrind, W6's chain: Python's collector 123M instructions over 200 chains with the
+    defaults, 69M frozen with 10,000, and the chain 6 % cheaper again with 50,000.)"""
     gc.collect()
     gc.freeze()
     t0, t1, t2 = gc.get_threshold()
-    if t0 and t0 < 10000:
-        gc.set_threshold(10000, t1, t2)
+    if t0 and t0 < 50000:
+        gc.set_threshold(50000, t1, t2)
     return None
 
 
