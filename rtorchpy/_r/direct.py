@@ -12,20 +12,11 @@ holds here are references to the objects below, taken once.
 from __future__ import annotations
 
 from ..autograd import grad_mode as _gm
-from ..ops import arith, elementwise
 from ..tensor import Tensor
 from . import handles
 from .errors import _err
 from .handles import r_dim
-from .ops import _NNF, _PLANS
-
-# The binary operators whose Python caller (ops._binary) does nothing but decode its two
-# arguments when both are tensors, or a tensor and a number: C calls these directly then.
-BINARY_FNS = {
-    "+": arith.add, "-": arith.sub, "*": arith.mul, "/": arith.div, "^": arith.pow,
-    "==": elementwise.eq, "!=": elementwise.ne, "<": elementwise.lt, "<=": elementwise.le,
-    ">": elementwise.gt, ">=": elementwise.ge,
-}
+from .ops import _NNF, _PLANS, BINARY_FNS
 
 
 def _dim_positions(plan):
@@ -51,7 +42,7 @@ def direct_fn(table, name):
             return plan.fn
         dims = _dim_positions(plan)
         return None if dims is None else [plan.fn, dims]
-    if table == 1:
+    if table == 1:  # (ops._binary's caller only decodes its two arguments)
         return BINARY_FNS.get(name)
     return None
 

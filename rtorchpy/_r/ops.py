@@ -237,15 +237,21 @@ def _unary(fn):
     return call
 
 
-BINARY = {
-    "+": _binary(arith.add), "-": _binary(arith.sub), "*": _binary(arith.mul),
-    "/": _binary(arith.div), "^": _binary(arith.pow), "%%": _binary(arith.fmod),
-    "%/%": _binary(lambda a, b: arith.div(a, b, rounding_mode="trunc")),
-    "==": _binary(elementwise.eq), "!=": _binary(elementwise.ne), "<": _binary(elementwise.lt),
-    "<=": _binary(elementwise.le), ">": _binary(elementwise.gt), ">=": _binary(elementwise.ge),
-    "&": _binary(elementwise.logical_and), "|": _binary(elementwise.logical_or),
-    "%*%": _binary(linalg.matmul),
+def _div_trunc(a, b):
+    return arith.div(a, b, rounding_mode="trunc")
+
+
+# R's binary operators and the op each one is; R calls them through _binary's callers, or
+# (r-shim/src/direct.c) the functions themselves when both sides are a tensor and a number
+BINARY_FNS = {
+    "+": arith.add, "-": arith.sub, "*": arith.mul, "/": arith.div, "^": arith.pow,
+    "%%": arith.fmod, "%/%": _div_trunc,
+    "==": elementwise.eq, "!=": elementwise.ne, "<": elementwise.lt, "<=": elementwise.le,
+    ">": elementwise.gt, ">=": elementwise.ge,
+    "&": elementwise.logical_and, "|": elementwise.logical_or,
+    "%*%": linalg.matmul,
 }
+BINARY = {op: _binary(fn) for op, fn in BINARY_FNS.items()}
 UNARY = {"-": _unary(_unary_minus), "+": _unary(_unary_plus), "!": _unary(elementwise.logical_not)}
 
 
