@@ -135,7 +135,7 @@
 .bridge <- function(name, ...) {
   args <- list(...)
   r <- .Call(rtp_bcall, name, args)  # the callable cached in C; a tensor reply wrapped
-  if (is.object(r)) r else .bridge_reply(name, args, r)
+  if (is.object(r) || is.null(r)) r else .bridge_reply(name, args, r)  # (NULL: a bare None)
 }
 
 # The reply `r` of rtp_bcall(name, args) that is not a wrapped tensor, decoded (raw 04: the

@@ -131,9 +131,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
     }
     if (is.list(gradient) && !length(gradient)) gradient <- NULL
     if (is.null(gradient) && is.null(inputs)) {  # the usual loss$backward(): fewer R calls
-      args <- list(self, retain_graph, isTRUE(create_graph))
-      r <- .Call(rtp_bcall, "backward", args)
-      if (!is.null(r)) .bridge_reply("backward", args, r)  # (an error, or not called yet)
+      .bridge("backward", self, retain_graph, isTRUE(create_graph))
     } else {
       .call_method(self, "backward", list(.a(gradient), retain_graph, isTRUE(create_graph),
                                           .a(inputs)))
