@@ -10,8 +10,8 @@
  * PyObject kept here, with a reference of its own, in a small table keyed by the address of
  * the name's CHARSXP (R keeps one CHARSXP per string, so the address identifies the name),
  * beside the function a direct call may use instead (direct.py's direct_fn: ops, binary
- * operators, nnf functions). A name not (yet) in its environment gives raw 04: R then takes its general
- * path, which starts Python and fetches the callable. rtp_setup (after Python started) sets
+ * operators, nnf functions). A name not (yet) in its environment gives raw 04: R then takes
+ * its general path, which starts Python and fetches the callable. rtp_setup (after Python started) sets
  * the environments, the class of tensors and the direct path's state, and empties the tables.
  */
 #define NTAB 5
@@ -96,6 +96,13 @@ static PyObj *lookup(int t, SEXP name, PyObj **direct, int *dims) {
   return fn;  /* table full: called, not cached */
 }
 
+/* The cached callable `name` of table t, for the tables with no direct functions. */
+static PyObj *lookup_fn(int t, SEXP name) {
+  PyObj *direct;
+  int dims;
+  return lookup(t, name, &direct, &dims);
+}
+
 /* Op `name` (table 0) or function `name` (table 4: nnf_*) with the R list `args`. */
 static SEXP call_named(int t, SEXP name, SEXP args) {
   PyObj *direct;
@@ -144,9 +151,7 @@ SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2) {
 
 /* The unary operator `generic` on e1. */
 SEXP rtp_unop(SEXP generic, SEXP e1) {
-  PyObj *direct;
-  int dims;
-  PyObj *fn = lookup(2, generic, &direct, &dims);
+  PyObj *fn = lookup_fn(2, generic);
   if (fn == NULL) return raw1(4);
   SEXP args = PROTECT(Rf_allocVector(VECSXP, 1));
   SET_VECTOR_ELT(args, 0, e1);
@@ -158,9 +163,7 @@ SEXP rtp_unop(SEXP generic, SEXP e1) {
 /* A function of the bridge module named `name`: its reply as rtp_call gives it (a tensor
  * reply comes back wrapped). */
 SEXP rtp_bcall(SEXP name, SEXP args) {
-  PyObj *direct;
-  int dims;
-  PyObj *fn = lookup(3, name, &direct, &dims);
+  PyObj *fn = lookup_fn(3, name);
   if (fn == NULL) return raw1(4);
   return call_py(fn, args, tensor_cls);
 }
