@@ -5,9 +5,9 @@
  * queued keys go to Python in batches (rtp_take_dead). C finalizers make creating and freeing
  * a handle cost well under a microsecond, against several for an R-level finalizer.
  *
- * A tensor that src/pycall.c registered itself (its direct path) has a protected complex
+ * A tensor that the direct path (src/direct.c) registered itself has a protected complex
  * vector of length 2: the handle, then the tensor's size in bytes as the real part. Its key goes
- * to a queue of its own, which pycall.c empties itself (rtp_pop_cdead).
+ * to a queue of its own, which direct.c empties itself (rtp_pop_cdead).
  *
  * The pointer's address is the handle's key (never dereferenced; `live` for a handle without a
  * key). Two reasons: identical() compares external pointers by address, so two tensors must
@@ -32,7 +32,7 @@ typedef struct {
 } queue_t;
 
 static queue_t dead = {NULL, 0, 0};   /* keys of handles Python registered */
-static queue_t cdead = {NULL, 0, 0};  /* key, bytes of the tensors pycall.c registered */
+static queue_t cdead = {NULL, 0, 0};  /* key, bytes of the tensors direct.c registered */
 
 /* Room for k more values; 0 when out of memory (the Python object then leaks, nothing
  * breaks). */
@@ -61,7 +61,7 @@ static void finalize_handle(SEXP ptr) {
   R_ClearExternalPtr(ptr);
 }
 
-/* Take one queued (key, bytes) pair of a tensor pycall.c registered; 0 when none is left.
+/* Take one queued (key, bytes) pair of a tensor direct.c registered; 0 when none is left.
  * (A pop, not a copy of the whole queue: freeing one object may, in principle, queue more.) */
 int rtp_pop_cdead(double *key, double *bytes) {
   if (cdead.n < 2) return 0;
@@ -130,7 +130,7 @@ SEXP rtp_handle(SEXP ptr) {
                  "as_array(x) instead and make a tensor of it again");
   }
   SEXP h = R_ExternalPtrProtected(ptr);
-  /* the handle alone (a tensor pycall.c registered also carries its size) */
+  /* the handle alone (a tensor direct.c registered also carries its size) */
   return XLENGTH(h) == 1 ? h : Rf_ScalarComplex(COMPLEX(h)[0]);
 }
 
