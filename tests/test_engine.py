@@ -408,6 +408,22 @@ def test_no_grad_in_place_update_writes_storage_and_bumps_version():
     assert w._version[0] == 2 and w.requires_grad and w.is_leaf
 
 
+def test_in_place_update_takes_alpha_by_position_as_by_keyword():
+    # (the R package passes alpha = 1 by position; it must take the same no-graph fast path)
+    for alpha in (1, 0.5, -2):
+        for name in ("add_", "sub_"):
+            a, b = leaf([1.0, 2.0]), leaf([1.0, 2.0])
+            g = torch_tensor([10.0, 20.0])
+            with with_no_grad():
+                assert getattr(a, name)(g, alpha) is a
+                getattr(b, name)(g, alpha=alpha)
+            assert a.tolist() == b.tolist() and a._version[0] == b._version[0] == 1
+    x = leaf([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        x.sub_(torch_tensor([1.0, 1.0]), 1)  # outside no-grad: still refused, data intact
+    assert x.tolist() == [1.0, 2.0]
+
+
 def test_owned_gradient_buffers_are_not_shared_between_leaves():
     x, y = leaf([1.0, 2.0]), leaf([3.0, 4.0])
     (x + y).sum().backward()

@@ -127,11 +127,29 @@ def _direct(self, ufunc, other, alpha):
     return self
 
 
+def _direct_operands(ufunc, args, kwargs):
+    """``(other, alpha)`` of an add_/sub_/mul_/div_ call that :func:`_direct` may take, or None.
+    ``alpha`` (add_ and sub_ only) may come by position too: the R package passes its default,
+    1, that way."""
+    if len(args) == 1 and not kwargs:
+        return args[0], 1
+    if ufunc is not np.add and ufunc is not np.subtract:
+        return None
+    if len(args) == 2 and not kwargs:
+        other, alpha = args
+    elif len(args) == 1 and kwargs.keys() == {"alpha"}:
+        other, alpha = args[0], kwargs["alpha"]
+    else:
+        return None
+    ok = isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
+    return (other, alpha) if ok else None
+
+
 def _inplace_op(name, fn, doc, ufunc=None):
     def method(self, *args, **kwargs):
-        if ufunc is not None and len(args) == 1 and (not kwargs or (
-                ufunc in (np.add, np.subtract) and kwargs.keys() == {"alpha"})):
-            done = _direct(self, ufunc, args[0], kwargs.get("alpha", 1))
+        operands = None if ufunc is None else _direct_operands(ufunc, args, kwargs)
+        if operands is not None:
+            done = _direct(self, ufunc, *operands)
             if done is not None:
                 return done
         tensors = [a for a in args if isinstance(a, Tensor)] + \
