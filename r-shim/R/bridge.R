@@ -104,10 +104,11 @@
   if (typeof(r) == "externalptr") r else .reply_t(f, args, r, sys.call(-1L))
 }
 
-# The generated wrappers call `.Call(rtp_op, name, args)` themselves (the callable cached in C,
-# the reply wrapped in C) and come here only for another reply: `r` is what rtp_op returned
+# The generated wrappers call `.External(rtp_opx, name, ...)` themselves (or `.Call(rtp_op,
+# name, args)` when they take `...`: the callable cached in C, the reply wrapped in C) and come
+# here only for another reply: `r` is what C returned, `args` the arguments as a list
 # (raw 04: the callable is not cached yet, e.g. Python not started; else as .op's). The nnf_*
-# wrappers do the same with rtp_fn and .fn_reply.
+# wrappers do the same with rtp_fnx / rtp_fn and .fn_reply.
 .op_reply <- function(name, args, r, call) {
   .named_reply(.rt$ops[[name]] %||% .op_callable(name), args, r, call)
 }

@@ -90,203 +90,203 @@ NULL
 
 #' @rdname torch_ops
 #' @export
-torch_abs <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "abs", .args); if (is.object(.r)) .r else .op_reply("abs", .args, .r, sys.call()) }
+torch_abs <- function(self) { .r <- .External(rtp_opx, "abs", self); if (is.object(.r)) .r else .op_reply("abs", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_acos <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "acos", .args); if (is.object(.r)) .r else .op_reply("acos", .args, .r, sys.call()) }
+torch_acos <- function(self) { .r <- .External(rtp_opx, "acos", self); if (is.object(.r)) .r else .op_reply("acos", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_acosh <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "acosh", .args); if (is.object(.r)) .r else .op_reply("acosh", .args, .r, sys.call()) }
+torch_acosh <- function(self) { .r <- .External(rtp_opx, "acosh", self); if (is.object(.r)) .r else .op_reply("acosh", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_add <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .r <- .Call(rtp_op, "add", .args); if (is.object(.r)) .r else .op_reply("add", .args, .r, sys.call()) }
+torch_add <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "add", self, other, alpha); if (is.object(.r)) .r else .op_reply("add", list(self, other, alpha), .r, sys.call()) }
 
-`.m_add_` <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .r <- .Call(rtp_op, "add_", .args); if (is.object(.r)) .r else .op_reply("add_", .args, .r, sys.call()) }
-
-#' @rdname torch_ops
-#' @export
-torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) { .args <- list(self, mat1, mat2, beta, alpha); .r <- .Call(rtp_op, "addmm", .args); if (is.object(.r)) .r else .op_reply("addmm", .args, .r, sys.call()) }
+`.m_add_` <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "add_", self, other, alpha); if (is.object(.r)) .r else .op_reply("add_", list(self, other, alpha), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_all <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "all", .args); if (is.object(.r)) .r else .op_reply("all", .args, .r, sys.call()) }
+torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addmm", self, mat1, mat2, beta, alpha); if (is.object(.r)) .r else .op_reply("addmm", list(self, mat1, mat2, beta, alpha), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_allclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) { .args <- list(self, other, rtol, atol, equal_nan); .r <- .Call(rtp_op, "allclose", .args); if (is.object(.r)) .r else .op_reply("allclose", .args, .r, sys.call()) }
+torch_all <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "all", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("all", list(self, dim, keepdim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_amax <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "amax", .args); if (is.object(.r)) .r else .op_reply("amax", .args, .r, sys.call()) }
+torch_allclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) { .r <- .External(rtp_opx, "allclose", self, other, rtol, atol, equal_nan); if (is.object(.r)) .r else .op_reply("allclose", list(self, other, rtol, atol, equal_nan), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_amin <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "amin", .args); if (is.object(.r)) .r else .op_reply("amin", .args, .r, sys.call()) }
+torch_amax <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "amax", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("amax", list(self, dim, keepdim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_any <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "any", .args); if (is.object(.r)) .r else .op_reply("any", .args, .r, sys.call()) }
+torch_amin <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "amin", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("amin", list(self, dim, keepdim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_arctan2 <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "arctan2", .args); if (is.object(.r)) .r else .op_reply("arctan2", .args, .r, sys.call()) }
+torch_any <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "any", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("any", list(self, dim, keepdim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_argmax <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "argmax", .args); if (is.object(.r)) .r else .op_reply("argmax", .args, .r, sys.call()) }
+torch_arctan2 <- function(self, other) { .r <- .External(rtp_opx, "arctan2", self, other); if (is.object(.r)) .r else .op_reply("arctan2", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_argmin <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "argmin", .args); if (is.object(.r)) .r else .op_reply("argmin", .args, .r, sys.call()) }
+torch_argmax <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "argmax", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("argmax", list(self, dim, keepdim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_argsort <- function(self, dim = -1L, descending = FALSE, stable = FALSE) { .args <- list(self, dim, descending, stable); .r <- .Call(rtp_op, "argsort", .args); if (is.object(.r)) .r else .op_reply("argsort", .args, .r, sys.call()) }
+torch_argmin <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "argmin", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("argmin", list(self, dim, keepdim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_asin <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "asin", .args); if (is.object(.r)) .r else .op_reply("asin", .args, .r, sys.call()) }
+torch_argsort <- function(self, dim = -1L, descending = FALSE, stable = FALSE) { .r <- .External(rtp_opx, "argsort", self, dim, descending, stable); if (is.object(.r)) .r else .op_reply("argsort", list(self, dim, descending, stable), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_asinh <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "asinh", .args); if (is.object(.r)) .r else .op_reply("asinh", .args, .r, sys.call()) }
+torch_asin <- function(self) { .r <- .External(rtp_opx, "asin", self); if (is.object(.r)) .r else .op_reply("asin", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_atan <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "atan", .args); if (is.object(.r)) .r else .op_reply("atan", .args, .r, sys.call()) }
+torch_asinh <- function(self) { .r <- .External(rtp_opx, "asinh", self); if (is.object(.r)) .r else .op_reply("asinh", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_atan2 <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "atan2", .args); if (is.object(.r)) .r else .op_reply("atan2", .args, .r, sys.call()) }
+torch_atan <- function(self) { .r <- .External(rtp_opx, "atan", self); if (is.object(.r)) .r else .op_reply("atan", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_atanh <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "atanh", .args); if (is.object(.r)) .r else .op_reply("atanh", .args, .r, sys.call()) }
+torch_atan2 <- function(self, other) { .r <- .External(rtp_opx, "atan2", self, other); if (is.object(.r)) .r else .op_reply("atan2", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_bernoulli <- function(self, p = NULL) { .args <- list(self, p); .r <- .Call(rtp_op, "bernoulli", .args); if (is.object(.r)) .r else .op_reply("bernoulli", .args, .r, sys.call()) }
+torch_atanh <- function(self) { .r <- .External(rtp_opx, "atanh", self); if (is.object(.r)) .r else .op_reply("atanh", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_bmm <- function(self, mat2) { .args <- list(self, mat2); .r <- .Call(rtp_op, "bmm", .args); if (is.object(.r)) .r else .op_reply("bmm", .args, .r, sys.call()) }
-
-`.m_bool` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "bool", .args); if (is.object(.r)) .r else .op_reply("bool", .args, .r, sys.call()) }
+torch_bernoulli <- function(self, p = NULL) { .r <- .External(rtp_opx, "bernoulli", self, p); if (is.object(.r)) .r else .op_reply("bernoulli", list(self, p), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_broadcast_to <- function(self, size) { .args <- list(self, size); .r <- .Call(rtp_op, "broadcast_to", .args); if (is.object(.r)) .r else .op_reply("broadcast_to", .args, .r, sys.call()) }
+torch_bmm <- function(self, mat2) { .r <- .External(rtp_opx, "bmm", self, mat2); if (is.object(.r)) .r else .op_reply("bmm", list(self, mat2), .r, sys.call()) }
+
+`.m_bool` <- function(self) { .r <- .External(rtp_opx, "bool", self); if (is.object(.r)) .r else .op_reply("bool", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cat <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .r <- .Call(rtp_op, "cat", .args); if (is.object(.r)) .r else .op_reply("cat", .args, .r, sys.call()) }
+torch_broadcast_to <- function(self, size) { .r <- .External(rtp_opx, "broadcast_to", self, size); if (is.object(.r)) .r else .op_reply("broadcast_to", list(self, size), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cdist <- function(x1, x2, p = 2.0, compute_mode = NULL) { .args <- list(x1, x2, p, compute_mode); .r <- .Call(rtp_op, "cdist", .args); if (is.object(.r)) .r else .op_reply("cdist", .args, .r, sys.call()) }
+torch_cat <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "cat", tensors, dim); if (is.object(.r)) .r else .op_reply("cat", list(tensors, dim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_ceil <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "ceil", .args); if (is.object(.r)) .r else .op_reply("ceil", .args, .r, sys.call()) }
+torch_cdist <- function(x1, x2, p = 2.0, compute_mode = NULL) { .r <- .External(rtp_opx, "cdist", x1, x2, p, compute_mode); if (is.object(.r)) .r else .op_reply("cdist", list(x1, x2, p, compute_mode), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cholesky_solve <- function(self, input2, upper = FALSE) { .args <- list(self, input2, upper); .r <- .Call(rtp_op, "cholesky_solve", .args); if (is.object(.r)) .r else .op_reply("cholesky_solve", .args, .r, sys.call()) }
+torch_ceil <- function(self) { .r <- .External(rtp_opx, "ceil", self); if (is.object(.r)) .r else .op_reply("ceil", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_chunk <- function(self, chunks, dim = 1L) { .args <- list(self, chunks, dim); .r <- .Call(rtp_op, "chunk", .args); if (is.object(.r)) .r else .op_reply("chunk", .args, .r, sys.call()) }
+torch_cholesky_solve <- function(self, input2, upper = FALSE) { .r <- .External(rtp_opx, "cholesky_solve", self, input2, upper); if (is.object(.r)) .r else .op_reply("cholesky_solve", list(self, input2, upper), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_clamp <- function(self, min = NULL, max = NULL) { .args <- list(self, min, max); .r <- .Call(rtp_op, "clamp", .args); if (is.object(.r)) .r else .op_reply("clamp", .args, .r, sys.call()) }
-
-`.m_clamp_` <- function(self, min = NULL, max = NULL) { .args <- list(self, min, max); .r <- .Call(rtp_op, "clamp_", .args); if (is.object(.r)) .r else .op_reply("clamp_", .args, .r, sys.call()) }
+torch_chunk <- function(self, chunks, dim = 1L) { .r <- .External(rtp_opx, "chunk", self, chunks, dim); if (is.object(.r)) .r else .op_reply("chunk", list(self, chunks, dim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_clamp_max <- function(self, max) { .args <- list(self, max); .r <- .Call(rtp_op, "clamp_max", .args); if (is.object(.r)) .r else .op_reply("clamp_max", .args, .r, sys.call()) }
+torch_clamp <- function(self, min = NULL, max = NULL) { .r <- .External(rtp_opx, "clamp", self, min, max); if (is.object(.r)) .r else .op_reply("clamp", list(self, min, max), .r, sys.call()) }
+
+`.m_clamp_` <- function(self, min = NULL, max = NULL) { .r <- .External(rtp_opx, "clamp_", self, min, max); if (is.object(.r)) .r else .op_reply("clamp_", list(self, min, max), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_clamp_min <- function(self, min) { .args <- list(self, min); .r <- .Call(rtp_op, "clamp_min", .args); if (is.object(.r)) .r else .op_reply("clamp_min", .args, .r, sys.call()) }
+torch_clamp_max <- function(self, max) { .r <- .External(rtp_opx, "clamp_max", self, max); if (is.object(.r)) .r else .op_reply("clamp_max", list(self, max), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_clip <- function(self, min = NULL, max = NULL) { .args <- list(self, min, max); .r <- .Call(rtp_op, "clip", .args); if (is.object(.r)) .r else .op_reply("clip", .args, .r, sys.call()) }
+torch_clamp_min <- function(self, min) { .r <- .External(rtp_opx, "clamp_min", self, min); if (is.object(.r)) .r else .op_reply("clamp_min", list(self, min), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_clone <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "clone", .args); if (is.object(.r)) .r else .op_reply("clone", .args, .r, sys.call()) }
+torch_clip <- function(self, min = NULL, max = NULL) { .r <- .External(rtp_opx, "clip", self, min, max); if (is.object(.r)) .r else .op_reply("clip", list(self, min, max), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_concat <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .r <- .Call(rtp_op, "concat", .args); if (is.object(.r)) .r else .op_reply("concat", .args, .r, sys.call()) }
+torch_clone <- function(self) { .r <- .External(rtp_opx, "clone", self); if (is.object(.r)) .r else .op_reply("clone", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_concatenate <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .r <- .Call(rtp_op, "concatenate", .args); if (is.object(.r)) .r else .op_reply("concatenate", .args, .r, sys.call()) }
+torch_concat <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "concat", tensors, dim); if (is.object(.r)) .r else .op_reply("concat", list(tensors, dim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_contiguous <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "contiguous", .args); if (is.object(.r)) .r else .op_reply("contiguous", .args, .r, sys.call()) }
-
-`.m_copy_` <- function(self, src) { .args <- list(self, src); .r <- .Call(rtp_op, "copy_", .args); if (is.object(.r)) .r else .op_reply("copy_", .args, .r, sys.call()) }
+torch_concatenate <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "concatenate", tensors, dim); if (is.object(.r)) .r else .op_reply("concatenate", list(tensors, dim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cos <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "cos", .args); if (is.object(.r)) .r else .op_reply("cos", .args, .r, sys.call()) }
+torch_contiguous <- function(self) { .r <- .External(rtp_opx, "contiguous", self); if (is.object(.r)) .r else .op_reply("contiguous", list(self), .r, sys.call()) }
+
+`.m_copy_` <- function(self, src) { .r <- .External(rtp_opx, "copy_", self, src); if (is.object(.r)) .r else .op_reply("copy_", list(self, src), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cosh <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "cosh", .args); if (is.object(.r)) .r else .op_reply("cosh", .args, .r, sys.call()) }
+torch_cos <- function(self) { .r <- .External(rtp_opx, "cos", self); if (is.object(.r)) .r else .op_reply("cos", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cumprod <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .r <- .Call(rtp_op, "cumprod", .args); if (is.object(.r)) .r else .op_reply("cumprod", .args, .r, sys.call()) }
+torch_cosh <- function(self) { .r <- .External(rtp_opx, "cosh", self); if (is.object(.r)) .r else .op_reply("cosh", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_cumsum <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .r <- .Call(rtp_op, "cumsum", .args); if (is.object(.r)) .r else .op_reply("cumsum", .args, .r, sys.call()) }
+torch_cumprod <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "cumprod", self, dim, dtype); if (is.object(.r)) .r else .op_reply("cumprod", list(self, dim, dtype), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_diag <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .r <- .Call(rtp_op, "diag", .args); if (is.object(.r)) .r else .op_reply("diag", .args, .r, sys.call()) }
+torch_cumsum <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "cumsum", self, dim, dtype); if (is.object(.r)) .r else .op_reply("cumsum", list(self, dim, dtype), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_diag_embed <- function(self, offset = 0L, dim1 = -2L, dim2 = -1L) { .args <- list(self, offset, dim1, dim2); .r <- .Call(rtp_op, "diag_embed", .args); if (is.object(.r)) .r else .op_reply("diag_embed", .args, .r, sys.call()) }
+torch_diag <- function(self, diagonal = 0L) { .r <- .External(rtp_opx, "diag", self, diagonal); if (is.object(.r)) .r else .op_reply("diag", list(self, diagonal), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_diagonal <- function(self, offset = 0L, dim1 = 1L, dim2 = 2L) { .args <- list(self, offset, dim1, dim2); .r <- .Call(rtp_op, "diagonal", .args); if (is.object(.r)) .r else .op_reply("diagonal", .args, .r, sys.call()) }
+torch_diag_embed <- function(self, offset = 0L, dim1 = -2L, dim2 = -1L) { .r <- .External(rtp_opx, "diag_embed", self, offset, dim1, dim2); if (is.object(.r)) .r else .op_reply("diag_embed", list(self, offset, dim1, dim2), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_diff <- function(self, n = 1L, dim = -1L, prepend = NULL, append = NULL) { .args <- list(self, n, dim, prepend, append); .r <- .Call(rtp_op, "diff", .args); if (is.object(.r)) .r else .op_reply("diff", .args, .r, sys.call()) }
+torch_diagonal <- function(self, offset = 0L, dim1 = 1L, dim2 = 2L) { .r <- .External(rtp_opx, "diagonal", self, offset, dim1, dim2); if (is.object(.r)) .r else .op_reply("diagonal", list(self, offset, dim1, dim2), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_digamma <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "digamma", .args); if (is.object(.r)) .r else .op_reply("digamma", .args, .r, sys.call()) }
+torch_diff <- function(self, n = 1L, dim = -1L, prepend = NULL, append = NULL) { .r <- .External(rtp_opx, "diff", self, n, dim, prepend, append); if (is.object(.r)) .r else .op_reply("diff", list(self, n, dim, prepend, append), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_div <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .r <- .Call(rtp_op, "div", .args); if (is.object(.r)) .r else .op_reply("div", .args, .r, sys.call()) }
-
-`.m_div_` <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .r <- .Call(rtp_op, "div_", .args); if (is.object(.r)) .r else .op_reply("div_", .args, .r, sys.call()) }
+torch_digamma <- function(self) { .r <- .External(rtp_opx, "digamma", self); if (is.object(.r)) .r else .op_reply("digamma", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_divide <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .r <- .Call(rtp_op, "divide", .args); if (is.object(.r)) .r else .op_reply("divide", .args, .r, sys.call()) }
+torch_div <- function(self, other, rounding_mode = NULL) { .r <- .External(rtp_opx, "div", self, other, rounding_mode); if (is.object(.r)) .r else .op_reply("div", list(self, other, rounding_mode), .r, sys.call()) }
+
+`.m_div_` <- function(self, other, rounding_mode = NULL) { .r <- .External(rtp_opx, "div_", self, other, rounding_mode); if (is.object(.r)) .r else .op_reply("div_", list(self, other, rounding_mode), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_dot <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "dot", .args); if (is.object(.r)) .r else .op_reply("dot", .args, .r, sys.call()) }
+torch_divide <- function(self, other, rounding_mode = NULL) { .r <- .External(rtp_opx, "divide", self, other, rounding_mode); if (is.object(.r)) .r else .op_reply("divide", list(self, other, rounding_mode), .r, sys.call()) }
 
-`.m_double` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "double", .args); if (is.object(.r)) .r else .op_reply("double", .args, .r, sys.call()) }
+#' @rdname torch_ops
+#' @export
+torch_dot <- function(self, other) { .r <- .External(rtp_opx, "dot", self, other); if (is.object(.r)) .r else .op_reply("dot", list(self, other), .r, sys.call()) }
+
+`.m_double` <- function(self) { .r <- .External(rtp_opx, "double", self); if (is.object(.r)) .r else .op_reply("double", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -294,29 +294,29 @@ torch_einsum <- function(equation, ...) { .args <- c(list(equation), .dots(...))
 
 #' @rdname torch_ops
 #' @export
-torch_eq <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "eq", .args); if (is.object(.r)) .r else .op_reply("eq", .args, .r, sys.call()) }
+torch_eq <- function(self, other) { .r <- .External(rtp_opx, "eq", self, other); if (is.object(.r)) .r else .op_reply("eq", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_equal <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "equal", .args); if (is.object(.r)) .r else .op_reply("equal", .args, .r, sys.call()) }
+torch_equal <- function(self, other) { .r <- .External(rtp_opx, "equal", self, other); if (is.object(.r)) .r else .op_reply("equal", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_erf <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "erf", .args); if (is.object(.r)) .r else .op_reply("erf", .args, .r, sys.call()) }
+torch_erf <- function(self) { .r <- .External(rtp_opx, "erf", self); if (is.object(.r)) .r else .op_reply("erf", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_erfc <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "erfc", .args); if (is.object(.r)) .r else .op_reply("erfc", .args, .r, sys.call()) }
+torch_erfc <- function(self) { .r <- .External(rtp_opx, "erfc", self); if (is.object(.r)) .r else .op_reply("erfc", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_erfinv <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "erfinv", .args); if (is.object(.r)) .r else .op_reply("erfinv", .args, .r, sys.call()) }
+torch_erfinv <- function(self) { .r <- .External(rtp_opx, "erfinv", self); if (is.object(.r)) .r else .op_reply("erfinv", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_exp <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "exp", .args); if (is.object(.r)) .r else .op_reply("exp", .args, .r, sys.call()) }
+torch_exp <- function(self) { .r <- .External(rtp_opx, "exp", self); if (is.object(.r)) .r else .op_reply("exp", list(self), .r, sys.call()) }
 
-`.m_exp_` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "exp_", .args); if (is.object(.r)) .r else .op_reply("exp_", .args, .r, sys.call()) }
+`.m_exp_` <- function(self) { .r <- .External(rtp_opx, "exp_", self); if (is.object(.r)) .r else .op_reply("exp_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -324,243 +324,243 @@ torch_expand <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- 
 
 #' @rdname torch_ops
 #' @export
-torch_expand_as <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "expand_as", .args); if (is.object(.r)) .r else .op_reply("expand_as", .args, .r, sys.call()) }
+torch_expand_as <- function(self, other) { .r <- .External(rtp_opx, "expand_as", self, other); if (is.object(.r)) .r else .op_reply("expand_as", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_expm1 <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "expm1", .args); if (is.object(.r)) .r else .op_reply("expm1", .args, .r, sys.call()) }
+torch_expm1 <- function(self) { .r <- .External(rtp_opx, "expm1", self); if (is.object(.r)) .r else .op_reply("expm1", list(self), .r, sys.call()) }
 
-`.m_fill_` <- function(self, value) { .args <- list(self, value); .r <- .Call(rtp_op, "fill_", .args); if (is.object(.r)) .r else .op_reply("fill_", .args, .r, sys.call()) }
-
-#' @rdname torch_ops
-#' @export
-torch_flatten <- function(self, start_dim = 1L, end_dim = -1L) { .args <- list(self, start_dim, end_dim); .r <- .Call(rtp_op, "flatten", .args); if (is.object(.r)) .r else .op_reply("flatten", .args, .r, sys.call()) }
+`.m_fill_` <- function(self, value) { .r <- .External(rtp_opx, "fill_", self, value); if (is.object(.r)) .r else .op_reply("fill_", list(self, value), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_flip <- function(self, dims) { .args <- list(self, dims); .r <- .Call(rtp_op, "flip", .args); if (is.object(.r)) .r else .op_reply("flip", .args, .r, sys.call()) }
-
-`.m_float` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "float", .args); if (is.object(.r)) .r else .op_reply("float", .args, .r, sys.call()) }
+torch_flatten <- function(self, start_dim = 1L, end_dim = -1L) { .r <- .External(rtp_opx, "flatten", self, start_dim, end_dim); if (is.object(.r)) .r else .op_reply("flatten", list(self, start_dim, end_dim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_floor <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "floor", .args); if (is.object(.r)) .r else .op_reply("floor", .args, .r, sys.call()) }
+torch_flip <- function(self, dims) { .r <- .External(rtp_opx, "flip", self, dims); if (is.object(.r)) .r else .op_reply("flip", list(self, dims), .r, sys.call()) }
+
+`.m_float` <- function(self) { .r <- .External(rtp_opx, "float", self); if (is.object(.r)) .r else .op_reply("float", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_fmod <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "fmod", .args); if (is.object(.r)) .r else .op_reply("fmod", .args, .r, sys.call()) }
+torch_floor <- function(self) { .r <- .External(rtp_opx, "floor", self); if (is.object(.r)) .r else .op_reply("floor", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_gather <- function(self, dim, index) { .args <- list(self, dim, index); .r <- .Call(rtp_op, "gather", .args); if (is.object(.r)) .r else .op_reply("gather", .args, .r, sys.call()) }
+torch_fmod <- function(self, other) { .r <- .External(rtp_opx, "fmod", self, other); if (is.object(.r)) .r else .op_reply("fmod", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_ge <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "ge", .args); if (is.object(.r)) .r else .op_reply("ge", .args, .r, sys.call()) }
+torch_gather <- function(self, dim, index) { .r <- .External(rtp_opx, "gather", self, dim, index); if (is.object(.r)) .r else .op_reply("gather", list(self, dim, index), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_ger <- function(self, vec2) { .args <- list(self, vec2); .r <- .Call(rtp_op, "ger", .args); if (is.object(.r)) .r else .op_reply("ger", .args, .r, sys.call()) }
+torch_ge <- function(self, other) { .r <- .External(rtp_opx, "ge", self, other); if (is.object(.r)) .r else .op_reply("ge", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_gt <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "gt", .args); if (is.object(.r)) .r else .op_reply("gt", .args, .r, sys.call()) }
-
-`.m_half` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "half", .args); if (is.object(.r)) .r else .op_reply("half", .args, .r, sys.call()) }
+torch_ger <- function(self, vec2) { .r <- .External(rtp_opx, "ger", self, vec2); if (is.object(.r)) .r else .op_reply("ger", list(self, vec2), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_hypot <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "hypot", .args); if (is.object(.r)) .r else .op_reply("hypot", .args, .r, sys.call()) }
+torch_gt <- function(self, other) { .r <- .External(rtp_opx, "gt", self, other); if (is.object(.r)) .r else .op_reply("gt", list(self, other), .r, sys.call()) }
+
+`.m_half` <- function(self) { .r <- .External(rtp_opx, "half", self); if (is.object(.r)) .r else .op_reply("half", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_index_put <- function(self, indices, values, accumulate = FALSE) { .args <- list(self, indices, values, accumulate); .r <- .Call(rtp_op, "index_put", .args); if (is.object(.r)) .r else .op_reply("index_put", .args, .r, sys.call()) }
-
-`.m_index_put_` <- function(self, indices, values, accumulate = FALSE) { .args <- list(self, indices, values, accumulate); .r <- .Call(rtp_op, "index_put_", .args); if (is.object(.r)) .r else .op_reply("index_put_", .args, .r, sys.call()) }
+torch_hypot <- function(self, other) { .r <- .External(rtp_opx, "hypot", self, other); if (is.object(.r)) .r else .op_reply("hypot", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_index_select <- function(self, dim, index) { .args <- list(self, dim, index); .r <- .Call(rtp_op, "index_select", .args); if (is.object(.r)) .r else .op_reply("index_select", .args, .r, sys.call()) }
+torch_index_put <- function(self, indices, values, accumulate = FALSE) { .r <- .External(rtp_opx, "index_put", self, indices, values, accumulate); if (is.object(.r)) .r else .op_reply("index_put", list(self, indices, values, accumulate), .r, sys.call()) }
 
-`.m_int` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "int", .args); if (is.object(.r)) .r else .op_reply("int", .args, .r, sys.call()) }
-
-#' @rdname torch_ops
-#' @export
-torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) { .args <- list(self, other, rtol, atol, equal_nan); .r <- .Call(rtp_op, "isclose", .args); if (is.object(.r)) .r else .op_reply("isclose", .args, .r, sys.call()) }
+`.m_index_put_` <- function(self, indices, values, accumulate = FALSE) { .r <- .External(rtp_opx, "index_put_", self, indices, values, accumulate); if (is.object(.r)) .r else .op_reply("index_put_", list(self, indices, values, accumulate), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_isfinite <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "isfinite", .args); if (is.object(.r)) .r else .op_reply("isfinite", .args, .r, sys.call()) }
+torch_index_select <- function(self, dim, index) { .r <- .External(rtp_opx, "index_select", self, dim, index); if (is.object(.r)) .r else .op_reply("index_select", list(self, dim, index), .r, sys.call()) }
+
+`.m_int` <- function(self) { .r <- .External(rtp_opx, "int", self); if (is.object(.r)) .r else .op_reply("int", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_isinf <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "isinf", .args); if (is.object(.r)) .r else .op_reply("isinf", .args, .r, sys.call()) }
+torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) { .r <- .External(rtp_opx, "isclose", self, other, rtol, atol, equal_nan); if (is.object(.r)) .r else .op_reply("isclose", list(self, other, rtol, atol, equal_nan), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_isnan <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "isnan", .args); if (is.object(.r)) .r else .op_reply("isnan", .args, .r, sys.call()) }
+torch_isfinite <- function(self) { .r <- .External(rtp_opx, "isfinite", self); if (is.object(.r)) .r else .op_reply("isfinite", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_kron <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "kron", .args); if (is.object(.r)) .r else .op_reply("kron", .args, .r, sys.call()) }
+torch_isinf <- function(self) { .r <- .External(rtp_opx, "isinf", self); if (is.object(.r)) .r else .op_reply("isinf", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_le <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "le", .args); if (is.object(.r)) .r else .op_reply("le", .args, .r, sys.call()) }
+torch_isnan <- function(self) { .r <- .External(rtp_opx, "isnan", self); if (is.object(.r)) .r else .op_reply("isnan", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_lgamma <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "lgamma", .args); if (is.object(.r)) .r else .op_reply("lgamma", .args, .r, sys.call()) }
+torch_kron <- function(self, other) { .r <- .External(rtp_opx, "kron", self, other); if (is.object(.r)) .r else .op_reply("kron", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_log <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "log", .args); if (is.object(.r)) .r else .op_reply("log", .args, .r, sys.call()) }
+torch_le <- function(self, other) { .r <- .External(rtp_opx, "le", self, other); if (is.object(.r)) .r else .op_reply("le", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_log10 <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "log10", .args); if (is.object(.r)) .r else .op_reply("log10", .args, .r, sys.call()) }
+torch_lgamma <- function(self) { .r <- .External(rtp_opx, "lgamma", self); if (is.object(.r)) .r else .op_reply("lgamma", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_log1p <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "log1p", .args); if (is.object(.r)) .r else .op_reply("log1p", .args, .r, sys.call()) }
+torch_log <- function(self) { .r <- .External(rtp_opx, "log", self); if (is.object(.r)) .r else .op_reply("log", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_log2 <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "log2", .args); if (is.object(.r)) .r else .op_reply("log2", .args, .r, sys.call()) }
+torch_log10 <- function(self) { .r <- .External(rtp_opx, "log10", self); if (is.object(.r)) .r else .op_reply("log10", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_log_softmax <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .r <- .Call(rtp_op, "log_softmax", .args); if (is.object(.r)) .r else .op_reply("log_softmax", .args, .r, sys.call()) }
+torch_log1p <- function(self) { .r <- .External(rtp_opx, "log1p", self); if (is.object(.r)) .r else .op_reply("log1p", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logdet <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "logdet", .args); if (is.object(.r)) .r else .op_reply("logdet", .args, .r, sys.call()) }
+torch_log2 <- function(self) { .r <- .External(rtp_opx, "log2", self); if (is.object(.r)) .r else .op_reply("log2", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logical_and <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "logical_and", .args); if (is.object(.r)) .r else .op_reply("logical_and", .args, .r, sys.call()) }
+torch_log_softmax <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "log_softmax", self, dim, dtype); if (is.object(.r)) .r else .op_reply("log_softmax", list(self, dim, dtype), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logical_not <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "logical_not", .args); if (is.object(.r)) .r else .op_reply("logical_not", .args, .r, sys.call()) }
+torch_logdet <- function(self) { .r <- .External(rtp_opx, "logdet", self); if (is.object(.r)) .r else .op_reply("logdet", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logical_or <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "logical_or", .args); if (is.object(.r)) .r else .op_reply("logical_or", .args, .r, sys.call()) }
+torch_logical_and <- function(self, other) { .r <- .External(rtp_opx, "logical_and", self, other); if (is.object(.r)) .r else .op_reply("logical_and", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logical_xor <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "logical_xor", .args); if (is.object(.r)) .r else .op_reply("logical_xor", .args, .r, sys.call()) }
+torch_logical_not <- function(self) { .r <- .External(rtp_opx, "logical_not", self); if (is.object(.r)) .r else .op_reply("logical_not", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logit <- function(self, eps = NULL) { .args <- list(self, eps); .r <- .Call(rtp_op, "logit", .args); if (is.object(.r)) .r else .op_reply("logit", .args, .r, sys.call()) }
+torch_logical_or <- function(self, other) { .r <- .External(rtp_opx, "logical_or", self, other); if (is.object(.r)) .r else .op_reply("logical_or", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_logsumexp <- function(self, dim, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "logsumexp", .args); if (is.object(.r)) .r else .op_reply("logsumexp", .args, .r, sys.call()) }
-
-`.m_long` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "long", .args); if (is.object(.r)) .r else .op_reply("long", .args, .r, sys.call()) }
+torch_logical_xor <- function(self, other) { .r <- .External(rtp_opx, "logical_xor", self, other); if (is.object(.r)) .r else .op_reply("logical_xor", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_lt <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "lt", .args); if (is.object(.r)) .r else .op_reply("lt", .args, .r, sys.call()) }
+torch_logit <- function(self, eps = NULL) { .r <- .External(rtp_opx, "logit", self, eps); if (is.object(.r)) .r else .op_reply("logit", list(self, eps), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_mT <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "mT", .args); if (is.object(.r)) .r else .op_reply("mT", .args, .r, sys.call()) }
+torch_logsumexp <- function(self, dim, keepdim = FALSE) { .r <- .External(rtp_opx, "logsumexp", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("logsumexp", list(self, dim, keepdim), .r, sys.call()) }
+
+`.m_long` <- function(self) { .r <- .External(rtp_opx, "long", self); if (is.object(.r)) .r else .op_reply("long", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_masked_fill <- function(self, mask, value) { .args <- list(self, mask, value); .r <- .Call(rtp_op, "masked_fill", .args); if (is.object(.r)) .r else .op_reply("masked_fill", .args, .r, sys.call()) }
-
-`.m_masked_fill_` <- function(self, mask, value) { .args <- list(self, mask, value); .r <- .Call(rtp_op, "masked_fill_", .args); if (is.object(.r)) .r else .op_reply("masked_fill_", .args, .r, sys.call()) }
+torch_lt <- function(self, other) { .r <- .External(rtp_opx, "lt", self, other); if (is.object(.r)) .r else .op_reply("lt", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_matmul <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "matmul", .args); if (is.object(.r)) .r else .op_reply("matmul", .args, .r, sys.call()) }
+torch_mT <- function(self) { .r <- .External(rtp_opx, "mT", self); if (is.object(.r)) .r else .op_reply("mT", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_max <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "max", .args); if (is.object(.r)) .r else .op_reply("max", .args, .r, sys.call()) }
+torch_masked_fill <- function(self, mask, value) { .r <- .External(rtp_opx, "masked_fill", self, mask, value); if (is.object(.r)) .r else .op_reply("masked_fill", list(self, mask, value), .r, sys.call()) }
+
+`.m_masked_fill_` <- function(self, mask, value) { .r <- .External(rtp_opx, "masked_fill_", self, mask, value); if (is.object(.r)) .r else .op_reply("masked_fill_", list(self, mask, value), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_maximum <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "maximum", .args); if (is.object(.r)) .r else .op_reply("maximum", .args, .r, sys.call()) }
+torch_matmul <- function(self, other) { .r <- .External(rtp_opx, "matmul", self, other); if (is.object(.r)) .r else .op_reply("matmul", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_mean <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(self, dim, keepdim, dtype); .r <- .Call(rtp_op, "mean", .args); if (is.object(.r)) .r else .op_reply("mean", .args, .r, sys.call()) }
+torch_max <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "max", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("max", list(self, dim, keepdim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_min <- function(self, dim = NULL, keepdim = FALSE) { .args <- list(self, dim, keepdim); .r <- .Call(rtp_op, "min", .args); if (is.object(.r)) .r else .op_reply("min", .args, .r, sys.call()) }
+torch_maximum <- function(self, other) { .r <- .External(rtp_opx, "maximum", self, other); if (is.object(.r)) .r else .op_reply("maximum", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_minimum <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "minimum", .args); if (is.object(.r)) .r else .op_reply("minimum", .args, .r, sys.call()) }
+torch_mean <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "mean", self, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("mean", list(self, dim, keepdim, dtype), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_mm <- function(self, mat2) { .args <- list(self, mat2); .r <- .Call(rtp_op, "mm", .args); if (is.object(.r)) .r else .op_reply("mm", .args, .r, sys.call()) }
+torch_min <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "min", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("min", list(self, dim, keepdim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_mul <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "mul", .args); if (is.object(.r)) .r else .op_reply("mul", .args, .r, sys.call()) }
-
-`.m_mul_` <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "mul_", .args); if (is.object(.r)) .r else .op_reply("mul_", .args, .r, sys.call()) }
+torch_minimum <- function(self, other) { .r <- .External(rtp_opx, "minimum", self, other); if (is.object(.r)) .r else .op_reply("minimum", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_multinomial <- function(self, num_samples, replacement = FALSE) { .args <- list(self, num_samples, replacement); .r <- .Call(rtp_op, "multinomial", .args); if (is.object(.r)) .r else .op_reply("multinomial", .args, .r, sys.call()) }
+torch_mm <- function(self, mat2) { .r <- .External(rtp_opx, "mm", self, mat2); if (is.object(.r)) .r else .op_reply("mm", list(self, mat2), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_multiply <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "multiply", .args); if (is.object(.r)) .r else .op_reply("multiply", .args, .r, sys.call()) }
+torch_mul <- function(self, other) { .r <- .External(rtp_opx, "mul", self, other); if (is.object(.r)) .r else .op_reply("mul", list(self, other), .r, sys.call()) }
+
+`.m_mul_` <- function(self, other) { .r <- .External(rtp_opx, "mul_", self, other); if (is.object(.r)) .r else .op_reply("mul_", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_mv <- function(self, vec) { .args <- list(self, vec); .r <- .Call(rtp_op, "mv", .args); if (is.object(.r)) .r else .op_reply("mv", .args, .r, sys.call()) }
+torch_multinomial <- function(self, num_samples, replacement = FALSE) { .r <- .External(rtp_opx, "multinomial", self, num_samples, replacement); if (is.object(.r)) .r else .op_reply("multinomial", list(self, num_samples, replacement), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_nan_to_num <- function(self, nan = 0.0, posinf = NULL, neginf = NULL) { .args <- list(self, nan, posinf, neginf); .r <- .Call(rtp_op, "nan_to_num", .args); if (is.object(.r)) .r else .op_reply("nan_to_num", .args, .r, sys.call()) }
+torch_multiply <- function(self, other) { .r <- .External(rtp_opx, "multiply", self, other); if (is.object(.r)) .r else .op_reply("multiply", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_nanquantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .args <- list(self, q, dim, keepdim, interpolation); .r <- .Call(rtp_op, "nanquantile", .args); if (is.object(.r)) .r else .op_reply("nanquantile", .args, .r, sys.call()) }
+torch_mv <- function(self, vec) { .r <- .External(rtp_opx, "mv", self, vec); if (is.object(.r)) .r else .op_reply("mv", list(self, vec), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_narrow <- function(self, dim, start, length) { .args <- list(self, dim, start, length); .r <- .Call(rtp_op, "narrow", .args); if (is.object(.r)) .r else .op_reply("narrow", .args, .r, sys.call()) }
+torch_nan_to_num <- function(self, nan = 0.0, posinf = NULL, neginf = NULL) { .r <- .External(rtp_opx, "nan_to_num", self, nan, posinf, neginf); if (is.object(.r)) .r else .op_reply("nan_to_num", list(self, nan, posinf, neginf), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_ne <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "ne", .args); if (is.object(.r)) .r else .op_reply("ne", .args, .r, sys.call()) }
+torch_nanquantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .r <- .External(rtp_opx, "nanquantile", self, q, dim, keepdim, interpolation); if (is.object(.r)) .r else .op_reply("nanquantile", list(self, q, dim, keepdim, interpolation), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_neg <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "neg", .args); if (is.object(.r)) .r else .op_reply("neg", .args, .r, sys.call()) }
-
-`.m_neg_` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "neg_", .args); if (is.object(.r)) .r else .op_reply("neg_", .args, .r, sys.call()) }
+torch_narrow <- function(self, dim, start, length) { .r <- .External(rtp_opx, "narrow", self, dim, start, length); if (is.object(.r)) .r else .op_reply("narrow", list(self, dim, start, length), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_negative <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "negative", .args); if (is.object(.r)) .r else .op_reply("negative", .args, .r, sys.call()) }
+torch_ne <- function(self, other) { .r <- .External(rtp_opx, "ne", self, other); if (is.object(.r)) .r else .op_reply("ne", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) { .args <- list(self, p, dim, keepdim); .r <- .Call(rtp_op, "norm", .args); if (is.object(.r)) .r else .op_reply("norm", .args, .r, sys.call()) }
+torch_neg <- function(self) { .r <- .External(rtp_opx, "neg", self); if (is.object(.r)) .r else .op_reply("neg", list(self), .r, sys.call()) }
+
+`.m_neg_` <- function(self) { .r <- .External(rtp_opx, "neg_", self); if (is.object(.r)) .r else .op_reply("neg_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_normal <- function(mean, std = 1.0, size = NULL, dtype = NULL, requires_grad = FALSE) { .args <- list(mean, std, size, dtype, requires_grad); .r <- .Call(rtp_op, "normal", .args); if (is.object(.r)) .r else .op_reply("normal", .args, .r, sys.call()) }
-
-`.m_normal_` <- function(self, mean = 0.0, std = 1.0) { .args <- list(self, mean, std); .r <- .Call(rtp_op, "normal_", .args); if (is.object(.r)) .r else .op_reply("normal_", .args, .r, sys.call()) }
+torch_negative <- function(self) { .r <- .External(rtp_opx, "negative", self); if (is.object(.r)) .r else .op_reply("negative", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_outer <- function(self, vec2) { .args <- list(self, vec2); .r <- .Call(rtp_op, "outer", .args); if (is.object(.r)) .r else .op_reply("outer", .args, .r, sys.call()) }
+torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "norm", self, p, dim, keepdim); if (is.object(.r)) .r else .op_reply("norm", list(self, p, dim, keepdim), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_normal <- function(mean, std = 1.0, size = NULL, dtype = NULL, requires_grad = FALSE) { .r <- .External(rtp_opx, "normal", mean, std, size, dtype, requires_grad); if (is.object(.r)) .r else .op_reply("normal", list(mean, std, size, dtype, requires_grad), .r, sys.call()) }
+
+`.m_normal_` <- function(self, mean = 0.0, std = 1.0) { .r <- .External(rtp_opx, "normal_", self, mean, std); if (is.object(.r)) .r else .op_reply("normal_", list(self, mean, std), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_outer <- function(self, vec2) { .r <- .External(rtp_opx, "outer", self, vec2); if (is.object(.r)) .r else .op_reply("outer", list(self, vec2), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -568,41 +568,41 @@ torch_permute <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <-
 
 #' @rdname torch_ops
 #' @export
-torch_poisson <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "poisson", .args); if (is.object(.r)) .r else .op_reply("poisson", .args, .r, sys.call()) }
+torch_poisson <- function(self) { .r <- .External(rtp_opx, "poisson", self); if (is.object(.r)) .r else .op_reply("poisson", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_polygamma <- function(n, self) { .args <- list(n, self); .r <- .Call(rtp_op, "polygamma", .args); if (is.object(.r)) .r else .op_reply("polygamma", .args, .r, sys.call()) }
+torch_polygamma <- function(n, self) { .r <- .External(rtp_opx, "polygamma", n, self); if (is.object(.r)) .r else .op_reply("polygamma", list(n, self), .r, sys.call()) }
 
-`.m_polygamma` <- function(self, n) { .args <- list(self, n); .r <- .Call(rtp_op, "polygamma.method", .args); if (is.object(.r)) .r else .op_reply("polygamma.method", .args, .r, sys.call()) }
-
-#' @rdname torch_ops
-#' @export
-torch_pow <- function(self, exponent) { .args <- list(self, exponent); .r <- .Call(rtp_op, "pow", .args); if (is.object(.r)) .r else .op_reply("pow", .args, .r, sys.call()) }
-
-`.m_pow_` <- function(self, exponent) { .args <- list(self, exponent); .r <- .Call(rtp_op, "pow_", .args); if (is.object(.r)) .r else .op_reply("pow_", .args, .r, sys.call()) }
+`.m_polygamma` <- function(self, n) { .r <- .External(rtp_opx, "polygamma.method", self, n); if (is.object(.r)) .r else .op_reply("polygamma.method", list(self, n), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(self, dim, keepdim, dtype); .r <- .Call(rtp_op, "prod", .args); if (is.object(.r)) .r else .op_reply("prod", .args, .r, sys.call()) }
+torch_pow <- function(self, exponent) { .r <- .External(rtp_opx, "pow", self, exponent); if (is.object(.r)) .r else .op_reply("pow", list(self, exponent), .r, sys.call()) }
+
+`.m_pow_` <- function(self, exponent) { .r <- .External(rtp_opx, "pow_", self, exponent); if (is.object(.r)) .r else .op_reply("pow_", list(self, exponent), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_quantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .args <- list(self, q, dim, keepdim, interpolation); .r <- .Call(rtp_op, "quantile", .args); if (is.object(.r)) .r else .op_reply("quantile", .args, .r, sys.call()) }
+torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "prod", self, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("prod", list(self, dim, keepdim, dtype), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_reciprocal <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "reciprocal", .args); if (is.object(.r)) .r else .op_reply("reciprocal", .args, .r, sys.call()) }
+torch_quantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .r <- .External(rtp_opx, "quantile", self, q, dim, keepdim, interpolation); if (is.object(.r)) .r else .op_reply("quantile", list(self, q, dim, keepdim, interpolation), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_relu <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "relu", .args); if (is.object(.r)) .r else .op_reply("relu", .args, .r, sys.call()) }
-
-`.m_relu_` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "relu_", .args); if (is.object(.r)) .r else .op_reply("relu_", .args, .r, sys.call()) }
+torch_reciprocal <- function(self) { .r <- .External(rtp_opx, "reciprocal", self); if (is.object(.r)) .r else .op_reply("reciprocal", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_remainder <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "remainder", .args); if (is.object(.r)) .r else .op_reply("remainder", .args, .r, sys.call()) }
+torch_relu <- function(self) { .r <- .External(rtp_opx, "relu", self); if (is.object(.r)) .r else .op_reply("relu", list(self), .r, sys.call()) }
+
+`.m_relu_` <- function(self) { .r <- .External(rtp_opx, "relu_", self); if (is.object(.r)) .r else .op_reply("relu_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_remainder <- function(self, other) { .r <- .External(rtp_opx, "remainder", self, other); if (is.object(.r)) .r else .op_reply("remainder", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -610,7 +610,7 @@ torch_repeat <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- 
 
 #' @rdname torch_ops
 #' @export
-torch_repeat_interleave <- function(self, repeats, dim = NULL, output_size = NULL) { .args <- list(self, repeats, dim, output_size); .r <- .Call(rtp_op, "repeat_interleave", .args); if (is.object(.r)) .r else .op_reply("repeat_interleave", .args, .r, sys.call()) }
+torch_repeat_interleave <- function(self, repeats, dim = NULL, output_size = NULL) { .r <- .External(rtp_opx, "repeat_interleave", self, repeats, dim, output_size); if (is.object(.r)) .r else .op_reply("repeat_interleave", list(self, repeats, dim, output_size), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -618,173 +618,173 @@ torch_reshape <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <-
 
 #' @rdname torch_ops
 #' @export
-torch_round <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "round", .args); if (is.object(.r)) .r else .op_reply("round", .args, .r, sys.call()) }
+torch_round <- function(self) { .r <- .External(rtp_opx, "round", self); if (is.object(.r)) .r else .op_reply("round", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_rsqrt <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "rsqrt", .args); if (is.object(.r)) .r else .op_reply("rsqrt", .args, .r, sys.call()) }
+torch_rsqrt <- function(self) { .r <- .External(rtp_opx, "rsqrt", self); if (is.object(.r)) .r else .op_reply("rsqrt", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_scatter_add <- function(self, dim, index, src) { .args <- list(self, dim, index, src); .r <- .Call(rtp_op, "scatter_add", .args); if (is.object(.r)) .r else .op_reply("scatter_add", .args, .r, sys.call()) }
+torch_scatter_add <- function(self, dim, index, src) { .r <- .External(rtp_opx, "scatter_add", self, dim, index, src); if (is.object(.r)) .r else .op_reply("scatter_add", list(self, dim, index, src), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_select <- function(self, dim, index) { .args <- list(self, dim, index); .r <- .Call(rtp_op, "select", .args); if (is.object(.r)) .r else .op_reply("select", .args, .r, sys.call()) }
+torch_select <- function(self, dim, index) { .r <- .External(rtp_opx, "select", self, dim, index); if (is.object(.r)) .r else .op_reply("select", list(self, dim, index), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sigmoid <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "sigmoid", .args); if (is.object(.r)) .r else .op_reply("sigmoid", .args, .r, sys.call()) }
+torch_sigmoid <- function(self) { .r <- .External(rtp_opx, "sigmoid", self); if (is.object(.r)) .r else .op_reply("sigmoid", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sign <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "sign", .args); if (is.object(.r)) .r else .op_reply("sign", .args, .r, sys.call()) }
+torch_sign <- function(self) { .r <- .External(rtp_opx, "sign", self); if (is.object(.r)) .r else .op_reply("sign", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sin <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "sin", .args); if (is.object(.r)) .r else .op_reply("sin", .args, .r, sys.call()) }
+torch_sin <- function(self) { .r <- .External(rtp_opx, "sin", self); if (is.object(.r)) .r else .op_reply("sin", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sinh <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "sinh", .args); if (is.object(.r)) .r else .op_reply("sinh", .args, .r, sys.call()) }
+torch_sinh <- function(self) { .r <- .External(rtp_opx, "sinh", self); if (is.object(.r)) .r else .op_reply("sinh", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_softmax <- function(self, dim, dtype = NULL) { .args <- list(self, dim, dtype); .r <- .Call(rtp_op, "softmax", .args); if (is.object(.r)) .r else .op_reply("softmax", .args, .r, sys.call()) }
+torch_softmax <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "softmax", self, dim, dtype); if (is.object(.r)) .r else .op_reply("softmax", list(self, dim, dtype), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sort <- function(self, dim = -1L, descending = FALSE, stable = NULL) { .args <- list(self, dim, descending, stable); .r <- .Call(rtp_op, "sort", .args); if (is.object(.r)) .r else .op_reply("sort", .args, .r, sys.call()) }
+torch_sort <- function(self, dim = -1L, descending = FALSE, stable = NULL) { .r <- .External(rtp_opx, "sort", self, dim, descending, stable); if (is.object(.r)) .r else .op_reply("sort", list(self, dim, descending, stable), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_split <- function(self, split_size_or_sections, dim = 1L) { .args <- list(self, split_size_or_sections, dim); .r <- .Call(rtp_op, "split", .args); if (is.object(.r)) .r else .op_reply("split", .args, .r, sys.call()) }
+torch_split <- function(self, split_size_or_sections, dim = 1L) { .r <- .External(rtp_opx, "split", self, split_size_or_sections, dim); if (is.object(.r)) .r else .op_reply("split", list(self, split_size_or_sections, dim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sqrt <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "sqrt", .args); if (is.object(.r)) .r else .op_reply("sqrt", .args, .r, sys.call()) }
+torch_sqrt <- function(self) { .r <- .External(rtp_opx, "sqrt", self); if (is.object(.r)) .r else .op_reply("sqrt", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_square <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "square", .args); if (is.object(.r)) .r else .op_reply("square", .args, .r, sys.call()) }
+torch_square <- function(self) { .r <- .External(rtp_opx, "square", self); if (is.object(.r)) .r else .op_reply("square", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_squeeze <- function(self, dim = NULL) { .args <- list(self, dim); .r <- .Call(rtp_op, "squeeze", .args); if (is.object(.r)) .r else .op_reply("squeeze", .args, .r, sys.call()) }
+torch_squeeze <- function(self, dim = NULL) { .r <- .External(rtp_opx, "squeeze", self, dim); if (is.object(.r)) .r else .op_reply("squeeze", list(self, dim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_stack <- function(tensors, dim = 1L) { .args <- list(tensors, dim); .r <- .Call(rtp_op, "stack", .args); if (is.object(.r)) .r else .op_reply("stack", .args, .r, sys.call()) }
+torch_stack <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "stack", tensors, dim); if (is.object(.r)) .r else .op_reply("stack", list(tensors, dim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_std <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .r <- .Call(rtp_op, "std", .args); if (is.object(.r)) .r else .op_reply("std", .args, .r, sys.call()) }
+torch_std <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .r <- .External(rtp_opx, "std", self, dim, unbiased, keepdim, correction); if (is.object(.r)) .r else .op_reply("std", list(self, dim, unbiased, keepdim, correction), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_std_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .r <- .Call(rtp_op, "std_mean", .args); if (is.object(.r)) .r else .op_reply("std_mean", .args, .r, sys.call()) }
+torch_std_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .r <- .External(rtp_opx, "std_mean", self, dim, unbiased, keepdim, correction); if (is.object(.r)) .r else .op_reply("std_mean", list(self, dim, unbiased, keepdim, correction), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sub <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .r <- .Call(rtp_op, "sub", .args); if (is.object(.r)) .r else .op_reply("sub", .args, .r, sys.call()) }
+torch_sub <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "sub", self, other, alpha); if (is.object(.r)) .r else .op_reply("sub", list(self, other, alpha), .r, sys.call()) }
 
-`.m_sub_` <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .r <- .Call(rtp_op, "sub_", .args); if (is.object(.r)) .r else .op_reply("sub_", .args, .r, sys.call()) }
-
-#' @rdname torch_ops
-#' @export
-torch_subtract <- function(self, other, alpha = 1L) { .args <- list(self, other, alpha); .r <- .Call(rtp_op, "subtract", .args); if (is.object(.r)) .r else .op_reply("subtract", .args, .r, sys.call()) }
+`.m_sub_` <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "sub_", self, other, alpha); if (is.object(.r)) .r else .op_reply("sub_", list(self, other, alpha), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(self, dim, keepdim, dtype); .r <- .Call(rtp_op, "sum", .args); if (is.object(.r)) .r else .op_reply("sum", .args, .r, sys.call()) }
+torch_subtract <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "subtract", self, other, alpha); if (is.object(.r)) .r else .op_reply("subtract", list(self, other, alpha), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_swapaxes <- function(self, dim0, dim1) { .args <- list(self, dim0, dim1); .r <- .Call(rtp_op, "swapaxes", .args); if (is.object(.r)) .r else .op_reply("swapaxes", .args, .r, sys.call()) }
+torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "sum", self, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("sum", list(self, dim, keepdim, dtype), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_t <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "t", .args); if (is.object(.r)) .r else .op_reply("t", .args, .r, sys.call()) }
+torch_swapaxes <- function(self, dim0, dim1) { .r <- .External(rtp_opx, "swapaxes", self, dim0, dim1); if (is.object(.r)) .r else .op_reply("swapaxes", list(self, dim0, dim1), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_tan <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "tan", .args); if (is.object(.r)) .r else .op_reply("tan", .args, .r, sys.call()) }
+torch_t <- function(self) { .r <- .External(rtp_opx, "t", self); if (is.object(.r)) .r else .op_reply("t", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_tanh <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "tanh", .args); if (is.object(.r)) .r else .op_reply("tanh", .args, .r, sys.call()) }
+torch_tan <- function(self) { .r <- .External(rtp_opx, "tan", self); if (is.object(.r)) .r else .op_reply("tan", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_tensordot <- function(a, b, dims = 2L) { .args <- list(a, b, dims); .r <- .Call(rtp_op, "tensordot", .args); if (is.object(.r)) .r else .op_reply("tensordot", .args, .r, sys.call()) }
+torch_tanh <- function(self) { .r <- .External(rtp_opx, "tanh", self); if (is.object(.r)) .r else .op_reply("tanh", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_tile <- function(self, dims) { .args <- list(self, dims); .r <- .Call(rtp_op, "tile", .args); if (is.object(.r)) .r else .op_reply("tile", .args, .r, sys.call()) }
+torch_tensordot <- function(a, b, dims = 2L) { .r <- .External(rtp_opx, "tensordot", a, b, dims); if (is.object(.r)) .r else .op_reply("tensordot", list(a, b, dims), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) { .args <- list(self, dtype, device, copy); .r <- .Call(rtp_op, "to", .args); if (is.object(.r)) .r else .op_reply("to", .args, .r, sys.call()) }
+torch_tile <- function(self, dims) { .r <- .External(rtp_opx, "tile", self, dims); if (is.object(.r)) .r else .op_reply("tile", list(self, dims), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_topk <- function(self, k, dim = -1L, largest = TRUE, sorted = TRUE) { .args <- list(self, k, dim, largest, sorted); .r <- .Call(rtp_op, "topk", .args); if (is.object(.r)) .r else .op_reply("topk", .args, .r, sys.call()) }
+torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) { .r <- .External(rtp_opx, "to", self, dtype, device, copy); if (is.object(.r)) .r else .op_reply("to", list(self, dtype, device, copy), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_trace <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "trace", .args); if (is.object(.r)) .r else .op_reply("trace", .args, .r, sys.call()) }
+torch_topk <- function(self, k, dim = -1L, largest = TRUE, sorted = TRUE) { .r <- .External(rtp_opx, "topk", self, k, dim, largest, sorted); if (is.object(.r)) .r else .op_reply("topk", list(self, k, dim, largest, sorted), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_transpose <- function(self, dim0, dim1) { .args <- list(self, dim0, dim1); .r <- .Call(rtp_op, "transpose", .args); if (is.object(.r)) .r else .op_reply("transpose", .args, .r, sys.call()) }
+torch_trace <- function(self) { .r <- .External(rtp_opx, "trace", self); if (is.object(.r)) .r else .op_reply("trace", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_tril <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .r <- .Call(rtp_op, "tril", .args); if (is.object(.r)) .r else .op_reply("tril", .args, .r, sys.call()) }
-
-`.m_tril_` <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .r <- .Call(rtp_op, "tril_", .args); if (is.object(.r)) .r else .op_reply("tril_", .args, .r, sys.call()) }
+torch_transpose <- function(self, dim0, dim1) { .r <- .External(rtp_opx, "transpose", self, dim0, dim1); if (is.object(.r)) .r else .op_reply("transpose", list(self, dim0, dim1), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_tril_indices <- function(row, col, offset = 0L, dtype = NULL) { .args <- list(row, col, offset, dtype); .r <- .Call(rtp_op, "tril_indices", .args); if (is.object(.r)) .r else .op_reply("tril_indices", .args, .r, sys.call()) }
+torch_tril <- function(self, diagonal = 0L) { .r <- .External(rtp_opx, "tril", self, diagonal); if (is.object(.r)) .r else .op_reply("tril", list(self, diagonal), .r, sys.call()) }
+
+`.m_tril_` <- function(self, diagonal = 0L) { .r <- .External(rtp_opx, "tril_", self, diagonal); if (is.object(.r)) .r else .op_reply("tril_", list(self, diagonal), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_triu <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .r <- .Call(rtp_op, "triu", .args); if (is.object(.r)) .r else .op_reply("triu", .args, .r, sys.call()) }
-
-`.m_triu_` <- function(self, diagonal = 0L) { .args <- list(self, diagonal); .r <- .Call(rtp_op, "triu_", .args); if (is.object(.r)) .r else .op_reply("triu_", .args, .r, sys.call()) }
+torch_tril_indices <- function(row, col, offset = 0L, dtype = NULL) { .r <- .External(rtp_opx, "tril_indices", row, col, offset, dtype); if (is.object(.r)) .r else .op_reply("tril_indices", list(row, col, offset, dtype), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_triu_indices <- function(row, col, offset = 0L, dtype = NULL) { .args <- list(row, col, offset, dtype); .r <- .Call(rtp_op, "triu_indices", .args); if (is.object(.r)) .r else .op_reply("triu_indices", .args, .r, sys.call()) }
+torch_triu <- function(self, diagonal = 0L) { .r <- .External(rtp_opx, "triu", self, diagonal); if (is.object(.r)) .r else .op_reply("triu", list(self, diagonal), .r, sys.call()) }
+
+`.m_triu_` <- function(self, diagonal = 0L) { .r <- .External(rtp_opx, "triu_", self, diagonal); if (is.object(.r)) .r else .op_reply("triu_", list(self, diagonal), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_true_divide <- function(self, other, rounding_mode = NULL) { .args <- list(self, other, rounding_mode); .r <- .Call(rtp_op, "true_divide", .args); if (is.object(.r)) .r else .op_reply("true_divide", .args, .r, sys.call()) }
+torch_triu_indices <- function(row, col, offset = 0L, dtype = NULL) { .r <- .External(rtp_opx, "triu_indices", row, col, offset, dtype); if (is.object(.r)) .r else .op_reply("triu_indices", list(row, col, offset, dtype), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_trunc <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "trunc", .args); if (is.object(.r)) .r else .op_reply("trunc", .args, .r, sys.call()) }
-
-`.m_type_as` <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "type_as", .args); if (is.object(.r)) .r else .op_reply("type_as", .args, .r, sys.call()) }
+torch_true_divide <- function(self, other, rounding_mode = NULL) { .r <- .External(rtp_opx, "true_divide", self, other, rounding_mode); if (is.object(.r)) .r else .op_reply("true_divide", list(self, other, rounding_mode), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_unbind <- function(self, dim = 1L) { .args <- list(self, dim); .r <- .Call(rtp_op, "unbind", .args); if (is.object(.r)) .r else .op_reply("unbind", .args, .r, sys.call()) }
+torch_trunc <- function(self) { .r <- .External(rtp_opx, "trunc", self); if (is.object(.r)) .r else .op_reply("trunc", list(self), .r, sys.call()) }
 
-`.m_uniform_` <- function(self, a = 0.0, b = 1.0) { .args <- list(self, a, b); .r <- .Call(rtp_op, "uniform_", .args); if (is.object(.r)) .r else .op_reply("uniform_", .args, .r, sys.call()) }
-
-#' @rdname torch_ops
-#' @export
-torch_unsqueeze <- function(self, dim) { .args <- list(self, dim); .r <- .Call(rtp_op, "unsqueeze", .args); if (is.object(.r)) .r else .op_reply("unsqueeze", .args, .r, sys.call()) }
+`.m_type_as` <- function(self, other) { .r <- .External(rtp_opx, "type_as", self, other); if (is.object(.r)) .r else .op_reply("type_as", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .r <- .Call(rtp_op, "var", .args); if (is.object(.r)) .r else .op_reply("var", .args, .r, sys.call()) }
+torch_unbind <- function(self, dim = 1L) { .r <- .External(rtp_opx, "unbind", self, dim); if (is.object(.r)) .r else .op_reply("unbind", list(self, dim), .r, sys.call()) }
+
+`.m_uniform_` <- function(self, a = 0.0, b = 1.0) { .r <- .External(rtp_opx, "uniform_", self, a, b); if (is.object(.r)) .r else .op_reply("uniform_", list(self, a, b), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_var_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .args <- list(self, dim, unbiased, keepdim, correction); .r <- .Call(rtp_op, "var_mean", .args); if (is.object(.r)) .r else .op_reply("var_mean", .args, .r, sys.call()) }
+torch_unsqueeze <- function(self, dim) { .r <- .External(rtp_opx, "unsqueeze", self, dim); if (is.object(.r)) .r else .op_reply("unsqueeze", list(self, dim), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .r <- .External(rtp_opx, "var", self, dim, unbiased, keepdim, correction); if (is.object(.r)) .r else .op_reply("var", list(self, dim, unbiased, keepdim, correction), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_var_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .r <- .External(rtp_opx, "var_mean", self, dim, unbiased, keepdim, correction); if (is.object(.r)) .r else .op_reply("var_mean", list(self, dim, unbiased, keepdim, correction), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -792,15 +792,15 @@ torch_view <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .C
 
 #' @rdname torch_ops
 #' @export
-torch_where <- function(condition, self = NULL, other = NULL) { .args <- list(condition, self, other); .r <- .Call(rtp_op, "where", .args); if (is.object(.r)) .r else .op_reply("where", .args, .r, sys.call()) }
+torch_where <- function(condition, self = NULL, other = NULL) { .r <- .External(rtp_opx, "where", condition, self, other); if (is.object(.r)) .r else .op_reply("where", list(condition, self, other), .r, sys.call()) }
 
-`.m_where` <- function(self, condition, other) { .args <- list(self, condition, other); .r <- .Call(rtp_op, "where.method", .args); if (is.object(.r)) .r else .op_reply("where.method", .args, .r, sys.call()) }
+`.m_where` <- function(self, condition, other) { .r <- .External(rtp_opx, "where.method", self, condition, other); if (is.object(.r)) .r else .op_reply("where.method", list(self, condition, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_xlogy <- function(self, other) { .args <- list(self, other); .r <- .Call(rtp_op, "xlogy", .args); if (is.object(.r)) .r else .op_reply("xlogy", .args, .r, sys.call()) }
+torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, other); if (is.object(.r)) .r else .op_reply("xlogy", list(self, other), .r, sys.call()) }
 
-`.m_zero_` <- function(self) { .args <- list(self); .r <- .Call(rtp_op, "zero_", .args); if (is.object(.r)) .r else .op_reply("zero_", .args, .r, sys.call()) }
+`.m_zero_` <- function(self) { .r <- .External(rtp_opx, "zero_", self); if (is.object(.r)) .r else .op_reply("zero_", list(self), .r, sys.call()) }
 
 # Method table: x$<name>(...) calls the function named here.
 .OP_METHODS <- c(
@@ -1024,7 +1024,7 @@ NULL
 
 #' @rdname linalg
 #' @export
-linalg_cholesky <- function(A, upper = FALSE) { .args <- list(A, upper); .r <- .Call(rtp_op, "linalg_cholesky", .args); if (is.object(.r)) .r else .op_reply("linalg_cholesky", .args, .r, sys.call()) }
+linalg_cholesky <- function(A, upper = FALSE) { .r <- .External(rtp_opx, "linalg_cholesky", A, upper); if (is.object(.r)) .r else .op_reply("linalg_cholesky", list(A, upper), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
@@ -1032,35 +1032,35 @@ linalg_cholesky_ex <- function(A, upper = FALSE, check_errors = FALSE) { .args <
 
 #' @rdname linalg
 #' @export
-linalg_cond <- function(A, p = NULL) { .args <- list(A, p); .r <- .Call(rtp_op, "linalg_cond", .args); if (is.object(.r)) .r else .op_reply("linalg_cond", .args, .r, sys.call()) }
+linalg_cond <- function(A, p = NULL) { .r <- .External(rtp_opx, "linalg_cond", A, p); if (is.object(.r)) .r else .op_reply("linalg_cond", list(A, p), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_det <- function(A) { .args <- list(A); .r <- .Call(rtp_op, "linalg_det", .args); if (is.object(.r)) .r else .op_reply("linalg_det", .args, .r, sys.call()) }
+linalg_det <- function(A) { .r <- .External(rtp_opx, "linalg_det", A); if (is.object(.r)) .r else .op_reply("linalg_det", list(A), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_eig <- function(A) { .args <- list(A); .r <- .Call(rtp_op, "linalg_eig", .args); if (is.object(.r)) .r else .op_reply("linalg_eig", .args, .r, sys.call()) }
+linalg_eig <- function(A) { .r <- .External(rtp_opx, "linalg_eig", A); if (is.object(.r)) .r else .op_reply("linalg_eig", list(A), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_eigh <- function(A, UPLO = "L") { .args <- list(A, UPLO); .r <- .Call(rtp_op, "linalg_eigh", .args); if (is.object(.r)) .r else .op_reply("linalg_eigh", .args, .r, sys.call()) }
+linalg_eigh <- function(A, UPLO = "L") { .r <- .External(rtp_opx, "linalg_eigh", A, UPLO); if (is.object(.r)) .r else .op_reply("linalg_eigh", list(A, UPLO), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_eigvals <- function(A) { .args <- list(A); .r <- .Call(rtp_op, "linalg_eigvals", .args); if (is.object(.r)) .r else .op_reply("linalg_eigvals", .args, .r, sys.call()) }
+linalg_eigvals <- function(A) { .r <- .External(rtp_opx, "linalg_eigvals", A); if (is.object(.r)) .r else .op_reply("linalg_eigvals", list(A), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_eigvalsh <- function(A, UPLO = "L") { .args <- list(A, UPLO); .r <- .Call(rtp_op, "linalg_eigvalsh", .args); if (is.object(.r)) .r else .op_reply("linalg_eigvalsh", .args, .r, sys.call()) }
+linalg_eigvalsh <- function(A, UPLO = "L") { .r <- .External(rtp_opx, "linalg_eigvalsh", A, UPLO); if (is.object(.r)) .r else .op_reply("linalg_eigvalsh", list(A, UPLO), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_householder_product <- function(A, tau) { .args <- list(A, tau); .r <- .Call(rtp_op, "linalg_householder_product", .args); if (is.object(.r)) .r else .op_reply("linalg_householder_product", .args, .r, sys.call()) }
+linalg_householder_product <- function(A, tau) { .r <- .External(rtp_opx, "linalg_householder_product", A, tau); if (is.object(.r)) .r else .op_reply("linalg_householder_product", list(A, tau), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_inv <- function(A) { .args <- list(A); .r <- .Call(rtp_op, "linalg_inv", .args); if (is.object(.r)) .r else .op_reply("linalg_inv", .args, .r, sys.call()) }
+linalg_inv <- function(A) { .r <- .External(rtp_opx, "linalg_inv", A); if (is.object(.r)) .r else .op_reply("linalg_inv", list(A), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
@@ -1072,63 +1072,63 @@ linalg_lstsq <- function(A, B, rcond = NULL, driver = NULL) { .args <- list(A, B
 
 #' @rdname linalg
 #' @export
-linalg_matrix_norm <- function(A, ord = "fro", dim = c(-2L, -1L), keepdim = FALSE, dtype = NULL) { .args <- list(A, ord, dim, keepdim, dtype); .r <- .Call(rtp_op, "linalg_matrix_norm", .args); if (is.object(.r)) .r else .op_reply("linalg_matrix_norm", .args, .r, sys.call()) }
+linalg_matrix_norm <- function(A, ord = "fro", dim = c(-2L, -1L), keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "linalg_matrix_norm", A, ord, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("linalg_matrix_norm", list(A, ord, dim, keepdim, dtype), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_matrix_power <- function(A, n) { .args <- list(A, n); .r <- .Call(rtp_op, "linalg_matrix_power", .args); if (is.object(.r)) .r else .op_reply("linalg_matrix_power", .args, .r, sys.call()) }
+linalg_matrix_power <- function(A, n) { .r <- .External(rtp_opx, "linalg_matrix_power", A, n); if (is.object(.r)) .r else .op_reply("linalg_matrix_power", list(A, n), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_matrix_rank <- function(A, atol = NULL, rtol = NULL, hermitian = FALSE, tol = NULL) { .args <- list(A, atol, rtol, hermitian, tol); .r <- .Call(rtp_op, "linalg_matrix_rank", .args); if (is.object(.r)) .r else .op_reply("linalg_matrix_rank", .args, .r, sys.call()) }
+linalg_matrix_rank <- function(A, atol = NULL, rtol = NULL, hermitian = FALSE, tol = NULL) { .r <- .External(rtp_opx, "linalg_matrix_rank", A, atol, rtol, hermitian, tol); if (is.object(.r)) .r else .op_reply("linalg_matrix_rank", list(A, atol, rtol, hermitian, tol), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_multi_dot <- function(tensors) { .args <- list(tensors); .r <- .Call(rtp_op, "linalg_multi_dot", .args); if (is.object(.r)) .r else .op_reply("linalg_multi_dot", .args, .r, sys.call()) }
+linalg_multi_dot <- function(tensors) { .r <- .External(rtp_opx, "linalg_multi_dot", tensors); if (is.object(.r)) .r else .op_reply("linalg_multi_dot", list(tensors), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_norm <- function(A, ord = NULL, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(A, ord, dim, keepdim, dtype); .r <- .Call(rtp_op, "linalg_norm", .args); if (is.object(.r)) .r else .op_reply("linalg_norm", .args, .r, sys.call()) }
+linalg_norm <- function(A, ord = NULL, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "linalg_norm", A, ord, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("linalg_norm", list(A, ord, dim, keepdim, dtype), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_pinv <- function(A, rcond = NULL, hermitian = FALSE, atol = NULL, rtol = NULL) { .args <- list(A, rcond, hermitian, atol, rtol); .r <- .Call(rtp_op, "linalg_pinv", .args); if (is.object(.r)) .r else .op_reply("linalg_pinv", .args, .r, sys.call()) }
+linalg_pinv <- function(A, rcond = NULL, hermitian = FALSE, atol = NULL, rtol = NULL) { .r <- .External(rtp_opx, "linalg_pinv", A, rcond, hermitian, atol, rtol); if (is.object(.r)) .r else .op_reply("linalg_pinv", list(A, rcond, hermitian, atol, rtol), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_qr <- function(A, mode = "reduced") { .args <- list(A, mode); .r <- .Call(rtp_op, "linalg_qr", .args); if (is.object(.r)) .r else .op_reply("linalg_qr", .args, .r, sys.call()) }
+linalg_qr <- function(A, mode = "reduced") { .r <- .External(rtp_opx, "linalg_qr", A, mode); if (is.object(.r)) .r else .op_reply("linalg_qr", list(A, mode), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_slogdet <- function(A) { .args <- list(A); .r <- .Call(rtp_op, "linalg_slogdet", .args); if (is.object(.r)) .r else .op_reply("linalg_slogdet", .args, .r, sys.call()) }
+linalg_slogdet <- function(A) { .r <- .External(rtp_opx, "linalg_slogdet", A); if (is.object(.r)) .r else .op_reply("linalg_slogdet", list(A), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_solve <- function(A, B, left = TRUE) { .args <- list(A, B, left); .r <- .Call(rtp_op, "linalg_solve", .args); if (is.object(.r)) .r else .op_reply("linalg_solve", .args, .r, sys.call()) }
+linalg_solve <- function(A, B, left = TRUE) { .r <- .External(rtp_opx, "linalg_solve", A, B, left); if (is.object(.r)) .r else .op_reply("linalg_solve", list(A, B, left), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_solve_triangular <- function(A, B, upper, left = TRUE, unitriangular = FALSE) { .args <- list(A, B, upper, left, unitriangular); .r <- .Call(rtp_op, "linalg_solve_triangular", .args); if (is.object(.r)) .r else .op_reply("linalg_solve_triangular", .args, .r, sys.call()) }
+linalg_solve_triangular <- function(A, B, upper, left = TRUE, unitriangular = FALSE) { .r <- .External(rtp_opx, "linalg_solve_triangular", A, B, upper, left, unitriangular); if (is.object(.r)) .r else .op_reply("linalg_solve_triangular", list(A, B, upper, left, unitriangular), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_svd <- function(A, full_matrices = TRUE) { .args <- list(A, full_matrices); .r <- .Call(rtp_op, "linalg_svd", .args); if (is.object(.r)) .r else .op_reply("linalg_svd", .args, .r, sys.call()) }
+linalg_svd <- function(A, full_matrices = TRUE) { .r <- .External(rtp_opx, "linalg_svd", A, full_matrices); if (is.object(.r)) .r else .op_reply("linalg_svd", list(A, full_matrices), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_svdvals <- function(A) { .args <- list(A); .r <- .Call(rtp_op, "linalg_svdvals", .args); if (is.object(.r)) .r else .op_reply("linalg_svdvals", .args, .r, sys.call()) }
+linalg_svdvals <- function(A) { .r <- .External(rtp_opx, "linalg_svdvals", A); if (is.object(.r)) .r else .op_reply("linalg_svdvals", list(A), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_tensorinv <- function(A, ind = 3L) { .args <- list(A, ind); .r <- .Call(rtp_op, "linalg_tensorinv", .args); if (is.object(.r)) .r else .op_reply("linalg_tensorinv", .args, .r, sys.call()) }
+linalg_tensorinv <- function(A, ind = 3L) { .r <- .External(rtp_opx, "linalg_tensorinv", A, ind); if (is.object(.r)) .r else .op_reply("linalg_tensorinv", list(A, ind), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_tensorsolve <- function(A, B, dims = NULL) { .args <- list(A, B, dims); .r <- .Call(rtp_op, "linalg_tensorsolve", .args); if (is.object(.r)) .r else .op_reply("linalg_tensorsolve", .args, .r, sys.call()) }
+linalg_tensorsolve <- function(A, B, dims = NULL) { .r <- .External(rtp_opx, "linalg_tensorsolve", A, B, dims); if (is.object(.r)) .r else .op_reply("linalg_tensorsolve", list(A, B, dims), .r, sys.call()) }
 
 #' @rdname linalg
 #' @export
-linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype = NULL) { .args <- list(A, ord, dim, keepdim, dtype); .r <- .Call(rtp_op, "linalg_vector_norm", .args); if (is.object(.r)) .r else .op_reply("linalg_vector_norm", .args, .r, sys.call()) }
+linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "linalg_vector_norm", A, ord, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("linalg_vector_norm", list(A, ord, dim, keepdim, dtype), .r, sys.call()) }
 
 #' Neural network functions
 #'
@@ -1176,123 +1176,123 @@ NULL
 
 #' @rdname nnf
 #' @export
-nnf_relu <- function(input, inplace = FALSE) { .args <- list(input, inplace); .r <- .Call(rtp_fn, "nnf_relu", .args); if (is.object(.r)) .r else .fn_reply("nnf_relu", .args, .r, sys.call()) }
+nnf_relu <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_relu", input, inplace); if (is.object(.r)) .r else .fn_reply("nnf_relu", list(input, inplace), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_sigmoid <- function(input) { .args <- list(input); .r <- .Call(rtp_fn, "nnf_sigmoid", .args); if (is.object(.r)) .r else .fn_reply("nnf_sigmoid", .args, .r, sys.call()) }
+nnf_sigmoid <- function(input) { .r <- .External(rtp_fnx, "nnf_sigmoid", input); if (is.object(.r)) .r else .fn_reply("nnf_sigmoid", list(input), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_tanh <- function(input) { .args <- list(input); .r <- .Call(rtp_fn, "nnf_tanh", .args); if (is.object(.r)) .r else .fn_reply("nnf_tanh", .args, .r, sys.call()) }
+nnf_tanh <- function(input) { .r <- .External(rtp_fnx, "nnf_tanh", input); if (is.object(.r)) .r else .fn_reply("nnf_tanh", list(input), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_softmax <- function(input, dim, dtype = NULL) { .args <- list(input, dim, dtype); .r <- .Call(rtp_fn, "nnf_softmax", .args); if (is.object(.r)) .r else .fn_reply("nnf_softmax", .args, .r, sys.call()) }
+nnf_softmax <- function(input, dim, dtype = NULL) { .r <- .External(rtp_fnx, "nnf_softmax", input, dim, dtype); if (is.object(.r)) .r else .fn_reply("nnf_softmax", list(input, dim, dtype), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_log_softmax <- function(input, dim, dtype = NULL) { .args <- list(input, dim, dtype); .r <- .Call(rtp_fn, "nnf_log_softmax", .args); if (is.object(.r)) .r else .fn_reply("nnf_log_softmax", .args, .r, sys.call()) }
+nnf_log_softmax <- function(input, dim, dtype = NULL) { .r <- .External(rtp_fnx, "nnf_log_softmax", input, dim, dtype); if (is.object(.r)) .r else .fn_reply("nnf_log_softmax", list(input, dim, dtype), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_mse_loss <- function(input, target, reduction = "mean") { .args <- list(input, target, reduction); .r <- .Call(rtp_fn, "nnf_mse_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_mse_loss", .args, .r, sys.call()) }
+nnf_mse_loss <- function(input, target, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_mse_loss", input, target, reduction); if (is.object(.r)) .r else .fn_reply("nnf_mse_loss", list(input, target, reduction), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_nll_loss <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") { .args <- list(input, target, weight, ignore_index, reduction); .r <- .Call(rtp_fn, "nnf_nll_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_nll_loss", .args, .r, sys.call()) }
+nnf_nll_loss <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_nll_loss", input, target, weight, ignore_index, reduction); if (is.object(.r)) .r else .fn_reply("nnf_nll_loss", list(input, target, weight, ignore_index, reduction), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_cross_entropy <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") { .args <- list(input, target, weight, ignore_index, reduction); .r <- .Call(rtp_fn, "nnf_cross_entropy", .args); if (is.object(.r)) .r else .fn_reply("nnf_cross_entropy", .args, .r, sys.call()) }
+nnf_cross_entropy <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_cross_entropy", input, target, weight, ignore_index, reduction); if (is.object(.r)) .r else .fn_reply("nnf_cross_entropy", list(input, target, weight, ignore_index, reduction), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_linear <- function(input, weight, bias = NULL) { .args <- list(input, weight, bias); .r <- .Call(rtp_fn, "nnf_linear", .args); if (is.object(.r)) .r else .fn_reply("nnf_linear", .args, .r, sys.call()) }
+nnf_linear <- function(input, weight, bias = NULL) { .r <- .External(rtp_fnx, "nnf_linear", input, weight, bias); if (is.object(.r)) .r else .fn_reply("nnf_linear", list(input, weight, bias), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "mean") { .args <- list(input, target, weight, reduction); .r <- .Call(rtp_fn, "nnf_binary_cross_entropy", .args); if (is.object(.r)) .r else .fn_reply("nnf_binary_cross_entropy", .args, .r, sys.call()) }
+nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_binary_cross_entropy", input, target, weight, reduction); if (is.object(.r)) .r else .fn_reply("nnf_binary_cross_entropy", list(input, target, weight, reduction), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_gelu <- function(input, approximate = "none") { .args <- list(input, approximate); .r <- .Call(rtp_fn, "nnf_gelu", .args); if (is.object(.r)) .r else .fn_reply("nnf_gelu", .args, .r, sys.call()) }
+nnf_gelu <- function(input, approximate = "none") { .r <- .External(rtp_fnx, "nnf_gelu", input, approximate); if (is.object(.r)) .r else .fn_reply("nnf_gelu", list(input, approximate), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_silu <- function(input, inplace = FALSE) { .args <- list(input, inplace); .r <- .Call(rtp_fn, "nnf_silu", .args); if (is.object(.r)) .r else .fn_reply("nnf_silu", .args, .r, sys.call()) }
+nnf_silu <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_silu", input, inplace); if (is.object(.r)) .r else .fn_reply("nnf_silu", list(input, inplace), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_elu <- function(input, alpha = 1.0, inplace = FALSE) { .args <- list(input, alpha, inplace); .r <- .Call(rtp_fn, "nnf_elu", .args); if (is.object(.r)) .r else .fn_reply("nnf_elu", .args, .r, sys.call()) }
+nnf_elu <- function(input, alpha = 1.0, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_elu", input, alpha, inplace); if (is.object(.r)) .r else .fn_reply("nnf_elu", list(input, alpha, inplace), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_leaky_relu <- function(input, negative_slope = 0.01, inplace = FALSE) { .args <- list(input, negative_slope, inplace); .r <- .Call(rtp_fn, "nnf_leaky_relu", .args); if (is.object(.r)) .r else .fn_reply("nnf_leaky_relu", .args, .r, sys.call()) }
+nnf_leaky_relu <- function(input, negative_slope = 0.01, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_leaky_relu", input, negative_slope, inplace); if (is.object(.r)) .r else .fn_reply("nnf_leaky_relu", list(input, negative_slope, inplace), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_relu6 <- function(input, inplace = FALSE) { .args <- list(input, inplace); .r <- .Call(rtp_fn, "nnf_relu6", .args); if (is.object(.r)) .r else .fn_reply("nnf_relu6", .args, .r, sys.call()) }
+nnf_relu6 <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_relu6", input, inplace); if (is.object(.r)) .r else .fn_reply("nnf_relu6", list(input, inplace), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_hardtanh <- function(input, min_val = -1.0, max_val = 1.0, inplace = FALSE) { .args <- list(input, min_val, max_val, inplace); .r <- .Call(rtp_fn, "nnf_hardtanh", .args); if (is.object(.r)) .r else .fn_reply("nnf_hardtanh", .args, .r, sys.call()) }
+nnf_hardtanh <- function(input, min_val = -1.0, max_val = 1.0, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_hardtanh", input, min_val, max_val, inplace); if (is.object(.r)) .r else .fn_reply("nnf_hardtanh", list(input, min_val, max_val, inplace), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_softplus <- function(input, beta = 1L, threshold = 20L) { .args <- list(input, beta, threshold); .r <- .Call(rtp_fn, "nnf_softplus", .args); if (is.object(.r)) .r else .fn_reply("nnf_softplus", .args, .r, sys.call()) }
+nnf_softplus <- function(input, beta = 1L, threshold = 20L) { .r <- .External(rtp_fnx, "nnf_softplus", input, beta, threshold); if (is.object(.r)) .r else .fn_reply("nnf_softplus", list(input, beta, threshold), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_logsigmoid <- function(input) { .args <- list(input); .r <- .Call(rtp_fn, "nnf_logsigmoid", .args); if (is.object(.r)) .r else .fn_reply("nnf_logsigmoid", .args, .r, sys.call()) }
+nnf_logsigmoid <- function(input) { .r <- .External(rtp_fnx, "nnf_logsigmoid", input); if (is.object(.r)) .r else .fn_reply("nnf_logsigmoid", list(input), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_l1_loss <- function(input, target, reduction = "mean") { .args <- list(input, target, reduction); .r <- .Call(rtp_fn, "nnf_l1_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_l1_loss", .args, .r, sys.call()) }
+nnf_l1_loss <- function(input, target, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_l1_loss", input, target, reduction); if (is.object(.r)) .r else .fn_reply("nnf_l1_loss", list(input, target, reduction), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_smooth_l1_loss <- function(input, target, reduction = "mean", beta = 1.0) { .args <- list(input, target, reduction, beta); .r <- .Call(rtp_fn, "nnf_smooth_l1_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_smooth_l1_loss", .args, .r, sys.call()) }
+nnf_smooth_l1_loss <- function(input, target, reduction = "mean", beta = 1.0) { .r <- .External(rtp_fnx, "nnf_smooth_l1_loss", input, target, reduction, beta); if (is.object(.r)) .r else .fn_reply("nnf_smooth_l1_loss", list(input, target, reduction, beta), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_huber_loss <- function(input, target, reduction = "mean", delta = 1.0) { .args <- list(input, target, reduction, delta); .r <- .Call(rtp_fn, "nnf_huber_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_huber_loss", .args, .r, sys.call()) }
+nnf_huber_loss <- function(input, target, reduction = "mean", delta = 1.0) { .r <- .External(rtp_fnx, "nnf_huber_loss", input, target, reduction, delta); if (is.object(.r)) .r else .fn_reply("nnf_huber_loss", list(input, target, reduction, delta), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_binary_cross_entropy_with_logits <- function(input, target, weight = NULL, reduction = "mean", pos_weight = NULL) { .args <- list(input, target, weight, reduction, pos_weight); .r <- .Call(rtp_fn, "nnf_binary_cross_entropy_with_logits", .args); if (is.object(.r)) .r else .fn_reply("nnf_binary_cross_entropy_with_logits", .args, .r, sys.call()) }
+nnf_binary_cross_entropy_with_logits <- function(input, target, weight = NULL, reduction = "mean", pos_weight = NULL) { .r <- .External(rtp_fnx, "nnf_binary_cross_entropy_with_logits", input, target, weight, reduction, pos_weight); if (is.object(.r)) .r else .fn_reply("nnf_binary_cross_entropy_with_logits", list(input, target, weight, reduction, pos_weight), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_dropout <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .args <- list(input, p, training, inplace); .r <- .Call(rtp_fn, "nnf_dropout", .args); if (is.object(.r)) .r else .fn_reply("nnf_dropout", .args, .r, sys.call()) }
+nnf_dropout <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_dropout", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_dropout", list(input, p, training, inplace), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_layer_norm <- function(input, normalized_shape, weight = NULL, bias = NULL, eps = 1e-05) { .args <- list(input, normalized_shape, weight, bias, eps); .r <- .Call(rtp_fn, "nnf_layer_norm", .args); if (is.object(.r)) .r else .fn_reply("nnf_layer_norm", .args, .r, sys.call()) }
+nnf_layer_norm <- function(input, normalized_shape, weight = NULL, bias = NULL, eps = 1e-05) { .r <- .External(rtp_fnx, "nnf_layer_norm", input, normalized_shape, weight, bias, eps); if (is.object(.r)) .r else .fn_reply("nnf_layer_norm", list(input, normalized_shape, weight, bias, eps), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_batch_norm <- function(input, running_mean, running_var, weight = NULL, bias = NULL, training = FALSE, momentum = 0.1, eps = 1e-05) { .args <- list(input, running_mean, running_var, weight, bias, training, momentum, eps); .r <- .Call(rtp_fn, "nnf_batch_norm", .args); if (is.object(.r)) .r else .fn_reply("nnf_batch_norm", .args, .r, sys.call()) }
+nnf_batch_norm <- function(input, running_mean, running_var, weight = NULL, bias = NULL, training = FALSE, momentum = 0.1, eps = 1e-05) { .r <- .External(rtp_fnx, "nnf_batch_norm", input, running_mean, running_var, weight, bias, training, momentum, eps); if (is.object(.r)) .r else .fn_reply("nnf_batch_norm", list(input, running_mean, running_var, weight, bias, training, momentum, eps), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_embedding <- function(input, weight, padding_idx = NULL, max_norm = NULL, norm_type = 2.0, scale_grad_by_freq = FALSE, sparse = FALSE) { .args <- list(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse); .r <- .Call(rtp_fn, "nnf_embedding", .args); if (is.object(.r)) .r else .fn_reply("nnf_embedding", .args, .r, sys.call()) }
+nnf_embedding <- function(input, weight, padding_idx = NULL, max_norm = NULL, norm_type = 2.0, scale_grad_by_freq = FALSE, sparse = FALSE) { .r <- .External(rtp_fnx, "nnf_embedding", input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse); if (is.object(.r)) .r else .fn_reply("nnf_embedding", list(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_bilinear <- function(input1, input2, weight, bias = NULL) { .args <- list(input1, input2, weight, bias); .r <- .Call(rtp_fn, "nnf_bilinear", .args); if (is.object(.r)) .r else .fn_reply("nnf_bilinear", .args, .r, sys.call()) }
+nnf_bilinear <- function(input1, input2, weight, bias = NULL) { .r <- .External(rtp_fnx, "nnf_bilinear", input1, input2, weight, bias); if (is.object(.r)) .r else .fn_reply("nnf_bilinear", list(input1, input2, weight, bias), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_kl_div <- function(input, target, reduction = "mean", log_target = FALSE) { .args <- list(input, target, reduction, log_target); .r <- .Call(rtp_fn, "nnf_kl_div", .args); if (is.object(.r)) .r else .fn_reply("nnf_kl_div", .args, .r, sys.call()) }
+nnf_kl_div <- function(input, target, reduction = "mean", log_target = FALSE) { .r <- .External(rtp_fnx, "nnf_kl_div", input, target, reduction, log_target); if (is.object(.r)) .r else .fn_reply("nnf_kl_div", list(input, target, reduction, log_target), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_poisson_nll_loss <- function(input, target, log_input = TRUE, full = FALSE, eps = 1e-08, reduction = "mean") { .args <- list(input, target, log_input, full, eps, reduction); .r <- .Call(rtp_fn, "nnf_poisson_nll_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_poisson_nll_loss", .args, .r, sys.call()) }
+nnf_poisson_nll_loss <- function(input, target, log_input = TRUE, full = FALSE, eps = 1e-08, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_poisson_nll_loss", input, target, log_input, full, eps, reduction); if (is.object(.r)) .r else .fn_reply("nnf_poisson_nll_loss", list(input, target, log_input, full, eps, reduction), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
-nnf_gaussian_nll_loss <- function(input, target, var, full = FALSE, eps = 1e-06, reduction = "mean") { .args <- list(input, target, var, full, eps, reduction); .r <- .Call(rtp_fn, "nnf_gaussian_nll_loss", .args); if (is.object(.r)) .r else .fn_reply("nnf_gaussian_nll_loss", .args, .r, sys.call()) }
+nnf_gaussian_nll_loss <- function(input, target, var, full = FALSE, eps = 1e-06, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_gaussian_nll_loss", input, target, var, full, eps, reduction); if (is.object(.r)) .r else .fn_reply("nnf_gaussian_nll_loss", list(input, target, var, full, eps, reduction), .r, sys.call()) }
 
 #' Data types
 #'

@@ -158,6 +158,8 @@ SEXP rtp_setup(SEXP ops, SEXP binary, SEXP unary, SEXP bfns, SEXP fns, SEXP cls,
                SEXP direct);
 SEXP rtp_op(SEXP name, SEXP args);
 SEXP rtp_fn(SEXP name, SEXP args);
+SEXP rtp_opx(SEXP call_args);
+SEXP rtp_fnx(SEXP call_args);
 SEXP rtp_release_dead(void);
 SEXP rtp_collected(void);
 SEXP rtp_held(void);
@@ -188,7 +190,13 @@ static const R_CallMethodDef call_methods[] = {
   {NULL, NULL, 0}
 };
 
+static const R_ExternalMethodDef external_methods[] = {
+  {"rtp_opx", (DL_FUNC) &rtp_opx, -1},
+  {"rtp_fnx", (DL_FUNC) &rtp_fnx, -1},
+  {NULL, NULL, 0}
+};
+
 void R_init_rtorchpy(DllInfo *dll) {
-  R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
+  R_registerRoutines(dll, NULL, call_methods, NULL, external_methods);
   R_useDynamicSymbols(dll, FALSE);
 }

@@ -119,6 +119,41 @@ static SEXP call_named(int t, SEXP name, SEXP args) {
   return call_py(fn, args, tensor_cls);
 }
 
+/* The same for .External(rtp_opx, name, ...): the arguments come as the pairlist R built to
+ * call the routine, so the wrapper makes no list of them (R allocations are most of the R
+ * side's cost per op: each is a cache miss when made, and again when collected). */
+static SEXP call_named_ext(int t, SEXP call_args) {
+  SEXP name = CADR(call_args), rest = CDDR(call_args);
+  PyObj *direct;
+  int dims;
+  PyObj *fn = lookup(t, name, &direct, &dims);
+  if (fn == NULL) return raw1(4);
+  int n = Rf_length(rest);
+  if (direct != NULL && n <= MAX_DIRECT_ARGS) {
+    SEXP a[MAX_DIRECT_ARGS];
+    int i = 0;
+    for (SEXP s = rest; s != R_NilValue; s = CDR(s)) a[i++] = CAR(s);
+    SEXP r = call_direct(direct, a, n, dims, tensor_cls);
+    if (r != NULL) return r;
+  }
+  SEXP args = PROTECT(Rf_allocVector(VECSXP, n));
+  int i = 0;
+  for (SEXP s = rest; s != R_NilValue; s = CDR(s)) SET_VECTOR_ELT(args, i++, CAR(s));
+  SEXP r = call_py(fn, args, tensor_cls);
+  UNPROTECT(1);
+  return r;
+}
+
+/* .External(rtp_opx, name, ...) and .External(rtp_fnx, name, ...): rtp_op and rtp_fn with the
+ * arguments as they came. */
+SEXP rtp_opx(SEXP call_args) {
+  return call_named_ext(0, call_args);
+}
+
+SEXP rtp_fnx(SEXP call_args) {
+  return call_named_ext(4, call_args);
+}
+
 /* Op `name` with the R list `args` (as rtp_call with the tensor class). */
 SEXP rtp_op(SEXP name, SEXP args) {
   return call_named(0, name, args);

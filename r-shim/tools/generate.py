@@ -132,15 +132,20 @@ def _function(r_name, caller, key, params, dims, names=None):
         body = f'{{ .args <- {arglist}; {caller}("{key}", .args) }}'
     else:
         body = f'{caller}("{key}", {arglist})'
-    if caller == ".op" and not names:
+    entry = {".op": ("rtp_op", ".op_reply"), ".nnf": ("rtp_fn", ".fn_reply")}.get(caller)
+    if entry and not names:
         # the C entry point directly (the callable cached in C, a tensor reply wrapped in C);
         # any other reply (an error, a list, Python not started yet) goes through .op_reply
-        body = (f'{{ .args <- {arglist}; .r <- .Call(rtp_op, "{key}", .args); '
-                f'if (is.object(.r)) .r else .op_reply("{key}", .args, .r, sys.call()) }}')
-    if caller == ".nnf":
-        # the same for the nnf_* functions (rtp_fn; other replies through .fn_reply)
-        body = (f'{{ .args <- {arglist}; .r <- .Call(rtp_fn, "{key}", .args); '
-                f'if (is.object(.r)) .r else .fn_reply("{key}", .args, .r, sys.call()) }}')
+        # (.fn_reply for the nnf_* functions). Without `...`, the arguments go to .External as
+        # they are: no R list per call (fewer R allocations, see rtp_opx in src/names.c).
+        routine, reply = entry
+        if dots:
+            body = (f'{{ .args <- {arglist}; .r <- .Call({routine}, "{key}", .args); '
+                    f'if (is.object(.r)) .r else {reply}("{key}", .args, .r, sys.call()) }}')
+        else:
+            passed = "".join(", " + a for a in args)
+            body = (f'{{ .r <- .External({routine}x, "{key}"{passed}); '
+                    f'if (is.object(.r)) .r else {reply}("{key}", {arglist}, .r, sys.call()) }}')
     return f"{r_name} <- function({', '.join(formals)}) {body}", \
         [p.name if p.kind is not p.VAR_POSITIONAL else "..." for p in params
          if p.kind is not p.VAR_KEYWORD]
