@@ -19,14 +19,11 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 .BINDINGS <- c("grad", "requires_grad", "grad_fn", "is_leaf", "shape", "dtype", "ndim",
                "device", "is_cuda", "names", "ptr")
 
+# x$grad and methods are made in C (src/direct.c rtp_dollar), which calls .dollar for the rest
 #' @export
-`$.torch_tensor` <- function(x, name) {
-  # x$grad and methods are made in C (src/direct.c rtp_dollar); NULL: the rest, below
-  r <- .Call(rtp_dollar, x, name, .protos)
-  if (is.function(r) || is.object(r)) r else .dollar(x, name, r)
-}
+`$.torch_tensor` <- function(x, name) .Call(rtp_dollar, x, name, .protos)
 
-# `r`: what rtp_dollar returned (NULL, or a bare handle of x$grad with flags to act on)
+# `r`: what rtp_dollar's fast path found (NULL, or a bare handle of x$grad with flags to act on)
 .dollar <- function(x, name, r = NULL) {
   if (is.complex(r)) return(.t(r))
   switch(name,
@@ -41,7 +38,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
       if (is.null(f)) return(NULL)
       proto <- .method_proto(f)
       assign(name, proto, envir = .protos)
-      .Call(rtp_dollar, x, name, .protos)
+      .Call(rtp_dollar, x, name, .protos)  # (now finds the prototype)
     }
   )
 }

@@ -307,10 +307,10 @@ static SEXP tensor_grad(SEXP x) {
   return u;
 }
 
-/* `$.torch_tensor` in C: x$grad, or x$name for a method whose prototype is in `protos` (a
- * closure of the method's arguments but `self`, see .method_proto in R/tensor.R), made into
- * a closure whose environment binds `self` to x; NULL for anything else (R's general path). */
-SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos) {
+/* x$grad, or x$name for a method whose prototype is in `protos` (a closure of the method's
+ * arguments but `self`, see .method_proto in R/tensor.R), made into a closure whose environment
+ * binds `self` to x; NULL for anything else. */
+static SEXP dollar_fast(SEXP x, SEXP name, SEXP protos) {
   static SEXP self_sym = NULL;
   if (TYPEOF(name) != STRSXP || XLENGTH(name) != 1 || TYPEOF(protos) != ENVSXP) {
     return R_NilValue;
@@ -328,4 +328,25 @@ SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos) {
   SET_CLOENV(f, env);
   UNPROTECT(2);
   return f;
+}
+
+/* `$.torch_tensor` (its whole body, so that the common x$method and x$grad make no R call of
+ * their own): dollar_fast's closure or tensor, else what the package's .dollar(x, name, r)
+ * returns for the rest (attributes, methods not seen yet, flags of a bare x$grad handle). */
+SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos) {
+  static SEXP dollar_sym = NULL, ns = NULL;
+  SEXP r = dollar_fast(x, name, protos);
+  if (TYPEOF(r) == CLOSXP || OBJECT(r)) return r;
+  if (ns == NULL) {
+    SEXP pkg = PROTECT(Rf_mkString("rtorchpy"));
+    ns = R_FindNamespace(pkg);
+    R_PreserveObject(ns);
+    UNPROTECT(1);
+    dollar_sym = Rf_install(".dollar");
+  }
+  PROTECT(r);
+  SEXP call = PROTECT(Rf_lang4(dollar_sym, x, name, r));
+  SEXP out = Rf_eval(call, ns);
+  UNPROTECT(2);
+  return out;
 }
