@@ -103,6 +103,10 @@ def py_opt_step(n):
         loss = _rt.nnf_mse_loss(_model(_mxx), _myy)
         loss.backward()
         _opt.step()
+def py_opt_step_only(n):
+    for _ in range(n):
+        _opt.step()
+py_opt_step(1)  # (gradients to step with, as opt_step() gave the R model's)
 def py_sgd(n):
     for _ in range(n):
         loss = ((_X.matmul(_w) + _b - _Y) ** 2).mean()
@@ -129,8 +133,10 @@ CASES = {
     "sgd": ("sgd()", 500),
     "model": ("model(mxx)", 500),
     "opt_step": ("opt_step()", 300),
+    "opt_step_only": ("opt$step()", 1000),
     "py_model": ("py_loop('py_model', 500L)", 1),
     "py_opt_step": ("py_loop('py_opt_step', 300L)", 1),
+    "py_opt_step_only": ("py_loop('py_opt_step_only', 1000L)", 1),
     "py_mul": ("py_loop('py_mul', 2000L)", 1),
     "py_sin": ("py_loop('py_sin', 2000L)", 1),
     "py_chain": ("py_loop('py_chain', 100L)", 1),
@@ -138,7 +144,7 @@ CASES = {
 }
 # calls of the Python loop per R call (the per-call count is divided by it)
 INNER = {"py_mul": 2000, "py_sin": 2000, "py_chain": 100, "py_sgd": 500, "py_model": 500,
-         "py_opt_step": 300}
+         "py_opt_step": 300, "py_opt_step_only": 1000}
 
 
 def script(names, outdir, py_setup=None):
