@@ -10,6 +10,7 @@ the dump itself cancel out). The second dump of each case is kept, for
     .venv/bin/python benchmarks/r_instructions.py                 # every case
     .venv/bin/python benchmarks/r_instructions.py mul sin method  # some
     .venv/bin/python benchmarks/r_instructions.py --list
+    .venv/bin/python benchmarks/r_instructions.py --expr 'neg=-mx'  # any R expression
 
 Needs valgrind and the installed shim (``make r``). Cases "py_*" run the same work in the
 Python that reticulate started, for the ratio.
@@ -187,6 +188,8 @@ def main():
     ap.add_argument("cases", nargs="*", help="case names (default: all)")
     ap.add_argument("--list", action="store_true", help="list the cases")
     ap.add_argument("--keep", default=None, help="folder for the callgrind files")
+    ap.add_argument("--expr", action="append", default=[], metavar="NAME=EXPR",
+                    help="an extra case: R expression EXPR, 2000 calls (repeatable)")
     ap.add_argument("--py-setup", default=None,
                     help="Python code run after the set-up (e.g. 'import gc; gc.freeze()')")
     args = ap.parse_args()
@@ -194,6 +197,12 @@ def main():
         for k, (expr, n) in CASES.items():
             print(f"{k:12s} {expr}")
         return
+    for spec in args.expr:
+        name, _, expr = spec.partition("=")
+        if not expr:
+            sys.exit(f"--expr wants NAME=EXPR, not {spec!r}")
+        CASES[name] = (expr, 2000)
+        args.cases.append(name)
     if shutil.which("valgrind") is None:
         sys.exit("valgrind not found (apt-get install valgrind)")
     names = args.cases or list(CASES)
