@@ -35,17 +35,21 @@
 #' }
 #' @export
 with_no_grad <- function(code) {
-  old <- .set_grad_mode(FALSE)
-  on.exit(.set_grad_mode(old), add = TRUE)
-  force(code)
+  # (rtp_grad_mode sets the mode in C and returns the previous one, or raw 01 when it could not:
+  # then .set_grad_mode takes the general path; no R call of its own in the common case)
+  old <- .Call(rtp_grad_mode, FALSE)
+  if (!is.logical(old)) old <- .set_grad_mode(FALSE)
+  on.exit(if (!is.logical(.Call(rtp_grad_mode, old))) .set_grad_mode(old), add = TRUE)
+  code
 }
 
 #' @rdname with_no_grad
 #' @export
 with_enable_grad <- function(code) {
-  old <- .set_grad_mode(TRUE)
-  on.exit(.set_grad_mode(old), add = TRUE)
-  force(code)
+  old <- .Call(rtp_grad_mode, TRUE)  # (as in with_no_grad)
+  if (!is.logical(old)) old <- .set_grad_mode(TRUE)
+  on.exit(if (!is.logical(.Call(rtp_grad_mode, old))) .set_grad_mode(old), add = TRUE)
+  code
 }
 
 #' @rdname with_no_grad
