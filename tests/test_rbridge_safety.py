@@ -38,14 +38,21 @@ def test_a_complex_value_is_not_read_as_a_handle(handle):
 
 def test_error_messages_name_r_types():
     t = errors.translate_error
+    undefined = " (an undefined tensor, such as x$grad before any backward, counts as NULL)"
     assert t("can't convert an element of type NoneType to a tensor") == \
-        "can't convert an element of R type 'NULL' to a tensor"
+        "can't convert an element of R type 'NULL' to a tensor" + undefined
+    assert t("torch_sin(): argument 'self' must be a Tensor, not NoneType") == \
+        "torch_sin(): argument 'self' must be a tensor, not R type 'NULL'" + undefined
+    assert t("'NoneType' object has no attribute '_data'") == \
+        "expected a tensor, got an R value of type 'NULL'" + undefined
     assert t("can't convert an element of type str to a tensor") == \
         "can't convert an element of R type 'character' to a tensor"
     assert t("'str' object has no attribute '_data'") == \
         "expected a tensor, got an R value of type 'character'"
     assert t("min must be a Tensor or a number, got NoneType") == \
-        "min must be a Tensor or a number, got R type 'NULL'"
+        "min must be a Tensor or a number, got R type 'NULL'" + undefined
+    assert t("argument 'other' must be a Tensor, not str") == \
+        "argument 'other' must be a tensor, not R type 'character'"
     assert t("a Python type of argument") == "a Python type of argument"
 
 

@@ -31,7 +31,7 @@ Ops.torch_tensor <- function(e1, e2) {
   # a number on the left becomes a {1} tensor (Tensor overload); on the right it stays a
   # number (Scalar overload): 2 * x is MulBackward0, x * 2 is MulBackward1
   r <- .Call(rtp_binop, .Generic, e1, e2)
-  if (is.object(r)) r else .binary_reply(.Generic, e1, e2, r, sys.call(-1L))
+  if (is.object(r)) r else .binary_reply(.Generic, e1, e2, r, sys.call())
 }
 
 # `r`: what rtp_unop/rtp_binop returned (raw 01 or 04: not called)
@@ -49,7 +49,9 @@ Ops.torch_tensor <- function(e1, e2) {
   .res(r)
 }
 
+# `call`: the method's call, `+.torch_tensor`(x, y) for x + y; an error names the operator call
 .binary_reply <- function(generic, e1, e2, r, call) {
+  if (is.call(call)) call[[1L]] <- as.name(generic)
   f <- .rt$binary[[generic]]
   if (is.null(f)) {
     .ensure_python()

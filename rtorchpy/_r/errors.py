@@ -61,7 +61,14 @@ _TYPE_RULES = [
     (re.compile(rf"'({_PY_NAMES})' object has no attribute '\w+'"),
      lambda m: f"expected a tensor, got an R value of type '{_R_TYPES[m.group(1)]}'"),
     (re.compile(rf"\bgot ({_PY_NAMES})\b"), lambda m: f"got R type '{_R_TYPES[m.group(1)]}'"),
+    # the op's own check: "argument 'self' must be a Tensor, not NoneType"
+    (re.compile(rf"must be a Tensor, not ({_PY_NAMES})\b"),
+     lambda m: f"must be a tensor, not R type '{_R_TYPES[m.group(1)]}'"),
 ]
+# R's NULL and the undefined tensor (what x$grad is before a backward computes it) both arrive
+# in Python as None: a message about a NULL argument says so, since most such values in real
+# programs are an undefined gradient rather than a NULL the user typed.
+_UNDEFINED_NOTE = " (an undefined tensor, such as x$grad before any backward, counts as NULL)"
 
 
 def translate_error(msg: str) -> str:
@@ -69,9 +76,12 @@ def translate_error(msg: str) -> str:
     type names as the R types they came from."""
     for rx, groups, always in _TRANSLATIONS:
         msg = rx.sub(lambda m: _shift(m, *groups, always=always), msg)
+    translated = msg
     for rx, repl in _TYPE_RULES:
-        msg = rx.sub(repl, msg)
-    return msg
+        translated = rx.sub(repl, translated)
+    if "NoneType" in msg and "'NULL'" in translated and _UNDEFINED_NOTE not in translated:
+        translated += _UNDEFINED_NOTE
+    return translated
 
 
 def _err(exc):

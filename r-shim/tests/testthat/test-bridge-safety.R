@@ -175,6 +175,21 @@ test_that("a tensor restored with readRDS is refused, not another tensor", {
   expect_match(paste(out, collapse = "\n"), "external pointer is not valid")
 })
 
+test_that("an undefined tensor (x$grad before backward) as an argument gets a clear error", {
+  x <- torch_ones(2, requires_grad = TRUE)
+  g <- x$grad
+  for (f in list(function() torch_sin(g), function() g$sin(), function() g + 1,
+                 function() x + g, function() torch_add(x, g), function() as_array(g))) {
+    err <- tryCatch(f(), error = conditionMessage)
+    expect_match(err, "undefined tensor, such as x$grad before any backward", fixed = TRUE)
+    expect_false(grepl("NoneType", err))
+  }
+  # an operator's error names the operator call, not the caller's
+  e <- tryCatch(local(g + 1), error = identity)
+  expect_identical(deparse(conditionCall(e)), "g + 1")
+  expect_equal(as_array((x * 2)$detach()), c(2, 2))  # nothing broken
+})
+
 test_that("non-tensor R values in tensor arguments get a clear error", {
   x <- torch_tensor(c(1, 2))
   expect_error(torch_add(x, function(z) z), "can't use a function as a tensor")
