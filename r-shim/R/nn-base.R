@@ -340,8 +340,8 @@ nn_buffer <- function(x, persistent = TRUE) {
 
 # -- `$`, `[[` and assignment -----------------------------------------------------------------
 
-# (every self$weight in a forward comes here: the private environment is fetched inline, and
-# `$.nn_Module` is this function itself, one R call per access)
+# `$` of a module. Every self$weight in a forward takes `$.nn_Module`, which does this in C
+# (rtp_nn_get: parameters, buffers, child modules) and calls this function for the rest.
 .nn_get <- function(x, name) {
   priv <- .subset2(.subset2(x, ".__enclos_env__"), "private")
   if (!is.null(priv)) {
@@ -397,7 +397,7 @@ nn_buffer <- function(x, persistent = TRUE) {
 }
 
 #' @export
-`$.nn_Module` <- .nn_get
+`$.nn_Module` <- function(x, name) .Call(rtp_nn_get, x, name)  # (.nn_get in C, see src/direct.c)
 
 #' @export
 `[[.nn_Module` <- .nn_get

@@ -1,6 +1,6 @@
 /* The direct path of the R bridge: the common calls without Python-level bridge code (see
  * "the direct path: state" below, and docs/internals/index.md), and what R asks of it directly:
- * releases, grad mode, x$grad and x$method. */
+ * releases, grad mode, x$grad and x$method; and a module's self$name (rtp_nn_get). */
 #include <string.h>
 #include "pyapi.h"
 
@@ -330,23 +330,74 @@ static SEXP dollar_fast(SEXP x, SEXP name, SEXP protos) {
   return f;
 }
 
-/* `$.torch_tensor` (its whole body, so that the common x$method and x$grad make no R call of
- * their own): dollar_fast's closure or tensor, else what the package's .dollar(x, name, r)
- * returns for the rest (attributes, methods not seen yet, flags of a bare x$grad handle). */
-SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos) {
-  static SEXP dollar_sym = NULL, ns = NULL;
-  SEXP r = dollar_fast(x, name, protos);
-  if (TYPEOF(r) == CLOSXP || OBJECT(r)) return r;
+/* The package's namespace, for the R fallbacks below. */
+static SEXP package_ns(void) {
+  static SEXP ns = NULL;
   if (ns == NULL) {
     SEXP pkg = PROTECT(Rf_mkString("rtorchpy"));
     ns = R_FindNamespace(pkg);
     R_PreserveObject(ns);
     UNPROTECT(1);
-    dollar_sym = Rf_install(".dollar");
   }
+  return ns;
+}
+
+/* `$.torch_tensor` (its whole body, so that the common x$method and x$grad make no R call of
+ * their own): dollar_fast's closure or tensor, else what the package's .dollar(x, name, r)
+ * returns for the rest (attributes, methods not seen yet, flags of a bare x$grad handle). */
+SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos) {
+  static SEXP dollar_sym = NULL;
+  SEXP r = dollar_fast(x, name, protos);
+  if (TYPEOF(r) == CLOSXP || OBJECT(r)) return r;
+  if (dollar_sym == NULL) dollar_sym = Rf_install(".dollar");
   PROTECT(r);
   SEXP call = PROTECT(Rf_lang4(dollar_sym, x, name, r));
-  SEXP out = Rf_eval(call, ns);
+  SEXP out = Rf_eval(call, package_ns());
   UNPROTECT(2);
+  return out;
+}
+
+/* Whether CHARSXPs a and b hold the same string (as R's `[[` compares names). */
+static int same_name(SEXP a, SEXP b) {
+  if (a == b) return 1;
+  if (a == NA_STRING || b == NA_STRING) return 0;
+  return strcmp(Rf_translateCharUTF8(a), Rf_translateCharUTF8(b)) == 0;
+}
+
+/* `$.nn_Module` (its whole body): self$weight in a module's forward. A parameter, buffer or
+ * child module named `name` (the lists parameters_, buffers_ and modules_ of the module's R6
+ * private environment, in that order, as .nn_get looks), else what .nn_get(x, name) returns
+ * (fields, methods, `clone`). */
+SEXP rtp_nn_get(SEXP x, SEXP name) {
+  static SEXP enclos_sym = NULL, private_sym, lists[3], nn_get_sym;
+  if (enclos_sym == NULL) {
+    enclos_sym = Rf_install(".__enclos_env__");
+    private_sym = Rf_install("private");
+    lists[0] = Rf_install("parameters_");
+    lists[1] = Rf_install("buffers_");
+    lists[2] = Rf_install("modules_");
+    nn_get_sym = Rf_install(".nn_get");
+  }
+  if (TYPEOF(x) == ENVSXP && TYPEOF(name) == STRSXP && XLENGTH(name) == 1) {
+    SEXP key = STRING_ELT(name, 0);
+    SEXP enc = Rf_findVarInFrame(x, enclos_sym);
+    SEXP priv = TYPEOF(enc) == ENVSXP ? Rf_findVarInFrame(enc, private_sym) : R_NilValue;
+    for (int l = 0; l < 3 && TYPEOF(priv) == ENVSXP; l++) {
+      SEXP lst = Rf_findVarInFrame(priv, lists[l]);
+      if (TYPEOF(lst) != VECSXP) continue;
+      SEXP nms = Rf_getAttrib(lst, R_NamesSymbol);
+      if (TYPEOF(nms) != STRSXP) continue;
+      for (R_xlen_t i = 0; i < XLENGTH(nms); i++) {
+        if (same_name(STRING_ELT(nms, i), key)) {
+          SEXP v = VECTOR_ELT(lst, i);
+          if (v != R_NilValue) return v;
+          break;  /* (a NULL entry: look in the next list, as .nn_get does) */
+        }
+      }
+    }
+  }
+  SEXP call = PROTECT(Rf_lang3(nn_get_sym, x, name));
+  SEXP out = Rf_eval(call, package_ns());
+  UNPROTECT(1);
   return out;
 }

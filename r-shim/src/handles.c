@@ -165,6 +165,7 @@ SEXP rtp_collected(void);
 SEXP rtp_held(void);
 SEXP rtp_grad_mode(SEXP flag);
 SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos);
+SEXP rtp_nn_get(SEXP x, SEXP name);
 SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2);
 SEXP rtp_unop(SEXP generic, SEXP e1);
 SEXP rtp_bcall(SEXP name, SEXP args);
@@ -183,6 +184,7 @@ static const R_CallMethodDef call_methods[] = {
   {"rtp_held", (DL_FUNC) &rtp_held, 0},
   {"rtp_grad_mode", (DL_FUNC) &rtp_grad_mode, 1},
   {"rtp_dollar", (DL_FUNC) &rtp_dollar, 3},
+  {"rtp_nn_get", (DL_FUNC) &rtp_nn_get, 2},
   {"rtp_op", (DL_FUNC) &rtp_op, 2},
   {"rtp_binop", (DL_FUNC) &rtp_binop, 3},
   {"rtp_unop", (DL_FUNC) &rtp_unop, 2},

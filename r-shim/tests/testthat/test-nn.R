@@ -428,3 +428,25 @@ test_that("creating modules and calling forward does not leak across the bridge"
     m$eval()
   }, 150, 30)
 })
+
+test_that("a module's `$` finds parameters, buffers, child modules, fields and methods", {
+  m <- nn_module(
+    initialize = function() {
+      self$lin <- nn_linear(2, 3)
+      self$scale <- nn_parameter(torch_ones(1))
+      self$running <- nn_buffer(torch_zeros(3))
+      self$note <- "a field"
+    },
+    forward = function(x) self$lin(x) * self$scale + self$running
+  )()
+  expect_true(is_nn_module(m$lin))
+  expect_equal(as_array(m$scale), 1)
+  expect_equal(as_array(m$running), c(0, 0, 0))
+  expect_identical(m$note, "a field")
+  expect_null(m$no_such_thing)
+  expect_setequal(names(m$parameters), c("lin.weight", "lin.bias", "scale"))
+  expect_identical(m[["scale"]], m$scale)
+  expect_equal(dim(as_array(m(torch_ones(4, 2)))), c(4L, 3L))
+  m$scale <- nn_parameter(torch_ones(1) * 2)  # replaced: `$` sees the new one
+  expect_equal(as_array(m$scale), 2)
+})
