@@ -231,13 +231,16 @@ PyOptimizer <- R6::R6Class("torch_optimizer",
     initialize = function(ptr) {
       self$ptr <- ptr
     },
+    # (zero_grad and step run every training step: .subset2(self, "ptr") spares the failed S3
+    # lookups of `$` on an R6 object, one per class)
     zero_grad = function(set_to_none = FALSE) {
-      .optim_bridge(sys.call(), "optim_zero_grad", .h(self$ptr), isTRUE(set_to_none))
+      .optim_bridge(sys.call(), "optim_zero_grad", .h(.subset2(self, "ptr")),
+                    isTRUE(set_to_none))
       invisible(NULL)
     },
     step = function(closure = NULL) {
       if (is.null(closure)) {
-        .optim_bridge(sys.call(), "optim_step", .h(self$ptr), NULL)
+        .optim_bridge(sys.call(), "optim_step", .h(.subset2(self, "ptr")), NULL)
         return(invisible(NULL))
       }
       if (!is.function(closure)) {
