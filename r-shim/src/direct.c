@@ -177,6 +177,7 @@ SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls) {
   int gil = gil_ensure();
   release_queued(0);
   PyObj *tup = tuple_new((ptrdiff_t) n);
+  PyObj *first = NULL;  /* the object of a tensor first argument (the tuple holds it) */
   int failed = tup == NULL;
   for (int i = 0, k = 0; i < n && !failed; i++) {
     PyObj *v;
@@ -185,6 +186,7 @@ SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls) {
     } else if (TYPEOF(a[i]) == EXTPTRSXP) {
       v = object_of(R_ExternalPtrProtected(a[i]));
       if (v) incref(v);
+      if (i == 0) first = v;
     } else {
       v = to_py(a[i], strs, &k);
     }
@@ -197,6 +199,16 @@ SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls) {
     return NULL;
   }
   PyObj *res = object_call(fn, tup, NULL);
+  /* An op that returns its first argument (x$sub_(y), x$zero_(), x$contiguous() on a
+   * contiguous x, ...) gives back that argument's own R object: the same tensor, and no new
+   * handle to register, wrap and later release. (Not while warnings wait: finish() flags
+   * them.) */
+  if (res != NULL && first != NULL && res == first && list_size(warnings_list) == 0) {
+    decref(res);
+    decref(tup);
+    gil_release(gil);
+    return a[0];
+  }
   decref(tup);
   if (res == NULL) return py_error(gil, 1, cls);
   return finish(res, gil, cls, 1);

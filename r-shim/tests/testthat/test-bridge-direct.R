@@ -552,6 +552,31 @@ test_that("with_no_grad loops and backward chains do not leak", {
   }, n = 1000L)
 })
 
+test_that("an op that returns its first argument gives back the same R object", {
+  skip_if(!direct_on(), "the direct path is off (RTORCHPY_DIRECT is set)")
+  w <- torch_zeros(3, requires_grad = TRUE)
+  g <- torch_tensor(c(1, 2, 3))
+  with_no_grad({
+    r <- w$sub_(g * 0.5)
+    expect_identical(r, w)
+    expect_identical(w$zero_(), w)
+  })
+  expect_equal(as_array(w), c(0, 0, 0))
+  expect_true(w$requires_grad)
+  expect_identical(g$contiguous(), g)
+  expect_false(identical(g$add(0), g))  # a new tensor: its own object
+  # sub_ on a leaf that requires grad, outside no-grad: the error, w untouched
+  expect_error(w$sub_(g), "leaf Variable that requires grad")
+  expect_equal(as_array(w), c(0, 0, 0))
+  # and in a loop: no handle is registered for the returned self
+  p <- torch_randn(100)
+  q <- torch_randn(100)
+  expect_no_leak_direct(function(i) {
+    p$add_(q)
+    p$mul_(0.5)$zero_()
+  })
+})
+
 test_that("direct calls with errors, lists and non-tensor results do not leak", {
   v <- torch_randn(10)
   a <- torch_tensor(matrix(c(2, 1, 1, 3), 2, 2))
