@@ -103,20 +103,38 @@ static PyObj *lookup_fn(int t, SEXP name) {
   return lookup(t, name, &direct, &dims);
 }
 
+/* fn's Python caller with the n arguments `a` as an R list. */
+static SEXP call_py_args(PyObj *fn, SEXP *a, int n) {
+  SEXP args = PROTECT(Rf_allocVector(VECSXP, n));
+  for (int i = 0; i < n; i++) SET_VECTOR_ELT(args, i, a[i]);
+  SEXP r = call_py(fn, args, tensor_cls);
+  UNPROTECT(1);
+  return r;
+}
+
+/* The n arguments `a` directly through `direct` (dims: a bit per argument it shifts) when
+ * there is one and the arguments allow (call_direct), else through fn's Python caller. */
+static SEXP call_with(PyObj *fn, PyObj *direct, int dims, SEXP *a, int n) {
+  if (direct != NULL) {
+    SEXP r = call_direct(direct, a, n, dims, tensor_cls);
+    if (r != NULL) return r;
+  }
+  return call_py_args(fn, a, n);
+}
+
 /* Op `name` (table 0) or function `name` (table 4: nnf_*) with the R list `args`. */
 static SEXP call_named(int t, SEXP name, SEXP args) {
   PyObj *direct;
   int dims;
   PyObj *fn = lookup(t, name, &direct, &dims);
   if (fn == NULL) return raw1(4);
-  if (direct != NULL && TYPEOF(args) == VECSXP && XLENGTH(args) <= MAX_DIRECT_ARGS) {
-    SEXP a[MAX_DIRECT_ARGS];
-    int n = (int) XLENGTH(args);
-    for (int i = 0; i < n; i++) a[i] = VECTOR_ELT(args, i);
-    SEXP r = call_direct(direct, a, n, dims, tensor_cls);
-    if (r != NULL) return r;
+  if (direct == NULL || TYPEOF(args) != VECSXP || XLENGTH(args) > MAX_DIRECT_ARGS) {
+    return call_py(fn, args, tensor_cls);
   }
-  return call_py(fn, args, tensor_cls);
+  SEXP a[MAX_DIRECT_ARGS];
+  int n = (int) XLENGTH(args);
+  for (int i = 0; i < n; i++) a[i] = VECTOR_ELT(args, i);
+  return call_with(fn, direct, dims, a, n);
 }
 
 /* The same for .External(rtp_opx, name, ...): the arguments come as the pairlist R built to
@@ -129,19 +147,11 @@ static SEXP call_named_ext(int t, SEXP call_args) {
   PyObj *fn = lookup(t, name, &direct, &dims);
   if (fn == NULL) return raw1(4);
   int n = Rf_length(rest);
-  if (direct != NULL && n <= MAX_DIRECT_ARGS) {
-    SEXP a[MAX_DIRECT_ARGS];
-    int i = 0;
-    for (SEXP s = rest; s != R_NilValue; s = CDR(s)) a[i++] = CAR(s);
-    SEXP r = call_direct(direct, a, n, dims, tensor_cls);
-    if (r != NULL) return r;
-  }
-  SEXP args = PROTECT(Rf_allocVector(VECSXP, n));
+  SEXP buf[MAX_DIRECT_ARGS];  /* (more arguments than that never go direct: call_direct) */
+  SEXP *a = n <= MAX_DIRECT_ARGS ? buf : (SEXP *) R_alloc((size_t) n, sizeof(SEXP));
   int i = 0;
-  for (SEXP s = rest; s != R_NilValue; s = CDR(s)) SET_VECTOR_ELT(args, i++, CAR(s));
-  SEXP r = call_py(fn, args, tensor_cls);
-  UNPROTECT(1);
-  return r;
+  for (SEXP s = rest; s != R_NilValue; s = CDR(s)) a[i++] = CAR(s);
+  return call_with(fn, direct, dims, a, n);
 }
 
 /* .External(rtp_opx, name, ...) and .External(rtp_fnx, name, ...): rtp_op and rtp_fn with the
@@ -171,28 +181,16 @@ SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2) {
   int dims;
   PyObj *fn = lookup(1, generic, &direct, &dims);
   if (fn == NULL) return raw1(4);
-  if (direct != NULL && TYPEOF(e1) == EXTPTRSXP && TYPEOF(e2) != STRSXP) {
-    SEXP a[2] = {e1, e2};
-    SEXP r = call_direct(direct, a, 2, dims, tensor_cls);
-    if (r != NULL) return r;
-  }
-  SEXP args = PROTECT(Rf_allocVector(VECSXP, 2));
-  SET_VECTOR_ELT(args, 0, e1);
-  SET_VECTOR_ELT(args, 1, e2);
-  SEXP r = call_py(fn, args, tensor_cls);
-  UNPROTECT(1);
-  return r;
+  SEXP a[2] = {e1, e2};
+  int direct_ok = TYPEOF(e1) == EXTPTRSXP && TYPEOF(e2) != STRSXP;
+  return call_with(fn, direct_ok ? direct : NULL, dims, a, 2);
 }
 
 /* The unary operator `generic` on e1. */
 SEXP rtp_unop(SEXP generic, SEXP e1) {
   PyObj *fn = lookup_fn(2, generic);
   if (fn == NULL) return raw1(4);
-  SEXP args = PROTECT(Rf_allocVector(VECSXP, 1));
-  SET_VECTOR_ELT(args, 0, e1);
-  SEXP r = call_py(fn, args, tensor_cls);
-  UNPROTECT(1);
-  return r;
+  return call_py_args(fn, &e1, 1);
 }
 
 /* A function of the bridge module named `name`: its reply as rtp_call gives it (a tensor
