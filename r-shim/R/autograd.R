@@ -15,6 +15,19 @@
 }
 .set_anomaly <- function(enabled) .bridge("set_anomaly_mode", enabled)
 
+# with_no_grad() (flag FALSE) and with_enable_grad() (TRUE). rtp_grad_mode sets the mode in C
+# and returns the previous one, or raw 01 when it could not: .set_grad_mode then takes the
+# general path. No R call of its own in the common case.
+.with_grad_mode <- function(flag) {
+  force(flag)
+  function(code) {
+    old <- .Call(rtp_grad_mode, flag)
+    if (!is.logical(old)) old <- .set_grad_mode(flag)
+    on.exit(if (!is.logical(.Call(rtp_grad_mode, old))) .set_grad_mode(old), add = TRUE)
+    code
+  }
+}
+
 #' Enable or disable gradient recording
 #'
 #' `with_no_grad(code)` evaluates `code` (in the calling environment, so assignments made in
@@ -34,23 +47,11 @@
 #'   y$requires_grad
 #' }
 #' @export
-with_no_grad <- function(code) {
-  # (rtp_grad_mode sets the mode in C and returns the previous one, or raw 01 when it could not:
-  # then .set_grad_mode takes the general path; no R call of its own in the common case)
-  old <- .Call(rtp_grad_mode, FALSE)
-  if (!is.logical(old)) old <- .set_grad_mode(FALSE)
-  on.exit(if (!is.logical(.Call(rtp_grad_mode, old))) .set_grad_mode(old), add = TRUE)
-  code
-}
+with_no_grad <- .with_grad_mode(FALSE)
 
 #' @rdname with_no_grad
 #' @export
-with_enable_grad <- function(code) {
-  old <- .Call(rtp_grad_mode, TRUE)  # (as in with_no_grad)
-  if (!is.logical(old)) old <- .set_grad_mode(TRUE)
-  on.exit(if (!is.logical(.Call(rtp_grad_mode, old))) .set_grad_mode(old), add = TRUE)
-  code
-}
+with_enable_grad <- .with_grad_mode(TRUE)
 
 #' @rdname with_no_grad
 #' @export
