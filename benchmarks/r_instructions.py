@@ -63,6 +63,27 @@ opt_step <- function() {
   opt$step()
 }
 opt_step()
+# the seeds' linear as a custom autograd function (R closures called back from Python)
+linear <- autograd_function(
+  forward = function(ctx, input, weight, bias = NULL) {
+    ctx$save_for_backward(input = input, weight = weight, bias = bias)
+    output <- input$mm(weight$t())
+    if (!is.null(bias)) output <- output + bias$unsqueeze(1)$expand_as(output)
+    output
+  },
+  backward = function(ctx, grad_output) {
+    s <- ctx$saved_variables
+    grads <- list(input = NULL, weight = NULL, bias = NULL)
+    if (ctx$needs_input_grad$input) grads$input <- grad_output$mm(s$weight)
+    if (ctx$needs_input_grad$weight) grads$weight <- grad_output$t()$mm(s$input)
+    if (!is.null(s$bias) && ctx$needs_input_grad$bias) grads$bias <- grad_output$sum(dim = 1)
+    grads
+  }
+)
+xi <- torch_randn(8, 16, requires_grad = TRUE)
+wi <- torch_randn(4, 16, requires_grad = TRUE)
+bi <- torch_randn(4, requires_grad = TRUE)
+linear(xi, wi, bi)$sum()$backward()
 reticulate::py_run_string("
 import rtorchpy as _rt
 _mx = _rt.torch_tensor([1.0, 2.0, 3.0, 4.0])
@@ -135,6 +156,8 @@ CASES = {
     "model": ("model(mxx)", 500),
     "opt_step": ("opt_step()", 300),
     "opt_step_only": ("opt$step()", 1000),
+    "custom": ("linear(xi, wi, bi)$sum()$backward()", 300),
+    "builtin": ("(xi$mm(wi$t()) + bi)$sum()$backward()", 300),
     "py_model": ("py_loop('py_model', 500L)", 1),
     "py_opt_step": ("py_loop('py_opt_step', 300L)", 1),
     "py_opt_step_only": ("py_loop('py_opt_step_only', 1000L)", 1),

@@ -199,9 +199,7 @@ torch_hook <- R6::R6Class("torch_hook",
     # wrapped first, whatever the hook does: a handle Python made that R never wraps is never
     # released (a hook ignoring its argument would leave its promise unforced)
     g <- .t(g)
-    .callback({
-      res <- hook(g)
-      if (is_torch_tensor(res)) .h(res) else NULL
-    })
+    res <- hook(g)
+    if (is_torch_tensor(res)) .h(res) else NULL
   }
 }

@@ -39,6 +39,7 @@
 .h <- function(x) .Call(rtp_handle, x)
 
 .release_dead <- function() {
+  .Call(rtp_release_callbacks)  # R functions Python no longer calls (src/callback.c)
   if (isTRUE(.Call(rtp_release_dead))) return(invisible())  # both queues, in C
   keys <- .Call(rtp_take_dead)
   if (length(keys)) .rt$impl(.rt$bridge_release, list(keys), NULL)
@@ -204,9 +205,12 @@
 }
 
 # An R error raised inside an R function called by Python (hook, custom forward/backward):
-# re-raise the original condition, as R torch does. An interrupt (Ctrl-C) inside the callback
-# unwound Python first (see .callback); it is an R interrupt again here.
+# re-raise the original condition, as R torch does. Through src/callback.c, the jump R had
+# started (to the handler of the condition, or to the top level) was stopped where Python called
+# R; Python has unwound, and the jump goes on from here. Through reticulate (the fallback),
+# .callback() kept the condition (an interrupt too) and it is signalled again.
 .reraise <- function(msg) {
+  .Call(rtp_resume_unwind)
   cond <- .rt$callback_error
   .rt$callback_error <- NULL
   if (inherits(cond, "interrupt")) rlang::interrupt()
@@ -214,9 +218,10 @@
   stop(msg, call. = FALSE)
 }
 
-# Run an R callback for Python: errors and interrupts are kept (to re-raise in R once Python
-# has unwound) and reported to Python as a marker; nothing R signals may unwind through the
-# Python frames between here and R's call into Python.
+# Run an R callback for Python when reticulate makes the callable (.py_callback's fallback):
+# errors and interrupts are kept (to re-raise in R once Python has unwound) and reported to
+# Python as a marker; nothing R signals may unwind through the Python frames between here and
+# R's call into Python.
 .callback <- function(expr) {
   tryCatch(expr, error = function(e) {
     .rt$callback_error <- e
@@ -251,9 +256,20 @@
   r
 }
 
-# An R function as a Python callable whose arguments and result are converted (handles stay
-# complex numbers, lists become R lists).
-.py_callback <- function(f) reticulate::r_to_py(f, convert = TRUE)
+# An R function as a Python callable whose arguments and result are converted as reticulate
+# converts them (handles stay complex numbers, lists become R lists or vectors, named lists
+# dicts). Made in C (src/callback.c): a call costs a few thousand instructions, and an R error
+# or interrupt inside is stopped where Python called R and resumed by .reraise() once Python
+# has unwound. Without the C API (rtp_r_function gives raw 01), reticulate's r_to_py, with the
+# function run inside .callback().
+.py_callback <- function(f) {
+  force(f)
+  .ensure_python()
+  r <- .Call(rtp_r_function, f, "rtorchpy_object")
+  if (is.raw(r)) return(reticulate::r_to_py(function(...) .callback(f(...)), convert = TRUE))
+  if (is.complex(r)) r <- .wrap(r, "rtorchpy_object")  # (a reply with flags: none needed here)
+  r
+}
 
 # -- arguments -------------------------------------------------------------------------------
 

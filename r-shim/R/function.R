@@ -42,6 +42,8 @@ autograd_function <- function(forward, backward) {
   .rtp_state$forward <- forward
   .rtp_state$backward <- backward
   .rtp_state$names <- .rtp_names
+  .rtp_state$keys <- paste0("a", seq_along(.rtp_names) - 1L)  # Python's names of the arguments
+  .rtp_state$n_backward <- length(formals(backward)) - 1L  # backward's formals after ctx
   .rtp_state$stack <- list()
   f <- function() {
     .rtp_call(.rtp_state, mget(.rtp_names, envir = environment()))
@@ -69,26 +71,25 @@ autograd_function <- function(forward, backward) {
 }
 
 # The R functions Python calls for a custom function (their frame holds only the weak ref).
+# An R error inside them stops at the crossing and resumes once Python has unwound (see
+# .py_callback()).
 .function_callbacks <- function(wref) {
   list(
-    forward = function(ctx_h) {
+    forward = function(ctx_h, needs) {
       ctx_p <- .wrap(ctx_h, "rtorchpy_object")
-      .callback({
-        state <- rlang::wref_key(wref)
-        args <- state$stack[[length(state$stack)]]
-        ctx <- AutogradContext$new(ctx_p, state$names)
-        .forward_result(do.call(state$forward, c(list(ctx), args)))
-      })
+      state <- rlang::wref_key(wref)
+      args <- state$stack[[length(state$stack)]]
+      ctx <- .new_context(ctx_p, state$names, needs)
+      .forward_result(do.call(state$forward, c(list(ctx), args)))
     },
-    backward = function(ctx_h, grads) {
+    backward = function(ctx_h, grads, needs) {
       ctx_p <- .wrap(ctx_h, "rtorchpy_object")  # first: see .hook_callback()
       grads <- lapply(grads, .res_item)
-      .callback({
-        state <- rlang::wref_key(wref)
-        if (is.null(state)) stop("the R function of this custom autograd node was freed")
-        ctx <- AutogradContext$new(ctx_p, state$names)
-        .backward_result(.call_backward(state$backward, ctx, grads), state$names)
-      })
+      state <- rlang::wref_key(wref)
+      if (is.null(state)) stop("the R function of this custom autograd node was freed")
+      ctx <- .new_context(ctx_p, state$names, needs)
+      res <- .call_backward(state$backward, state$n_backward, ctx, grads)
+      .backward_result(res, state$names, state$keys)
     }
   )
 }
@@ -112,8 +113,7 @@ autograd_function <- function(forward, backward) {
 }
 
 # R torch's rule for passing k output gradients to a backward with m formals after ctx.
-.call_backward <- function(backward, ctx, grads) {
-  m <- length(formals(backward)) - 1L
+.call_backward <- function(backward, m, ctx, grads) {
   k <- length(grads)
   args <- if (k <= m || m < 1L) {
     grads
@@ -125,15 +125,14 @@ autograd_function <- function(forward, backward) {
   do.call(backward, c(list(ctx), unname(args)))
 }
 
-.backward_result <- function(res, arg_names) {
+# backward's named list as {key: handle} for the arguments it names (`keys`: Python's names).
+.backward_result <- function(res, arg_names, keys) {
   if (is_torch_tensor(res) || !is.list(res)) stop("Unsupported index.", call. = FALSE)
   out <- list()
   nms <- names(res)
   if (is.null(nms)) return(out)  # an unnamed list: every gradient is zero (as in R torch)
-  for (i in seq_along(arg_names)) {
-    nm <- arg_names[[i]]
-    if (!nm %in% nms) next
-    v <- res[[nm]]
+  for (i in which(arg_names %in% nms)) {
+    v <- res[[arg_names[[i]]]]
     if (is.null(v)) next
     h <- if (is_torch_tensor(v)) {
       .h(v)
@@ -142,7 +141,7 @@ autograd_function <- function(forward, backward) {
     } else {
       stop("Expected a torch_tensor.", call. = FALSE)
     }
-    out[[paste0("a", i - 1L)]] <- h
+    out[[keys[[i]]]] <- h
   }
   out
 }
@@ -163,52 +162,55 @@ autograd_function <- function(forward, backward) {
 #' @name AutogradContext
 NULL
 
-AutogradContext <- R6::R6Class("torch_autograd_context",
-  public = list(
-    ptr = NULL,
-    initialize = function(ptr, arg_names) {
-      self$ptr <- ptr
-      private$arg_names <- arg_names
-    },
-    save_for_backward = function(...) {
-      args <- rlang::list2(...)
-      nms <- names(args)
-      if (is.null(nms)) nms <- rep("", length(args))
-      vals <- lapply(args, function(v) if (is_torch_tensor(v)) .h(v) else .stash_rvalue(v))
-      .bridge("ctx_save", .h(self$ptr), as.list(nms), unname(vals))
-      invisible(NULL)
-    },
-    mark_dirty = function(...) {
-      .bridge("ctx_mark", .h(self$ptr), "mark_dirty", unname(lapply(list(...), .h)))
-      invisible(NULL)
-    },
-    mark_non_differentiable = function(...) {
-      .bridge("ctx_mark", .h(self$ptr), "mark_non_differentiable",
-              unname(lapply(list(...), .h)))
-      invisible(NULL)
-    }
-  ),
-  active = list(
-    saved_variables = function() {
-      r <- .bridge("ctx_saved", .h(self$ptr))
-      nms <- vapply(r[[2L]], function(n) if (is.null(n)) "" else n, "")
-      is_tensor <- vapply(r[[3L]], is.complex, TRUE)
-      vals <- lapply(r[[3L]], function(v) {
-        if (is.complex(v)) return(.t(v))
-        if (identical(v[[1L]], "r")) return(.rt$rvalues[[as.character(v[[2L]])]])
-        v[[2L]]
-      })
-      if (!any(nzchar(nms[is_tensor]))) nms[is_tensor] <- ""
-      if (any(nzchar(nms))) names(vals) <- nms
-      vals
-    },
-    needs_input_grad = function() {
-      r <- unlist(.bridge("ctx_needs_input_grad", .h(self$ptr)))
-      stats::setNames(as.list(as.logical(r)), private$arg_names)
-    }
-  ),
-  private = list(arg_names = NULL)
-)
+# The context: an object with the layout R6 gives a non-portable object (one locked
+# environment holding fields, methods and the active binding), of class
+# c("torch_autograd_context", "R6") so that R6's print and format apply. It is made twice per
+# call, so it is built in C (src/context.c): R6's $new() cost more than the rest of a small call.
+# `needs` is what Python sent with the call (one logical per forward argument), so reading
+# ctx$needs_input_grad costs no crossing.
+.new_context <- function(ptr, arg_names, needs) {
+  needs <- as.list(as.logical(needs))
+  names(needs) <- arg_names
+  .Call(rtp_new_context, ptr, needs, .context_methods, .context_active, .context_class,
+        parent.env(environment()))  # (the namespace)
+}
+
+.context_class <- c("torch_autograd_context", "R6")
+
+# The methods and the active binding: each context gets copies whose environment is itself
+# (.context_methods and .context_active, after them, list them).
+.context_save <- function(...) {
+  args <- rlang::list2(...)
+  nms <- names(args)
+  if (is.null(nms)) nms <- rep("", length(args))
+  vals <- lapply(args, function(v) if (is_torch_tensor(v)) .h(v) else .stash_rvalue(v))
+  .bridge("ctx_save", .h(ptr), as.list(nms), unname(vals))
+  invisible(NULL)
+}
+
+.context_mark_dirty <- function(...) {
+  .bridge("ctx_mark", .h(ptr), "mark_dirty", unname(lapply(list(...), .h)))
+  invisible(NULL)
+}
+
+.context_mark_non_differentiable <- function(...) {
+  .bridge("ctx_mark", .h(ptr), "mark_non_differentiable", unname(lapply(list(...), .h)))
+  invisible(NULL)
+}
+
+.context_saved <- function() {
+  r <- .bridge("ctx_saved", .h(ptr))
+  nms <- vapply(r[[2L]], function(n) if (is.null(n)) "" else n, "")
+  is_tensor <- vapply(r[[3L]], is.complex, TRUE)
+  vals <- lapply(r[[3L]], function(v) {
+    if (is.complex(v)) return(.t(v))
+    if (identical(v[[1L]], "r")) return(.rt$rvalues[[as.character(v[[2L]])]])
+    v[[2L]]
+  })
+  if (!any(nzchar(nms[is_tensor]))) nms[is_tensor] <- ""
+  if (any(nzchar(nms))) names(vals) <- nms
+  vals
+}
 
 .stash_rvalue <- function(v) {
   key <- .rt$rvalue_key <- if (is.null(.rt$rvalue_key)) 1L else .rt$rvalue_key + 1L
@@ -223,15 +225,17 @@ AutogradContext <- R6::R6Class("torch_autograd_context",
   invisible()
 }
 
+.context_methods <- list(save_for_backward = .context_save, mark_dirty = .context_mark_dirty,
+                         mark_non_differentiable = .context_mark_non_differentiable)
+.context_active <- list(saved_variables = .context_saved)
+
 # -- gradcheck, jacobian, hessian, vjp, jvp ------------------------------------------------------
 
 .r_fn <- function(func) {
   force(func)
   .py_callback(function(args) {
-    .callback({
-      args <- lapply(args, .res_item)
-      .forward_result(do.call(func, args))
-    })
+    args <- lapply(args, .res_item)
+    .forward_result(do.call(func, args))
   })
 }
 

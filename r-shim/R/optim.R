@@ -325,7 +325,7 @@ rm(.name)
 # again, so the loss's R object may go).
 .closure_dispatcher <- function() {
   if (isTRUE(.rt$closure_dispatch)) return(invisible())
-  .bridge("optim_set_dispatch", .py_callback(function() .callback(.run_top_closure())))
+  .bridge("optim_set_dispatch", .py_callback(function() .run_top_closure()))
   .rt$closure_dispatch <- TRUE
   invisible()
 }

@@ -169,6 +169,10 @@ SEXP rtp_nn_get(SEXP x, SEXP name);
 SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2);
 SEXP rtp_unop(SEXP generic, SEXP e1);
 SEXP rtp_bcall(SEXP name, SEXP args);
+SEXP rtp_r_function(SEXP fn, SEXP cls);
+SEXP rtp_release_callbacks(void);
+SEXP rtp_resume_unwind(void);
+SEXP rtp_new_context(SEXP ptr, SEXP needs, SEXP methods, SEXP active, SEXP cls, SEXP enclos);
 
 static const R_CallMethodDef call_methods[] = {
   {"rtp_wrap", (DL_FUNC) &rtp_wrap, 2},
@@ -189,6 +193,10 @@ static const R_CallMethodDef call_methods[] = {
   {"rtp_binop", (DL_FUNC) &rtp_binop, 3},
   {"rtp_unop", (DL_FUNC) &rtp_unop, 2},
   {"rtp_bcall", (DL_FUNC) &rtp_bcall, 2},
+  {"rtp_new_context", (DL_FUNC) &rtp_new_context, 6},
+  {"rtp_r_function", (DL_FUNC) &rtp_r_function, 2},
+  {"rtp_release_callbacks", (DL_FUNC) &rtp_release_callbacks, 0},
+  {"rtp_resume_unwind", (DL_FUNC) &rtp_resume_unwind, 0},
   {NULL, NULL, 0}
 };
 

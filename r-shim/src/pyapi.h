@@ -39,6 +39,7 @@
 #define exc_matches rtp_exc_matches
 #define finish rtp_finish
 #define float_as rtp_float_as
+#define from_py rtp_from_py
 #define float_from rtp_float_from
 #define getattr rtp_getattr
 #define gil_ensure rtp_gil_ensure
@@ -67,6 +68,7 @@
 #define release_queued rtp_release_queued
 #define setattr rtp_setattr
 #define setattr_o rtp_setattr_o
+#define setup_callbacks rtp_setup_callbacks
 #define setup_direct rtp_setup_direct
 #define t_bool rtp_t_bool
 #define t_complex rtp_t_complex
@@ -143,6 +145,7 @@ SEXP raw1(int v);
 PyObj *pyobject(SEXP x);
 SEXP handle_of(SEXP a);
 PyObj *to_py(SEXP a, const char **strs, int *k);
+SEXP from_py(PyObj *o, int depth);
 SEXP finish(PyObj *res, int gil, SEXP cls, int encode);
 SEXP py_error(int gil, int reply, SEXP cls);
 void ensure_unwind_token(void);
@@ -158,6 +161,9 @@ void release_queued(int all);
 SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls);
 int setup_direct(PyObj *d);
 PyObj *direct_function(int t, SEXP key, int *dims);
+
+/* callback.c: R functions as Python callables */
+int setup_callbacks(void *lib);
 
 /* names.c: the class of tensors (set by rtp_setup) */
 extern SEXP tensor_cls;

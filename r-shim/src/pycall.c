@@ -194,6 +194,7 @@ SEXP rtp_pyinit(SEXP path, SEXP bridge) {
   }
   gil_release(gil);
   ready = ok;
+  if (ok) setup_callbacks(lib);  /* (without it, R's callbacks go through reticulate) */
   return Rf_ScalarLogical(ok);
 #endif
 }
@@ -309,7 +310,7 @@ static int set_scalar(SEXP v, R_xlen_t i, int kind, PyObj *o) {
 /* A Python value as reticulate converts it (scalars, None, lists: a list of scalars of one
  * type becomes an atomic vector), or NULL when it is of another kind. Allocates R memory with
  * the GIL held: only ever called under R_UnwindProtect (see convert_result). */
-static SEXP from_py(PyObj *o, int depth) {
+SEXP from_py(PyObj *o, int depth) {
   if (o == py_none) return R_NilValue;
   int kind = scalar_kind(o);
   if (kind) {

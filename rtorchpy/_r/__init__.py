@@ -26,9 +26,10 @@ op registry; a test checks the committed file is current.
 """
 from __future__ import annotations
 
-from .callbacks import (call_function, ctx_mark, ctx_needs_input_grad, ctx_save, ctx_saved,
-                        dead_rvalues, gradcheck, make_function, register_hook, remove_hook)
+from .callbacks import (call_function, ctx_mark, ctx_save, ctx_saved, dead_rvalues, gradcheck,
+                        make_function, r_function, register_hook, remove_hook)
 from .direct import direct_setup
+from .errors import RCallbackError
 from .handles import collected, release, stats
 from .index import index, set_index
 from .optim import (optim_add_param_group, optim_defaults, optim_groups, optim_load_state_dict,

@@ -24,10 +24,24 @@ def _check_r(r):
     return _dec(r)
 
 
+def r_function(fn):
+    """An R function made a Python callable by the R package's C code (r-shim/src/callback.c),
+    kept as a handle for R to pass back to the entry points below."""
+    return _put(fn)
+
+
+def r_callable(f):
+    """An R function as the entry points receive it: a handle (r_function above) or, when the
+    R package fell back to reticulate, a callable reticulate made."""
+    return _get(f) if type(f) is complex else f
+
+
 @guarded
 def register_hook(h, r_fn):
     """``x$register_hook(f)``: ``r_fn`` receives the gradient's handle and returns a handle (the
     new gradient) or NULL (keep it)."""
+    r_fn = r_callable(r_fn)
+
     def hook(g):
         r = _check_r(r_fn(_put(g)))
         return r if isinstance(r, Tensor) else None
@@ -64,10 +78,13 @@ def make_function(n_args, r_forward, r_backward):
     """A custom autograd function whose forward and backward are R functions.
 
     Parameters are named ``a0, a1, ...`` (R's names need not be Python identifiers); the R side
-    maps them. ``r_forward(ctx)`` gets the context's handle (the arguments stay in R) and returns
-    a handle or a list of handles; ``r_backward(ctx, grads)`` gets the context and the list of
-    output gradients' handles and returns a dict ``{"a<i>": handle}``.
+    maps them. ``r_forward(ctx, needs)`` gets the context's handle (the arguments stay in R) and
+    its ``needs_input_grad`` (so that R's ``ctx$needs_input_grad`` costs no crossing), and
+    returns a handle or a list of handles; ``r_backward(ctx, grads, needs)`` gets the context,
+    the list of output gradients' handles and the same flags, and returns a dict
+    ``{"a<i>": handle}``.
     """
+    r_forward, r_backward = r_callable(r_forward), r_callable(r_backward)
     params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + [
         inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
         for i in range(int(n_args))]
@@ -76,11 +93,12 @@ def make_function(n_args, r_forward, r_backward):
         owner, _OWNER[0] = _OWNER[0], None
         if owner is not None:
             ctx._r_owner = RValue(owner)  # keeps the R function's state while the node lives
-        r = _check_r(r_forward(_put(ctx)))
+        r = _check_r(r_forward(_put(ctx), [bool(b) for b in ctx.needs_input_grad]))
         return list(r[1]) if type(r) is list and r and r[0] == "__list__" else r
 
     def backward(ctx, *grads):
-        r = _check_r(r_backward(_put(ctx), [_enc_item(g) for g in grads]))
+        r = _check_r(r_backward(_put(ctx), [_enc_item(g) for g in grads],
+                                [bool(b) for b in ctx.needs_input_grad]))
         return r if isinstance(r, dict) else {}
 
     forward.__signature__ = inspect.Signature(params)
@@ -129,11 +147,6 @@ def ctx_saved(ctx):
 
 
 @guarded
-def ctx_needs_input_grad(ctx):
-    return [bool(b) for b in _get(ctx).needs_input_grad]
-
-
-@guarded
 def ctx_mark(ctx, what, tensors):
     tensors = [_dec(t) for t in tensors]
     getattr(_get(ctx), what)(*tensors)
@@ -164,4 +177,4 @@ def gradcheck(what, r_fn, inputs, kwargs):
     kwargs = {k: _dec(v) for k, v in (kwargs or {}).items()}
     if isinstance(inputs, list) and what not in ("autograd_gradcheck", "autograd_gradgradcheck"):
         inputs = tuple(inputs)
-    return fn(_r_callable(r_fn), inputs, **kwargs)
+    return fn(_r_callable(r_callable(r_fn)), inputs, **kwargs)

@@ -12,7 +12,7 @@ from ..optim.optimizer import _Required
 from ..tensor import Tensor
 from .errors import RCallbackError
 from .handles import Raw, _dec, _get, _put, guarded
-from .callbacks import _check_r
+from .callbacks import _check_r, r_callable
 
 _BUILTIN = ("optim_sgd", "optim_adam", "optim_adamw", "optim_rmsprop", "optim_adagrad",
             "optim_adadelta", "optim_lbfgs")
@@ -76,7 +76,7 @@ _DISPATCH = [None]
 
 @guarded
 def optim_set_dispatch(r_fn):
-    _DISPATCH[0] = r_fn
+    _DISPATCH[0] = r_callable(r_fn)
     return None
 
 
@@ -89,7 +89,7 @@ def optim_step(h, r_fn=None):
         if _DISPATCH[0] is None:
             raise RuntimeError("the R closure dispatcher is not set")
         r_fn = _DISPATCH[0]
-    loss = opt.step() if r_fn is None else opt.step(_r_closure(r_fn))
+    loss = opt.step() if r_fn is None else opt.step(_r_closure(r_callable(r_fn)))
     return loss
 
 

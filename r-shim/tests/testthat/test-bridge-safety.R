@@ -5,10 +5,11 @@
 skip_if_no_python()
 
 # Live objects after collecting garbage in both languages: bridge registry entries, Python
-# tensors, R values kept for Python.
+# tensors, R values kept for Python, R functions Python can call (made in C).
 live <- function() {
   r <- unlist(rtorchpy:::.bridge_counts())
-  c(handles = r[[1L]], tensors = r[[2L]], rvalues = length(ls(rtorchpy:::.rt$rvalues)))
+  c(handles = r[[1L]], tensors = r[[2L]], rvalues = length(ls(rtorchpy:::.rt$rvalues)),
+    r_functions = .Call(rtorchpy:::rtp_release_callbacks))
 }
 
 # `body(i)` run `n` times in a loop (in its own function, whose frame is gone afterwards):
@@ -241,6 +242,53 @@ test_that("the C bridge checks argument types and keeps R errors out of Python",
   oops <- reticulate::py_eval("lambda: 1 // 0", convert = FALSE)
   expect_error(.Call(rtorchpy:::rtp_call, oops, list(), NULL), "division")
   expect_equal(.Call(rtorchpy:::rtp_call, f, list(1, 2), NULL), 2L)
+})
+
+test_that("conditions from R callbacks reach the caller's handlers; frames between clean up", {
+  if (Sys.getenv("RTORCHPY_DIRECT") != "0") {  # (made in C unless the C bridge is off)
+    expect_s3_class(rtorchpy:::.py_callback(function() NULL), "rtorchpy_object")
+  }
+  x <- torch_tensor(c(1, 2), requires_grad = TRUE)
+  y <- (x * 2)$sum()
+  my_error <- function() {
+    stop(structure(class = c("my_error", "error", "condition"),
+                   list(message = "boom", call = NULL)))
+  }
+  h <- x$register_hook(function(g) my_error())
+  expect_equal(tryCatch(y$backward(retain_graph = TRUE),
+                        my_error = function(e) conditionMessage(e)), "boom")
+  h$remove()
+
+  h <- x$register_hook(function(g) {
+    warning("from the hook")
+    g
+  })
+  seen <- NULL
+  withCallingHandlers(y$backward(retain_graph = TRUE), warning = function(w) {
+    seen <<- conditionMessage(w)
+    invokeRestart("muffleWarning")
+  })
+  expect_equal(seen, "from the hook")
+  h$remove()
+
+  cleaned <- FALSE
+  run <- function() {
+    on.exit(cleaned <<- TRUE)
+    y$backward(retain_graph = TRUE)
+  }
+  h <- x$register_hook(function(g) stop("inner"))
+  expect_error(run(), "inner")
+  expect_true(cleaned)
+  h$remove()
+
+  # nested: a custom function's forward calls one whose forward fails
+  bad <- autograd_function(function(ctx, a) stop("bad forward"), function(ctx, g) list(a = g))
+  outer <- autograd_function(function(ctx, a) bad(a) + 1, function(ctx, g) list(a = g))
+  expect_error(with_no_grad(outer(x)), "bad forward")
+  expect_true((x * 2)$requires_grad)  # grad mode restored
+  x$grad$zero_()
+  y$backward()  # (the graph is intact)
+  expect_equal(as_array(x$grad), c(2, 2))
 })
 
 test_that("an interrupt in an R callback is an R interrupt; the session stays usable", {

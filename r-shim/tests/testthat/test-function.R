@@ -88,6 +88,11 @@ test_that("the context is locked; needs_input_grad is a named list of logicals",
   f <- autograd_function(
     forward = function(ctx, input, weight, k = 3, bias = NULL) {
       expect_error(ctx$foo <- 1, "cannot add bindings to a locked environment")
+      expect_error(ctx$save_for_backward <- 1, "locked binding")
+      expect_equal(class(ctx), c("torch_autograd_context", "R6"))
+      expect_setequal(ls(ctx), c("mark_dirty", "mark_non_differentiable", "needs_input_grad",
+                                 "ptr", "save_for_backward", "saved_variables"))
+      expect_match(format(ctx), "<torch_autograd_context>", fixed = TRUE)
       expect_null(ctx$saved_variable)  # R6: no partial matching, a typo gives NULL
       needs <<- ctx$needs_input_grad
       input * weight * k
