@@ -12,8 +12,9 @@ the dump itself cancel out). The second dump of each case is kept, for
     .venv/bin/python benchmarks/r_instructions.py --list
     .venv/bin/python benchmarks/r_instructions.py --expr 'neg=-mx'  # any R expression
 
-Needs valgrind and the installed shim (``make r``). Cases "py_*" run the same work in the
-Python that reticulate started, for the ratio.
+Needs valgrind and the installed shim (``make r``). The cases are W6's workloads
+(``w6_workloads.R``); cases "py_*" run the same work in the Python that reticulate started
+(``w6_workloads.py``), for the ratio.
 (Dumps are labelled ``<case>_0`` (zeroes the counters), ``<case>_1``, ``<case>_2``.)
 """
 from __future__ import annotations
@@ -28,143 +29,40 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-SETUP = """
+# W6's workloads (w6_workloads.R and its Python twin w6_workloads.py), so that the counts here
+# and W6's wall clock measure one definition of each; py_loop(name, n) runs n calls of the
+# Python workload `name` from one crossing.
+SETUP = f"""
 suppressPackageStartupMessages(library(rtorchpy))
-mx <- torch_tensor(c(1, 2, 3, 4)); my <- torch_tensor(c(0.5, 0.25, 2, -1))
-cx <- torch_tensor(c(0.1, -0.2, 0.3, 0.4), requires_grad = TRUE)
-chain4 <- function(y) {
-  for (i in 1:25) { y <- y * 1.01; y <- y + 0.1; y <- torch_sin(y); y <- torch_tanh(y) }
-  y
-}
-chain4(cx)$sum()$backward()
-invisible(torch_manual_seed(0))
-X <- torch_randn(100, 3)
-Y <- X$matmul(torch_tensor(matrix(c(1, -2, 0.5), 3, 1))) + 0.3
-w <- torch_zeros(3, 1, requires_grad = TRUE)
-b <- torch_zeros(1, requires_grad = TRUE)
-sgd <- function() {
-  loss <- ((X$matmul(w) + b - Y)^2)$mean()
-  loss$backward()
-  with_no_grad({
-    w$sub_(w$grad * 0.01)
-    b$sub_(b$grad * 0.01)
-    w$grad$zero_()
-    b$grad$zero_()
-  })
-}
-sgd()
-model <- nn_sequential(nn_linear(3, 8), nn_relu(), nn_linear(8, 1))
-mxx <- torch_randn(16, 3); myy <- torch_randn(16, 1)
-opt <- optim_sgd(model$parameters, lr = 0.01)
-opt_step <- function() {
-  opt$zero_grad()
-  loss <- nnf_mse_loss(model(mxx), myy)
-  loss$backward()
-  opt$step()
-}
-opt_step()
-# the seeds' linear as a custom autograd function (R closures called back from Python)
-linear <- autograd_function(
-  forward = function(ctx, input, weight, bias = NULL) {
-    ctx$save_for_backward(input = input, weight = weight, bias = bias)
-    output <- input$mm(weight$t())
-    if (!is.null(bias)) output <- output + bias$unsqueeze(1)$expand_as(output)
-    output
-  },
-  backward = function(ctx, grad_output) {
-    s <- ctx$saved_variables
-    grads <- list(input = NULL, weight = NULL, bias = NULL)
-    if (ctx$needs_input_grad$input) grads$input <- grad_output$mm(s$weight)
-    if (ctx$needs_input_grad$weight) grads$weight <- grad_output$t()$mm(s$input)
-    if (!is.null(s$bias) && ctx$needs_input_grad$bias) grads$bias <- grad_output$sum(dim = 1)
-    grads
-  }
-)
-xi <- torch_randn(8, 16, requires_grad = TRUE)
-wi <- torch_randn(4, 16, requires_grad = TRUE)
-bi <- torch_randn(4, requires_grad = TRUE)
-linear(xi, wi, bi)$sum()$backward()
-reticulate::py_run_string("
-import rtorchpy as _rt
-_mx = _rt.torch_tensor([1.0, 2.0, 3.0, 4.0])
-_my = _rt.torch_tensor([0.5, 0.25, 2.0, -1.0])
-_cx = _rt.torch_tensor([0.1, -0.2, 0.3, 0.4], requires_grad=True)
-def _chain(y):
-    for _ in range(25):
-        y = y * 1.01
-        y = y + 0.1
-        y = _rt.torch_sin(y)
-        y = _rt.torch_tanh(y)
-    return y
-_chain(_cx).sum().backward()
-def py_chain(n):
-    for _ in range(n):
-        _cx.grad.zero_()
-        _chain(_cx).sum().backward()
-def py_mul(n):
-    for _ in range(n):
-        _mx * _my
-def py_sin(n):
-    for _ in range(n):
-        _rt.torch_sin(_mx)
-_rt.torch_manual_seed(0)
-_X = _rt.torch_randn(100, 3)
-_Y = _X.matmul(_rt.torch_tensor([[1.0], [-2.0], [0.5]])) + 0.3
-_w = _rt.torch_zeros(3, 1, requires_grad=True)
-_b = _rt.torch_zeros(1, requires_grad=True)
-_model = _rt.nn_sequential(_rt.nn_linear(3, 8), _rt.nn_relu(), _rt.nn_linear(8, 1))
-_mxx = _rt.torch_randn(16, 3)
-_myy = _rt.torch_randn(16, 1)
-_opt = _rt.optim_sgd(_model.parameters, lr=0.01)
-def py_model(n):
-    for _ in range(n):
-        _model(_mxx)
-def py_opt_step(n):
-    for _ in range(n):
-        _opt.zero_grad()
-        loss = _rt.nnf_mse_loss(_model(_mxx), _myy)
-        loss.backward()
-        _opt.step()
-def py_opt_step_only(n):
-    for _ in range(n):
-        _opt.step()
-py_opt_step(1)  # (gradients to step with, as opt_step() gave the R model's)
-def py_sgd(n):
-    for _ in range(n):
-        loss = ((_X.matmul(_w) + _b - _Y) ** 2).mean()
-        loss.backward()
-        with _rt.with_no_grad():
-            _w.sub_(_w.grad * 0.01)
-            _b.sub_(_b.grad * 0.01)
-            _w.grad.zero_()
-            _b.grad.zero_()
-", convert = FALSE)
-py <- reticulate::import_main(convert = FALSE)
-py_loop <- function(name, n) .Call(rtorchpy:::rtp_call, py[[name]], list(as.integer(n)), NULL)
+w6_dir <- {os.path.join(ROOT, "benchmarks")!r}
+source(file.path(w6_dir, "w6_workloads.R"))
+w6_step_only_setup()
+cases_loop <- w6py$loop
+py_loop <- function(name, n) .Call(rtorchpy:::rtp_call, cases_loop, list(name, as.integer(n)), NULL)
 """
 
 # name: (R expression run once per call, calls per dump)
 CASES = {
-    "mul": ("mx * my", 2000),
+    "mul": ("r_mul()", 2000),
     "mul_scalar": ("mx * 1.01", 2000),
-    "sin": ("torch_sin(mx)", 2000),
-    "method": ("mx$sin()", 2000),
+    "sin": ("r_function()", 2000),
+    "method": ("r_method()", 2000),
     "grad": ("cx$grad", 2000),
     "nograd": ("with_no_grad(NULL)", 2000),
-    "chain": ("{cx$grad$zero_(); chain4(cx)$sum()$backward()}", 100),
-    "sgd": ("sgd()", 500),
-    "model": ("model(mxx)", 500),
-    "opt_step": ("opt_step()", 300),
-    "opt_step_only": ("opt$step()", 1000),
-    "custom": ("linear(xi, wi, bi)$sum()$backward()", 300),
-    "builtin": ("(xi$mm(wi$t()) + bi)$sum()$backward()", 300),
-    "py_model": ("py_loop('py_model', 500L)", 1),
-    "py_opt_step": ("py_loop('py_opt_step', 300L)", 1),
-    "py_opt_step_only": ("py_loop('py_opt_step_only', 1000L)", 1),
-    "py_mul": ("py_loop('py_mul', 2000L)", 1),
-    "py_sin": ("py_loop('py_sin', 2000L)", 1),
-    "py_chain": ("py_loop('py_chain', 100L)", 1),
-    "py_sgd": ("py_loop('py_sgd', 500L)", 1),
+    "chain": ("r_chain()", 100),
+    "sgd": ("r_sgd()", 500),
+    "model": ("r_model_fwd()", 500),
+    "opt_step": ("r_opt_step()", 300),
+    "opt_step_only": ("r_opt_step_only()", 1000),
+    "custom": ("r_custom()", 300),
+    "builtin": ("r_builtin()", 300),
+    "py_mul": ("py_loop('mul', 2000L)", 1),
+    "py_sin": ("py_loop('sin', 2000L)", 1),
+    "py_chain": ("py_loop('chain', 100L)", 1),
+    "py_sgd": ("py_loop('sgd', 500L)", 1),
+    "py_model": ("py_loop('model_fwd', 500L)", 1),
+    "py_opt_step": ("py_loop('opt_step', 300L)", 1),
+    "py_opt_step_only": ("py_loop('opt_step_only', 1000L)", 1),
 }
 # calls of the Python loop per R call (the per-call count is divided by it)
 INNER = {"py_mul": 2000, "py_sin": 2000, "py_chain": 100, "py_sgd": 500, "py_model": 500,
