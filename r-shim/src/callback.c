@@ -24,6 +24,7 @@
  * rtp_r_function() or rtp_release_callbacks() call, from R.
  */
 #include <setjmp.h>
+#include <stdlib.h>
 #include <string.h>
 #ifndef _WIN32
 #include <dlfcn.h>
