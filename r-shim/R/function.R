@@ -66,9 +66,11 @@ autograd_function <- function(forward, backward) {
   n <- length(state$stack) + 1L
   state$stack[[n]] <- args
   on.exit(state$stack[[n]] <- NULL, add = TRUE)
-  py_args <- lapply(unname(args), function(v) if (is_torch_tensor(v)) .h(v) else NULL)
+  py_args <- lapply(unname(args), .handle_or_null)  # (other values stay in R)
   .bridge("call_function", .h(state$fn), py_args, .stash_rvalue(state)[[2L]])
 }
+
+.handle_or_null <- function(v) if (inherits(v, "torch_tensor")) .Call(rtp_handle, v)
 
 # The R functions Python calls for a custom function (their frame holds only the weak ref).
 # An R error inside them stops at the crossing and resumes once Python has unwound (see
@@ -77,7 +79,7 @@ autograd_function <- function(forward, backward) {
   list(
     forward = function(ctx_h, needs) {
       ctx_p <- .wrap(ctx_h, "rtorchpy_object")
-      state <- rlang::wref_key(wref)
+      state <- wref_key(wref)
       args <- state$stack[[length(state$stack)]]
       ctx <- .new_context(ctx_p, state$names, needs)
       .forward_result(do.call(state$forward, c(list(ctx), args)))
@@ -85,7 +87,7 @@ autograd_function <- function(forward, backward) {
     backward = function(ctx_h, grads, needs) {
       ctx_p <- .wrap(ctx_h, "rtorchpy_object")  # first: see .hook_callback()
       grads <- lapply(grads, .res_item)
-      state <- rlang::wref_key(wref)
+      state <- wref_key(wref)
       if (is.null(state)) stop("the R function of this custom autograd node was freed")
       ctx <- .new_context(ctx_p, state$names, needs)
       res <- .call_backward(state$backward, state$n_backward, ctx, grads)
@@ -95,6 +97,7 @@ autograd_function <- function(forward, backward) {
 }
 
 .forward_result <- function(res) {
+  if (inherits(res, "torch_tensor")) return(.h(res))  # (the common case, first)
   one <- function(v) {
     if (is.null(v)) return(complex(real = 0, imaginary = .MAGIC))
     if (is_torch_tensor(v)) return(.h(v))
@@ -180,7 +183,7 @@ NULL
 # The methods and the active binding: each context gets copies whose environment is itself
 # (.context_methods and .context_active, after them, list them).
 .context_save <- function(...) {
-  args <- rlang::list2(...)
+  args <- list2(...)
   nms <- names(args)
   if (is.null(nms)) nms <- rep("", length(args))
   vals <- lapply(args, function(v) if (is_torch_tensor(v)) .h(v) else .stash_rvalue(v))
