@@ -1,5 +1,7 @@
 /* What the C files of the R bridge share (see pycall.c for the crossing, direct.c for the
- * direct path, names.c for the callables cached by name, handles.c for the handles).
+ * direct path, names.c for the callables cached by name, handles.c for the handles,
+ * callback.c for R functions that Python calls; context.c, a custom function's ctx, needs
+ * none of it).
  *
  * The Python C API is used through the symbols of the libpython reticulate loaded, found with
  * dlsym by rtp_pyinit (pycall.c); the object header (reference count, then type pointer) is
@@ -39,8 +41,8 @@
 #define exc_matches rtp_exc_matches
 #define finish rtp_finish
 #define float_as rtp_float_as
-#define from_py rtp_from_py
 #define float_from rtp_float_from
+#define from_py rtp_from_py
 #define getattr rtp_getattr
 #define gil_ensure rtp_gil_ensure
 #define gil_release rtp_gil_release
