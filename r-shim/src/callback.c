@@ -20,8 +20,9 @@
  *
  * The R function is kept with R_PreserveObject while Python holds the capsule. The capsule's
  * destructor may run whenever Python drops the last reference (possibly inside another R
- * call into Python), so it only queues the function; the queue is released by the next
- * rtp_r_function() or rtp_release_callbacks() call, from R.
+ * call into Python, or in another Python thread), so it only queues the function, under the
+ * GIL; the queue is released by the next rtp_r_function() or rtp_release_callbacks() call,
+ * from R.
  */
 #include <setjmp.h>
 #include <stdlib.h>
@@ -117,11 +118,21 @@ int setup_callbacks(void *lib) {
 #endif
 }
 
+/* The queue is taken under the GIL (a destructor may run in another Python thread, which holds
+ * it), and released after. */
 static void release_queue(void) {
-  while (n_released) {
-    R_ReleaseObject(released[--n_released]);
+  if (!ready) return;  /* (no capsule exists before Python started) */
+  int gil = gil_ensure();
+  SEXP *q = released;
+  size_t n = n_released;
+  released = NULL;
+  n_released = cap_released = 0;
+  gil_release(gil);
+  for (size_t i = 0; i < n; i++) {
+    R_ReleaseObject(q[i]);
     n_live--;
   }
+  free(q);
 }
 
 /* The capsule's destructor (GIL held; any time Python frees it). */
