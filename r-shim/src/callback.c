@@ -29,6 +29,7 @@
 #include <string.h>
 #ifndef _WIN32
 #include <dlfcn.h>
+#include <pthread.h>
 #endif
 #include "pyapi.h"
 
@@ -70,6 +71,11 @@ static SEXP pending = NULL;
 static SEXP tokens = NULL;
 static int depth = 0;
 
+/* R runs on one thread: a call from any other Python thread is refused. */
+#ifndef _WIN32
+static pthread_t r_thread;
+#endif
+
 #define SYM(var, name) \
   do { *(void **) (&var) = dlsym(lib, name); if (var == NULL) return 0; } while (0)
 
@@ -91,6 +97,7 @@ int setup_callbacks(void *lib) {
   SYM(dict_new, "PyDict_New");
   SYM(err_set_string, "PyErr_SetString");
   SYM(exc_type_error, "PyExc_TypeError");
+  r_thread = pthread_self();
   if (tokens == NULL) {
     tokens = Rf_allocVector(VECSXP, MAX_DEPTH);
     R_PreserveObject(tokens);
@@ -287,6 +294,13 @@ static void call_cleanup(void *data, Rboolean jump) {
 static PyObj *call_r(PyObj *self, PyObj *args) {
   SEXP fn = (SEXP) capsule_pointer(self, CAPSULE);
   if (fn == NULL) return NULL;
+#ifndef _WIN32
+  if (!pthread_equal(pthread_self(), r_thread)) {
+    err_set_string(callback_error, "rtorchpy: an R function can only be called from R's own "
+                   "thread, not from another Python thread");
+    return NULL;
+  }
+#endif
   if (depth >= MAX_DEPTH) {
     err_set_string(callback_error, "rtorchpy: R functions called from Python are nested too "
                    "deeply");

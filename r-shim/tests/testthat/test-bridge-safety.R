@@ -291,6 +291,36 @@ test_that("conditions from R callbacks reach the caller's handlers; frames betwe
   expect_equal(as_array(x$grad), c(2, 2))
 })
 
+test_that("an R function called from another Python thread is refused, not run", {
+  skip_if(Sys.getenv("RTORCHPY_DIRECT") == "0", "the C bridge is switched off")
+  ran <- FALSE
+  cb <- rtorchpy:::.py_callback(function() {
+    ran <<- TRUE
+    1
+  })
+  reticulate::py_run_string("
+import threading
+def _rtp_call_in_thread(f):
+    out = []
+    def run():
+        try:
+            out.append(repr(f()))
+        except Exception as e:
+            out.append(str(e))
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    return out[0]
+")
+  main <- reticulate::import_main(convert = FALSE)
+  f <- rtorchpy:::.rt$bridge$handles$`_get`(rtorchpy:::.h(cb))
+  msg <- reticulate::py_to_r(main$`_rtp_call_in_thread`(f))
+  expect_match(msg, "only be called from R's own thread")
+  expect_false(ran)
+  expect_equal(reticulate::py_to_r(reticulate::py_call(f)), 1)  # from R's thread it runs
+  expect_true(ran)
+})
+
 test_that("an interrupt in an R callback is an R interrupt; the session stays usable", {
   x <- torch_ones(3, requires_grad = TRUE)
   x$register_hook(function(g) rlang::interrupt())
