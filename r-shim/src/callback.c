@@ -169,14 +169,7 @@ SEXP rtp_r_function(SEXP fn, SEXP cls) {
   if (cap) decref(cap);  /* (f holds it) */
   PyObj *res = NULL;
   if (f != NULL) {
-    PyObj *tup = tuple_new(1);
-    if (tup != NULL) {
-      tuple_setitem(tup, 0, f);  /* steals f */
-      res = object_call(keep_fn, tup, NULL);
-      decref(tup);
-    } else {
-      decref(f);
-    }
+    res = call_one(keep_fn, f);  /* (steals f) */
   } else if (cap == NULL) {
     R_ReleaseObject(fn);  /* (no capsule: nothing will queue it) */
     n_live--;

@@ -53,15 +53,8 @@ void release_queued(int all) {
       if (k == NULL || list_append(keys, k) < 0) err_clear();
       if (k) decref(k);
     }
-    PyObj *tup = tuple_new(1);
-    if (tup != NULL) {
-      tuple_setitem(tup, 0, keys);  /* steals keys */
-      PyObj *r = object_call(release_fn, tup, NULL);
-      if (r) decref(r);
-      decref(tup);
-    } else {
-      decref(keys);
-    }
+    PyObj *r = call_one(release_fn, keys);  /* (steals keys) */
+    if (r) decref(r);
     if (err_occurred()) err_clear();
   }
 }

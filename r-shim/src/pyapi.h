@@ -19,6 +19,7 @@
 #define c_held rtp_c_held
 #define c_threshold rtp_c_threshold
 #define call_direct rtp_call_direct
+#define call_one rtp_call_one
 #define call_py rtp_call_py
 #define complex_from rtp_complex_from
 #define complex_imag rtp_complex_imag
@@ -148,6 +149,7 @@ PyObj *pyobject(SEXP x);
 SEXP handle_of(SEXP a);
 PyObj *to_py(SEXP a, const char **strs, int *k);
 SEXP from_py(PyObj *o, int depth);
+PyObj *call_one(PyObj *fn, PyObj *arg);
 SEXP finish(PyObj *res, int gil, SEXP cls, int encode);
 SEXP py_error(int gil, int reply, SEXP cls);
 void ensure_unwind_token(void);

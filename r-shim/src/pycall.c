@@ -365,6 +365,19 @@ static void convert_cleanup(void *data, Rboolean jump) {
   gil_release(c->gil);
 }
 
+/* fn(arg) (GIL held): a new reference, or NULL with the Python error set. Steals `arg`. */
+PyObj *call_one(PyObj *fn, PyObj *arg) {
+  PyObj *tup = tuple_new(1);
+  if (tup == NULL) {
+    decref(arg);
+    return NULL;
+  }
+  tuple_setitem(tup, 0, arg);  /* steals arg */
+  PyObj *res = object_call(fn, tup, NULL);
+  decref(tup);
+  return res;
+}
+
 /* -- replies ---------------------------------------------------------------------------------- */
 
 /* Reply `res` (a new reference, GIL held) as R sees it; releases both. A tensor is registered
@@ -392,15 +405,7 @@ SEXP finish(PyObj *res, int gil, SEXP cls, int encode) {
     return out;
   }
   if (encode && direct_ready && res->ob_type != t_complex) {
-    PyObj *tup = tuple_new(1);
-    PyObj *enc = NULL;
-    if (tup != NULL) {
-      tuple_setitem(tup, 0, res);  /* steals res */
-      enc = object_call(encode_fn, tup, NULL);
-      decref(tup);
-    } else {
-      decref(res);
-    }
+    PyObj *enc = call_one(encode_fn, res);  /* (steals res) */
     if (enc == NULL) {
       if (err_occurred()) err_clear();
       gil_release(gil);
@@ -450,14 +455,8 @@ SEXP py_error(int gil, int reply, SEXP cls) {
     if (reply && type != NULL) {
       err_normalize(&type, &value, &tb);
       if (value != NULL && exc_matches(type, *exc_exception)) {
-        PyObj *tup = tuple_new(1);
-        PyObj *rep = NULL;
-        if (tup != NULL) {
-          incref(value);
-          tuple_setitem(tup, 0, value);
-          rep = object_call(error_reply_fn, tup, NULL);
-          decref(tup);
-        }
+        incref(value);
+        PyObj *rep = call_one(error_reply_fn, value);
         decref(type);
         decref(value);
         if (tb) decref(tb);
