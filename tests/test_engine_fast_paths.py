@@ -5,6 +5,8 @@ into in place or handed to ``.grad``, and a full reduction's gradient kept as a 
 Large tensors (more than 4096 elements) are what switch the ownership and zero-stride paths
 on, so several tests run at both sizes.
 """
+import warnings
+
 import numpy as np
 import pytest
 
@@ -280,3 +282,112 @@ def test_a_gradient_is_freed_once_its_leaf_has_taken_it():
     (b * 3.0 + a * 2.0).sum().backward()   # b's accumulator is made first, so it runs first
     assert arrived["b_alive_when_a_runs"] is False
     np.testing.assert_allclose(b.grad.numpy(), np.full((50, 50), 3.0))
+
+
+# -- in-place writes that record nothing (zero_, fill_, copy_) and mean -------------------------
+# zero_(), fill_() and copy_() write straight into the tensor's memory when no node is needed
+# (the optimizers' zero_grad(), updates under with_no_grad); the general path stays for the
+# rest. These pin that both give the same values, versions and errors.
+
+def test_zero_and_fill_without_recording_write_in_place_and_bump_the_version():
+    x = torch_tensor([1.0, 2.0, 3.0])
+    v = x[1:]
+    assert v.zero_() is v
+    assert x.tolist() == [1.0, 0.0, 0.0] and x._version[0] == 1
+    x.fill_(2.5)
+    assert x.tolist() == [2.5, 2.5, 2.5] and x._version[0] == 2
+    assert x.fill_(torch_tensor(4.0)).tolist() == [4.0, 4.0, 4.0]
+
+
+@pytest.mark.parametrize("values, fill, expected", [
+    ([1, 2, 3], 2.7, [2, 2, 2]),          # NumPy's unsafe cast, as np.full does
+    ([1, 2, 3], -1, [-1, -1, -1]),
+    ([True, False], 2, [True, True]),
+])
+def test_fill_casts_to_the_tensor_dtype(values, fill, expected):
+    t = torch_tensor(values)
+    dtype = t._data.dtype
+    assert t.fill_(fill).tolist() == expected and t._data.dtype == dtype
+
+
+def test_zero_under_no_grad_is_seen_by_the_version_check_of_saved_values():
+    x = leaf(np.array([1.0, 2.0]))
+    y = x.exp()
+    z = y * 1.0
+    with with_no_grad():
+        y.zero_()
+    with pytest.raises(RuntimeError, match="is at version 1; expected version 0"):
+        z.sum().backward()
+
+
+def test_writes_that_need_the_general_path_still_take_it():
+    x = leaf(np.array([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        x.zero_()
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable"):
+        x[0:1].fill_(1.0)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        x.copy_(torch_tensor([3.0, 4.0]))
+    y = x * 2
+    y[0:1].zero_()                       # recorded: the zeroed element passes no gradient
+    y.sum().backward()
+    assert x.grad.tolist() == [0.0, 2.0]
+    x.grad = None
+    out = torch_tensor([0.0, 0.0])
+    out.copy_(x)                         # recorded: gradient flows through the copy
+    out.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+    e = torch_tensor([1.0]).expand(3)    # expanded memory: a uniform write is allowed
+    assert e.zero_().tolist() == [0.0, 0.0, 0.0]
+
+
+def test_copy_without_recording_casts_broadcasts_and_handles_overlap():
+    t = torch_tensor([1, 2])
+    assert t.copy_(torch_tensor([1.7, -2.7])).tolist() == [1, -2] and t._version[0] == 1
+    assert torch_tensor([[1.0, 2.0], [3.0, 4.0]]).copy_(torch_tensor([5.0, 6.0])).tolist() == \
+        [[5.0, 6.0], [5.0, 6.0]]
+    x = torch_tensor([1.0, 2.0, 3.0, 4.0])
+    x[1:].copy_(x[:3])                   # source and target share memory
+    assert x.tolist() == [1.0, 1.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match="must match the size"):
+        torch_tensor([1.0, 2.0]).copy_(torch_tensor([1.0, 2.0, 3.0]))
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape, dims", [
+    ((), None), ((7,), None), ((100, 3), None), ((100, 3), (0,)), ((100, 3), (1,)),
+    ((2, 3, 4), (0, 2)), ((4097, 3), (0,)), ((3, 100000), None),
+])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_mean_gives_numpys_mean_bit_for_bit(dtype, shape, dims, keepdim):
+    # mean divides NumPy's sum itself (numerics.arrays.mean_of: ndarray.mean's Python-level
+    # steps cost more than the sum on a small tensor); the result must stay NumPy's, on every
+    # CPU NumPy dispatches for
+    scale = 1.0 if dtype == np.float16 else 1e3  # (float16 sums stay below its 65504)
+    a = (np.random.default_rng(3).standard_normal(shape) * scale).astype(dtype)
+    expected = np.asarray(a.mean(axis=dims, keepdims=keepdim, dtype=dtype))
+    all_dims = tuple(range(a.ndim))
+    t = torch_tensor(a)
+    got = t.mean(dim=dims or all_dims, keepdim=keepdim) if dims or keepdim else t.mean()
+    assert got._data.dtype == expected.dtype and got._data.shape == expected.shape
+    assert got._data.tobytes() == expected.tobytes()
+
+
+def test_mean_of_an_empty_dim_is_nan_with_numpys_warning():
+    with warnings.catch_warnings(record=True) as seen:  # (NumPy's, then its 0/0 one)
+        warnings.simplefilter("always")
+        got = torch_tensor(np.zeros((5, 0), np.float32)).mean(dim=1)
+    assert "Mean of empty slice" in str(seen[0].message)
+    assert got.shape == (5,) and np.isnan(got._data).all()
+
+
+@pytest.mark.filterwarnings("error")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_losses_take_numpys_mean_bit_for_bit(dtype):
+    from rtorchpy import nnf_mse_loss
+    rng = np.random.default_rng(4)
+    x, y = (rng.standard_normal((37, 5)).astype(dtype) for _ in range(2))
+    expected = ((x - y) ** 2).mean()
+    assert nnf_mse_loss(torch_tensor(x), torch_tensor(y))._data.tobytes() == \
+        np.asarray(expected, dtype=dtype).tobytes()

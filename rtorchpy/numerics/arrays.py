@@ -1,7 +1,8 @@
 """NumPy helpers that are faster than NumPy's own Python-level ones on small arrays.
 
 ``np.broadcast_to`` and ``np.expand_dims`` are written in Python and cost a few µs each: more
-than the rest of a small op. These make the same views directly.
+than the rest of a small op. These make the same views directly; ``mean_of`` takes NumPy's
+own steps for a mean, without ``ndarray.mean``'s Python-level dispatch.
 """
 from __future__ import annotations
 
@@ -73,3 +74,31 @@ def sgn(x):
         if nan.any():
             s[nan] = 0
     return s
+
+
+def mean_of(x, axis=None, keepdims=False):
+    """``x.mean(axis=axis, keepdims=keepdims)``, bit for bit, for a float32 or float64 array
+    (others go to NumPy). NumPy's steps: the sum in x's dtype, then a division by the count as
+    an intp; ``ndarray.mean``'s Python-level steps cost more than the sum on a small array. An
+    empty reduction goes to NumPy too, for its warning and NaN."""
+    if x.dtype != np.float32 and x.dtype != np.float64:
+        return x.mean(axis=axis, keepdims=keepdims)
+    count = 1
+    for d in (range(x.ndim) if axis is None else axis):
+        count *= x.shape[d]
+    if count == 0:
+        return x.mean(axis=axis, keepdims=keepdims)
+    total = np.add.reduce(x, axis=axis, dtype=x.dtype, keepdims=keepdims)
+    if isinstance(total, np.ndarray):
+        # a Python int divides in x's dtype, which holds the count exactly below these bounds:
+        # the same correctly rounded quotients as NumPy's float64 ones, far cheaper than its
+        # mixed-type division
+        exact = count <= (2 ** 24 if x.dtype == np.float32 else 2 ** 53)
+        return np.true_divide(total, count if exact else np.intp(count), out=total,
+                              casting="unsafe")
+    # NumPy divides the scalar sum by an intp in float64 and rounds to x's dtype: Python's float
+    # division is that float64 division (the count is exact below 2^53); NumPy's mixed scalar
+    # arithmetic alone would cost more than the whole sum
+    if count > 2 ** 53:
+        return total.dtype.type(total / np.intp(count))
+    return total.dtype.type(float(total) / count)

@@ -194,6 +194,13 @@ def _copy_from(t, src, data=None):
 def copy_(self, src):
     """Copy ``src``'s values into ``self`` (broadcasting, casting); returns self."""
     src = as_tensor(src)
+    data = _unrecorded(self, src)
+    if data is not None and src._data.shape == data.shape:
+        # (NumPy copies src first when the two share memory, as the general path does; other
+        # shapes take the general path, which broadcasts or names the mismatch)
+        np.copyto(data, src._data, casting="unsafe")
+        bump_version(self)
+        return self
     return inplace(self, lambda t: _copy_from(t, src), src)
 
 
@@ -204,18 +211,41 @@ def _filled(t, value, node_name):
     return out
 
 
+def _unrecorded(self, *others):
+    """``self``'s array when an in-place write needs no node and may go straight into its memory
+    (the optimizers' ``zero_()``, ``copy_()`` under ``with_no_grad``); else None, and the op takes
+    the general path of :func:`inplace`, which also gives the errors."""
+    data = self._data
+    if not data.flags.writeable:  # (expanded memory: the general path decides)
+        return None
+    if STATE.grad_enabled and (self._requires_grad or any(o._requires_grad for o in others)):
+        return None
+    self._check_inplace()
+    return data
+
+
 @op("fill_", namespace=False)
 def fill_(self, value):
     """Set every element to ``value``; returns self."""
     if isinstance(value, Tensor):
         value = value.item()
-    return inplace(self, lambda t: _filled(t, value, "FillBackward0"), write=_write_uniform)
+    data = _unrecorded(self)
+    if data is None:
+        return inplace(self, lambda t: _filled(t, value, "FillBackward0"), write=_write_uniform)
+    np.copyto(data, value, casting="unsafe")  # (what np.full, the general path, does)
+    bump_version(self)
+    return self
 
 
 @op("zero_", namespace=False)
 def zero_(self):
     """Set every element to 0; returns self."""
-    return inplace(self, lambda t: _filled(t, 0, "ZeroBackward0"), write=_write_uniform)
+    data = _unrecorded(self)
+    if data is None:
+        return inplace(self, lambda t: _filled(t, 0, "ZeroBackward0"), write=_write_uniform)
+    np.copyto(data, 0, casting="unsafe")
+    bump_version(self)
+    return self
 
 
 @op("uniform_", namespace=False)

@@ -12,6 +12,7 @@ import numpy as np
 from ..autograd.record import record
 from ..autograd.rows import NODES
 from ..numerics import rounded
+from ..numerics.arrays import mean_of
 from ..numerics.losses import nll_coefficients, nll_terms, to_layout
 from ..numerics.shape_errors import shape_error
 from . import elementwise, linalg, reduce
@@ -80,7 +81,7 @@ def nnf_mse_loss(input, target, reduction="mean"):
     except ValueError as e:  # NumPy's broadcasting error
         raise shape_error(e, x.shape, y.shape) from None
     count = sq.size
-    data = sq if reduction == "none" else (sq.mean() if reduction == "mean" else sq.sum())
+    data = sq if reduction == "none" else (mean_of(sq) if reduction == "mean" else sq.sum())
     out = wrap(np.asarray(data, dtype=dt))
     if recording(input, target):
         record(NODES["MseLossBackward0"], (input, target), (out,), (reduction, count))
@@ -175,7 +176,8 @@ def nnf_binary_cross_entropy(input, target, weight=None, reduction="mean"):
     w = as_tensor(weight)._data.astype(x.dtype) if weight is not None else None
     if w is not None:
         terms = terms * w
-    data = terms if reduction == "none" else (terms.mean() if reduction == "mean" else terms.sum())
+    data = terms if reduction == "none" else (mean_of(terms) if reduction == "mean" else
+                                                terms.sum())
     out = wrap(np.asarray(data, dtype=x.dtype))
     if recording(input):
         record(NODES["BinaryCrossEntropyBackward0"], (input, target), (out,),

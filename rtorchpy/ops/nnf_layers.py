@@ -24,6 +24,7 @@ from ..autograd.record import record
 from ..autograd.rows import NODES
 from ..derivatives import nn as _derivatives_nn  # noqa: F401  (registers the rows used below)
 from ..numerics import rounded, special
+from ..numerics.arrays import mean_of
 from ..numerics.format import type_word_for
 from ..numerics.shape_errors import shape_error
 from ..tensor import Tensor
@@ -88,7 +89,7 @@ def _reduce(terms, reduction):
     """A loss's elementwise terms (float64) reduced as asked."""
     if reduction == "none":
         return terms
-    return terms.mean() if reduction == "mean" else terms.sum()
+    return mean_of(terms) if reduction == "mean" else terms.sum()
 
 
 def _pair(input, target, name):

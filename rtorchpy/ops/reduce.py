@@ -11,6 +11,7 @@ from .. import dtypes as _dt
 from ..autograd.record import record
 from ..autograd.rows import NODES
 from ..numerics import rounded
+from ..numerics.arrays import mean_of
 from ..numerics.dims import normalize_dim, normalize_dims
 from ..tensor import Tensor
 from .arith import maximum, minimum
@@ -73,6 +74,13 @@ def sum(self, dim=None, keepdim=False, dtype=None):
     return out
 
 
+def _mean(x, dims, keepdim):
+    """The mean in x's own dtype (NumPy's default for float16 would sum in float32)."""
+    if x.dtype == np.float16:
+        return x.mean(axis=dims, keepdims=keepdim, dtype=x.dtype)
+    return mean_of(x, dims, keepdim)
+
+
 @op("mean", dims=("dim",))
 def mean(self, dim=None, keepdim=False, dtype=None):
     """Mean over ``dim`` (all elements when None); needs a floating dtype."""
@@ -84,11 +92,11 @@ def mean(self, dim=None, keepdim=False, dtype=None):
         dims = tuple(range(x.ndim))  # libtorch's dim overload (MeanBackward1) reducing all dims
     count = _count(x.shape, dims)
     if dims is None:
-        out = wrap(np.asarray(x.mean(dtype=x.dtype)))
+        out = wrap(np.asarray(_mean(x, None, False)))
         if recording(self):
             record(NODES["MeanBackward0"], (self,), (out,), (x.shape, count))
         return out
-    out = _reduced(np.asarray(x.mean(axis=dims, keepdims=keepdim, dtype=x.dtype)))
+    out = _reduced(np.asarray(_mean(x, dims, keepdim)))
     if recording(self):
         record(NODES["MeanBackward1"], (self,), (out,), (x.shape, dims, keepdim, count))
     return out
