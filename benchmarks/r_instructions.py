@@ -11,6 +11,7 @@ the dump itself cancel out). The second dump of each case is kept, for
     .venv/bin/python benchmarks/r_instructions.py mul sin method  # some
     .venv/bin/python benchmarks/r_instructions.py --list
     .venv/bin/python benchmarks/r_instructions.py --expr 'neg=-mx'  # any R expression
+    .venv/bin/python benchmarks/r_instructions.py --r-setup defs.R --expr 'f=my_f(mx)'
 
 Needs valgrind and the installed shim (``make r``). The cases are W6's workloads
 (``w6_workloads.R``); cases "py_*" run the same work in the Python that reticulate started
@@ -69,8 +70,10 @@ INNER = {"py_mul": 2000, "py_sin": 2000, "py_chain": 100, "py_sgd": 500, "py_mod
          "py_opt_step": 300, "py_opt_step_only": 1000}
 
 
-def script(names, outdir, py_setup=None):
+def script(names, outdir, py_setup=None, r_setup=None):
     extra = [f"reticulate::py_run_string({py_setup!r})"] if py_setup else []
+    if r_setup:
+        extra.append(f"source({os.path.abspath(r_setup)!r})")
     lines = [SETUP] + extra + ["ctl <- function(a) system(paste('callgrind_control', a, Sys.getpid(), "
              "'> /dev/null'))"]
     for name in names:
@@ -111,6 +114,8 @@ def main():
     ap.add_argument("--keep", default=None, help="folder for the callgrind files")
     ap.add_argument("--expr", action="append", default=[], metavar="NAME=EXPR",
                     help="an extra case: R expression EXPR, 2000 calls (repeatable)")
+    ap.add_argument("--r-setup", default=None, metavar="FILE",
+                    help="an R file sourced after the set-up (definitions for --expr cases)")
     ap.add_argument("--py-setup", default=None,
                     help="Python code run after the set-up (e.g. 'import gc; gc.freeze()')")
     args = ap.parse_args()
@@ -139,7 +144,7 @@ def main():
     env["PYTHONPATH"] = ROOT
     cmd = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--instr-atstart=no",
            f"--callgrind-out-file={outdir}/callgrind.%p", "R", "--vanilla", "-s", "-f",
-           script(names, outdir, args.py_setup)]
+           script(names, outdir, args.py_setup, args.r_setup)]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(proc.stderr[-3000:])

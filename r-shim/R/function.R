@@ -44,12 +44,19 @@ autograd_function <- function(forward, backward) {
   .rtp_state$names <- .rtp_names
   .rtp_state$keys <- paste0("a", seq_along(.rtp_names) - 1L)  # Python's names of the arguments
   .rtp_state$n_backward <- length(formals(backward)) - 1L  # backward's formals after ctx
-  .rtp_state$stack <- list()
-  f <- function() {
-    .rtp_call(.rtp_state, mget(.rtp_names, envir = environment()))
-  }
+  f <- function() NULL
   formals(f) <- .rtp_formals
+  body(f) <- call(".rtp_call", quote(.rtp_state), .arguments_list(.rtp_names))
   f
+}
+
+# The expression that collects f's arguments as a named list: list(a = a, b = b), or
+# mget() when forward takes `...` (R's list() of the same values costs ~8k instructions less).
+.arguments_list <- function(arg_names) {
+  if ("..." %in% arg_names) return(quote(mget(.rtp_names, envir = environment())))
+  args <- lapply(arg_names, as.name)
+  names(args) <- arg_names
+  as.call(c(as.name("list"), args))
 }
 
 # Ownership (see docs/internals): `state` holds the Python function's handle (state$fn), so the
@@ -63,14 +70,13 @@ autograd_function <- function(forward, backward) {
     state$fn <- .bridge("make_function", length(args), .py_callback(cb$forward),
                         .py_callback(cb$backward))
   }
-  n <- length(state$stack) + 1L
-  state$stack[[n]] <- args
-  on.exit(state$stack[[n]] <- NULL, add = TRUE)
-  py_args <- lapply(unname(args), .handle_or_null)  # (other values stay in R)
-  .bridge("call_function", .h(state$fn), py_args, .stash_rvalue(state)[[2L]])
+  # The forward callback takes `args` from this slot as it starts, before any R code runs that
+  # could call this function again (a call nested in forward sets the slot anew): one slot, no
+  # stack. (It is cleared there; if Python fails before forward, the next call replaces it.)
+  state$args <- args
+  py_args <- .Call(rtp_handles_or_null, args)  # (tensors' handles; other values stay in R)
+  .bridge("call_function", .Call(rtp_handle, state$fn), py_args, .stash_rvalue(state)[[2L]])
 }
-
-.handle_or_null <- function(v) if (inherits(v, "torch_tensor")) .Call(rtp_handle, v)
 
 # The R functions Python calls for a custom function (their frame holds only the weak ref).
 # An R error inside them stops at the crossing and resumes once Python has unwound (see
@@ -78,16 +84,17 @@ autograd_function <- function(forward, backward) {
 .function_callbacks <- function(wref) {
   list(
     forward = function(ctx_h, needs) {
-      ctx_p <- .wrap(ctx_h, "rtorchpy_object")
-      state <- wref_key(wref)
-      args <- state$stack[[length(state$stack)]]
+      ctx_p <- .Call(rtp_wrap, ctx_h, "rtorchpy_object")
+      state <- .Call(rtp_wref_key, wref)
+      args <- state$args
+      state$args <- NULL
       ctx <- .new_context(ctx_p, state$names, needs)
-      .forward_result(do.call(state$forward, c(list(ctx), args)))
+      .forward_result(.Call(rtp_call_with, state$forward, ctx, args, environment()))
     },
     backward = function(ctx_h, grads, needs) {
-      ctx_p <- .wrap(ctx_h, "rtorchpy_object")  # first: see .hook_callback()
+      ctx_p <- .Call(rtp_wrap, ctx_h, "rtorchpy_object")  # first: see .hook_callback()
       grads <- lapply(grads, .res_item)
-      state <- wref_key(wref)
+      state <- .Call(rtp_wref_key, wref)
       if (is.null(state)) stop("the R function of this custom autograd node was freed")
       ctx <- .new_context(ctx_p, state$names, needs)
       res <- .call_backward(state$backward, state$n_backward, ctx, grads)
@@ -125,26 +132,26 @@ autograd_function <- function(forward, backward) {
   } else {
     c(grads[seq_len(m - 1L)], list(grads[m:k]))
   }
-  do.call(backward, c(list(ctx), unname(args)))
+  .Call(rtp_call_with, backward, ctx, unname(args), environment())  # (do.call, in C)
 }
 
 # backward's named list as {key: handle} for the arguments it names (`keys`: Python's names).
+# An unnamed list names none: every gradient is zero (as in R torch). (Plain loops: lapply,
+# which and %in% each cost an R call more than the work on a few elements.)
 .backward_result <- function(res, arg_names, keys) {
-  if (is_torch_tensor(res) || !is.list(res)) stop("Unsupported index.", call. = FALSE)
+  if (!is.list(res)) stop("Unsupported index.", call. = FALSE)  # (a tensor too)
   out <- list()
-  nms <- names(res)
-  if (is.null(nms)) return(out)  # an unnamed list: every gradient is zero (as in R torch)
-  for (i in which(arg_names %in% nms)) {
-    v <- res[[arg_names[[i]]]]
+  if (is.null(names(res))) return(out)
+  for (i in seq_along(arg_names)) {
+    v <- res[[arg_names[[i]]]]  # (exact names; NULL when absent)
     if (is.null(v)) next
-    h <- if (is_torch_tensor(v)) {
-      .h(v)
+    out[[keys[[i]]]] <- if (inherits(v, "torch_tensor")) {
+      .Call(rtp_handle, v)
     } else if (is.atomic(v)) {
       .rt_keep(torch_tensor(v))
     } else {
       stop("Expected a torch_tensor.", call. = FALSE)
     }
-    out[[keys[[i]]]] <- h
   }
   out
 }
@@ -172,11 +179,11 @@ NULL
 # `needs` is what Python sent with the call (one logical per forward argument), so reading
 # ctx$needs_input_grad costs no crossing.
 .new_context <- function(ptr, arg_names, needs) {
-  needs <- as.list(as.logical(needs))
-  names(needs) <- arg_names
-  .Call(rtp_new_context, ptr, needs, .context_methods, .context_active, .context_class,
-        parent.env(environment()))  # (the namespace)
+  .Call(rtp_new_context, ptr, needs, arg_names, .context_methods, .context_active,
+        .context_class, .rtp_namespace)
 }
+
+.rtp_namespace <- environment()  # (top level of a package file: the namespace)
 
 .context_class <- c("torch_autograd_context", "R6")
 
@@ -186,8 +193,12 @@ NULL
   args <- list2(...)
   nms <- names(args)
   if (is.null(nms)) nms <- rep("", length(args))
-  vals <- lapply(args, function(v) if (is_torch_tensor(v)) .h(v) else .stash_rvalue(v))
-  .bridge("ctx_save", .h(ptr), as.list(nms), unname(vals))
+  vals <- vector("list", length(args))
+  for (i in seq_along(args)) {
+    v <- args[[i]]
+    vals[i] <- list(if (inherits(v, "torch_tensor")) .Call(rtp_handle, v) else .stash_rvalue(v))
+  }
+  .bridge("ctx_save", .Call(rtp_handle, ptr), as.list(nms), vals)
   invisible(NULL)
 }
 
@@ -201,17 +212,22 @@ NULL
   invisible(NULL)
 }
 
+# Python sends the names ("" for none) and whether any is set, and each value: a tensor's
+# handle, ["r", key] for an R value kept in .rt$rvalues, ["v", value] for a plain one.
 .context_saved <- function() {
-  r <- .bridge("ctx_saved", .h(ptr))
-  nms <- vapply(r[[2L]], function(n) if (is.null(n)) "" else n, "")
-  is_tensor <- vapply(r[[3L]], is.complex, TRUE)
-  vals <- lapply(r[[3L]], function(v) {
-    if (is.complex(v)) return(.t(v))
-    if (identical(v[[1L]], "r")) return(.rt$rvalues[[as.character(v[[2L]])]])
-    v[[2L]]
-  })
-  if (!any(nzchar(nms[is_tensor]))) nms[is_tensor] <- ""
-  if (any(nzchar(nms))) names(vals) <- nms
+  r <- .bridge("ctx_saved", .Call(rtp_handle, ptr))
+  vals <- r[[3L]]
+  for (i in seq_along(vals)) {
+    v <- vals[[i]]
+    vals[i] <- list(if (is.complex(v)) {
+      .t(v)
+    } else if (identical(v[[1L]], "r")) {
+      .rt$rvalues[[as.character(v[[2L]])]]
+    } else {
+      v[[2L]]
+    })
+  }
+  if (isTRUE(r[[4L]])) names(vals) <- as.character(unlist(r[[2L]]))
   vals
 }
 

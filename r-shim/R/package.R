@@ -13,7 +13,7 @@
 #'
 #' @keywords internal
 #' @importFrom R6 R6Class
-#' @importFrom rlang list2 wref_key
+#' @importFrom rlang list2
 #' @useDynLib rtorchpy, .registration = TRUE
 "_PACKAGE"
 

@@ -134,6 +134,22 @@ SEXP rtp_handle(SEXP ptr) {
   return XLENGTH(h) == 1 ? h : Rf_ScalarComplex(COMPLEX(h)[0]);
 }
 
+/* The arguments of a custom function's call as Python gets them: each tensor's handle, NULL for
+ * any other value (it stays in R); names dropped. */
+SEXP rtp_handles_or_null(SEXP args) {
+  if (TYPEOF(args) != VECSXP) Rf_error("rtorchpy: the arguments must be a list");
+  R_xlen_t n = XLENGTH(args);
+  SEXP out = PROTECT(Rf_allocVector(VECSXP, n));
+  for (R_xlen_t i = 0; i < n; i++) {
+    SEXP v = VECTOR_ELT(args, i);
+    if (TYPEOF(v) == EXTPTRSXP && Rf_inherits(v, "torch_tensor")) {
+      SET_VECTOR_ELT(out, i, rtp_handle(v));
+    }
+  }
+  UNPROTECT(1);
+  return out;
+}
+
 int rtp_ndead_int(void) {
   return dead.n > 2147483647 ? 2147483647 : (int) dead.n;
 }
@@ -170,9 +186,12 @@ SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2);
 SEXP rtp_unop(SEXP generic, SEXP e1);
 SEXP rtp_bcall(SEXP name, SEXP args);
 SEXP rtp_r_function(SEXP fn, SEXP cls);
+SEXP rtp_call_with(SEXP fn, SEXP first, SEXP args, SEXP env);
+SEXP rtp_wref_key(SEXP w);
 SEXP rtp_release_callbacks(void);
 SEXP rtp_resume_unwind(void);
-SEXP rtp_new_context(SEXP ptr, SEXP needs, SEXP methods, SEXP active, SEXP cls, SEXP enclos);
+SEXP rtp_new_context(SEXP ptr, SEXP needs, SEXP arg_names, SEXP methods, SEXP active, SEXP cls,
+                     SEXP enclos);
 
 static const R_CallMethodDef call_methods[] = {
   {"rtp_wrap", (DL_FUNC) &rtp_wrap, 2},
@@ -193,7 +212,10 @@ static const R_CallMethodDef call_methods[] = {
   {"rtp_binop", (DL_FUNC) &rtp_binop, 3},
   {"rtp_unop", (DL_FUNC) &rtp_unop, 2},
   {"rtp_bcall", (DL_FUNC) &rtp_bcall, 2},
-  {"rtp_new_context", (DL_FUNC) &rtp_new_context, 6},
+  {"rtp_new_context", (DL_FUNC) &rtp_new_context, 7},
+  {"rtp_handles_or_null", (DL_FUNC) &rtp_handles_or_null, 1},
+  {"rtp_call_with", (DL_FUNC) &rtp_call_with, 4},
+  {"rtp_wref_key", (DL_FUNC) &rtp_wref_key, 1},
   {"rtp_r_function", (DL_FUNC) &rtp_r_function, 2},
   {"rtp_release_callbacks", (DL_FUNC) &rtp_release_callbacks, 0},
   {"rtp_resume_unwind", (DL_FUNC) &rtp_resume_unwind, 0},

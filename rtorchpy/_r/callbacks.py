@@ -138,12 +138,13 @@ def ctx_save(ctx, names, values):
 
 @guarded
 def ctx_saved(ctx):
-    """(names, values) of ``ctx$saved_variables``: values are tensors or ["r", key]."""
+    """``ctx$saved_variables``: ["SV", names ("" for none), values, whether any name is set];
+    values are tensors, ["r", key] for R values, ["v", value] for plain ones."""
     pairs = _get(ctx).saved_variables.pairs()
-    names = [n for n, _ in pairs]
+    names = [n or "" for n, _ in pairs]
     values = [_put(v) if isinstance(v, Tensor) else
               ["r", v.key] if isinstance(v, RValue) else ["v", v] for _, v in pairs]
-    return Raw(["SV", names, values])
+    return Raw(["SV", names, values, any(names)])
 
 
 @guarded

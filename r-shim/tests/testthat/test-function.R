@@ -284,3 +284,28 @@ test_that("custom functions nest and work with hooks", {
   expect_equal(seen, 6)
   expect_equal_to_r(x$grad, 6)
 })
+
+test_that("a custom function calls itself inside its forward; its arguments are not kept", {
+  # forward takes its arguments from a slot of the function's state that each call sets (no
+  # stack): a call nested in forward must not disturb the outer call
+  f <- autograd_function(
+    forward = function(ctx, x, depth, label = "outer") {
+      ctx$save_for_backward(depth = depth, label = label)
+      if (depth > 0) x <- f(x, depth - 1, label = "inner")
+      x * 2
+    },
+    backward = function(ctx, g) {
+      s <- ctx$saved_variables
+      expect_identical(s$label, "outer")
+      list(x = g * 2^(s$depth + 1))
+    }
+  )
+  x <- torch_tensor(1, requires_grad = TRUE)
+  y <- f(x, 3)
+  expect_equal_to_r(y, 16)
+  y$backward()
+  expect_equal_to_r(x$grad, 16)
+  expect_null(environment(f)$.rtp_state$args)
+  expect_error(f(x), 'argument "depth" is missing, with no default')
+  expect_null(environment(f)$.rtp_state$args)
+})
