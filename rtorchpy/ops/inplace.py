@@ -213,8 +213,8 @@ def _filled(t, value, node_name):
 
 def _unrecorded(self, *others):
     """``self``'s array when an in-place write needs no node and may go straight into its memory
-    (the optimizers' ``zero_()``, ``copy_()`` under ``with_no_grad``); else None, and the op takes
-    the general path of :func:`inplace`, which also gives the errors."""
+    (``x.grad.zero_()`` between steps, ``copy_()`` under ``with_no_grad``); else None, and the op
+    takes the general path of :func:`inplace`, which also gives the errors."""
     data = self._data
     if not data.flags.writeable:  # (expanded memory: the general path decides)
         return None
