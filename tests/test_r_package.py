@@ -160,7 +160,10 @@ def test_another_rtorchpy_imported_first_is_an_error(tmp_path):
     if not (RLIB / "rtorchpy").is_dir():
         pytest.skip("the R package is not installed in .rlib (make r)")
     env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
-    env.update(R_LIBS=str(RLIB), RETICULATE_PYTHON=sys.executable)
+    # (the checkout on PYTHONPATH: reticulate adds a venv's site-packages to sys.path without
+    # running its .pth files, so with some Pythons, Debian's among them, the editable install
+    # alone is not importable from R)
+    env.update(R_LIBS=str(RLIB), RETICULATE_PYTHON=sys.executable, PYTHONPATH=str(ROOT))
     code = ("invisible(reticulate::import('rtorchpy')); library(rtorchpy); "
             "cat(tryCatch({torch_ones(2); 'LOADED'}, error = conditionMessage))")
     res = subprocess.run([_tool("Rscript"), "--vanilla", "-e", code], env=env, cwd=tmp_path,
