@@ -76,6 +76,15 @@ def sgn(x):
     return s
 
 
+def reduced_count(shape, axis):
+    """How many elements a reduction over ``axis`` (a tuple of dims, or None for all) combines
+    into each result."""
+    n = 1
+    for d in (range(len(shape)) if axis is None else axis):
+        n *= shape[d]
+    return n
+
+
 def mean_of(x, axis=None, keepdims=False):
     """``x.mean(axis=axis, keepdims=keepdims)``, bit for bit, for a float32 or float64 array
     (others go to NumPy). NumPy's steps: the sum in x's dtype, then a division by the count as
@@ -83,9 +92,7 @@ def mean_of(x, axis=None, keepdims=False):
     empty reduction goes to NumPy too, for its warning and NaN."""
     if x.dtype != np.float32 and x.dtype != np.float64:
         return x.mean(axis=axis, keepdims=keepdims)
-    count = 1
-    for d in (range(x.ndim) if axis is None else axis):
-        count *= x.shape[d]
+    count = reduced_count(x.shape, axis)
     if count == 0:
         return x.mean(axis=axis, keepdims=keepdims)
     total = np.add.reduce(x, axis=axis, dtype=x.dtype, keepdims=keepdims)

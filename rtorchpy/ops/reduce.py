@@ -11,7 +11,7 @@ from .. import dtypes as _dt
 from ..autograd.record import record
 from ..autograd.rows import NODES
 from ..numerics import rounded
-from ..numerics.arrays import mean_of
+from ..numerics.arrays import mean_of, reduced_count
 from ..numerics.dims import normalize_dim, normalize_dims
 from ..tensor import Tensor
 from .arith import maximum, minimum
@@ -24,13 +24,6 @@ def _reduced(a):
     if type(a) is np.ndarray and not a.flags.c_contiguous:
         a = a.copy()
     return wrap(a)
-
-
-def _count(shape, dims):
-    n = 1
-    for d in (range(len(shape)) if dims is None else dims):
-        n *= shape[d]
-    return n
 
 
 def _axis(dims):
@@ -90,7 +83,7 @@ def mean(self, dim=None, keepdim=False, dtype=None):
     dims = _dims_or_all(dim, x.ndim)
     if dims is None and (keepdim or dim is not None):
         dims = tuple(range(x.ndim))  # libtorch's dim overload (MeanBackward1) reducing all dims
-    count = _count(x.shape, dims)
+    count = reduced_count(x.shape, dims)
     if dims is None:
         out = wrap(np.asarray(_mean(x, None, False)))
         if recording(self):
@@ -218,7 +211,7 @@ def var(self, dim=None, unbiased=True, keepdim=False, correction=None):
     _floating(self, "var") if self._data.dtype.kind != "f" else None
     c = _correction(unbiased, correction)
     dims = _dims_or_all(dim, self._data.ndim)
-    count = _count(self._data.shape, dims)
+    count = reduced_count(self._data.shape, dims)
     data = np.var(self._data, axis=_axis(dims), ddof=c, keepdims=keepdim)
     out = _reduced(np.asarray(data, dtype=self._data.dtype))
     if recording(self):
@@ -232,7 +225,7 @@ def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
     _floating(self, "std") if self._data.dtype.kind != "f" else None
     c = _correction(unbiased, correction)
     dims = _dims_or_all(dim, self._data.ndim)
-    count = _count(self._data.shape, dims)
+    count = reduced_count(self._data.shape, dims)
     data = np.std(self._data, axis=_axis(dims), ddof=c, keepdims=keepdim)
     out = _reduced(np.asarray(data, dtype=self._data.dtype))
     if recording(self):

@@ -12,6 +12,7 @@ from .. import dtypes as _dt
 from ..autograd.record import record
 from ..autograd.rows import NODES
 from ..derivatives import matops as _rows  # noqa: F401  (the rows, before NODES is read below)
+from ..numerics.arrays import reduced_count
 from ..numerics.dims import normalize_dim
 from ..tensor import Tensor
 from .arith import sub as _sub
@@ -19,7 +20,7 @@ from .creation import torch_zeros_like
 from .index import gather as _gather
 from .index import index_select as _index_select
 from .matrix import _int, _word  # noqa: F401
-from .reduce import _correction, _count, _dims_or_all, _reduced
+from .reduce import _correction, _dims_or_all, _reduced
 from .registry import as_tensor, op, recording, wrap
 from .shape import _view_of
 from .shape import cat as _cat
@@ -197,7 +198,7 @@ def _moments(self, dim, unbiased, keepdim, correction, name):
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
     c = _correction(unbiased, correction)
     dims = _dims_or_all(dim, self._data.ndim)
-    count = _count(self._data.shape, dims)
+    count = reduced_count(self._data.shape, dims)
     axis = None if dims is None else dims
     x = self._data
     var = np.asarray(np.var(x, axis=axis, ddof=c, keepdims=keepdim), dtype=x.dtype)
