@@ -23,6 +23,9 @@
   .rt$fns <- new.env(parent = emptyenv())
   .rt$bfns <- new.env(parent = emptyenv())
   .rt$rvalues <- new.env(parent = emptyenv())
+  .rt$rvalue_key <- 0L  # (.stash_rvalue: the highest key made, and the keys free again)
+  .rt$free_keys <- integer(0)
+  .rt$n_free <- 0L
   .build_method_table()
   .register_compare_methods()
   .register_matrix_ops()

@@ -5,10 +5,12 @@
 skip_if_no_python()
 
 # Live objects after collecting garbage in both languages: bridge registry entries, Python
-# tensors, R values kept for Python, R functions Python can call (made in C).
+# tensors, R values kept for Python, the keys ever made for them (each a symbol, which R never
+# frees), R functions Python can call (made in C).
 live <- function() {
   r <- unlist(rtorchpy:::.bridge_counts())
   c(handles = r[[1L]], tensors = r[[2L]], rvalues = length(ls(rtorchpy:::.rt$rvalues)),
+    rvalue_keys = rtorchpy:::.rt$rvalue_key,
     r_functions = .Call(rtorchpy:::rtp_release_callbacks))
 }
 
