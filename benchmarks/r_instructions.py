@@ -137,6 +137,9 @@ def main():
         sys.exit(f"unknown case(s): {', '.join(unknown)} (see --list)")
     outdir = args.keep or tempfile.mkdtemp(prefix="rinstr-")
     os.makedirs(outdir, exist_ok=True)
+    for fn in os.listdir(outdir):  # an earlier run's dumps carry the same labels
+        if fn.startswith("callgrind."):
+            os.remove(os.path.join(outdir, fn))
     env = dict(os.environ)
     env.pop("LD_LIBRARY_PATH", None)
     env.setdefault("R_LIBS", os.path.join(ROOT, ".rlib"))

@@ -9,6 +9,8 @@
 #' `ctx$needs_input_grad`); missing names or `NULL` mean zeros. The returned function has the
 #' arguments of `forward` without `ctx` (defaults included). Tensor arguments that require
 #' grad become the inputs of the recorded node; everything else is passed through unchanged.
+#' Extra arguments through forward's `...` reach forward as given, outside the graph, so a
+#' tensor that requires grad among them is an error.
 #' Its outputs show `grad_fn` `torch::autograd::LanternNode`, as in R torch.
 #'
 #' @param forward,backward Functions, both taking the context as first argument.
@@ -42,6 +44,7 @@ autograd_function <- function(forward, backward) {
   .rtp_state$forward <- forward
   .rtp_state$backward <- backward
   .rtp_state$names <- .rtp_names
+  .rtp_state$dots <- "..." %in% .rtp_names
   .rtp_state$keys <- paste0("a", seq_along(.rtp_names) - 1L)  # Python's names of the arguments
   .rtp_state$n_backward <- length(formals(backward)) - 1L  # backward's formals after ctx
   f <- function() NULL
@@ -50,13 +53,35 @@ autograd_function <- function(forward, backward) {
   f
 }
 
-# The expression that collects f's arguments as a named list: list(a = a, b = b), or
-# mget() when forward takes `...` (R's list() of the same values costs ~8k instructions less).
+# The expression that collects f's arguments as a named list, in forward's order:
+# list(a = a, b = b); forward's `...` is one element, `... = .rtp_dots(...)`, a list that the
+# forward callback splices back into the call (.splice_dots()).
 .arguments_list <- function(arg_names) {
-  if ("..." %in% arg_names) return(quote(mget(.rtp_names, envir = environment())))
   args <- lapply(arg_names, as.name)
+  args[arg_names == "..."] <- list(quote(.rtp_dots(...)))
   names(args) <- arg_names
   as.call(c(as.name("list"), args))
+}
+
+# The values given to forward's `...`. They reach forward as they are, outside the graph, so a
+# tensor that requires grad there would silently get no gradient: that is an error instead.
+.rtp_dots <- function(...) {
+  dots <- list(...)
+  for (i in seq_along(dots)) {
+    v <- dots[[i]]
+    if (inherits(v, "torch_tensor") && isTRUE(v$requires_grad)) {
+      stop("autograd_function(): argument ", i, " of `...` is a tensor that requires grad; ",
+           "tensors passed through forward's `...` get no gradient, so give forward a named ",
+           "argument for it", call. = FALSE)
+    }
+  }
+  dots
+}
+
+# f's arguments as forward's call wants them: the `...` element's values spliced in its place.
+.splice_dots <- function(args) {
+  at <- match("...", names(args))
+  c(args[seq_len(at - 1L)], args[[at]], args[-seq_len(at)])
 }
 
 # Ownership (see docs/internals): `state` holds the Python function's handle (state$fn), so the
@@ -88,6 +113,7 @@ autograd_function <- function(forward, backward) {
       state <- .Call(rtp_wref_key, wref)
       args <- state$args
       state$args <- NULL
+      if (state$dots) args <- .splice_dots(args)
       ctx <- .new_context(ctx_p, state$names, needs)
       .forward_result(.Call(rtp_call_with, state$forward, ctx, args, environment()))
     },

@@ -86,6 +86,22 @@ test_that("autograd_function created in a loop does not leak", {
   })
 })
 
+test_that("values passed through forward's `...` (tensors among them) are freed", {
+  scaled <- autograd_function(
+    forward = function(ctx, a, ...) {
+      extra <- list(...)
+      ctx$save_for_backward(k = extra$k)
+      a * extra$k + extra[[1]]
+    },
+    backward = function(ctx, g) list(a = g * ctx$saved_variables$k)
+  )
+  expect_no_leak(function(i) {
+    x <- torch_randn(5, requires_grad = TRUE)
+    scaled(x, torch_ones(5), k = 2)$sum()$backward()
+    expect_equal(as_array(x$grad), rep(2, 5))
+  })
+})
+
 # A custom function whose forward and backward capture tensors (made in their own frame).
 make_scaled <- function() {
   w <- torch_randn(4, requires_grad = TRUE)

@@ -309,3 +309,34 @@ test_that("a custom function calls itself inside its forward; its arguments are 
   expect_error(f(x), 'argument "depth" is missing, with no default')
   expect_null(environment(f)$.rtp_state$args)
 })
+
+test_that("forward's `...` passes extra arguments through; a tensor needing grad there errors", {
+  # R torch cannot call such a forward; here `...` reaches forward as given (names, order,
+  # positions), outside the graph, so a tensor that requires grad there is refused
+  seen <- NULL
+  f <- autograd_function(
+    forward = function(ctx, x, ..., scale = 2) {
+      seen <<- list(...)
+      ctx$save_for_backward(scale = scale)
+      x * scale + length(list(...))
+    },
+    backward = function(ctx, g) list(x = g * ctx$saved_variables$scale)
+  )
+  expect_equal(names(formals(f)), c("x", "...", "scale"))
+  x <- torch_tensor(1, requires_grad = TRUE)
+  y <- f(x, 3, k = "a", torch_ones(2))
+  expect_equal(seen[1:2], list(3, k = "a"))
+  expect_tensor(seen[[3]])
+  expect_equal_to_r(y, 5)
+  y$backward()
+  expect_equal_to_r(x$grad, 2)
+  expect_equal_to_r(f(x, scale = 5), 5)
+  expect_identical(seen, list())
+  expect_error(f(x, 1, torch_ones(2, requires_grad = TRUE)),
+               "argument 2 of `...` is a tensor that requires grad", fixed = TRUE)
+  expect_null(environment(f)$.rtp_state$args)
+  expect_true((x * 1)$requires_grad)  # grad mode is back on
+  # only `...` after ctx: the first extra argument is ..1
+  g <- autograd_function(forward = function(ctx, ...) ..1 * 2, backward = function(ctx, g) list())
+  expect_equal_to_r(g(torch_ones(1)), 2)
+})
