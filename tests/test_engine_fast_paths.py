@@ -391,3 +391,21 @@ def test_losses_take_numpys_mean_bit_for_bit(dtype):
     expected = ((x - y) ** 2).mean()
     assert nnf_mse_loss(torch_tensor(x), torch_tensor(y))._data.tobytes() == \
         np.asarray(expected, dtype=dtype).tobytes()
+
+
+@pytest.mark.parametrize("i", [0, 2, -1, -3])
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_integer_index_matches_the_general_key_path(i, requires_grad):
+    # x[i] takes a shortcut to select(0, i); x[(i,)] still runs the general loop
+    base = torch_tensor(rand((3, 4)), requires_grad=requires_grad)
+    x = base * 1.0 if requires_grad else base
+    fast, general = x[i], x[(i,)]
+    np.testing.assert_array_equal(fast._data, general._data)
+    assert type(fast.grad_fn) is type(general.grad_fn)  # SelectBackward0, or both None
+    assert np.shares_memory(fast._data, x._data)  # a view, as x[(i,)]
+    for key in (3, -4):
+        with pytest.raises(IndexError, match=f"index {key} is out of bounds for dimension 0 "
+                                             "with size 3"):
+            x[key]
+    with pytest.raises(IndexError, match="too many indices for tensor of dimension 0"):
+        torch_tensor(1.0)[0]

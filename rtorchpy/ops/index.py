@@ -79,6 +79,8 @@ def _expand_key(key, ndim):
 @op("__getitem__", namespace=False)
 def getitem(self, key, keep_full_slices=False):
     """``x[key]``. ``keep_full_slices`` records a node even for ``:`` (R torch's indexing does)."""
+    if type(key) is int and self._data.ndim:  # x[i], the common case: what the loop below does
+        return self.select(0, _check_int(key, self._data.shape[0], 0))
     raw = key if isinstance(key, tuple) else (key,)
     converted = []
     advanced = False
