@@ -610,7 +610,7 @@ def _var(draw, rng, name):
 @builder("NormBackward0")
 def _norm(draw, rng, name):
     s = shape(draw)
-    p = draw(st.sampled_from([2, 1, 3, 1.5, float("inf"), "fro"]))
+    p = draw(st.sampled_from([2, 1, 3, 1.5, float("inf"), float("-inf"), "fro"]))
     dim = draw(st.one_of(st.none(), st.just("d")))
     dim = None if dim is None else dim_arg(draw, len(s))
     keepdim = draw(st.booleans())
@@ -1688,3 +1688,18 @@ def test_leaf_grad_under_create_graph_is_copy_backwards():
     x = _x(3)
     (x * x).sum().backward(create_graph=True)
     assert x.grad.grad_fn.name == "torch::autograd::CopyBackwards"
+
+
+def test_norm_minus_inf_is_the_smallest_size_and_p0_output_requires_grad():
+    # p = -inf had no branch of its own and fell into sum(|x|^p)^(1/p), which is always 1
+    x = torch_tensor([[1.0, -3.0, 1.0], [2.0, -2.0, 5.0]], requires_grad=True)
+    y = x.norm(p=float("-inf"), dim=1)
+    np.testing.assert_array_equal(y._data, [1.0, 2.0])
+    y.sum().backward()
+    # each row's gradient is shared by the elements of smallest size, with their sign
+    np.testing.assert_array_equal(x.grad._data, [[0.5, 0.0, 0.5], [0.5, -0.5, 0.0]])
+    z = torch_tensor([2.0, 0.0, 4.0], requires_grad=True)
+    n0 = z.norm(p=0)
+    assert n0.item() == 2.0 and n0.requires_grad  # as libtorch; no gradient reaches z
+    n0.backward()
+    assert z.grad is None

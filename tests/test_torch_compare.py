@@ -187,6 +187,7 @@ CASES = [
     C("norm(p=1, dim)", lambda L, x: x.norm(p=1, dim=1), away0(2, 3), name=False),
     C("norm(p=3)", lambda L, x: x.norm(p=3), away0(2, 3), name=False),
     C("norm(inf)", lambda L, x: x.norm(p=float("inf")), distinct(2, 3), name=False),
+    C("norm(-inf, dim)", lambda L, x: x.norm(p=float("-inf"), dim=1), distinct(2, 3), name=False),
     C("cumsum", lambda L, x: x.cumsum(1), anyv(2, 3)),
     C("softmax", lambda L, x: x.softmax(1), anyv(2, 3), second=True),
     C("log_softmax", lambda L, x: x.log_softmax(0), anyv(2, 3), second=True),

@@ -497,14 +497,17 @@ def _inverse(dof):
 def _norm(F, g, needs, self, result, p, dims, keepdim):
     """self: g * sgn(self) |self|^(p-1) / norm^(p-1), split as libtorch's norm_backward:
     p = 1: g sgn(self);  p = 2: g * (self / norm, 0 where norm == 0);  p = inf: g shared among
-    the elements whose |self| is the norm or NaN;  p < 1: 0 where self == 0;  else the
+    the elements whose |self| is the norm or NaN (p = -inf too);  p = 0: no gradient;
+    p < 1: 0 where self == 0;  else the
     g / norm^(p-1) factor is 0 where norm == 0. Denominators are made safe before they divide,
     so the second order stays NaN-free where the first is finite."""
     g = F.restore_dims(g, dims, keepdim)
     norm = F.restore_dims(result, dims, keepdim)
+    if p == 0:
+        return None
     if p == 1:
         return F.sgn(self) * g
-    if p == float("inf"):
+    if math.isinf(p):
         size = F.abs(self)
         mask = (size == norm) | F.isnan(size)
         return F.sgn(self) * ((g / F.sum(mask * 1.0, dims, True)) * mask)

@@ -244,6 +244,8 @@ def norm(self, p=2, dim=None, keepdim=False):
     a = np.abs(self._data)
     if p == float("inf"):
         data = np.max(a, axis=_axis(dims), keepdims=keepdim)
+    elif p == float("-inf"):
+        data = np.min(a, axis=_axis(dims), keepdims=keepdim)
     elif p == 2:
         data = np.sqrt(np.sum(a * a, axis=_axis(dims), keepdims=keepdim))
     elif p == 0:
@@ -252,7 +254,7 @@ def norm(self, p=2, dim=None, keepdim=False):
         data = rounded.power(np.sum(rounded.power(a, p), axis=_axis(dims), keepdims=keepdim),
                              1 / p)
     out = _reduced(np.asarray(data, dtype=self._data.dtype))
-    if recording(self) and p != 0:
+    if recording(self):  # (p = 0 too: its output requires grad, its gradient is none)
         record(NODES["NormBackward0"], (self,), (out,), (p, dims, keepdim))
     return out
 
