@@ -287,3 +287,20 @@ def test_training_step_decreases_cross_entropy(n, c, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert new.item() <= loss.item() + 1e-12
+
+
+@pytest.mark.parametrize("loss", ["nnf_cross_entropy", "nnf_nll_loss"])
+def test_every_target_ignored_gives_a_nan_loss_and_zero_gradients(loss):
+    # libtorch's values: the mean over no targets is 0/0, but the ignored rows get no gradient
+    # (a batch of padding only must not turn the parameters into NaN)
+    x = rt.torch_tensor([[0.1, 0.2, 0.3], [0.5, -1.0, 2.0]], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = getattr(rt, loss)(x, rt.torch_tensor([1, 1]), ignore_index=1)
+        out.backward()
+    assert np.isnan(out.item())
+    np.testing.assert_array_equal(x.grad._data, np.zeros((2, 3), np.float32))
+    # a class of weight 0 is not ignored: libtorch's -weight * g / 0 is NaN there
+    x.grad = None
+    getattr(rt, loss)(x, rt.torch_tensor([0, 0]), weight=rt.torch_tensor([0.0, 1, 1])).backward()
+    assert np.isnan(x.grad._data[:, 0]).all()

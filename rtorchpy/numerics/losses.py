@@ -24,7 +24,10 @@ def nll_coefficients(g_flat, shape, target, weight, reduction, ignore_index, tot
     safe, w = nll_terms(np.zeros(rows_shape, dtype=np.float64), t, weight, ignore_index)
     coef = -w
     if reduction == "mean":
-        coef = coef / total_weight
+        # ignored targets get no gradient, even when every target is ignored (total weight 0:
+        # the loss is NaN, as in libtorch, but the gradient stays 0 rather than 0/0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            coef = np.where(t != ignore_index, coef / total_weight, 0.0)
     return rows_shape, safe, coef
 
 

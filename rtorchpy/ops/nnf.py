@@ -119,7 +119,8 @@ def nnf_nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"
     elif reduction == "sum":
         data = picked.sum()
     else:
-        data = picked.sum() / total
+        with np.errstate(invalid="ignore"):  # every target ignored: NaN, silently as libtorch
+            data = picked.sum() / total
     out = wrap(np.asarray(data, dtype=input._data.dtype))
     if recording(input):
         # libtorch's nll_loss_nd goes through nll_loss2d for inputs of 3 or more dims
