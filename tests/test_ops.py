@@ -1167,3 +1167,19 @@ def test_number_cache_keeps_zeros_and_nan_out():
     assert np.signbit(scalar_array(-0.0, np.dtype(np.float32)))
     c = scalar_array(0.5, np.dtype(np.float32))
     assert scalar_array(0.5, np.dtype(np.float32)) is c and not c.flags.writeable
+
+
+@pytest.mark.parametrize("dtype, wide", [("float16", np.float32), ("float32", np.float64)])
+def test_cumsum_accumulates_as_libtorch_in_both_directions(dtype, wide):
+    # libtorch's CPU cumsum adds float16 in float32 and float32 in float64: NumPy's float32
+    # cumsum of 10^6 times 0.1 ends at 100958, and float16 stalls at 2048 counting ones
+    n = 3000 if dtype == "float16" else 10**6
+    x = rt.torch_full([n], 0.1 if dtype == "float32" else 1.0,
+                      dtype=getattr(rt, f"torch_{dtype}")(), requires_grad=True)
+    y = x.cumsum(0)
+    expected = np.cumsum(x._data, dtype=wide).astype(x._data.dtype)
+    np.testing.assert_array_equal(y._data, expected)
+    assert y._data[-1] == (3000.0 if dtype == "float16" else np.float32(100000.0))
+    y.backward(rt.torch_ones_like(y))  # the gradient is a reversed cumsum: the same rule
+    # each reversed partial sum of ones is exact in the wide type, rounded once
+    np.testing.assert_array_equal(x.grad._data, np.arange(n, 0, -1).astype(x._data.dtype))

@@ -85,6 +85,20 @@ def reduced_count(shape, axis):
     return n
 
 
+# libtorch's CPU cumsum adds float16 in float32 and float32 in float64, rounding each partial
+# sum once: a long float32 cumsum stays accurate (NumPy's own, in float32, drifts: 1e6 times 0.1
+# ends at 100958 instead of 100000), and the results are libtorch's bit for bit.
+_CUMSUM_ACCUMULATOR = {np.dtype(np.float16): np.float32, np.dtype(np.float32): np.float64}
+
+
+def cumsum_of(x, axis):
+    """The cumulative sum of ``x`` along ``axis`` in x's dtype, accumulated as libtorch's."""
+    wide = _CUMSUM_ACCUMULATOR.get(x.dtype)
+    if wide is None:
+        return np.cumsum(x, axis=axis, dtype=x.dtype)
+    return np.cumsum(x, axis=axis, dtype=wide).astype(x.dtype)
+
+
 def mean_of(x, axis=None, keepdims=False):
     """``x.mean(axis=axis, keepdims=keepdims)``, bit for bit, for a float32 or float64 array
     (others go to NumPy). NumPy's steps: the sum in x's dtype, then a division by the count as

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import rounded, special
-from .arrays import broadcast_view, diagonal_view, insert_axis, sgn
+from .arrays import broadcast_view, cumsum_of, diagonal_view, insert_axis, sgn
 from .formula_linalg import ArrayLinalg
 from .index_order import add_at, has_arrays, put, scatter_add_into, take
 from .losses import nll_grad_array
@@ -173,7 +173,7 @@ class _ArrayOps(ArrayLinalg):
 
     @staticmethod
     def cumsum(x, dim):
-        return np.cumsum(x, axis=dim)
+        return cumsum_of(x, dim)
 
     @staticmethod
     def prod_others(x, dims):
@@ -313,7 +313,7 @@ class _ArrayOps(ArrayLinalg):
         of each slice, at the first zero the sum of g times the products that skip it, 0
         after it."""
         def reverse_cumsum(a):
-            return np.flip(np.cumsum(np.flip(a, -1), -1), -1)
+            return np.flip(cumsum_of(np.flip(a, -1), -1), -1)
         if not (x == 0).any():
             return np.moveaxis(reverse_cumsum(np.moveaxis(g * y, dim, -1)), -1, dim) / x
         xm, gm, ym = (np.moveaxis(a, dim, -1) for a in (x, g, y))

@@ -11,7 +11,7 @@ from .. import dtypes as _dt
 from ..autograd.record import record
 from ..autograd.rows import NODES
 from ..numerics import rounded
-from ..numerics.arrays import mean_of, reduced_count
+from ..numerics.arrays import cumsum_of, mean_of, reduced_count
 from ..numerics.dims import normalize_dim, normalize_dims
 from ..tensor import Tensor
 from .arith import maximum, minimum
@@ -266,7 +266,7 @@ def cumsum(self, dim, dtype=None):
     if dtype is None and x.dtype.kind in "biu":
         x = x.astype(np.int64)
     d = normalize_dim(dim, x.ndim)
-    out = wrap(np.cumsum(x, axis=d, dtype=x.dtype) if x.ndim else x.copy())
+    out = wrap(cumsum_of(x, d) if x.ndim else x.copy())
     if recording(self):
         record(NODES["CumsumBackward0"], (self,), (out,), (d,))
     return out
