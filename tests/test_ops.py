@@ -1183,3 +1183,12 @@ def test_cumsum_accumulates_as_libtorch_in_both_directions(dtype, wide):
     y.backward(rt.torch_ones_like(y))  # the gradient is a reversed cumsum: the same rule
     # each reversed partial sum of ones is exact in the wide type, rounded once
     np.testing.assert_array_equal(x.grad._data, np.arange(n, 0, -1).astype(x._data.dtype))
+
+
+def test_gradient_of_a_negative_scalar_base_power_is_nan_not_an_error():
+    # d/dx b^x = b^x log(b): NaN for b < 0, as libtorch (math.log raised a ValueError)
+    x = rt.torch_tensor([1.0, 2.0, 0.5], requires_grad=True)
+    y = (-2.0) ** x
+    np.testing.assert_array_equal(y._data, np.array([-2.0, 4.0, np.nan], np.float32))
+    y.sum().backward()
+    assert np.isnan(x.grad._data).all()

@@ -136,10 +136,11 @@ def _pow(F, g, needs, self, exponent, result):
 @row("PowBackward2", saves=("result",))
 def _rpow(F, g, needs, result, base):
     """exponent: g * result * log(base)   (scalar base; for base 0: 0 where exponent >= 0,
-    i.e. where result <= 1, else g * result * log(0))"""
+    i.e. where result <= 1, else g * result * log(0); NaN for a negative base)"""
     if base == 0:
         return g * F.where(result <= 1, 0.0, result * -math.inf)
-    return g * result * math.log(base)
+    # a negative base: log is NaN, so is the gradient, as in libtorch (math.log would raise)
+    return g * result * (math.log(base) if not base < 0 else math.nan)
 
 
 # ---------------------------------------------------------------- unary elementwise
