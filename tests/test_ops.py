@@ -1192,3 +1192,31 @@ def test_gradient_of_a_negative_scalar_base_power_is_nan_not_an_error():
     np.testing.assert_array_equal(y._data, np.array([-2.0, 4.0, np.nan], np.float32))
     y.sum().backward()
     assert np.isnan(x.grad._data).all()
+
+
+def test_integer_remainder_and_fmod_by_zero_are_errors_and_numbers_take_a_tensor_modulo():
+    # libtorch raises for an integer division by zero (NumPy gives 0 and a warning)
+    for call in (lambda: rt.torch_fmod(rt.torch_tensor([5]), 0),
+                 lambda: rt.torch_tensor([5]) % 0,
+                 lambda: rt.torch_remainder(rt.torch_tensor([5, 2]), rt.torch_tensor([1, 0]))):
+        with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+            call()
+    r = 7 % rt.torch_tensor([3.0, -2.0])  # __rmod__: the sign follows the divisor
+    np.testing.assert_array_equal(r._data, np.array([1.0, -1.0], np.float32))
+    assert (7 % rt.torch_tensor([3, -2])).dtype == rt.torch_long()
+
+
+def test_where_between_two_numbers_takes_the_higher_category_dtype():
+    m = rt.torch_tensor([True, False])
+    assert rt.torch_where(m, 1, 0.0).dtype == rt.torch_float()  # not float64
+    assert rt.torch_where(m, 1.0, 0).dtype == rt.torch_float()
+    assert rt.torch_where(m, 1, 0).dtype == rt.torch_long()
+    assert rt.torch_where(m, False, True).dtype == rt.torch_bool()
+
+
+def test_rounded_division_gives_zero_gradients_to_both_operands():
+    x = rt.torch_tensor([5.0, 7.0], requires_grad=True)
+    y = rt.torch_tensor([[2.0], [3.0]], requires_grad=True)
+    x.div(y, rounding_mode="floor").sum().backward()
+    np.testing.assert_array_equal(x.grad._data, [0.0, 0.0])
+    np.testing.assert_array_equal(y.grad._data, [[0.0], [0.0]])  # None before, as if unused

@@ -76,7 +76,7 @@ def _div_rounded(F, g, needs):
 @row("DivBackward2")
 def _div_rounded_tensor(F, g, needs):
     """self, other: 0 (a rounded quotient is piecewise constant)"""
-    return (F.zeros_like(g) if needs[0] else None), None
+    return (F.zeros_like(g) if needs[0] else None), (F.zeros_like(g) if needs[1] else None)
 
 
 @row("FmodBackward0")

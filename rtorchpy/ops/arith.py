@@ -244,8 +244,7 @@ def _div_rounded(self, other, mode):
             x, dt = scalar_operand(self, _number(other))
             y = other
         if dt.kind in "iub":
-            if np.any(np.asarray(y) == 0):
-                raise RuntimeError("ZeroDivisionError")
+            _no_integer_zero(y, dt)
             q = np.floor_divide(x, y) if mode == "floor" else \
                 (np.trunc(np.true_divide(x, y))).astype(dt)
         else:
@@ -321,17 +320,25 @@ def square(self):
     return pow(self, 2)
 
 
+def _no_integer_zero(divisor, dt):
+    """libtorch's error for an integer division by zero (NumPy would give 0 and a warning)."""
+    if dt.kind in "iub" and np.any(np.asarray(divisor) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
 def _fmod_like(name, np_fn, node0, node1):
     def fn(self, other):
         try:
             if isinstance(other, Tensor):
                 x, y, dt = operands(self, other)
+                _no_integer_zero(y, dt)
                 out = Tensor._make(fix_dtype(np_fn(x, y), dt))
                 if recording(self, other):
                     record(NODES[node0], (self, other), (out,))
                 return out
             other = _number(other)
             x, dt = scalar_operand(self, other)
+            _no_integer_zero(other, dt)
             out = Tensor._make(fix_dtype(np_fn(x, other), dt))
             if STATE.grad_enabled and self._requires_grad:
                 record(NODES[node1], (self,), (out,))
@@ -382,8 +389,9 @@ def where(condition, self=None, other=None):
         a = self if isinstance(self, Tensor) else None
         b = other if isinstance(other, Tensor) else None
         if a is None and b is None:
-            dt = scalar_dtype(np.dtype(np.bool_), self)
-            dt = np.promote_types(dt, scalar_dtype(np.dtype(np.bool_), other))
+            # two numbers: the higher category's own dtype (an int and a float give the default
+            # float dtype, not NumPy's float64 for int64 with float32)
+            dt = scalar_dtype(scalar_dtype(np.dtype(np.bool_), self), other)
             return Tensor._make(np.where(condition._data, self, other).astype(dt))
         if a is None:
             x, dt = scalar_operand(b, _number(self, "self"))

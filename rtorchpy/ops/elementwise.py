@@ -250,6 +250,14 @@ def _bitwise(np_fn, logical):
 
 # ------------------------------------------------------------------------------ operators
 
+def _left_operand(a, b):
+    """``b`` of ``b / a`` or ``b % a`` as a tensor: a number in the dtype libtorch gives it next
+    to ``a`` (an int over a float tensor is a float)."""
+    if not _is_scalar(b):
+        return as_tensor(b)
+    return Tensor._make(np.asarray(b, dtype=scalar_dtype(a._data.dtype, b)))
+
+
 def _install_operators():
     T = Tensor
     # the hot ones bound directly (a lambda would add a call to every ``x * y``)
@@ -258,12 +266,11 @@ def _install_operators():
     T.__rsub__ = rsub
     T.__mul__ = T.__rmul__ = mul
     T.__truediv__ = div
-    T.__rtruediv__ = lambda a, b: div(as_tensor(b) if not _is_scalar(b) else
-                                      Tensor._make(np.asarray(b, dtype=scalar_dtype(
-                                          a._data.dtype, b))), a)
+    T.__rtruediv__ = lambda a, b: div(_left_operand(a, b), a)
     T.__floordiv__ = lambda a, b: div(a, b, rounding_mode="floor")
     T.__rfloordiv__ = lambda a, b: div(as_tensor(b), a, rounding_mode="floor")
     T.__mod__ = lambda a, b: remainder(a, b)
+    T.__rmod__ = lambda a, b: remainder(_left_operand(a, b), a)
     T.__pow__ = lambda a, b: pow(a, b)
     T.__matmul__ = matmul  # bound directly: ``x @ w`` costs what ``x.matmul(w)`` costs
     T.__rmatmul__ = lambda a, b: matmul(as_tensor(b), a)
