@@ -137,6 +137,18 @@ class Tensor:
             return self._data.shape
         return self._data.shape[normalize_dim(dim, self._data.ndim)]
 
+    def stride(self, dim=None):
+        """Steps between neighbours along each dim, in elements (libtorch's strides: 0 along an
+        expanded dim)."""
+        a = self._data
+        steps = tuple(s // a.itemsize for s in a.strides)
+        return steps if dim is None else steps[normalize_dim(dim, a.ndim)]
+
+    def is_contiguous(self):
+        """Whether the elements lie in memory in row-major order with no gaps (dims of size 1
+        are ignored, as in libtorch): what ``view`` needs."""
+        return self._data.flags.c_contiguous
+
     def __len__(self):
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")

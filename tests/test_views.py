@@ -383,3 +383,24 @@ def test_a_stale_view_prints_its_new_grad_fn():
     v = y[1:]
     y[0] = 0
     assert repr(v).endswith("[ CPUFloatType{1} ][ grad_fn = <AsStridedBackward0> ]")
+
+
+def test_stride_and_is_contiguous_follow_libtorch():
+    # strides in elements; dims of size 1 do not make a tensor non-contiguous
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    x = torch_tensor(a)
+    cases = [  # (view, strides, contiguous), as libtorch gives them
+        (x, (12, 4, 1), True),
+        (x.transpose(0, 2), (1, 4, 12), False),
+        (x[:, 1:2], (12, 4, 1), False),
+        (x[:, :, ::2], (12, 4, 2), False),
+        (x[0].unsqueeze(1).expand(3, 5, 4), (4, 0, 1), False),
+        (x[:1], (12, 4, 1), True),
+        (x.transpose(0, 2).contiguous(), (6, 2, 1), True),
+    ]
+    for view, strides, contiguous in cases:
+        assert view.stride() == strides
+        assert view.is_contiguous() is contiguous
+    assert x.stride(0) == 12 and x.stride(-1) == 1
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.stride(3)

@@ -199,6 +199,9 @@
 .res_item <- function(x) if (is.complex(x)) .t(x) else .res(x)
 
 .raise <- function(msg, call = sys.call(-3L)) {
+  # warnings the failing call raised belong to it, not to the next call's reply: shown first
+  # (R prints them after the error, as "In addition")
+  .py_warnings()
   cond <- structure(class = c("rtorchpy_error", "error", "condition"),
                     list(message = msg, call = call))
   stop(cond)

@@ -161,7 +161,13 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
   dim = function(self) .call_method(self, "dim"),
   ndimension = function(self) .call_method(self, "dim"),
   is_floating_point = function(self) .attr(self, "dtype")$is_floating_point,
-  is_contiguous = function(self) TRUE,
+  stride = function(self, dim = NULL) {
+    if (!is.null(dim) && isTRUE(all(dim == 0))) {
+      stop("Indexing starts at 1 and got a 0.", call. = FALSE)
+    }
+    as.integer(unlist(.call_method(self, "stride", list(dim))))
+  },
+  is_contiguous = function(self) .call_method(self, "is_contiguous"),
   cpu = function(self) self,
   cuda = function(self, ...) stop("CUDA is not available: rtorchpy computes on the CPU",
                                   call. = FALSE),
@@ -208,8 +214,8 @@ str.torch_tensor <- function(object, ...) {
 #'
 #' Works on tensors that require grad (no `detach()` needed). A 0-d or 1-d tensor gives a
 #' vector, a 2-d tensor a matrix, more dims an array with the same `[i, j, k]` positions.
-#' Floats give doubles, integers R integers (with a warning when a value does not fit), bools
-#' logicals.
+#' Floats give doubles, integers R integers (`NA`, with a warning, for a value beyond R's
+#' integer range), bools logicals.
 #' @param x A tensor.
 #' @return An R vector, matrix or array.
 #' @export
@@ -226,8 +232,8 @@ as_array.torch_tensor <- function(x) {
   shape <- as.integer(unlist(r[[3L]]))
   n <- if (length(shape)) prod(shape) else 1L
   if (kind == "integer_overflow") {
-    warning("A value of the tensor does not fit an R integer; such values became NA ",
-            "bounds (+/- .Machine$integer.max).", call. = FALSE)
+    warning("NAs introduced by coercion to integer range: the tensor has values beyond ",
+            "+/-.Machine$integer.max (convert it to float first to keep them)", call. = FALSE)
     kind <- "integer"
   }
   v <- switch(kind,

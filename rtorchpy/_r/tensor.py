@@ -65,9 +65,10 @@ def tensor_method(h, name, args, kwargs):
     t = _get(h)
     args = [_dec(a) for a in (args or [])]
     kwargs = {k: _dec(v) for k, v in (kwargs or {}).items()}
-    if name == "size":
+    if name in ("size", "stride"):
         dim = args[0] if args else kwargs.get("dim")
-        return list(t.shape) if dim is None else t.size(r_dim(dim))
+        method = t.size if name == "size" else t.stride
+        return list(method()) if dim is None else method(r_dim(dim))
     if name == "backward":
         t.backward(*args, **kwargs)
         return None

@@ -17,7 +17,7 @@ def from_r(rarray, dtype=None, requires_grad=False):
 @guarded
 def to_r(h):
     """A tensor's values for R: (bytes in column-major order, R type, shape). Floats become
-    doubles, integers R integers (int32; values beyond R's range flagged), bools logicals."""
+    doubles, integers R integers (int32; values beyond R's range NA, flagged), bools logicals."""
     a = _get(h)._data
     shape = list(a.shape)
     if a.dtype.kind == "f":
@@ -26,9 +26,11 @@ def to_r(h):
         kind, out = "logical", a.astype(np.int32)
     elif a.dtype.kind in "iu":
         kind = "integer"
-        big = bool(a.size) and (a.max() > 2147483647 or a.min() < -2147483647)
-        out = np.clip(a, -2147483647, 2147483647).astype(np.int32)
-        if big:
+        outside = (a > 2147483647) | (a < -2147483647)  # R's integers; -2^31 is R's NA
+        out = a.astype(np.int32)
+        if outside.any():
+            # NA, as R's own as.integer() gives for a number outside its range
+            out[outside] = np.iinfo(np.int32).min
             kind = "integer_overflow"
     else:
         raise TypeError(f"can't convert a tensor of dtype {a.dtype} to R")

@@ -30,7 +30,7 @@ from ..numerics.shape_errors import shape_error
 from ..tensor import Tensor
 from . import inplace as inplace_ops
 from .arith import mul, sub
-from .creation import generator
+from .creation import _size, generator
 from .registry import as_tensor, operands, recording, wrap
 
 __all__ = [
@@ -335,8 +335,7 @@ def nnf_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalize over the last ``len(normalized_shape)`` dims: ``(x - mean) / sqrt(var + eps)``
     (biased variance), then ``* weight + bias`` (each of shape ``normalized_shape``)."""
     input = _float_input(input, "nnf_layer_norm")
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
-        tuple(int(s) for s in normalized_shape)
+    shape = _size((normalized_shape,))  # (an int, a whole float from R, or a sequence)
     k = len(shape)
     if k == 0 or input.shape[input.ndim - k:] != shape or input.ndim < k:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "

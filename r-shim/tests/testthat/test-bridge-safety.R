@@ -383,6 +383,19 @@ test_that("Python warnings are R warnings", {
   expect_warning(y <- f(x), "waiting in Python")
   y$sum()$backward()
   expect_equal(as_array(x$grad), c(2, 2))
+  # a call that warns and then fails: the warning comes with its error, not with the next call
+  got <- list()
+  withCallingHandlers(
+    try(nnf_mse_loss(torch_ones(3), torch_ones(4)), silent = TRUE),
+    warning = function(w) {
+      got[[length(got) + 1L]] <<- conditionMessage(w)
+      invokeRestart("muffleWarning")
+    })
+  expect_length(got, 1L)
+  expect_match(got[[1L]], "different to the input size")
+  expect_no_warning(torch_ones(2) + 1)
+  # (the direct path too: its error reply comes from C)
+  expect_warning(expect_error(torch_ones(3)$add(torch_ones(4)), "must match"), NA)
 })
 
 test_that("a missing argument is reported against the user's call, not the bridge's", {

@@ -105,6 +105,10 @@ test_that("bilinear, identity, flatten, unflatten and layer norm", {
   y <- as_array(ln(x))
   expect_equal(apply(y, c(1, 2), mean), matrix(0, 2, 3), tolerance = 1e-5)
   expect_length(nn_layer_norm(c(3, 4), elementwise_affine = FALSE)$parameters, 0)
+  # normalized_shape as R gives it: a double, a double vector, an integer
+  for (shape in list(4, c(4), 4L)) expect_equal(as_array(nnf_layer_norm(x, shape)), y)
+  expect_equal(nnf_layer_norm(x, c(3, 4))$shape, c(2L, 3L, 4L))
+  expect_error(nnf_layer_norm(x, 4.5), "size must be a sequence of integers")
 })
 
 test_that("nn_init_* fill in place and return the tensor", {

@@ -73,7 +73,7 @@ test_that("as_array and friends", {
   expect_true(is.matrix(as_array(torch_ones(2, 3))))
   expect_identical(as_array(torch_tensor(1:3)), 1:3)            # long: integer
   expect_identical(as_array(torch_tensor(c(TRUE, NA, FALSE))), c(TRUE, TRUE, FALSE))
-  expect_warning(as_array(torch_tensor(3e9, dtype = torch_long())), "R integer")
+  expect_warning(as_array(torch_tensor(3e9, dtype = torch_long())), "integer range")
   x <- torch_tensor(c(1, 2), requires_grad = TRUE)
   y <- x * 2
   expect_equal(as_array(y), c(2, 4))                            # no detach needed
@@ -291,4 +291,27 @@ test_that("nnf functions with R conventions", {
   expect_grad_fn(nnf_mse_loss(x, torch_zeros(2)), "MseLossBackward0")
   expect_equal(nnf_linear(torch_ones(2, 3), torch_ones(4, 3), torch_zeros(4))$shape,
                c(2L, 4L))
+})
+
+test_that("is_contiguous() and stride() describe the memory layout (1-based dims)", {
+  x <- torch_tensor(matrix(1:6, 2, byrow = TRUE))
+  expect_true(x$is_contiguous())
+  expect_false(x$t()$is_contiguous())
+  expect_false(x$permute(c(2, 1))$is_contiguous())
+  expect_false(x[, 2:3]$is_contiguous())
+  expect_true(x$t()$contiguous()$is_contiguous())
+  expect_identical(x$stride(), c(3L, 1L))
+  expect_identical(x$t()$stride(), c(1L, 3L))
+  expect_identical(x$stride(1), 3L)
+  expect_identical(x$stride(-1), 1L)
+  expect_identical(torch_ones(3)$unsqueeze(2)$expand(c(3, 4))$stride(), c(1L, 0L))
+  expect_error(x$stride(0), "Indexing starts at 1")
+  expect_error(x$stride(3), "Dimension out of range")
+})
+
+test_that("int64 values beyond R's integer range become NA with a warning, as as.integer()", {
+  x <- torch_tensor(c(3e9, -3e9, 5, 2147483647, -2147483647), dtype = torch_long())
+  expect_warning(v <- as_array(x), "NAs introduced by coercion to integer range")
+  expect_identical(v, c(NA, NA, 5L, .Machine$integer.max, -.Machine$integer.max))
+  expect_no_warning(as_array(x[3:5]))
 })
