@@ -404,3 +404,51 @@ def test_stride_and_is_contiguous_follow_libtorch():
     assert x.stride(0) == 12 and x.stride(-1) == 1
     with pytest.raises(IndexError, match="Dimension out of range"):
         x.stride(3)
+
+
+def _plain_base_gets_history():
+    """A (3, 2) base that does not require grad, a view of it, then row 1 written from a tensor
+    that requires grad: the base has a history from then on."""
+    v = torch_tensor([1.0, 2.0], requires_grad=True)
+    z = torch_zeros(3, 2)
+    return v, z
+
+
+@pytest.mark.parametrize("make_view, use, expected", [
+    (lambda z: z[1:], lambda w: (w * 2).sum(), [2.0, 2.0]),            # overlaps the write
+    (lambda z: z.t(), lambda w: (w * w).sum(), [2.0, 4.0]),            # the whole base
+    (lambda z: z[1:][0], lambda w: (w * 3).sum(), [3.0, 3.0]),         # a view of a view
+    (lambda z: z[2], lambda w: (w + 1).sum(), [0.0, 0.0]),             # beside the write
+    (lambda z: z[1], lambda w: (w.exp() + w.pow(2) + w * 0.5).sum(),   # unary ops, scalars
+     [float(np.exp(1.0) + 2.0 + 0.5), float(np.exp(2.0) + 4.0 + 0.5)]),
+    (lambda z: z[1:2], lambda w: w.matmul(torch_ones(2, 1)).sum(), [1.0, 1.0]),
+])
+def test_view_taken_before_its_base_gets_a_history_requires_grad_after(make_view, use,
+                                                                        expected):
+    # libtorch derives a view's grad_fn from its base's current one; ops here read only
+    # requires_grad, which was False when the view was made: the gradient used to be lost
+    v, z = _plain_base_gets_history()
+    w = make_view(z)
+    assert not w.requires_grad
+    z[1].copy_(v)
+    out = use(w)
+    assert out.requires_grad
+    out.backward()
+    np.testing.assert_allclose(v.grad._data, np.float32(expected), rtol=1e-6)
+
+
+def test_view_of_a_plain_base_written_in_place_on_the_base_itself():
+    v = torch_tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)
+    z = torch_zeros(3, 2)
+    w = z.t()
+    z.add_(v)                  # the base itself, not a view of it, gets the history
+    (w * w).sum().backward()
+    np.testing.assert_array_equal(v.grad._data, 2 * v._data)
+
+
+def test_views_of_a_base_that_never_gets_a_history_stay_plain():
+    z = torch_zeros(3, 2)
+    w = z[1:]
+    z[1].copy_(torch_tensor([1.0, 2.0]))  # nothing requires grad: no history
+    out = w * 2
+    assert not out.requires_grad and out.grad_fn is None

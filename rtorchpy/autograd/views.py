@@ -175,4 +175,21 @@ def regenerate(view, positions=None):
     view._requires_grad = True
 
 
+def gained_grad(a, b=None):
+    """Whether ``a`` (or ``b``), which did not require grad when last looked at, does now: a
+    view whose base was given a history by an in-place op after the view was taken
+    (``w = z[1:]; z[1].copy_(v)`` with ``v`` requiring grad). libtorch derives a view's grad_fn
+    from its base's current one; here the view gets it now. Ops ask this only after their
+    inputs' ``_requires_grad`` said no, so an op that records pays nothing, and one on plain
+    tensors two attribute reads and this call."""
+    if a._base is None and (b is None or b._base is None):
+        return False
+    found = False
+    for t in (a, b):
+        if t is not None and t._base is not None and t._base._grad_fn is not t._view_fn:
+            regenerate(t)
+            found = found or t._requires_grad
+    return found
+
+
 tensor.regenerate_view = regenerate  # a tensor asks this module when it is a stale view

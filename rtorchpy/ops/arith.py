@@ -10,6 +10,7 @@ import numpy as np
 
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record, record1, record2
+from ..autograd.views import gained_grad
 from ..derivatives import NODES
 from ..numerics.arrays import scalar_array
 from ..numerics.rounded import power as _power
@@ -65,7 +66,8 @@ def add(self, other, alpha=1):
         if t is Tensor and alpha == 1 and x.dtype is other._data.dtype:
             r = x + other._data
             out = _make(r if type(r) is _ndarray else np.asarray(r))
-            if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+            if STATE.grad_enabled and (self._requires_grad or other._requires_grad
+                                       or gained_grad(self, other)):
                 record2(_ADD0, self, other, out, _ALPHA_ONE)
             return out
         if (t is float or t is int) and x.dtype.kind == "f":
@@ -73,20 +75,21 @@ def add(self, other, alpha=1):
             if type(r) is not _ndarray or r.dtype is not x.dtype:
                 r = fix_dtype(r, x.dtype)
             out = _make(r)
-            if STATE.grad_enabled and self._requires_grad:
+            if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
                 record1(_ADD1, self, out)
             return out
         if isinstance(other, Tensor):
             x, y, dt = operands(self, other)
             out = _make(fix_dtype(x + y * alpha if alpha != 1 else x + y, dt))
-            if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+            if STATE.grad_enabled and (self._requires_grad or other._requires_grad
+                                       or gained_grad(self, other)):
                 record2(_ADD0, self, other, out, (alpha,))
             return out
         if not _is_scalar(other):
             return add(self, as_tensor(other), alpha)
         x, dt = scalar_operand(self, other)
         out = _make(fix_dtype(x + other * alpha, dt))
-        if STATE.grad_enabled and self._requires_grad:
+        if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
             record1(_ADD1, self, out)
         return out
     except ValueError as e:  # NumPy's broadcasting error
@@ -106,7 +109,8 @@ def sub(self, other, alpha=1):
         if t is Tensor and alpha == 1 and x.dtype is other._data.dtype and x.dtype.kind != "b":
             r = x - other._data
             out = _make(r if type(r) is _ndarray else np.asarray(r))
-            if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+            if STATE.grad_enabled and (self._requires_grad or other._requires_grad
+                                       or gained_grad(self, other)):
                 record2(_SUB0, self, other, out, _ALPHA_ONE)
             return out
         if (t is float or t is int) and x.dtype.kind == "f":
@@ -114,7 +118,7 @@ def sub(self, other, alpha=1):
             if type(r) is not _ndarray or r.dtype is not x.dtype:
                 r = fix_dtype(r, x.dtype)
             out = _make(r)
-            if STATE.grad_enabled and self._requires_grad:
+            if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
                 record1(_SUB1, self, out)
             return out
         if x.dtype.kind == "b" or (isinstance(other, Tensor) and other._data.dtype.kind == "b"):
@@ -129,7 +133,7 @@ def sub(self, other, alpha=1):
             return sub(self, as_tensor(other), alpha)
         x, dt = scalar_operand(self, other)
         out = _make(fix_dtype(x - other * alpha, dt))
-        if STATE.grad_enabled and self._requires_grad:
+        if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
             record1(_SUB1, self, out)
         return out
     except ValueError as e:  # NumPy's broadcasting error
@@ -143,7 +147,7 @@ def rsub(self, other, alpha=1):
     other = _number(other)
     x, dt = scalar_operand(self, other)
     out = _make(fix_dtype(other - x * alpha, dt))
-    if STATE.grad_enabled and self._requires_grad:
+    if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
         record1(_RSUB1, self, out, (alpha,))
     return out
 
@@ -157,7 +161,8 @@ def mul(self, other):
         if t is Tensor and x.dtype is other._data.dtype:
             r = x * other._data
             out = _make(r if type(r) is _ndarray else np.asarray(r))
-            if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+            if STATE.grad_enabled and (self._requires_grad or other._requires_grad
+                                       or gained_grad(self, other)):
                 record2(_MUL0, self, other, out, (self is other,))
             return out
         if (t is float or t is int) and x.dtype.kind == "f":
@@ -169,20 +174,21 @@ def mul(self, other):
             if type(r) is not _ndarray or r.dtype is not x.dtype:
                 r = fix_dtype(r, x.dtype)
             out = _make(r)
-            if STATE.grad_enabled and self._requires_grad:
+            if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
                 record1(_MUL1, self, out, (other,))
             return out
         if isinstance(other, Tensor):
             x, y, dt = operands(self, other)
             out = _make(fix_dtype(x * y, dt))
-            if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+            if STATE.grad_enabled and (self._requires_grad or other._requires_grad
+                                       or gained_grad(self, other)):
                 record2(_MUL0, self, other, out, (self is other,))
             return out
         if not _is_scalar(other):
             return mul(self, as_tensor(other))
         x, dt = scalar_operand(self, other)
         out = _make(fix_dtype(x * other, dt))
-        if STATE.grad_enabled and self._requires_grad:
+        if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
             record1(_MUL1, self, out, (other,))
         return out
     except ValueError as e:  # NumPy's broadcasting error
@@ -200,7 +206,8 @@ def div(self, other, rounding_mode=None):
         if t is Tensor and x.dtype is other._data.dtype and x.dtype.kind == "f":
             r = np.true_divide(x, other._data)
             out = _make(r if type(r) is _ndarray else np.asarray(r))
-            if STATE.grad_enabled and (self._requires_grad or other._requires_grad):
+            if STATE.grad_enabled and (self._requires_grad or other._requires_grad
+                                       or gained_grad(self, other)):
                 record2(_DIV0, self, other, out)
             return out
         if (t is float or t is int) and x.dtype.kind == "f":
@@ -208,7 +215,7 @@ def div(self, other, rounding_mode=None):
             if type(r) is not _ndarray or r.dtype is not x.dtype:
                 r = fix_dtype(r, x.dtype)
             out = _make(r)
-            if STATE.grad_enabled and self._requires_grad:
+            if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
                 record1(_DIV1, self, out, (other,))
             return out
         if isinstance(other, Tensor):
@@ -225,7 +232,7 @@ def div(self, other, rounding_mode=None):
         if dt.kind != "f":
             dt = default_float()
         out = _make(fix_dtype(np.true_divide(x, other), dt))
-        if STATE.grad_enabled and self._requires_grad:
+        if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
             record1(_DIV1, self, out, (other,))
         return out
     except ValueError as e:  # NumPy's broadcasting error
@@ -253,7 +260,7 @@ def _div_rounded(self, other, mode):
         out = Tensor._make(fix_dtype(q, dt))
         if b is not None and recording(self, b):
             record(NODES["DivBackward2"], (self, b), (out,))
-        elif b is None and STATE.grad_enabled and self._requires_grad:
+        elif b is None and STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
             record(NODES["DivBackward3"], (self,), (out,))
         return out
     except ValueError as e:  # NumPy's broadcasting error
@@ -268,7 +275,7 @@ def neg(self):
                            "are trying to invert a mask, use the `~` or `logical_not()` operator "
                            "instead.")
     out = Tensor._make(np.negative(self._data))
-    if STATE.grad_enabled and self._requires_grad:
+    if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
         record(NODES["NegBackward0"], (self,), (out,))
     return out
 
@@ -290,7 +297,7 @@ def pow(self, exponent):
         _check_int_pow(x, exponent)
         data = np.square(x) if exponent == 2 else _power(x, exponent)
         out = Tensor._make(fix_dtype(data, dt))
-        if STATE.grad_enabled and self._requires_grad:
+        if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
             record(NODES["PowBackward0"], (self,), (out,), (exponent,))
         return out
     except ValueError as e:  # NumPy's broadcasting error
@@ -309,7 +316,7 @@ def rpow(self, base):
     base = _number(base, "base")
     x, dt = scalar_operand(self, base)
     out = Tensor._make(fix_dtype(_power(base, x), dt))
-    if STATE.grad_enabled and self._requires_grad:
+    if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
         record(NODES["PowBackward2"], (self,), (out,), (base,))
     return out
 
@@ -340,7 +347,7 @@ def _fmod_like(name, np_fn, node0, node1):
             x, dt = scalar_operand(self, other)
             _no_integer_zero(other, dt)
             out = Tensor._make(fix_dtype(np_fn(x, other), dt))
-            if STATE.grad_enabled and self._requires_grad:
+            if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
                 record(NODES[node1], (self,), (out,))
             return out
         except ValueError as e:  # NumPy's broadcasting error

@@ -8,6 +8,7 @@ import numpy as np
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record, record1
 from ..autograd.rows import NODES
+from ..autograd.views import gained_grad
 from ..numerics import rounded
 from ..numerics.arrays import sgn
 from ..numerics.shape_errors import shape_error
@@ -48,7 +49,7 @@ def _unary(name, np_fn, node_name, float_only=True, doc=""):
                 return Tensor._make(x.copy())  # sign of a bool is itself; bools need no grad
         r = np_fn(x)
         out = _make(r if type(r) is _ndarray else np.asarray(r))
-        if STATE.grad_enabled and self._requires_grad:
+        if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
             record1(node, self, out)
         return out
 
@@ -113,7 +114,7 @@ def relu(self):
     if self._data.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
     out = Tensor._make(np.maximum(self._data, self._data.dtype.type(0)))
-    if STATE.grad_enabled and self._requires_grad:
+    if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
         record(NODES["ReluBackward0"], (self,), (out,))
     return out
 
@@ -162,7 +163,7 @@ def _clamp(self, min, max, node):
             dt = scalar_dtype(dt, bound)
     data = np.clip(self._data.astype(dt, copy=False), lo, hi)
     out = Tensor._make(fix_dtype(data, dt))
-    if STATE.grad_enabled and self._requires_grad:
+    if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
         record(NODES[node], (self,), (out,), (lo, hi))
     return out
 

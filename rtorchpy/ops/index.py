@@ -19,7 +19,7 @@ import numpy as np
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record
 from ..autograd.rows import NODES
-from ..autograd.views import share_view
+from ..autograd.views import gained_grad, share_view
 from ..numerics.dims import normalize_dim
 from ..numerics.format import type_word_for
 from ..numerics.formula_arrays import ARRAY_OPS
@@ -132,7 +132,7 @@ def _slice(self, d, s):
     out = Tensor._make(data)
     share_view(self, out)
     if STATE.grad_enabled:
-        if self._requires_grad:
+        if self._requires_grad or gained_grad(self):
             record(NODES["SliceBackward0"], (self,), (out,), (self._data.shape, key))
     else:
         out._view_meta = "no_grad"

@@ -23,6 +23,7 @@ from ..autograd.rows import NODES
 from ..autograd.views import (
     OVERLAP_ERROR,
     CopySlices,
+    gained_grad,
     make_node,
     overlaps,
     regenerate,
@@ -73,8 +74,9 @@ def inplace(self, compute, *others, write=_write):
     """Apply ``compute(t) -> Tensor`` to ``self`` in place; ``others`` are the op's tensor args,
     ``write(self, array)`` stores the result."""
     self._check_inplace(others)
-    record = STATE.grad_enabled and (self._requires_grad or any(
-        isinstance(o, Tensor) and o._requires_grad for o in others))
+    tensors = [o for o in others if isinstance(o, Tensor)]
+    record = STATE.grad_enabled and (self._requires_grad or any(o._requires_grad for o in tensors)
+                                     or any(gained_grad(t) for t in (self, *tensors)))
     if record and self._base is not None:
         # writing through a view rewrites its base's history (CopySlices, see autograd/views.py)
         inplace_on_view(self, compute, write)
@@ -113,10 +115,11 @@ def _direct(self, ufunc, other, alpha):
     if type(other) is Tensor:
         y = other._data
         if y.dtype != data.dtype or (y.shape != data.shape and y.ndim) or \
-                (STATE.grad_enabled and (self._requires_grad or other._requires_grad)):
+                (STATE.grad_enabled and (self._requires_grad or other._requires_grad
+                                         or gained_grad(self, other))):
             return None
     elif type(other) is float or type(other) is int:
-        if STATE.grad_enabled and self._requires_grad:
+        if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
             return None
         y = other
     else:
@@ -218,7 +221,8 @@ def _unrecorded(self, *others):
     data = self._data
     if not data.flags.writeable:  # (expanded memory: the general path decides)
         return None
-    if STATE.grad_enabled and (self._requires_grad or any(o._requires_grad for o in others)):
+    if STATE.grad_enabled and (self._requires_grad or any(o._requires_grad for o in others)
+                               or any(gained_grad(t) for t in (self, *others))):
         return None
     self._check_inplace()
     return data

@@ -6,6 +6,7 @@ import numpy as np
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record
 from ..autograd.rows import NODES
+from ..autograd.views import gained_grad
 from ..numerics.shape_errors import expand_error, shape_error
 from ..tensor import Tensor
 from .registry import as_tensor, op, recording, wrap
@@ -38,7 +39,8 @@ def mm(self, mat2):
     if a.shape[1] != b.shape[0]:
         raise _shape_error("mm", self, mat2)
     out = Tensor._make(a @ b)  # 2-d @ 2-d: always an ndarray
-    if STATE.grad_enabled and (self._requires_grad or mat2._requires_grad):
+    if STATE.grad_enabled and (self._requires_grad or mat2._requires_grad
+                               or gained_grad(self, mat2)):
         record(_MM_NODE, (self, mat2), (out,))
     return out
 

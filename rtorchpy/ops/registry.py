@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE
+from ..autograd.views import gained_grad
 from ..numerics.dims import normalize_dim, normalize_dims  # noqa: F401  (ops import them here)
 from ..tensor import Tensor
 from .creation import torch_tensor
@@ -86,6 +87,9 @@ def recording(*tensors):
         return False
     for t in tensors:
         if t._requires_grad:
+            return True
+    for t in tensors:
+        if gained_grad(t):
             return True
     return False
 

@@ -19,6 +19,7 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record
 from ..autograd.rows import NODES
+from ..autograd.views import gained_grad
 # registers the rows before NODES is read
 from ..derivatives import special as _derivatives_special  # noqa: F401
 from ..numerics.shape_errors import shape_error
@@ -125,7 +126,7 @@ def poisson(self):
     except ValueError:
         raise RuntimeError("invalid Poisson rate, expected rate to be at most 9.2e18") from None
     out = Tensor._make(np.asarray(draws).astype(x.dtype))
-    if STATE.grad_enabled and self._requires_grad:
+    if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
         record(NODES["PoissonBackward0"], (self,), (out,))
     return out
 
@@ -146,7 +147,7 @@ def bernoulli(self, p=None):
             raise RuntimeError(_P_RANGE)
         draws = _generator().random(x.shape) < x
         out = Tensor._make(np.asarray(draws).astype(x.dtype))
-        if STATE.grad_enabled and self._requires_grad:
+        if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
             record(NODES["BernoulliBackward0"], (self,), (out,))
         return out
     if isinstance(p, Tensor):
@@ -158,7 +159,7 @@ def bernoulli(self, p=None):
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
     draws = _generator().random(x.shape) < p
     out = Tensor._make(np.asarray(draws).astype(x.dtype))
-    if STATE.grad_enabled and self._requires_grad:
+    if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
         record(NODES["torch::autograd::NotImplemented"], (self,), (out,), params=("bernoulli",))
     return out
 

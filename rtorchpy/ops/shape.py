@@ -14,7 +14,7 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record, record1
 from ..autograd.rows import NODES
-from ..autograd.views import mark_multi_output, share_view
+from ..autograd.views import gained_grad, mark_multi_output, share_view
 from ..numerics.arrays import broadcast_view, diagonal_view, insert_axis
 from ..numerics.dims import normalize_dim, normalize_dims
 from ..numerics.formula_arrays import ARRAY_OPS
@@ -32,7 +32,7 @@ def _view_of(self, data, node, params=(), view=False):
         if not STATE.grad_enabled:
             out._view_meta = "no_grad"
             return out
-    if STATE.grad_enabled and self._requires_grad:
+    if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
         record1(node, self, out, params)
     return out
 

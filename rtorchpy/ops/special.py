@@ -17,6 +17,7 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE
 from ..autograd.record import record
 from ..autograd.rows import NODES
+from ..autograd.views import gained_grad
 # registers the rows before NODES is read
 from ..derivatives import special as _derivatives_special  # noqa: F401
 from ..numerics import special
@@ -44,7 +45,7 @@ def _unary(name, compute, node_name, doc):
     def fn(self):
         self = _tensor(self, name)
         out = _wrap(compute(float_data(self)))
-        if STATE.grad_enabled and self._requires_grad:
+        if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
             record(node, (self,), (out,))
         return out
 
@@ -86,7 +87,7 @@ def polygamma(n, self):
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     out = _wrap(special.polygamma(n, float_data(self)))
-    if STATE.grad_enabled and self._requires_grad:
+    if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
         record(NODES["PolygammaBackward0"], (self,), (out,), params=(n,))
     return out
 
@@ -102,7 +103,7 @@ def logit(self, eps=None):
     # a negative eps is no eps (libtorch's kernel and backward)
     bounds = special.logit_bounds(x.dtype, eps) if eps is not None and eps >= 0 else (None, None)
     out = _wrap(special.logit(x, eps))
-    if STATE.grad_enabled and self._requires_grad:
+    if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
         record(NODES["LogitBackward0"], (self,), (out,), params=bounds)
     return out
 
@@ -170,7 +171,7 @@ def xlogy(self, other):
         dt = scalar_dtype(other._data.dtype, self)
         dt = dt if dt.kind == "f" else np.dtype(default_float())
         out = _wrap(special.xlogy64(np.float64(self), other._data.astype(np.float64)), dt)
-        if STATE.grad_enabled and other._requires_grad:
+        if STATE.grad_enabled and (other._requires_grad or gained_grad(other)):
             record(NODES["XlogyBackward1"], (other,), (out,), params=(float(self),))
         return out
     self = _tensor(self, "xlogy")
@@ -178,7 +179,7 @@ def xlogy(self, other):
         dt = scalar_dtype(self._data.dtype, other)
         dt = dt if dt.kind == "f" else np.dtype(default_float())
         out = _wrap(special.xlogy64(self._data.astype(np.float64), np.float64(other)), dt)
-        if STATE.grad_enabled and self._requires_grad:
+        if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
             record(NODES["XlogyBackward2"], (self,), (out,), params=(float(other),))
         return out
     other = as_tensor(other)
