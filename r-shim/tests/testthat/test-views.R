@@ -79,3 +79,14 @@ test_that("assignment drops the value's extra leading size-1 dims", {
   expect_equal(as_array(b$grad), matrix(c(2, 0, 4, 0, 6, 0), 2))
   expect_equal(as_array(u$grad), array(c(8, 16, 24), c(1, 1, 3)))
 })
+
+test_that("a view taken before its base gets a history carries the gradient afterwards", {
+  v <- torch_tensor(c(1, 2), requires_grad = TRUE)
+  z <- torch_zeros(3, 2)
+  w <- z[2:3, ]           # z requires no grad yet
+  z[2, ] <- v             # now it has a history
+  out <- (w * 2)$sum()
+  expect_true(out$requires_grad)
+  out$backward()
+  expect_equal(as_array(v$grad), c(2, 2))
+})
