@@ -1220,3 +1220,29 @@ def test_rounded_division_gives_zero_gradients_to_both_operands():
     x.div(y, rounding_mode="floor").sum().backward()
     np.testing.assert_array_equal(x.grad._data, [0.0, 0.0])
     np.testing.assert_array_equal(y.grad._data, [[0.0], [0.0]])  # None before, as if unused
+
+
+@pytest.mark.parametrize("x_shape, mask_shape", [((3,), (2, 3)), ((2, 1), (2, 3)),
+                                                 ((1, 3), (2, 1)), ((2, 3), (3,))])
+def test_masked_fill_broadcasts_self_with_the_mask(x_shape, mask_shape):
+    # libtorch broadcasts both (a mask with more dims gives a larger result); the gradient
+    # sums back to self's shape
+    xa = np.arange(np.prod(x_shape), dtype=np.float32).reshape(x_shape) + 1
+    ma = np.arange(np.prod(mask_shape)).reshape(mask_shape) % 2 == 0
+    x = rt.torch_tensor(xa, requires_grad=True)
+    y = x.masked_fill(rt.torch_tensor(ma), -1.0)
+    expected = np.where(ma, np.float32(-1), xa)
+    np.testing.assert_array_equal(y._data, expected)
+    y.sum().backward()
+    kept = np.broadcast_to(~ma, expected.shape).astype(np.float32)  # where self shows through
+    lead = kept.ndim - len(x_shape)
+    kept = kept.sum(axis=tuple(range(lead)))
+    kept = kept.sum(axis=tuple(i for i, n in enumerate(x_shape) if n == 1), keepdims=True)
+    np.testing.assert_array_equal(x.grad._data, kept)
+
+
+def test_in_place_masked_fill_keeps_its_shape():
+    with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the "
+                                           r"broadcast shape \[2, 3\]"):
+        rt.torch_zeros(3).masked_fill_(rt.torch_tensor([[True, False, True],
+                                                        [False, False, True]]), 1.0)

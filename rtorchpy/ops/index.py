@@ -293,24 +293,29 @@ def index_select(self, dim, index):
 
 @op("masked_fill")
 def masked_fill(self, mask, value):
-    """A copy of ``self`` with ``value`` where the bool ``mask`` is true (mask broadcasts)."""
+    """A copy of ``self`` with ``value`` where the bool ``mask`` is true. ``self`` and ``mask``
+    broadcast together, as in libtorch: a mask with more dims gives a larger result (the
+    in-place ``masked_fill_`` keeps ``self``'s shape, so there only the mask broadcasts)."""
     mask = as_tensor(mask)
     if mask._data.dtype.kind != "b":
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype.word}")
-    try:
-        m = np.broadcast_to(mask._data, self._data.shape) if mask.shape != self.shape else mask._data
-    except ValueError as e:  # NumPy's broadcasting error (libtorch names the mask a)
-        raise shape_error(e, mask._data.shape, self._data.shape) from None
+    x, m = self._data, mask._data
+    if m.shape != x.shape:
+        try:
+            shape = np.broadcast_shapes(m.shape, x.shape)
+        except ValueError as e:  # NumPy's broadcasting error (libtorch names the mask a)
+            raise shape_error(e, m.shape, x.shape) from None
+        m = np.broadcast_to(m, shape)
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value._data.ndim} dimension(s).")
-        out = wrap(np.where(m, value._data.astype(self._data.dtype), self._data))
+        out = wrap(np.where(m, value._data.astype(x.dtype), x))
         if recording(self, value):
             record(NODES["MaskedFillBackward1"], (self, value), (out,), (m,))
         return out
-    out = wrap(np.where(m, np.asarray(value).astype(self._data.dtype), self._data))
+    out = wrap(np.where(m, np.asarray(value).astype(x.dtype), x))
     if recording(self):
         record(NODES["MaskedFillBackward0"], (self,), (out,), (m,))
     return out
