@@ -1246,3 +1246,19 @@ def test_in_place_masked_fill_keeps_its_shape():
                                            r"broadcast shape \[2, 3\]"):
         rt.torch_zeros(3).masked_fill_(rt.torch_tensor([[True, False, True],
                                                         [False, False, True]]), 1.0)
+
+
+def test_round_with_decimals_is_libtorchs_rint_of_the_scaled_value():
+    a = np.array([1.2345, -2.5, 2.5, 1234.5678, 0.125, -0.0051], dtype=np.float32)
+    x = rt.torch_tensor(a, requires_grad=True)
+    for d in (1, 2, -1, -2):
+        scale = np.float32(10.0 ** abs(d))
+        expected = np.rint(a * scale) / scale if d > 0 else np.rint(a / scale) * scale
+        y = x.round(decimals=d)
+        np.testing.assert_array_equal(y._data, expected.astype(np.float32))
+        assert y.grad_fn.name == "RoundBackward1"
+    x.round(decimals=2).sum().backward()
+    np.testing.assert_array_equal(x.grad._data, np.zeros(6, np.float32))
+    assert x.round().grad_fn.name == "RoundBackward0"
+    with pytest.raises(NotImplementedError, match="\"round_cpu\" not implemented for 'Long'"):
+        rt.torch_tensor([3]).round(decimals=1)

@@ -22,6 +22,7 @@
 #' @param condition A bool tensor.
 #' @param copy See the Python documentation of the op of the same name (R conventions apply).
 #' @param correction See the Python documentation of the op of the same name (R conventions apply).
+#' @param decimals See the Python documentation of the op of the same name (R conventions apply).
 #' @param descending See the Python documentation of the op of the same name (R conventions apply).
 #' @param device See the Python documentation of the op of the same name (R conventions apply).
 #' @param diagonal See the Python documentation of the op of the same name (R conventions apply).
@@ -618,7 +619,7 @@ torch_reshape <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <-
 
 #' @rdname torch_ops
 #' @export
-torch_round <- function(self) { .r <- .External(rtp_opx, "round", self); if (is.object(.r)) .r else .op_reply("round", list(self), .r, sys.call()) }
+torch_round <- function(self, decimals = 0L) { .r <- .External(rtp_opx, "round", self, decimals); if (is.object(.r)) .r else .op_reply("round", list(self, decimals), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export

@@ -371,6 +371,12 @@ for _name in ("RoundBackward0", "FloorBackward0", "CeilBackward0", "TruncBackwar
     row(_name)(_piecewise_constant)
 
 
+@row("RoundBackward1")
+def _round_decimals(F, g, needs, decimals):
+    """self: 0 (piecewise constant; round with decimals)"""
+    return F.zeros_like(g)
+
+
 # ---------------------------------------------------------------- reductions
 @row("SumBackward0")
 def _sum_all(F, g, needs, shape):

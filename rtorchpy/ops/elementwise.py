@@ -3,6 +3,8 @@ Python operators of Tensor (``x + y``, ``x @ y``, ``x == y``, ...). Registered i
 registered in the op registry (``ops/registry.py``)."""
 from __future__ import annotations
 
+import builtins
+
 import numpy as np
 
 from ..autograd.grad_mode import STATE
@@ -105,7 +107,25 @@ def _keeps_integers(fn):
 floor = _unary("floor", _keeps_integers(np.floor), "FloorBackward0", float_only=False)
 ceil = _unary("ceil", _keeps_integers(np.ceil), "CeilBackward0", float_only=False)
 trunc = _unary("trunc", _keeps_integers(np.trunc), "TruncBackward0", float_only=False)
-round = _unary("round", np.round, "RoundBackward0", float_only=False)
+_round_half_even = _unary("round", np.round, "RoundBackward0", float_only=False)
+
+
+@op("round")
+def round(self, decimals=0):
+    """Round half to even; with ``decimals``, to that many decimal places (negative: to tens,
+    hundreds, ...), computed as libtorch does in the tensor's dtype: ``rint(x * 10^d) / 10^d``
+    (``rint(x / 10^-d) * 10^-d`` for negative ``d``)."""
+    if decimals == 0:
+        return _round_half_even(self)
+    x = self._data
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f'"round_cpu" not implemented for \'{self.dtype.word}\'')
+    ten_pow = x.dtype.type(10.0 ** builtins.abs(int(decimals)))
+    r = np.rint(x * ten_pow) / ten_pow if decimals > 0 else np.rint(x / ten_pow) * ten_pow
+    out = _make(np.asarray(r, dtype=x.dtype))
+    if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
+        record1(NODES["RoundBackward1"], self, out, (int(decimals),))
+    return out
 
 
 @op("relu")

@@ -315,3 +315,10 @@ test_that("int64 values beyond R's integer range become NA with a warning, as as
   expect_identical(v, c(NA, NA, 5L, .Machine$integer.max, -.Machine$integer.max))
   expect_no_warning(as_array(x[3:5]))
 })
+
+test_that("torch_round() takes decimals", {
+  x <- torch_tensor(c(2.567, -1.25, 1234.5))
+  expect_equal(as_array(torch_round(x, decimals = 1)), c(2.6, -1.2, 1234.5), tolerance = 1e-6)
+  expect_equal(as_array(x$round(decimals = -2)), c(0, 0, 1200))
+  expect_equal(as_array(torch_round(x)), c(3, -1, 1234))
+})
