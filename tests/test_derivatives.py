@@ -617,6 +617,13 @@ def _norm(draw, rng, name):
     return Case(lambda a: a.norm(p=p, dim=dim, keepdim=keepdim), distinct_abs(rng, s))
 
 
+@builder("RoundBackward1")
+def _round_decimals(draw, rng, name):
+    d = draw(st.sampled_from([1, 2]))
+    # off_grid's distance from the (half-)integers, scaled to the decimal places rounded to
+    return Case(lambda a: a.round(decimals=d), off_grid(rng, shape(draw)) / 10 ** d)
+
+
 @builder("CumsumBackward0")
 def _cumsum(draw, rng, name):
     s = shape(draw)
