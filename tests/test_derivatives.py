@@ -1002,6 +1002,18 @@ def _flip(draw, rng, name):
     return Case(lambda a: a.flip(dims), anyv(rng, s))
 
 
+@builder("RollBackward0")
+def _roll(draw, rng, name):
+    s = shape(draw)
+    if not s or draw(st.booleans()):
+        shift = draw(st.integers(-7, 7))
+        return Case(lambda a: a.roll(shift), anyv(rng, s))  # over the flattened tensor
+    dims = tuple(sorted(set(draw(st.lists(st.integers(0, len(s) - 1), min_size=1,
+                                          max_size=len(s))))))
+    shifts = tuple(draw(st.integers(-5, 5)) for _ in dims)
+    return Case(lambda a: a.roll(shifts, dims), anyv(rng, s))
+
+
 @builder("CloneBackward0")
 def _clone(draw, rng, name):
     return Case(lambda a: a.clone(), anyv(rng, shape(draw)))

@@ -24,6 +24,7 @@
 #' @param correction See the Python documentation of the op of the same name (R conventions apply).
 #' @param decimals See the Python documentation of the op of the same name (R conventions apply).
 #' @param descending See the Python documentation of the op of the same name (R conventions apply).
+#' @param destination See the Python documentation of the op of the same name (R conventions apply).
 #' @param device See the Python documentation of the op of the same name (R conventions apply).
 #' @param diagonal See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
@@ -68,8 +69,10 @@
 #' @param rounding_mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param row See the Python documentation of the op of the same name (R conventions apply).
 #' @param rtol See the Python documentation of the op of the same name (R conventions apply).
+#' @param shifts See the Python documentation of the op of the same name (R conventions apply).
 #' @param size The shape of the draws when `mean` and `std` are numbers.
 #' @param sorted See the Python documentation of the op of the same name (R conventions apply).
+#' @param source See the Python documentation of the op of the same name (R conventions apply).
 #' @param split_size_or_sections See the Python documentation of the op of the same name (R conventions apply).
 #' @param src See the Python documentation of the op of the same name (R conventions apply).
 #' @param stable See the Python documentation of the op of the same name (R conventions apply).
@@ -507,6 +510,10 @@ torch_mm <- function(self, mat2) { .r <- .External(rtp_opx, "mm", self, mat2); i
 
 #' @rdname torch_ops
 #' @export
+torch_movedim <- function(self, source, destination) { .r <- .External(rtp_opx, "movedim", self, source, destination); if (is.object(.r)) .r else .op_reply("movedim", list(self, source, destination), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_mul <- function(self, other) { .r <- .External(rtp_opx, "mul", self, other); if (is.object(.r)) .r else .op_reply("mul", list(self, other), .r, sys.call()) }
 
 `.m_mul_` <- function(self, other) { .r <- .External(rtp_opx, "mul_", self, other); if (is.object(.r)) .r else .op_reply("mul_", list(self, other), .r, sys.call()) }
@@ -616,6 +623,10 @@ torch_repeat_interleave <- function(self, repeats, dim = NULL, output_size = NUL
 #' @rdname torch_ops
 #' @export
 torch_reshape <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .Call(rtp_op, "reshape", .args); if (is.object(.r)) .r else .op_reply("reshape", .args, .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_roll <- function(self, shifts, dims = NULL) { .r <- .External(rtp_opx, "roll", self, shifts, dims); if (is.object(.r)) .r else .op_reply("roll", list(self, shifts, dims), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -911,6 +922,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `min` = "torch_min",
   `minimum` = "torch_minimum",
   `mm` = "torch_mm",
+  `movedim` = "torch_movedim",
   `mul` = "torch_mul",
   `mul_` = ".m_mul_",
   `multinomial` = "torch_multinomial",
@@ -940,6 +952,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `repeat` = "torch_repeat",
   `repeat_interleave` = "torch_repeat_interleave",
   `reshape` = "torch_reshape",
+  `roll` = "torch_roll",
   `round` = "torch_round",
   `rsqrt` = "torch_rsqrt",
   `scatter_add` = "torch_scatter_add",

@@ -225,6 +225,12 @@ def _masked_fill_tensor(F, g, needs, mask):
             (F.sum(F.where(mask, g, 0.0), None, False) if needs[1] else None))
 
 
+@row("RollBackward0")
+def _roll(F, g, needs, shifts, dims):
+    """self: g rolled back by -shifts"""
+    return F.roll(g, tuple(-s for s in shifts), dims)
+
+
 @row("FlipBackward0")
 def _flip(F, g, needs, dims):
     """self: g flipped back"""

@@ -198,6 +198,10 @@ class _ArrayOps(ArrayLinalg):
         return np.flip(x, dims)
 
     @staticmethod
+    def roll(x, shifts, dims):
+        return np.roll(x, shifts[0]) if dims is None else np.roll(x, shifts, axis=dims)
+
+    @staticmethod
     def mT(x):
         return x.swapaxes(-1, -2)
 

@@ -199,6 +199,10 @@ class _TensorOps(TensorLinalg):
         return x.flip(dims)
 
     @staticmethod
+    def roll(x, shifts, dims):
+        return x.roll(shifts, dims)
+
+    @staticmethod
     def mT(x):
         return x.transpose(-1, -2)
 

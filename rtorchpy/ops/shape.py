@@ -280,6 +280,55 @@ def flip(self, dims):
     return out
 
 
+def _ints(v):
+    """An int or a sequence of ints as a tuple."""
+    return tuple(int(i) for i in v) if isinstance(v, (list, tuple, np.ndarray)) else (int(v),)
+
+
+@op("roll", dims=("dims",))
+def roll(self, shifts, dims=None):
+    """Shift the elements by ``shifts`` along ``dims``, those that fall off one end coming back
+    at the other; without ``dims``, along the flattened tensor (the shape is kept)."""
+    shifts = _ints(shifts)
+    n = self._data.ndim
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        dims = None
+        data = np.roll(self._data, shifts[0])
+    else:
+        dims = tuple(normalize_dim(d, n) for d in _ints(dims))
+        if len(dims) != len(shifts):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                               f"dims:{len(dims)}")
+        data = np.roll(self._data, shifts, axis=dims)
+    out = wrap(data)
+    if recording(self):
+        record(NODES["RollBackward0"], (self,), (out,), (shifts, dims))
+    return out
+
+
+@op("movedim", dims=("source", "destination"))
+def movedim(self, source, destination):
+    """Move dims ``source`` to positions ``destination`` (ints or sequences of the same length);
+    the other dims keep their order. A view (``permute``)."""
+    n = self._data.ndim
+    src = tuple(normalize_dim(d, n) for d in _ints(source))
+    dst = tuple(normalize_dim(d, n) for d in _ints(destination))
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({list(dst)} dims)")
+    for what, ds in (("source", src), ("destination", dst)):
+        if len(set(ds)) != len(ds):
+            raise RuntimeError(f"movedim: repeated dim in `{what}` ({list(ds)})")
+    order = np.empty(n, dtype=np.int64)
+    order[list(dst)] = src
+    rest = [d for d in range(n) if d not in src]
+    order[[d for d in range(n) if d not in dst]] = rest
+    return permute(self, *order.tolist())
+
+
 @op("clone")
 def clone(self):
     """A copy with its own storage; gradients flow through it."""

@@ -322,3 +322,18 @@ test_that("torch_round() takes decimals", {
   expect_equal(as_array(x$round(decimals = -2)), c(0, 0, 1200))
   expect_equal(as_array(torch_round(x)), c(3, -1, 1234))
 })
+
+test_that("torch_roll() and torch_movedim() take 1-based dims; gradients flow", {
+  x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), 2, byrow = TRUE), requires_grad = TRUE)
+  expect_equal(as_array(torch_roll(x, 1, 2)), matrix(c(3, 1, 2, 6, 4, 5), 2, byrow = TRUE))
+  expect_equal(as_array(x$roll(c(1, 1), c(1, 2))), matrix(c(6, 4, 5, 3, 1, 2), 2, byrow = TRUE))
+  expect_equal(as_array(torch_roll(x, 1)), matrix(c(6, 1, 2, 3, 4, 5), 2, byrow = TRUE))
+  w <- torch_tensor(matrix(1:6, 2, byrow = TRUE) * 1)
+  (torch_roll(x, 1, 2) * w)$sum()$backward()
+  expect_equal(as_array(x$grad), matrix(c(2, 3, 1, 5, 6, 4), 2, byrow = TRUE))
+  expect_error(torch_roll(x, 1, 0), "Indexing starts at 1")
+  y <- torch_randn(2, 3, 4)
+  expect_equal(torch_movedim(y, 1, 3)$shape, c(3L, 4L, 2L))
+  expect_equal(y$movedim(c(1, 2), c(3, 1))$shape, c(3L, 4L, 2L))
+  expect_equal(as_array(torch_movedim(y, 1, 3)[, , 2]), as_array(y[2, , ]))
+})
