@@ -114,6 +114,14 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
   .bridge("tensor_method", .h(self), name, args, kwargs)
 }
 
+# x$size(dim) and x$stride(dim): one integer per dim, or the one of 1-based `dim`.
+.per_dim <- function(self, name, dim) {
+  if (!is.null(dim) && isTRUE(all(dim == 0))) {
+    stop("Indexing starts at 1 and got a 0.", call. = FALSE)
+  }
+  as.integer(unlist(.call_method(self, name, list(dim))))
+}
+
 # Tensor methods that are not ops of the registry (attributes and autograd of a tensor).
 .TENSOR_METHODS <- list(
   backward = function(self, gradient = list(), retain_graph = create_graph,
@@ -152,21 +160,11 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
   register_hook = function(self, hook) .register_hook(self, hook),
   item = function(self) .bridge("item", .h(self)),
   numel = function(self) .call_method(self, "numel"),
-  size = function(self, dim = NULL) {
-    if (!is.null(dim) && isTRUE(all(dim == 0))) {
-      stop("Indexing starts at 1 and got a 0.", call. = FALSE)
-    }
-    as.integer(unlist(.call_method(self, "size", list(dim))))
-  },
+  size = function(self, dim = NULL) .per_dim(self, "size", dim),
   dim = function(self) .call_method(self, "dim"),
   ndimension = function(self) .call_method(self, "dim"),
   is_floating_point = function(self) .attr(self, "dtype")$is_floating_point,
-  stride = function(self, dim = NULL) {
-    if (!is.null(dim) && isTRUE(all(dim == 0))) {
-      stop("Indexing starts at 1 and got a 0.", call. = FALSE)
-    }
-    as.integer(unlist(.call_method(self, "stride", list(dim))))
-  },
+  stride = function(self, dim = NULL) .per_dim(self, "stride", dim),
   is_contiguous = function(self) .call_method(self, "is_contiguous"),
   cpu = function(self) self,
   cuda = function(self, ...) stop("CUDA is not available: rtorchpy computes on the CPU",

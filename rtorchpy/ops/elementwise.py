@@ -31,9 +31,9 @@ from .registry import (
 
 # ------------------------------------------------------------------------------ unary math
 
-def _unary(name, np_fn, node_name, float_only=True, doc=""):
+def _unary(name, np_fn, node_name, float_only=True, doc="", register=True):
     """Define and register an elementwise op recording ``node_name`` (whose row says what it
-    saves)."""
+    saves); ``register=False``: only define it (for an op that calls it in its common case)."""
     node = NODES[node_name]
 
     def fn(self):
@@ -57,7 +57,7 @@ def _unary(name, np_fn, node_name, float_only=True, doc=""):
 
     fn.__name__ = name
     fn.__doc__ = doc or f"Elementwise {name}."
-    return op(name)(fn)
+    return op(name)(fn) if register else fn
 
 
 _ndarray = np.ndarray
@@ -107,7 +107,7 @@ def _keeps_integers(fn):
 floor = _unary("floor", _keeps_integers(np.floor), "FloorBackward0", float_only=False)
 ceil = _unary("ceil", _keeps_integers(np.ceil), "CeilBackward0", float_only=False)
 trunc = _unary("trunc", _keeps_integers(np.trunc), "TruncBackward0", float_only=False)
-_round_half_even = _unary("round", np.round, "RoundBackward0", float_only=False)
+_round_half_even = _unary("round", np.round, "RoundBackward0", float_only=False, register=False)
 
 
 @op("round")
