@@ -261,7 +261,11 @@ NULL
 # Keys freed by .release_rvalues() are used again: each key is a binding name, so a symbol, and
 # R never frees symbols (fresh keys leaked three R cells per value: 9 per call of a custom
 # function saving two R values). .rt$free_keys[seq_len(.rt$n_free)] are the free ones.
+# Python reports the values it dropped only when asked: R asks at its housekeeping, which may
+# not come (direct calls release their handles in C), and here, once 256 values were kept
+# since it last asked. So the values kept for nothing, and the keys made, stay bounded.
 .stash_rvalue <- function(v) {
+  if ((.rt$stashed <- .rt$stashed + 1L) > 256L) .release_rvalues()
   n <- .rt$n_free
   if (n > 0L) {
     key <- .rt$free_keys[[n]]
@@ -275,6 +279,7 @@ NULL
 
 .release_rvalues <- function() {
   if (!isTRUE(.rt$ready)) return(invisible())
+  .rt$stashed <- 0L
   keys <- as.integer(unlist(.bridge("dead_rvalues")))
   if (length(keys)) {
     rm(list = as.character(keys), envir = .rt$rvalues)

@@ -26,6 +26,7 @@
   .rt$rvalue_key <- 0L  # (.stash_rvalue: the highest key made, and the keys free again)
   .rt$free_keys <- integer(0)
   .rt$n_free <- 0L
+  .rt$stashed <- 0L  # (values kept since R last asked Python which it dropped)
   .build_method_table()
   .register_compare_methods()
   .register_matrix_ops()

@@ -102,6 +102,28 @@ test_that("values passed through forward's `...` (tensors among them) are freed"
   })
 })
 
+test_that("R values Python dropped are let go during a loop, not only when counted", {
+  # Python reports the R values it dropped when R asks; with direct calls in the loop (which
+  # release their handles in C) R's housekeeping never asked, and every custom function call
+  # left two R values behind for good. live() asks, so this counts without it.
+  scaled <- autograd_function(
+    forward = function(ctx, a, k) {
+      ctx$save_for_backward(k = k)
+      a * k
+    },
+    backward = function(ctx, g) list(a = g * ctx$saved_variables$k)
+  )
+  x <- torch_randn(3, 4)
+  kept <- function() length(ls(rtorchpy:::.rt$rvalues))
+  before <- kept()
+  for (i in 1:1500) {
+    s <- x$t()$stride()
+    w <- torch_randn(5, requires_grad = TRUE)
+    scaled(w, 2)$sum()$backward()
+  }
+  expect_lt(kept() - before, 600)  # (3000 values were kept; the bound allows 2 x 256 + slack)
+})
+
 # A custom function whose forward and backward capture tensors (made in their own frame).
 make_scaled <- function() {
   w <- torch_randn(4, requires_grad = TRUE)
