@@ -362,6 +362,25 @@ SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos) {
   return out;
 }
 
+/* `$.torch_tensor` as the .External primitive (see handles.c): .External(x, name) with the
+ * tensor x as the routine comes here with the list (x, name). Another name than a string is
+ * left to rtp_dollar's R fallback; the probe .onLoad makes answers TRUE. */
+SEXP rtp_dollar_ext(SEXP args) {
+  static SEXP protos = NULL;
+  SEXP x = CAR(args), rest = CDR(args);
+  SEXP name = rest == R_NilValue ? R_NilValue : CAR(rest);
+  if (TYPEOF(name) == STRSXP && XLENGTH(name) == 1 &&
+      strcmp(CHAR(STRING_ELT(name, 0)), "\001rtorchpy-probe") == 0) {
+    return Rf_ScalarLogical(1);
+  }
+  if (protos == NULL) {
+    /* (evaluated: a lazy-loaded namespace holds its objects as promises) */
+    protos = Rf_eval(Rf_install(".protos"), package_ns());
+    R_PreserveObject(protos);
+  }
+  return rtp_dollar(x, name, protos);
+}
+
 /* Whether CHARSXPs a and b hold the same string (as R's `[[` compares names). */
 static int same_name(SEXP a, SEXP b) {
   if (a == b) return 1;

@@ -9,12 +9,17 @@
  * vector of length 2: the handle, then the tensor's size in bytes as the real part. Its key goes
  * to a queue of its own, which direct.c empties itself (rtp_pop_cdead).
  *
- * The pointer's address is the handle's key (never dereferenced; `live` for a handle without a
- * key). Two reasons: identical() compares external pointers by address, so two tensors must
- * not look identical (waldo and testthat skip comparing identical objects); and R does not
- * serialize addresses: a handle object restored with readRDS()/load() has a NULL address (but
- * still its handle, a key that means nothing, or another object, in this session), so
- * rtp_handle refuses it.
+ * The pointer's address is a record of its own (malloc'd; one shared record for handles
+ * without a key), laid out as R's record of a registered native routine, and its tag is R's
+ * "registered native symbol". So `.External(x, name)` with a tensor `x` as the routine calls
+ * rtp_dollar_ext(x, name): `$.torch_tensor` is the `.External` primitive itself (registered in
+ * .onLoad after a probe), and `x$name` skips the R closure an S3 method otherwise costs (~4k
+ * instructions of R's ~11k for `x$name`: a frame, a context, argument matching, the body).
+ * The address also makes handles distinct: identical() compares external pointers by address,
+ * so two tensors must not look identical (waldo and testthat skip comparing identical
+ * objects). R does not serialize addresses: a handle object restored with readRDS()/load()
+ * has a NULL address (but still its handle, a key that means nothing, or another object, in
+ * this session), so rtp_handle refuses it.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,7 +28,23 @@
 #include <Rinternals.h>
 #include <R_ext/Rdynload.h>
 
-static char live;
+SEXP rtp_dollar_ext(SEXP args);  /* direct.c */
+
+/* R's record of a registered native routine (Rdynpriv.h's R_RegisteredNativeSymbol, which
+ * .External reads through an external pointer tagged "registered native symbol"; its layout has
+ * not changed since R 2.x, and .onLoad's probe keeps the closure method if it ever does). */
+typedef struct {
+  NativeSymbolType type;
+  union {
+    const void *c, *call, *fortran;
+    const R_ExternalMethodDef *external;
+  } symbol;
+  const void *dll;
+} native_record;
+
+static const R_ExternalMethodDef dollar_def = {"rtp_dollar_ext", (DL_FUNC) &rtp_dollar_ext, -1};
+static native_record keyless = {R_EXTERNAL_SYM, {.external = &dollar_def}, NULL};
+static SEXP native_tag = NULL;
 
 /* A queue of doubles (keys; or key, size pairs), grown as needed. */
 typedef struct {
@@ -58,7 +79,9 @@ static void finalize_handle(SEXP ptr) {
       dead.v[dead.n++] = COMPLEX(h)[0].r;
     }
   }
+  void *rec = R_ExternalPtrAddr(ptr);
   R_ClearExternalPtr(ptr);
+  if (rec != NULL && rec != &keyless) free(rec);
 }
 
 /* Take one queued (key, bytes) pair of a tensor direct.c registered; 0 when none is left.
@@ -83,14 +106,6 @@ R_xlen_t rtp_ncdead(void) {
 
 #define MAGIC (-7.25)
 
-static void *handle_address(SEXP h) {
-  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) >= 1 && COMPLEX(h)[0].r > 0 &&
-      COMPLEX(h)[0].r < 4503599627370496.0 /* 2^52: an exact integer, far below any address */) {
-    return (void *) (uintptr_t) COMPLEX(h)[0].r;
-  }
-  return (void *) &live;
-}
-
 /* A new handle object of class `cls` for handle `h`. The handle kept has the plain MAGIC
  * imaginary part: flags Python sets on a reply (collect garbage, warnings waiting: see
  * rtorchpy/_r/handles.py) are read by R from the reply, never kept, so Python recognizes every
@@ -104,20 +119,29 @@ SEXP rtp_wrap(SEXP h, SEXP cls) {
     h = copy;
   }
   PROTECT(h);
-  SEXP ptr = PROTECT(R_MakeExternalPtr(handle_address(h), R_NilValue, h));
+  if (native_tag == NULL) native_tag = Rf_install("registered native symbol");
+  SEXP ptr = PROTECT(R_MakeExternalPtr(&keyless, native_tag, h));
   if (TYPEOF(h) == CPLXSXP && XLENGTH(h) >= 1 && COMPLEX(h)[0].r != 0) {
     R_RegisterCFinalizerEx(ptr, finalize_handle, FALSE);
+    /* (after the calls that may fail: the finalizer frees the record; out of memory, the
+     * handle keeps the shared record and works, only identical() to other such handles) */
+    native_record *rec = (native_record *) malloc(sizeof(native_record));
+    if (rec != NULL) {
+      *rec = keyless;
+      R_SetExternalPtrAddr(ptr, rec);
+    }
   }
   Rf_setAttrib(ptr, R_ClassSymbol, cls);
   UNPROTECT(2);
   return ptr;
 }
 
-/* Whether `ptr` (an external pointer) was made by rtp_wrap in this session: its address is the
- * one handle_address gives for the handle it protects. */
+/* Whether `ptr` (an external pointer) was made by rtp_wrap in this session: its address is one
+ * of our records (another package's registered routine has R's own record there, which points
+ * to another method definition). */
 int rtp_is_live(SEXP ptr) {
-  void *addr = R_ExternalPtrAddr(ptr);
-  return addr != NULL && addr == handle_address(R_ExternalPtrProtected(ptr));
+  const native_record *rec = (const native_record *) R_ExternalPtrAddr(ptr);
+  return rec != NULL && R_ExternalPtrTag(ptr) == native_tag && rec->symbol.external == &dollar_def;
 }
 
 /* The handle of a handle object. */
@@ -229,6 +253,7 @@ static const R_ExternalMethodDef external_methods[] = {
 };
 
 void R_init_rtorchpy(DllInfo *dll) {
+  native_tag = Rf_install("registered native symbol");
   R_registerRoutines(dll, NULL, call_methods, NULL, external_methods);
   R_useDynamicSymbols(dll, FALSE);
 }

@@ -206,6 +206,10 @@ test_that("a tensor restored with readRDS is refused, not another tensor", {
   expect_error(y + 1, "external pointer is not valid")
   expect_error(torch_add(x, y), "external pointer is not valid")
   expect_error(as_array(y), "external pointer is not valid")
+  # (x$name goes straight to .External, which refuses the restored pointer with R's own
+  # message: see docs/differences.md)
+  expect_error(y$sin(), "NULL value passed as symbol address")
+  expect_error(y$grad, "NULL value passed as symbol address")
   # in another session, where the key may name another tensor
   rscript <- file.path(R.home("bin"), "Rscript")
   code <- sprintf(paste0("suppressMessages(library(rtorchpy)); a <- torch_tensor(c(7, 8)); ",
@@ -428,4 +432,19 @@ test_that("a missing argument is reported against the user's call, not the bridg
     expect_identical(conditionCall(e), code)
     expect_false(grepl(".op", paste(deparse(conditionCall(e)), collapse = ""), fixed = TRUE))
   }
+})
+
+test_that("x$name is the .External primitive, and other external pointers are not tensors", {
+  # (.onLoad's probe registered it; the closure stays for x[["name"]])
+  expect_identical(getS3method("$", "torch_tensor"), .External)
+  x <- torch_tensor(c(1, 2), requires_grad = TRUE)
+  expect_equal(as_array(x[["sin"]]()), sin(c(1, 2)), tolerance = 1e-6)
+  expect_true(x[["requires_grad"]])
+  expect_false(identical(x, x * 1))
+  expect_true(identical(x, x))
+  # R's own records of registered routines carry the same tag as a tensor's pointer
+  routine <- getNativeSymbolInfo("rtp_wrap", "rtorchpy")$address
+  expect_error(torch_add(x, routine))
+  expect_error(x + routine)
+  expect_equal(as_array(x * 2), c(2, 4))
 })
