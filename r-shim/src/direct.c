@@ -1,6 +1,7 @@
 /* The direct path of the R bridge: the common calls without Python-level bridge code (see
  * "the direct path: state" below, and docs/internals/index.md), and what R asks of it directly:
  * releases, grad mode, x$grad and x$method; and a module's self$name (rtp_nn_get). */
+#include <stdint.h>
 #include <string.h>
 #include "pyapi.h"
 
@@ -288,6 +289,43 @@ SEXP rtp_grad_mode(SEXP flag) {
   return was < 0 ? raw1(1) : Rf_ScalarLogical(was);
 }
 
+/* The R objects x$grad last returned, so that asking again for the same gradient (`w$grad`
+ * in every step of a training loop, often twice) gives back that object instead of a new
+ * handle to register, wrap and later release. A slot holds an R weak reference to the handle
+ * object (R's collector decides when it dies) and the address of its tensor; an entry is
+ * used only while the handle lives and its registry entry is that very tensor (the registry
+ * keeps the tensor alive as long as the handle is, so the address cannot have been reused). */
+#define GRAD_SLOTS 64
+static SEXP grad_refs = NULL;  /* a list of GRAD_SLOTS weak references (or NULL), preserved */
+static PyObj *grad_objs[GRAD_SLOTS];
+
+static int grad_slot(PyObj *g) {
+  return (int) (((uintptr_t) g >> 4) % GRAD_SLOTS);
+}
+
+/* The live handle object that wraps tensor g, or NULL (GIL held). */
+static SEXP known_grad(PyObj *g) {
+  int i = grad_slot(g);
+  if (grad_refs == NULL || grad_objs[i] != g) return NULL;
+  SEXP ptr = R_WeakRefKey(VECTOR_ELT(grad_refs, i));
+  if (TYPEOF(ptr) != EXTPTRSXP || !rtp_is_live(ptr)) return NULL;
+  return object_of(R_ExternalPtrProtected(ptr)) == g ? ptr : NULL;
+}
+
+/* Remember `ptr`, the handle object just made for tensor g (GIL released). */
+static void remember_grad(PyObj *g, SEXP ptr) {
+  if (TYPEOF(ptr) != EXTPTRSXP) return;  /* (a bare handle: R has housekeeping to do) */
+  PROTECT(ptr);
+  if (grad_refs == NULL) {
+    grad_refs = Rf_allocVector(VECSXP, GRAD_SLOTS);
+    R_PreserveObject(grad_refs);
+  }
+  int i = grad_slot(g);
+  SET_VECTOR_ELT(grad_refs, i, R_MakeWeakRef(ptr, R_NilValue, R_NilValue, FALSE));
+  grad_objs[i] = g;
+  UNPROTECT(1);
+}
+
 /* x$grad: the gradient (wrapped, or a bare handle with flags for .t()), the undefined tensor,
  * or NULL (R's general path). */
 static SEXP tensor_grad(SEXP x) {
@@ -298,7 +336,18 @@ static SEXP tensor_grad(SEXP x) {
   release_queued(0);
   PyObj *t = object_of(h);
   PyObj *g = t ? getattr(t, s_grad) : NULL;
-  if (g != NULL && g->ob_type == tensor_type) return finish(g, gil, tensor_cls, 0);
+  if (g != NULL && g->ob_type == tensor_type) {
+    SEXP known = list_size(warnings_list) == 0 ? known_grad(g) : NULL;
+    if (known != NULL) {
+      decref(g);
+      gil_release(gil);
+      return known;
+    }
+    PyObj *same = g;  /* (compared only: finish() releases g) */
+    SEXP out = finish(g, gil, tensor_cls, 0);
+    remember_grad(same, out);
+    return out;
+  }
   int none = g == py_none, warn = list_size(warnings_list) > 0;
   if (g) decref(g);
   if (err_occurred()) err_clear();

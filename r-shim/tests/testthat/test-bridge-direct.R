@@ -514,6 +514,37 @@ expect_no_leak_direct <- function(body, n = 2000L) {
   expect_lt(abs(held_grown), 50 * 400)  # (each tensor below holds 400 bytes or less)
 }
 
+test_that("x$grad gives back the object it gave for the same gradient, and only for it", {
+  x <- torch_tensor(c(1, 2), requires_grad = TRUE)
+  (x * 2)$sum()$backward()
+  g <- x$grad
+  if (direct_on()) expect_true(identical(x$grad, g))  # (the same R object: no new handle)
+  x$grad$zero_()
+  expect_equal(as_array(g), c(0, 0))
+  x$grad <- NULL
+  (x * 3)$sum()$backward()
+  expect_false(identical(x$grad, g))  # a new gradient tensor, a new object
+  expect_equal(as_array(x$grad), c(3, 3))
+  expect_equal(as_array(g), c(0, 0))
+  # more leaves than the remembered slots: each read is its own leaf's gradient
+  leaves <- lapply(1:200, function(i) torch_tensor(as.numeric(i), requires_grad = TRUE))
+  for (i in seq_along(leaves)) (leaves[[i]] * i)$backward()
+  for (round in 1:2) {
+    got <- vapply(leaves, function(t) as_array(t$grad), 0)
+    expect_equal(got, as.numeric(1:200))
+  }
+})
+
+test_that("x$grad of a new gradient each step does not leak", {
+  x <- torch_randn(100, requires_grad = TRUE)
+  expect_no_leak_direct(function(i) {
+    x$grad <- NULL
+    (x * 2)$sum()$backward()
+    g <- x$grad
+    h <- x$grad$add(1)
+  }, n = 1000L)
+})
+
 test_that("direct ops, operators and x$grad in a loop do not leak", {
   x <- torch_randn(100, requires_grad = TRUE)
   (x * 2)$sum()$backward()  # x$grad is then a tensor (a new handle on each read)
