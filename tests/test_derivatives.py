@@ -575,6 +575,22 @@ def _max_dim(draw, rng, name):
     return Case(lambda a: getattr(a, kind)(dim=dim, keepdim=keepdim), distinct(rng, s))
 
 
+@builder("MedianBackward0")
+def _median_all(draw, rng, name):
+    return Case(lambda a: a.median(), distinct(rng, shape(draw)))
+
+
+@builder("MedianBackward1", "KthvalueBackward0")
+def _rank_dim(draw, rng, name):
+    s = shape(draw)
+    dim = one_dim(draw, len(s))
+    keepdim = draw(st.booleans())
+    if name == "MedianBackward1":
+        return Case(lambda a: a.median(dim, keepdim), distinct(rng, s))
+    k = draw(st.integers(1, s[dim] if s else 1))
+    return Case(lambda a: rt.torch_kthvalue(a, k, dim, keepdim), distinct(rng, s))
+
+
 @builder("AmaxBackward0", "AminBackward0")
 def _amax(draw, rng, name):
     s = shape(draw)
@@ -1620,6 +1636,10 @@ NAME_CASES = [
     ("x.max()", lambda: _x(3).max(), "MaxBackward1"),
     ("x.max(dim=0)[0]", lambda: _x(2, 3).max(dim=0)[0], "MaxBackward0"),
     ("x.min()", lambda: _x(3).min(), "MinBackward1"),
+    ("x.median()", lambda: _x(3).median(), "MedianBackward0"),
+    ("x.median(0)[0]", lambda: _x(2, 3).median(0)[0], "MedianBackward1"),
+    ("x.kthvalue(2)[0]", lambda: _x(2, 3).kthvalue(2)[0], "KthvalueBackward0"),
+    ("x.unflatten(1, (3, 1))", lambda: _x(2, 3).unflatten(1, (3, 1)), "ViewBackward0"),
     ("x.to(float64)", lambda: _x(3).to(rt.torch_float64()), "ToCopyBackward0"),
     ("x.to(dtype=double)", lambda: _x(3).to(dtype=rt.torch_double()), "ToCopyBackward0"),
     ("x.cumsum(0)", lambda: _x(3).cumsum(0), "CumsumBackward0"),

@@ -467,6 +467,36 @@ from _matops_forward import forward_cases  # noqa: E402
 
 FORWARD.update(forward_cases(Case, Raw, inplace, M=M, A=A, D=D, I=I, B=B, N=N))
 
+
+# -- selection and unflatten (ops/selection.py, ops/unflatten.py)
+def _lower_median(a, axis):
+    """(values, indices): the element at rank (n - 1) // 2 of a stable sort along ``axis``."""
+    order = np.argsort(a, axis=axis, kind="stable")
+    idx = np.take(order, [(a.shape[axis] - 1) // 2], axis=axis)
+    return np.take_along_axis(a, idx, axis).squeeze(axis), idx.squeeze(axis).astype(i64)
+
+
+def _kth(a, k, axis):
+    idx = np.take(np.argsort(a, axis=axis), [k - 1], axis=axis)
+    return np.take_along_axis(a, idx, axis).squeeze(axis), idx.squeeze(axis).astype(i64)
+
+
+FORWARD.update({
+    "nonzero": [Case(I, expected=np.argwhere(I)), Case(B, expected=np.argwhere(B)),
+                Case(I, as_tuple=True, expected=tuple(np.nonzero(I))),
+                Case(np.array(0.0), expected=np.zeros((0, 0), i64))],
+    "median": [Case(A, expected=np.asarray(np.sort(A, axis=None)[(A.size - 1) // 2])),
+               Case(I, expected=np.asarray(np.sort(I, axis=None)[(I.size - 1) // 2])),
+               Case(A, 1, expected=_lower_median(A, 1)),
+               Case(I, dim=-1, expected=_lower_median(I, 1)),
+               Case(A, 0, True, expected=tuple(v[None] for v in _lower_median(A, 0)))],
+    "kthvalue": [Case(A, 2, expected=_kth(A, 2, -1)), Case(A, 3, 1, expected=_kth(A, 3, 1)),
+                 Case(D, 1, 0, keepdim=True, expected=tuple(v[None] for v in _kth(D, 1, 0)))],
+    "unflatten": [Case(A, 2, (2, 2), expected=A.reshape(2, 3, 2, 2)),
+                  Case(A, -1, [-1, 1], expected=A.reshape(2, 3, 4, 1)),
+                  Case(A, 0, (1, 2, 1), expected=A.reshape(1, 2, 1, 3, 4))],
+})
+
 # -- special functions and sampling (rtorchpy/ops/special.py, ops/sampling.py): references
 # from Python's math here; tests/test_special.py compares them with PyTorch at edge values
 def _vec(f):

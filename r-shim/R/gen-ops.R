@@ -13,6 +13,7 @@
 #' @param accumulate See the Python documentation of the op of the same name (R conventions apply).
 #' @param alpha See the Python documentation of the op of the same name (R conventions apply).
 #' @param append See the Python documentation of the op of the same name (R conventions apply).
+#' @param as_list `TRUE`: a list of index tensors, one per dimension, instead of one matrix with a row per element (`torch_nonzero`); the indices are 1-based either way.
 #' @param atol See the Python documentation of the op of the same name (R conventions apply).
 #' @param b See the Python documentation of the op of the same name (R conventions apply).
 #' @param beta See the Python documentation of the op of the same name (R conventions apply).
@@ -42,7 +43,7 @@
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
 #' @param input2 See the Python documentation of the op of the same name (R conventions apply).
 #' @param interpolation See the Python documentation of the op of the same name (R conventions apply).
-#' @param k See the Python documentation of the op of the same name (R conventions apply).
+#' @param k `torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order (1 is the smallest, in R as in PyTorch).
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param largest See the Python documentation of the op of the same name (R conventions apply).
 #' @param length See the Python documentation of the op of the same name (R conventions apply).
@@ -71,6 +72,7 @@
 #' @param rtol See the Python documentation of the op of the same name (R conventions apply).
 #' @param shifts See the Python documentation of the op of the same name (R conventions apply).
 #' @param size The shape of the draws when `mean` and `std` are numbers.
+#' @param sizes The sizes a dimension is split into (`torch_unflatten`); one may be -1 (inferred).
 #' @param sorted See the Python documentation of the op of the same name (R conventions apply).
 #' @param source See the Python documentation of the op of the same name (R conventions apply).
 #' @param split_size_or_sections See the Python documentation of the op of the same name (R conventions apply).
@@ -410,6 +412,10 @@ torch_kron <- function(self, other) { .r <- .External(rtp_opx, "kron", self, oth
 
 #' @rdname torch_ops
 #' @export
+torch_kthvalue <- function(self, k, dim = -1L, keepdim = FALSE) { .r <- .External(rtp_opx, "kthvalue", self, k, dim, keepdim); if (is.object(.r)) .r else .op_reply("kthvalue", list(self, k, dim, keepdim), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_le <- function(self, other) { .r <- .External(rtp_opx, "le", self, other); if (is.object(.r)) .r else .op_reply("le", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -498,6 +504,10 @@ torch_mean <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- 
 
 #' @rdname torch_ops
 #' @export
+torch_median <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "median", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("median", list(self, dim, keepdim), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_min <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "min", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("min", list(self, dim, keepdim), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -555,6 +565,10 @@ torch_neg <- function(self) { .r <- .External(rtp_opx, "neg", self); if (is.obje
 #' @rdname torch_ops
 #' @export
 torch_negative <- function(self) { .r <- .External(rtp_opx, "negative", self); if (is.object(.r)) .r else .op_reply("negative", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_nonzero <- function(self, as_list = FALSE) { .r <- .External(rtp_opx, "nonzero", self, as_list); if (is.object(.r)) .r else .op_reply("nonzero", list(self, as_list), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -784,6 +798,10 @@ torch_trunc <- function(self) { .r <- .External(rtp_opx, "trunc", self); if (is.
 #' @export
 torch_unbind <- function(self, dim = 1L) { .r <- .External(rtp_opx, "unbind", self, dim); if (is.object(.r)) .r else .op_reply("unbind", list(self, dim), .r, sys.call()) }
 
+#' @rdname torch_ops
+#' @export
+torch_unflatten <- function(self, dim, sizes) { .r <- .External(rtp_opx, "unflatten", self, dim, sizes); if (is.object(.r)) .r else .op_reply("unflatten", list(self, dim, sizes), .r, sys.call()) }
+
 `.m_uniform_` <- function(self, a = 0.0, b = 1.0) { .r <- .External(rtp_opx, "uniform_", self, a, b); if (is.object(.r)) .r else .op_reply("uniform_", list(self, a, b), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -896,6 +914,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `isinf` = "torch_isinf",
   `isnan` = "torch_isnan",
   `kron` = "torch_kron",
+  `kthvalue` = "torch_kthvalue",
   `le` = "torch_le",
   `lgamma` = "torch_lgamma",
   `log` = "torch_log",
@@ -919,6 +938,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `max` = "torch_max",
   `maximum` = "torch_maximum",
   `mean` = "torch_mean",
+  `median` = "torch_median",
   `min` = "torch_min",
   `minimum` = "torch_minimum",
   `mm` = "torch_mm",
@@ -935,6 +955,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `neg` = "torch_neg",
   `neg_` = ".m_neg_",
   `negative` = "torch_negative",
+  `nonzero` = "torch_nonzero",
   `norm` = "torch_norm",
   `normal_` = ".m_normal_",
   `outer` = "torch_outer",
@@ -990,6 +1011,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `trunc` = "torch_trunc",
   `type_as` = ".m_type_as",
   `unbind` = "torch_unbind",
+  `unflatten` = "torch_unflatten",
   `uniform_` = ".m_uniform_",
   `unsqueeze` = "torch_unsqueeze",
   `var` = "torch_var",

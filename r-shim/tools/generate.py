@@ -17,7 +17,7 @@ from pathlib import Path
 import rtorchpy
 from rtorchpy import dtypes
 from rtorchpy.ops import nnf
-from rtorchpy._r.ops import _NNF_DIMS
+from rtorchpy._r.ops import _NNF_DIMS, R_ARG_NAMES
 from rtorchpy.ops.registry import OPS, namespace_name
 
 OUT = Path(__file__).resolve().parents[1] / "R" / "gen-ops.R"
@@ -63,6 +63,11 @@ PARAM_DOCS = {
     "UPLO": "\"L\" or \"U\": which triangle of the symmetric matrix is read.",
     "ind": "How many leading dims form the rows (1-based, as R torch: `ind = 3` is the first "
            "two dims).",
+    "as_list": "`TRUE`: a list of index tensors, one per dimension, instead of one matrix with "
+               "a row per element (`torch_nonzero`); the indices are 1-based either way.",
+    "sizes": "The sizes a dimension is split into (`torch_unflatten`); one may be -1 (inferred).",
+    "k": "`torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order "
+         "(1 is the smallest, in R as in PyTorch).",
 }
 # The list results R torch names (the others are unnamed lists, as in R torch).
 RESULT_NAMES = {
@@ -103,21 +108,23 @@ def _signature(fn, key):
 
 def _function(r_name, caller, key, params, dims, names=None):
     formals, args, dots = [], [], False
+    r_names = R_ARG_NAMES.get(key.removesuffix(".method"), {})
     for p in params:
+        name = r_names.get(p.name, p.name)  # (passed by position: Python's name is not needed)
         if p.kind is p.VAR_POSITIONAL:
             formals.append("...")
             dots = True
         elif p.kind is p.VAR_KEYWORD:
             continue
         elif p.default is p.empty:
-            formals.append(p.name)
-            args.append(p.name if caller in (".op", ".nnf") else f".a({p.name})")
+            formals.append(name)
+            args.append(name if caller in (".op", ".nnf") else f".a({name})")
         else:
-            formals.append(f"{p.name} = {_r_default(p.default, p.name in dims)}")
+            formals.append(f"{name} = {_r_default(p.default, p.name in dims)}")
             # flags and strings never hold tensors or dtypes: passed as they are
             plain = isinstance(p.default, (bool, str))
             # (.op converts arguments itself when the direct call cannot pass them as they are)
-            args.append(p.name if plain or caller in (".op", ".nnf") else f".a({p.name})")
+            args.append(name if plain or caller in (".op", ".nnf") else f".a({name})")
     arglist = "list(" + ", ".join(args) + ")"
     if dots:
         arglist = f"c({arglist}, .dots(...))"
@@ -147,7 +154,7 @@ def _function(r_name, caller, key, params, dims, names=None):
             body = (f'{{ .r <- .External({routine}x, "{key}"{passed}); '
                     f'if (is.object(.r)) .r else {reply}("{key}", {arglist}, .r, sys.call()) }}')
     return f"{r_name} <- function({', '.join(formals)}) {body}", \
-        [p.name if p.kind is not p.VAR_POSITIONAL else "..." for p in params
+        [r_names.get(p.name, p.name) if p.kind is not p.VAR_POSITIONAL else "..." for p in params
          if p.kind is not p.VAR_KEYWORD]
 
 

@@ -44,6 +44,9 @@ _TRANSLATIONS = [
     (re.compile(r"Target (-?\d+) is out of bounds"), (1,), True),
     (re.compile(r"contracted dimensions.*?dim (\d+).*?dim (\d+)"), (1, 2), False),
     (re.compile(r"index (-?\d+) is out of bounds for dimension (\d+) with size"), (1, 2), False),
+    (re.compile(r"Expected reduction dim (\d+) to have non-zero size"), (1,), False),
+    (re.compile(r"selected number k out of range for dimension (\d+)"), (1,), False),
+    (re.compile(r"don't multiply up to the size of dim (\d+) \("), (1,), False),
 ]
 
 

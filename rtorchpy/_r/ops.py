@@ -64,10 +64,10 @@ class _Plan:
         return args, kwargs
 
     def fix_result(self, r):
+        if self.always_index:  # (nonzero(as_tuple = TRUE): a tuple of index tensors)
+            return tuple(_plus_one(t) for t in r) if isinstance(r, tuple) else _plus_one(r)
         if isinstance(r, tuple) and len(r) == 2:
             return (r[0], _plus_one(r[1]))
-        if self.always_index:
-            return _plus_one(r)
         return r
 
     def __call__(self, *args, **kwargs):
@@ -127,6 +127,9 @@ def _r_tensordot_dims(dims):
 
 _POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos},
               "tensordot": {"dims": _r_tensordot_dims}}
+
+# R torch's names for arguments whose Python name differs (the wrappers pass them by position)
+R_ARG_NAMES = {"nonzero": {"as_tuple": "as_list"}}
 
 
 def _op_plans():

@@ -1,13 +1,15 @@
 """The derivative table, continued: batched products, einsum, triangles and diagonals, distances,
-cumulative products, sorting, and the (var|std, mean) pairs.
+cumulative products, sorting, rank selections (median, kthvalue), and the (var|std, mean)
+pairs.
 
 Rows here register into the same table as the other modules of ``rtorchpy/derivatives/``
-(``NODES``, ``ROWS``); the forwards are in ``ops/matrix.py`` and ``ops/sorting.py``.
+(``NODES``, ``ROWS``); the forwards are in ``ops/matrix.py``, ``ops/sorting.py`` and
+``ops/selection.py``.
 """
 from __future__ import annotations
 
 from ..autograd.rows import row
-from .elementwise import _inverse
+from .elementwise import _evenly_distribute, _inverse
 
 
 # ---------------------------------------------------------------- products
@@ -177,6 +179,27 @@ def _topk(F, g, needs, shape, dim, indices):
     if not shape:
         return g
     return F.scatter_zeros(shape, dim, indices, g)
+
+
+# ---------------------------------------------------------------- rank selections
+@row("MedianBackward0", saves=("self", "result"))
+def _median_all(F, g, needs, self, result):
+    """self: g shared evenly among the elements equal to the median (the NaNs when it is NaN),
+    0 elsewhere (libtorch's evenly_distribute_backward)"""
+    return _evenly_distribute(F, g, self, result)
+
+
+@row("MedianBackward1", saves=())
+def _selected(F, g, needs, shape, dim, keepdim, indices):
+    """self: g placed at the index each value was selected from along dim, 0 elsewhere
+    (libtorch's value_selecting_reduction_backward; indices: no gradient)"""
+    if not shape:  # a 0-dim input: the value is the input itself
+        return g
+    return F.scatter_zeros(shape, dim, F.restore_dims(indices, (dim,), keepdim),
+                           F.restore_dims(g, (dim,), keepdim))
+
+
+row("KthvalueBackward0", saves=())(_selected)  # kthvalue(k, dim): the same formula
 
 
 # ---------------------------------------------------------------- (var | std, mean)

@@ -1,0 +1,71 @@
+# torch_nonzero, torch_median, torch_kthvalue and torch_unflatten with R's conventions:
+# dims and index results 1-based (values from PyTorch 2.13,
+# shifted by one where R counts from 1).
+skip_if_no_python()
+
+test_that("torch_nonzero() gives 1-based indices, as a matrix or a list", {
+  x <- torch_tensor(matrix(c(1, 0, 0, 3, 0, 2), 2, byrow = TRUE))
+  nz <- torch_nonzero(x)
+  expect_equal(nz$dtype, torch_long())
+  expect_equal(as_array(nz), matrix(c(1, 1, 2, 1, 2, 3), 3, byrow = TRUE))
+  expect_equal(as_array(x$nonzero()), as_array(nz))
+  parts <- torch_nonzero(x, as_list = TRUE)
+  expect_length(parts, 2)
+  expect_equal(as_array(parts[[1]]), c(1, 2, 2))
+  expect_equal(as_array(parts[[2]]), c(1, 1, 3))
+  expect_equal(torch_nonzero(torch_zeros(2, 3))$shape, c(0L, 2L))
+  # each row indexes R's matrix: the non-zero values in row-major order
+  expect_equal(as_array(x)[as_array(nz)], c(1, 3, 2))
+})
+
+test_that("torch_median() over everything, and along a 1-based dim with 1-based indices", {
+  x <- torch_tensor(matrix(c(3, 1, 2, 5, 4, 4, 0, 1), 2, byrow = TRUE), requires_grad = TRUE)
+  m <- torch_median(x)
+  expect_equal(as_array(m), 2)  # the lower of the two middle values, as PyTorch
+  expect_equal(m$grad_fn$name, "MedianBackward0")
+  r <- torch_median(x, dim = 2)
+  expect_equal(as_array(r[[1]]), c(2, 1))
+  expect_equal(as_array(r[[2]]), c(3L, 4L))  # PyTorch: [2, 3]
+  expect_equal(r[[1]]$grad_fn$name, "MedianBackward1")
+  expect_equal(x$median(1, keepdim = TRUE)[[1]]$shape, c(1L, 4L))
+  r[[1]]$sum()$backward()
+  expect_equal(as_array(x$grad), matrix(c(0, 0, 1, 0, 0, 0, 0, 1), 2, byrow = TRUE))
+  expect_true(is.nan(as_array(torch_median(torch_tensor(c(1, NaN, 2))))))
+  expect_error(torch_median(x, 0), "Indexing starts at 1")
+  expect_error(torch_median(torch_zeros(2, 0), 2), "Expected reduction dim 2 to have non-zero size")
+})
+
+test_that("torch_kthvalue() takes k as it is, a 1-based dim (last by default)", {
+  x <- torch_tensor(matrix(c(3, 1, 2, 5, 4, 4, 0, 1), 2, byrow = TRUE), requires_grad = TRUE)
+  r <- torch_kthvalue(x, 2)
+  expect_equal(as_array(r[[1]]), c(2, 1))
+  expect_equal(as_array(r[[2]]), c(3L, 4L))  # PyTorch: [2, 3]
+  expect_equal(r[[1]]$grad_fn$name, "KthvalueBackward0")
+  r1 <- x$kthvalue(1, dim = 1)
+  expect_equal(as_array(r1[[1]]), c(3, 1, 0, 1))
+  expect_equal(as_array(r1[[2]]), c(1L, 1L, 2L, 2L))
+  # ties: the element libtorch's selection returns (PyTorch 2.13: indices [1, 0, 2])
+  ties <- torch_tensor(c(1, 1, 1))
+  expect_equal(sapply(1:3, function(k) as_array(torch_kthvalue(ties, k)[[2]])), c(2, 1, 3))
+  r[[1]]$sum()$backward()
+  expect_equal(as_array(x$grad), matrix(c(0, 0, 1, 0, 0, 0, 0, 1), 2, byrow = TRUE))
+  expect_error(torch_kthvalue(x, 5), "selected number k out of range for dimension 2")
+  expect_error(torch_kthvalue(x, 1, 0), "Indexing starts at 1")
+})
+
+test_that("torch_unflatten() splits a 1-based dim into sizes; a view", {
+  x <- torch_randn(2, 12, requires_grad = TRUE)
+  u <- torch_unflatten(x, 2, c(3, 4))
+  expect_equal(u$shape, c(2L, 3L, 4L))
+  expect_equal(as_array(u[2, 3, ]), as_array(x[2, 9:12]))
+  expect_equal(x$unflatten(-1, c(-1, 6))$shape, c(2L, 2L, 6L))
+  expect_equal(x$unflatten(1, 2)$shape, c(2L, 12L))
+  expect_equal(u$grad_fn$name, "ViewBackward0")
+  y <- x$detach()$unflatten(2, c(3, 4))
+  y[1, 1, 1] <- 100
+  expect_equal(as_array(x[1, 1]), 100)  # a view: the write shows through
+  expect_error(x$unflatten(2, c(5, 3)),
+               "Provided sizes \\[5, 3\\] don't multiply up to the size of dim 2 \\(12\\)")
+  expect_error(x$unflatten(2, c(-1, -1)), "only one dimension can be inferred")
+  expect_error(x$unflatten(0, c(3, 4)), "Indexing starts at 1")
+})
