@@ -23,9 +23,11 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 # .onLoad registers the `.External` primitive in this method's place: a tensor is an external
 # pointer that .External takes as its routine (src/handles.c), so x$name calls C with no R
 # closure of ours in between. This closure is what R CMD check sees, what `x[["name"]]` calls,
-# and the method if the probe fails.
-#' @export
-`$.torch_tensor` <- function(x, name) .Call(rtp_dollar, x, name, .protos)
+# and the method if the probe fails. It is not named `$.torch_tensor`: R looks a method up by
+# that name in the calling code's namespace before its table of registered methods, so the
+# package's own `x$name` calls would find the closure.
+#' @rawNamespace S3method("$", torch_tensor, .dollar_closure)
+.dollar_closure <- function(x, name) .Call(rtp_dollar, x, name, .protos)
 
 .register_fast_dollar <- function(pkgname) {
   probe <- tryCatch(.External(.undefined_tensor(), "\001rtorchpy-probe"), error = function(e) NULL)
@@ -55,7 +57,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 }
 
 #' @export
-`[[.torch_tensor` <- function(x, name) `$.torch_tensor`(x, name)
+`[[.torch_tensor` <- function(x, name) .dollar_closure(x, name)
 
 #' @export
 `$<-.torch_tensor` <- function(x, name, value) {
