@@ -1,8 +1,10 @@
-"""nonzero, median, kthvalue and unflatten against PyTorch 2.13:
+"""nonzero, median, kthvalue, unflatten and the new_* methods against PyTorch 2.13:
 values, dtypes, the indices chosen among equal values (the gradient lands there), grad_fn names,
 gradients and error messages. The first tests hold values recorded from PyTorch 2.13, so they
 run without it; the others compare with PyTorch itself when it is installed."""
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
@@ -243,3 +245,46 @@ def test_unflatten_matches_pytorch():
             torch.tensor(a).unflatten(1, sizes)
         # (libtorch follows its "unexpected error" text with a C++ backtrace)
         assert str(ours.value) == str(theirs.value).split("\nException raised")[0]
+
+
+# ------------------------------------------------------------------------ the new_* methods
+
+NEW_ERRORS = [
+    (lambda: rt.torch_tensor([1, 2]).new_ones(2, requires_grad=True), RuntimeError,
+     "Only Tensors of floating point and complex dtype can require gradients"),
+    (lambda: X2.new_zeros(-1), RuntimeError,
+     "Trying to create tensor with negative dimension -1: [-1]"),
+    (lambda: X2.new_zeros(), TypeError, 'new_zeros() missing 1 required positional arguments: '
+     '"size"'),
+]
+
+
+@pytest.mark.parametrize("fn,kind,text", NEW_ERRORS)
+def test_recorded_errors_of_the_new_methods(fn, kind, text):
+    _raises(fn, kind, text)
+
+
+def test_new_tensor_copies_and_warns_for_a_tensor():
+    src = rt.torch_tensor([1.0, 2.0], requires_grad=True)
+    with pytest.warns(UserWarning, match=r"sourceTensor\.detach\(\)\.clone\(\)"):
+        out = rt.torch_zeros(1, dtype=rt.torch_int32()).new_tensor(src)
+    assert out.dtype == rt.torch_int32() and not out.requires_grad
+    out[0] = 9
+    assert src[0].item() == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert src.new_tensor([[1, 2]]).dtype == rt.torch_float32()
+
+
+def test_new_methods_match_pytorch():
+    torch = _torch()
+    for dt, tdt in [(rt.torch_int32(), torch.int32), (rt.torch_float64(), torch.float64),
+                    (rt.torch_bool(), torch.bool), (rt.torch_float16(), torch.float16)]:
+        x, xt = rt.torch_zeros(1, dtype=dt), torch.zeros(1, dtype=tdt)
+        _same(x.new_zeros(2, 3), xt.new_zeros(2, 3))
+        _same(x.new_ones((2,)), xt.new_ones((2,)))
+        _same(x.new_full((2, 1), 7.75), xt.new_full((2, 1), 7.75))
+        _same(x.new_tensor([[1.5, -2.0]]), xt.new_tensor([[1.5, -2.0]]))
+        _same(x.new_zeros((), dtype=rt.torch_int64()), xt.new_zeros((), dtype=torch.int64))
+        assert tuple(x.new_empty([3, 0]).shape) == tuple(xt.new_empty([3, 0]).shape)
+        assert x.new_empty(2).numpy().dtype == xt.new_empty(2).numpy().dtype

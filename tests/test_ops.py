@@ -468,7 +468,7 @@ from _matops_forward import forward_cases  # noqa: E402
 FORWARD.update(forward_cases(Case, Raw, inplace, M=M, A=A, D=D, I=I, B=B, N=N))
 
 
-# -- selection and unflatten (ops/selection.py, ops/unflatten.py)
+# -- selection, unflatten and the new_* methods (ops/selection.py, unflatten.py, new_tensors.py)
 def _lower_median(a, axis):
     """(values, indices): the element at rank (n - 1) // 2 of a stable sort along ``axis``."""
     order = np.argsort(a, axis=axis, kind="stable")
@@ -479,6 +479,12 @@ def _lower_median(a, axis):
 def _kth(a, k, axis):
     idx = np.take(np.argsort(a, axis=axis), [k - 1], axis=axis)
     return np.take_along_axis(a, idx, axis).squeeze(axis), idx.squeeze(axis).astype(i64)
+
+
+def _empty_of(shape, dtype):
+    def check(r, args):
+        assert tuple(r.shape) == shape and r.numpy().dtype == dtype and not r.requires_grad
+    return check
 
 
 FORWARD.update({
@@ -495,6 +501,16 @@ FORWARD.update({
     "unflatten": [Case(A, 2, (2, 2), expected=A.reshape(2, 3, 2, 2)),
                   Case(A, -1, [-1, 1], expected=A.reshape(2, 3, 4, 1)),
                   Case(A, 0, (1, 2, 1), expected=A.reshape(1, 2, 1, 3, 4))],
+    "new_zeros": [Case(I, 2, 3, expected=np.zeros((2, 3), i64)),
+                  Case(A, (4,), dtype=rt.torch_float64(), expected=np.zeros(4))],
+    "new_ones": [Case(M, [2], expected=np.ones(2, f32)),
+                 Case(B, 1, 2, expected=np.ones((1, 2), boo))],
+    "new_empty": [Case(D, 3, expected=_empty_of((3,), f64)),
+                  Case(A, (2, 0), dtype="int64", expected=_empty_of((2, 0), i64))],
+    "new_full": [Case(I, (2,), 7.9, expected=np.full(2, 7, i64)),
+                 Case(M, [1, 2], True, expected=np.ones((1, 2), f32))],
+    "new_tensor": [Case(I, [1.5, 2.7], expected=np.array([1, 2], i64)),
+                   Case(M, [[1, 2]], dtype=rt.torch_float64(), expected=np.array([[1.0, 2.0]]))],
 })
 
 # -- special functions and sampling (rtorchpy/ops/special.py, ops/sampling.py): references

@@ -566,6 +566,16 @@ torch_neg <- function(self) { .r <- .External(rtp_opx, "neg", self); if (is.obje
 #' @export
 torch_negative <- function(self) { .r <- .External(rtp_opx, "negative", self); if (is.object(.r)) .r else .op_reply("negative", list(self), .r, sys.call()) }
 
+`.m_new_empty` <- function(self, ..., dtype = NULL, device = NULL, requires_grad = FALSE) { .args <- c(list(self, dtype, device, requires_grad), .dots(...)); .r <- .Call(rtp_op, "new_empty", .args); if (is.object(.r)) .r else .op_reply("new_empty", .args, .r, sys.call()) }
+
+`.m_new_full` <- function(self, size, fill_value, dtype = NULL, device = NULL, requires_grad = FALSE) { .r <- .External(rtp_opx, "new_full", self, size, fill_value, dtype, device, requires_grad); if (is.object(.r)) .r else .op_reply("new_full", list(self, size, fill_value, dtype, device, requires_grad), .r, sys.call()) }
+
+`.m_new_ones` <- function(self, ..., dtype = NULL, device = NULL, requires_grad = FALSE) { .args <- c(list(self, dtype, device, requires_grad), .dots(...)); .r <- .Call(rtp_op, "new_ones", .args); if (is.object(.r)) .r else .op_reply("new_ones", .args, .r, sys.call()) }
+
+`.m_new_tensor` <- function(self, data, dtype = NULL, device = NULL, requires_grad = FALSE) { .r <- .External(rtp_opx, "new_tensor", self, data, dtype, device, requires_grad); if (is.object(.r)) .r else .op_reply("new_tensor", list(self, data, dtype, device, requires_grad), .r, sys.call()) }
+
+`.m_new_zeros` <- function(self, ..., dtype = NULL, device = NULL, requires_grad = FALSE) { .args <- c(list(self, dtype, device, requires_grad), .dots(...)); .r <- .Call(rtp_op, "new_zeros", .args); if (is.object(.r)) .r else .op_reply("new_zeros", .args, .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_nonzero <- function(self, as_list = FALSE) { .r <- .External(rtp_opx, "nonzero", self, as_list); if (is.object(.r)) .r else .op_reply("nonzero", list(self, as_list), .r, sys.call()) }
@@ -955,6 +965,11 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `neg` = "torch_neg",
   `neg_` = ".m_neg_",
   `negative` = "torch_negative",
+  `new_empty` = ".m_new_empty",
+  `new_full` = ".m_new_full",
+  `new_ones` = ".m_new_ones",
+  `new_tensor` = ".m_new_tensor",
+  `new_zeros` = ".m_new_zeros",
   `nonzero` = "torch_nonzero",
   `norm` = "torch_norm",
   `normal_` = ".m_normal_",

@@ -109,6 +109,8 @@ def _signature(fn, key):
 def _function(r_name, caller, key, params, dims, names=None):
     formals, args, dots = [], [], False
     r_names = R_ARG_NAMES.get(key.removesuffix(".method"), {})
+    # Keyword-only parameters (after *size) come after `...` in R and are passed right after
+    # the positional ones; the bridge's _Plan (rtorchpy/_r/ops.py) makes them keywords again.
     for p in params:
         name = r_names.get(p.name, p.name)  # (passed by position: Python's name is not needed)
         if p.kind is p.VAR_POSITIONAL:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import inspect
 
+import numpy as np
+
 import rtorchpy  # the public names: fn_caller looks creation and other functions up there
 
 from ..ops import arith, elementwise, linalg, nnf
@@ -36,7 +38,8 @@ _INDEX_RESULTS = {"argmax", "argmin", "argsort", "nonzero", "tril_indices", "tri
 class _Plan:
     """How to call one function with R's arguments: which parameters are dims or indices."""
 
-    def __init__(self, fn, dims=(), index_args=(), returns_index=False, name="", conv=None):
+    def __init__(self, fn, dims=(), index_args=(), returns_index=False, name="", conv=None,
+                 generated=False):
         self.fn, self.name = fn, name
         params = list(inspect.signature(fn).parameters.values())
         self.names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
@@ -44,12 +47,16 @@ class _Plan:
         var = [p for p in params if p.kind is p.VAR_POSITIONAL]
         self.varpos = var[0].name if var else None
         self.varpos_at = len(self.names)
+        # keyword-only parameters (after *size): a generated R wrapper passes them by position,
+        # right after the positional ones and before the values of `...` (see
+        # r-shim/tools/generate.py); hand-written R code passes them as keywords
+        self.kwonly = [p.name for p in params if p.kind is p.KEYWORD_ONLY] if generated else []
         self.conv = {d: r_dim for d in dims}
         self.conv.update({a: r_index_arg for a in index_args})
         self.conv.update(conv or {})
         self.returns_index = returns_index
         self.always_index = name in _INDEX_RESULTS
-        self.simple = not self.conv and not returns_index
+        self.simple = not self.conv and not returns_index and not self.kwonly
 
     def convert(self, args, kwargs):
         for name, conv in self.conv.items():
@@ -62,6 +69,13 @@ class _Plan:
                 if i < len(args):
                     args[i] = conv(args[i])
         return args, kwargs
+
+    def keywords(self, args, kwargs):
+        """The keyword-only arguments R passed by position, moved into ``kwargs``."""
+        n, k = self.varpos_at, len(self.kwonly)
+        given = dict(zip(self.kwonly, args[n:n + k]))
+        given.update(kwargs)
+        return args[:n] + args[n + k:], given
 
     def fix_result(self, r):
         if self.always_index:  # (nonzero(as_tuple = TRUE): a tuple of index tensors)
@@ -93,6 +107,8 @@ class _Plan:
                     extra = [k for k in kwargs if k not in self.names]
                     if len(extra) == 1 and len(args) == self.varpos_at:
                         args.append(kwargs.pop(extra[0]))
+            if self.kwonly:
+                args, kwargs = self.keywords(args, kwargs)
             if self.conv:
                 args, kwargs = self.convert(args, kwargs)
             r = self.fn(*args, **kwargs)
@@ -125,8 +141,18 @@ def _r_tensordot_dims(dims):
     return dims
 
 
+def _r_data(v):
+    """new_tensor's data from R as an array: an R value read as R torch's torch_tensor() reads
+    it (a number has shape {1}; double -> float32, integer -> int64, logical -> bool). An R
+    matrix arrives as a tensor, like a tensor argument: neither gets PyTorch's copy warning
+    (R torch has no new_tensor to warn)."""
+    if isinstance(v, np.ndarray):
+        return v
+    return r_value_tensor(v)._data
+
+
 _POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos},
-              "tensordot": {"dims": _r_tensordot_dims}}
+              "tensordot": {"dims": _r_tensordot_dims}, "new_tensor": {"data": _r_data}}
 
 # R torch's names for arguments whose Python name differs (the wrappers pass them by position)
 R_ARG_NAMES = {"nonzero": {"as_tuple": "as_list"}}
@@ -139,10 +165,11 @@ def _op_plans():
             continue
         fn = _where if key == "where" else info.fn
         plans[key] = _Plan(fn, info.dim_args, info.index_args, info.returns_index, key,
-                           conv=_POSITIONS.get(key))
+                           conv=_POSITIONS.get(key), generated=True)
         if info.method_fn is not None:  # x$op(...) with its own argument order
             plans[key + ".method"] = _Plan(info.method_fn, info.dim_args, info.index_args,
-                                           info.returns_index, key, conv=_POSITIONS.get(key))
+                                           info.returns_index, key, conv=_POSITIONS.get(key),
+                                           generated=True)
     return plans
 
 
@@ -192,7 +219,7 @@ _NNF_CONV = {"nnf_nll_loss": _CLASS_TARGETS, "nnf_cross_entropy": _CLASS_TARGETS
              "nnf_embedding": {"input": r_index_arg, "padding_idx": _nnf_padding_idx}}
 
 _NNF = {name: _Plan(getattr(nnf, name), _NNF_DIMS.get(name, ()), name=name,
-                    conv=_NNF_CONV.get(name))
+                    conv=_NNF_CONV.get(name), generated=True)
         for name in nnf.__all__}
 
 

@@ -1,5 +1,5 @@
-# torch_nonzero, torch_median, torch_kthvalue and torch_unflatten with R's conventions:
-# dims and index results 1-based (values from PyTorch 2.13,
+# torch_nonzero, torch_median, torch_kthvalue, torch_unflatten and x$new_*() with R's
+# conventions: dims and index results 1-based (values from PyTorch 2.13,
 # shifted by one where R counts from 1).
 skip_if_no_python()
 
@@ -68,4 +68,29 @@ test_that("torch_unflatten() splits a 1-based dim into sizes; a view", {
                "Provided sizes \\[5, 3\\] don't multiply up to the size of dim 2 \\(12\\)")
   expect_error(x$unflatten(2, c(-1, -1)), "only one dimension can be inferred")
   expect_error(x$unflatten(0, c(3, 4)), "Indexing starts at 1")
+})
+
+test_that("x$new_zeros() and friends keep x's dtype; sizes as numbers or a vector", {
+  x <- torch_tensor(1:3)  # int64
+  expect_equal(x$new_zeros(c(2, 3))$shape, c(2L, 3L))
+  expect_equal(x$new_zeros(2, 3)$shape, c(2L, 3L))
+  expect_equal(x$new_zeros(2, 3)$dtype, torch_long())
+  expect_equal(as_array(x$new_ones(2)), c(1L, 1L))
+  expect_equal(x$new_zeros(2, dtype = torch_float64())$dtype, torch_float64())
+  expect_equal(x$new_empty(c(4, 1))$shape, c(4L, 1L))
+  expect_equal(as_array(x$new_full(c(2, 2), 7.9)), matrix(7L, 2, 2))  # truncated to int64
+  f <- torch_ones(1, dtype = torch_float64())
+  z <- f$new_ones(c(2, 2), requires_grad = TRUE)
+  expect_true(z$requires_grad)
+  expect_equal(z$dtype, torch_float64())
+  expect_error(x$new_ones(2, requires_grad = TRUE), "floating point")
+  nt <- x$new_tensor(c(1.5, 2.7))
+  expect_equal(nt$dtype, torch_long())
+  expect_equal(as_array(nt), c(1L, 2L))
+  expect_equal(f$new_tensor(2)$shape, 1L)  # an R number has shape {1}, as torch_tensor(2)
+  expect_equal(as_array(f$new_tensor(matrix(1:4, 2))), matrix(c(1, 2, 3, 4), 2))
+  src <- torch_tensor(c(1, 2), requires_grad = TRUE)
+  expect_no_warning(cp <- f$new_tensor(src))  # (R torch has none: no PyTorch warning here)
+  expect_equal(cp$dtype, torch_float64())
+  expect_false(cp$requires_grad)
 })
