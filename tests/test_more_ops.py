@@ -1,4 +1,4 @@
-"""nonzero, median, kthvalue, unflatten and the new_* methods against PyTorch 2.13:
+"""nonzero, median, kthvalue, unflatten, the new_* methods and nnf_one_hot against PyTorch 2.13:
 values, dtypes, the indices chosen among equal values (the gradient lands there), grad_fn names,
 gradients and error messages. The first tests hold values recorded from PyTorch 2.13, so they
 run without it; the others compare with PyTorch itself when it is installed."""
@@ -288,3 +288,42 @@ def test_new_methods_match_pytorch():
         _same(x.new_zeros((), dtype=rt.torch_int64()), xt.new_zeros((), dtype=torch.int64))
         assert tuple(x.new_empty([3, 0]).shape) == tuple(xt.new_empty([3, 0]).shape)
         assert x.new_empty(2).numpy().dtype == xt.new_empty(2).numpy().dtype
+
+
+# ------------------------------------------------------------------------ nnf_one_hot
+
+ONE_HOT_ERRORS = [
+    (lambda: rt.nnf_one_hot(rt.torch_tensor([0, -2, 1])), RuntimeError,
+     "Class values must be non-negative."),
+    (lambda: rt.nnf_one_hot(rt.torch_tensor([0, 2, 1]), 2), RuntimeError,
+     "Class values must be smaller than num_classes."),
+    (lambda: rt.nnf_one_hot(rt.torch_tensor([0, 2, 1]), 0), RuntimeError,
+     "Class values must be smaller than num_classes."),
+    (lambda: rt.nnf_one_hot(rt.torch_tensor([0.0, 1.0])), RuntimeError,
+     "one_hot is only applicable to index tensor of type LongTensor."),
+    (lambda: rt.nnf_one_hot(rt.torch_tensor(np.array([0, 1], np.int32))), RuntimeError,
+     "one_hot is only applicable to index tensor of type LongTensor."),
+    (lambda: rt.nnf_one_hot(rt.torch_tensor(np.zeros(0, np.int64))), RuntimeError,
+     "Can not infer total number of classes from empty tensor."),
+]
+
+
+@pytest.mark.parametrize("fn,kind,text", ONE_HOT_ERRORS)
+def test_recorded_errors_of_one_hot(fn, kind, text):
+    _raises(fn, kind, text)
+
+
+def test_recorded_one_hot_values():
+    out = rt.nnf_one_hot(rt.torch_tensor([0, 2, 1]))
+    assert out.dtype == rt.torch_int64()
+    assert out.numpy().tolist() == [[1, 0, 0], [0, 0, 1], [0, 1, 0]]
+    assert rt.nnf_one_hot(rt.torch_tensor(2), 3).numpy().tolist() == [0, 0, 1]
+    assert rt.nnf_one_hot(rt.torch_tensor(np.zeros((0, 2), np.int64)), 3).shape == (0, 2, 3)
+
+
+def test_one_hot_matches_pytorch():
+    torch = _torch()
+    F = torch.nn.functional
+    for values, n in [([0, 2, 1], -1), ([0, 2, 1], 5), ([[0, 1], [3, 3]], -1), (2, 3), ([], 4)]:
+        v = np.array(values, np.int64)
+        _same(rt.nnf_one_hot(rt.torch_tensor(v), n), F.one_hot(torch.tensor(v), n))

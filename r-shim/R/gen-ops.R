@@ -1208,6 +1208,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param negative_slope See the Python documentation of the op of the same name (R conventions apply).
 #' @param norm_type See the Python documentation of the op of the same name (R conventions apply).
 #' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
+#' @param num_classes The number of classes; -1 (the default) takes the largest class value.
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
@@ -1217,6 +1218,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param scale_grad_by_freq See the Python documentation of the op of the same name (R conventions apply).
 #' @param sparse See the Python documentation of the op of the same name (R conventions apply).
 #' @param target A tensor of targets; class indices are 1-based.
+#' @param tensor Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).
 #' @param threshold See the Python documentation of the op of the same name (R conventions apply).
 #' @param training See the Python documentation of the op of the same name (R conventions apply).
 #' @param var The variances: a tensor (input's shape, or one dim of size 1 or missing) or a number.
@@ -1264,6 +1266,10 @@ nnf_linear <- function(input, weight, bias = NULL) { .r <- .External(rtp_fnx, "n
 #' @rdname nnf
 #' @export
 nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_binary_cross_entropy", input, target, weight, reduction); if (is.object(.r)) .r else .fn_reply("nnf_binary_cross_entropy", list(input, target, weight, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_one_hot <- function(tensor, num_classes = -1L) { .r <- .External(rtp_fnx, "nnf_one_hot", tensor, num_classes); if (is.object(.r)) .r else .fn_reply("nnf_one_hot", list(tensor, num_classes), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export

@@ -66,8 +66,10 @@ PARAM_DOCS = {
     "as_list": "`TRUE`: a list of index tensors, one per dimension, instead of one matrix with "
                "a row per element (`torch_nonzero`); the indices are 1-based either way.",
     "sizes": "The sizes a dimension is split into (`torch_unflatten`); one may be -1 (inferred).",
+    "tensor": "Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).",
     "k": "`torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order "
          "(1 is the smallest, in R as in PyTorch).",
+    "num_classes": "The number of classes; -1 (the default) takes the largest class value.",
 }
 # The list results R torch names (the others are unnamed lists, as in R torch).
 RESULT_NAMES = {

@@ -194,6 +194,14 @@ def method_names():
 _NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",)}
 
 
+def _nnf_classes(t):
+    """nnf_one_hot's class values: 1-based in R, as R torch takes them (it shifts them before
+    libtorch's one_hot). A tensor that is not int64 passes as it is, to get libtorch's error."""
+    if isinstance(t, Tensor) and t._data.dtype != np.int64:
+        return t
+    return r_index_arg(t)
+
+
 def _nnf_target(t):
     if t is None or (isinstance(t, Tensor) and t._data.dtype.kind not in "iu"):
         return t  # class probabilities, not class indices
@@ -216,7 +224,8 @@ def _nnf_ignore_index(i):
 # nnf_embedding's indices and padding row
 _CLASS_TARGETS = {"target": _nnf_target, "ignore_index": _nnf_ignore_index}
 _NNF_CONV = {"nnf_nll_loss": _CLASS_TARGETS, "nnf_cross_entropy": _CLASS_TARGETS,
-             "nnf_embedding": {"input": r_index_arg, "padding_idx": _nnf_padding_idx}}
+             "nnf_embedding": {"input": r_index_arg, "padding_idx": _nnf_padding_idx},
+             "nnf_one_hot": {"tensor": _nnf_classes}}
 
 _NNF = {name: _Plan(getattr(nnf, name), _NNF_DIMS.get(name, ()), name=name,
                     conv=_NNF_CONV.get(name), generated=True)

@@ -1,4 +1,4 @@
-"""Neural-network functions named as R torch's ``nnf_*``: activations and losses.
+"""Neural-network functions named as R torch's ``nnf_*``: activations, losses and ``nnf_one_hot``.
 
 Losses take ``reduction`` = "mean" (default), "sum" or "none". Class targets are 0-based int64
 in Python (the R package converts R torch's 1-based targets).
@@ -17,6 +17,7 @@ from ..numerics.losses import nll_coefficients, nll_terms, to_layout
 from ..numerics.shape_errors import shape_error
 from . import elementwise, linalg, reduce
 from .index import index_backward
+from .matrix import _int
 # activations, losses, normalization, dropout, embedding, bilinear
 from .nnf_layers import *  # noqa: F401,F403
 from .nnf_layers import __all__ as _layer_names
@@ -186,4 +187,27 @@ def nnf_binary_cross_entropy(input, target, weight=None, reduction="mean"):
     return out
 
 
-__all__ = __all__ + list(_layer_names) + list(_loss_names)
+def nnf_one_hot(tensor, num_classes=-1):
+    """Class values (an int64 tensor of any shape, 0-based) as one-hot rows: int64 of shape
+    ``(*tensor.shape, num_classes)``, 1 at each value's class. ``num_classes = -1`` takes one
+    more than the largest value (an empty tensor needs it given). No gradient."""
+    x = as_tensor(tensor)._data
+    if x.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    n = _int(num_classes, "num_classes")
+    if x.size == 0:
+        if n <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return wrap(np.zeros(x.shape + (n,), np.int64))
+    if x.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if n == -1:
+        n = int(x.max()) + 1
+    elif n <= x.max():
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = np.zeros(x.shape + (n,), np.int64)
+    np.put_along_axis(out, x[..., None], 1, axis=-1)
+    return wrap(out)
+
+
+__all__ = __all__ + ["nnf_one_hot"] + list(_layer_names) + list(_loss_names)

@@ -1,5 +1,5 @@
-# torch_nonzero, torch_median, torch_kthvalue, torch_unflatten and x$new_*() with R's
-# conventions: dims and index results 1-based (values from PyTorch 2.13,
+# torch_nonzero, torch_median, torch_kthvalue, torch_unflatten, x$new_*() and nnf_one_hot()
+# with R's conventions: dims, index results and class values 1-based (values from PyTorch 2.13,
 # shifted by one where R counts from 1).
 skip_if_no_python()
 
@@ -93,4 +93,18 @@ test_that("x$new_zeros() and friends keep x's dtype; sizes as numbers or a vecto
   expect_no_warning(cp <- f$new_tensor(src))  # (R torch has none: no PyTorch warning here)
   expect_equal(cp$dtype, torch_float64())
   expect_false(cp$requires_grad)
+})
+
+test_that("nnf_one_hot() takes 1-based class values, as R torch", {
+  oh <- nnf_one_hot(torch_tensor(c(1L, 3L, 2L)))
+  expect_equal(oh$dtype, torch_long())
+  expect_equal(as_array(oh), matrix(c(1, 0, 0, 0, 0, 1, 0, 1, 0), 3, byrow = TRUE))
+  expect_equal(nnf_one_hot(torch_tensor(c(1L, 2L)), num_classes = 4)$shape, c(2L, 4L))
+  expect_equal(nnf_one_hot(torch_tensor(1L))$shape, c(1L, 1L))  # R torch's own test
+  expect_equal(nnf_one_hot(torch_tensor(matrix(1:4, 2)))$shape, c(2L, 2L, 4L))
+  expect_error(nnf_one_hot(torch_tensor(0L)), "1-based")
+  expect_error(nnf_one_hot(torch_tensor(c(1L, 3L)), 2),
+               "Class values must be smaller than num_classes")
+  expect_error(nnf_one_hot(torch_tensor(c(-1L, 2L))), "Class values must be non-negative")
+  expect_error(nnf_one_hot(torch_tensor(c(1, 2))), "LongTensor")
 })
