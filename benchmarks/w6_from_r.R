@@ -80,10 +80,11 @@ r_sampler <- function(f) function(number) r_sample(f, number)
 
 # `number` of calls for a sample of ~`target` seconds of `sample(number)` (per-call seconds);
 # the calls made here are also the warm-up. The first calls are not timed: R's JIT compiles a
-# workload's closure on its first calls (~10 ms for the SGD step), and a calibration that timed
-# them stopped at n = 1 and sized the R side's samples at 1-3 calls, each sample then mostly
-# the cold first call after the round's gc() (the SGD step measured 2.4-2.5x Python's that way,
-# 1.7x in samples of the intended length).
+# workload's closure on one of its first calls (7.6 ms for the SGD step), and a calibration
+# that timed it stopped at n = 1 and sized the R side's samples at 1-3 calls, each sample then
+# mostly the cold first call after the round's gc() (measured that way, the SGD step was
+# 2.4-2.5x Python's and the training step 2.5x; in samples of the intended length 2.0-2.1x
+# and 1.7x).
 calibrate <- function(sample, target) {
   for (i in 1:3) sample(1L)
   n <- 1L
