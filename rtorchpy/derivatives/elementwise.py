@@ -440,22 +440,18 @@ def _evenly_distribute(F, g, self, result):
     return F.keep_where(mask, g / F.count_nonzero(mask))
 
 
-@row("MaxBackward0")
-def _max_dim(F, g, needs, shape, dim, keepdim, indices):
-    """self: g placed at the index of each maximum along dim (indices: no gradient)"""
+def _value_selecting(F, g, needs, shape, dim, keepdim, indices):
+    """self: g placed at the index each value was selected from along dim, 0 elsewhere
+    (libtorch's value_selecting_reduction_backward; indices: no gradient)"""
     if not shape:  # a 0-dim input: the value is the input itself
         return g
     return F.scatter_zeros(shape, dim, F.restore_dims(indices, (dim,), keepdim),
                            F.restore_dims(g, (dim,), keepdim))
 
 
-@row("MinBackward0")
-def _min_dim(F, g, needs, shape, dim, keepdim, indices):
-    """self: g placed at the index of each minimum along dim"""
-    if not shape:  # a 0-dim input: the value is the input itself
-        return g
-    return F.scatter_zeros(shape, dim, F.restore_dims(indices, (dim,), keepdim),
-                           F.restore_dims(g, (dim,), keepdim))
+# max(dim) and min(dim); median(dim) and kthvalue are in matops.py
+row("MaxBackward0")(_value_selecting)
+row("MinBackward0")(_value_selecting)
 
 
 @row("AmaxBackward0", saves=("self", "result"))

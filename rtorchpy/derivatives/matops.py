@@ -9,7 +9,7 @@ Rows here register into the same table as the other modules of ``rtorchpy/deriva
 from __future__ import annotations
 
 from ..autograd.rows import row
-from .elementwise import _evenly_distribute, _inverse
+from .elementwise import _evenly_distribute, _inverse, _value_selecting
 
 
 # ---------------------------------------------------------------- products
@@ -189,17 +189,9 @@ def _median_all(F, g, needs, self, result):
     return _evenly_distribute(F, g, self, result)
 
 
-@row("MedianBackward1", saves=())
-def _selected(F, g, needs, shape, dim, keepdim, indices):
-    """self: g placed at the index each value was selected from along dim, 0 elsewhere
-    (libtorch's value_selecting_reduction_backward; indices: no gradient)"""
-    if not shape:  # a 0-dim input: the value is the input itself
-        return g
-    return F.scatter_zeros(shape, dim, F.restore_dims(indices, (dim,), keepdim),
-                           F.restore_dims(g, (dim,), keepdim))
-
-
-row("KthvalueBackward0", saves=())(_selected)  # kthvalue(k, dim): the same formula
+# median(dim) and kthvalue(k, dim): max(dim)'s formula
+row("MedianBackward1", saves=())(_value_selecting)
+row("KthvalueBackward0", saves=())(_value_selecting)
 
 
 # ---------------------------------------------------------------- (var | std, mean)

@@ -111,6 +111,23 @@ def prod(self, dim=None, keepdim=False, dtype=None):
     return out
 
 
+def select_along(self, d, keepdim, idx, node):
+    """(values, indices) of the elements of ``self`` at positions ``idx`` along dim ``d`` (an
+    index array with ``d`` kept, of size 1; a 0-dim ``self`` counts as 1-d), shaped as a
+    reduction over ``d``, recording ``node`` (max(dim)'s parameters: the indices say where the
+    gradient goes)."""
+    x = self._data
+    values = np.take_along_axis(x if x.ndim else x.reshape(1), idx, axis=d)
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    if x.ndim == 0:
+        values, idx = values.reshape(()), idx.reshape(())
+    values, indices = _reduced(values), _reduced(idx.astype(np.int64))
+    if recording(self):
+        record(NODES[node], (self,), (values,), (x.shape, d, keepdim, idx))
+    return values, indices
+
+
 def _extreme(name, np_fn, np_arg, full_node, dim_node):
     def fn(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):  # torch_max(x, y): elementwise
@@ -126,17 +143,8 @@ def _extreme(name, np_fn, np_arg, full_node, dim_node):
                 record(NODES[full_node], (self,), (out,))
             return out
         d = normalize_dim(dim, x.ndim)
-        xd = x if x.ndim else x.reshape(1)
-        idx = np_arg(xd, axis=d, keepdims=True)
-        values = np.take_along_axis(xd, idx, axis=d)
-        if not keepdim:
-            values, idx = values.squeeze(d), idx.squeeze(d)
-        if x.ndim == 0:
-            values, idx = values.reshape(()), idx.reshape(())
-        values, indices = _reduced(values), _reduced(idx.astype(np.int64))
-        if recording(self):
-            record(NODES[dim_node], (self,), (values,), (x.shape, d, keepdim, idx))
-        return values, indices
+        idx = np_arg(x if x.ndim else x.reshape(1), axis=d, keepdims=True)
+        return select_along(self, d, keepdim, idx, dim_node)
     fn.__name__ = name
     fn.__doc__ = (f"The {name}imum of all elements, or with ``dim`` a pair (values, indices) "
                   f"along that dim; with a tensor as second argument, the elementwise {name}imum.")

@@ -20,7 +20,7 @@ from ..autograd.rows import NODES
 from ..derivatives import matops as _rows  # noqa: F401  (the rows, before NODES is read below)
 from ..numerics.dims import normalize_dim
 from .matrix import _int
-from .reduce import _reduced
+from .reduce import select_along
 from .registry import op, recording, wrap
 
 # ------------------------------------------------------------------------------ nonzero
@@ -64,20 +64,8 @@ def _slices(x, d):
 
 def _pick(self, d, keepdim, idx, node, kept_shape):
     """(values, indices) of the positions ``idx`` (one per row of ``_slices``), shaped as a
-    reduction over ``d``, recording ``node`` with MaxBackward0's parameters."""
-    x = self._data
-    idx = idx.reshape(kept_shape)
-    if x.ndim:
-        idx = np.expand_dims(idx, d)
-        values = np.take_along_axis(x, idx, axis=d)
-        if not keepdim:
-            values, idx = values.squeeze(d), idx.squeeze(d)
-    else:
-        values, idx = x.copy(), idx.reshape(())
-    values, indices = _reduced(values), _reduced(idx.astype(np.int64))
-    if recording(self):
-        record(NODES[node], (self,), (values,), (x.shape, d, keepdim, idx))
-    return values, indices
+    reduction over ``d``, recording ``node``."""
+    return select_along(self, d, keepdim, np.expand_dims(idx.reshape(kept_shape), d), node)
 
 
 # ------------------------------------------------------------------------------ median

@@ -295,14 +295,12 @@ def roll(self, shifts, dims=None):
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         dims = None
-        data = np.roll(self._data, shifts[0])
     else:
         dims = tuple(normalize_dim(d, n) for d in _ints(dims))
         if len(dims) != len(shifts):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                                f"dims:{len(dims)}")
-        data = np.roll(self._data, shifts, axis=dims)
-    out = wrap(data)
+    out = wrap(ARRAY_OPS.roll(self._data, shifts, dims))  # (the backward's roll too)
     if recording(self):
         record(NODES["RollBackward0"], (self,), (out,), (shifts, dims))
     return out
