@@ -44,7 +44,7 @@ typedef struct {
 
 static const R_ExternalMethodDef dollar_def = {"rtp_dollar_ext", (DL_FUNC) &rtp_dollar_ext, -1};
 static native_record keyless = {R_EXTERNAL_SYM, {.external = &dollar_def}, NULL};
-static SEXP native_tag = NULL;
+static SEXP native_tag = NULL;  /* (set by R_init_rtorchpy) */
 
 /* A queue of doubles (keys; or key, size pairs), grown as needed. */
 typedef struct {
@@ -119,7 +119,6 @@ SEXP rtp_wrap(SEXP h, SEXP cls) {
     h = copy;
   }
   PROTECT(h);
-  if (native_tag == NULL) native_tag = Rf_install("registered native symbol");
   SEXP ptr = PROTECT(R_MakeExternalPtr(&keyless, native_tag, h));
   if (TYPEOF(h) == CPLXSXP && XLENGTH(h) >= 1 && COMPLEX(h)[0].r != 0) {
     R_RegisterCFinalizerEx(ptr, finalize_handle, FALSE);
