@@ -331,6 +331,14 @@ static void remember_grad(PyObj *g, SEXP ptr) {
 static SEXP tensor_grad(SEXP x) {
   SEXP h = handle_of(x);
   if (!direct_ready || h == NULL) return R_NilValue;
+  /* R runs finalizers some time after the collection that found their objects unreachable
+   * (every 1000 evaluations, or at gc()); until then a weak reference still gives its key. A
+   * handle object remembered below, dropped by the caller and found dead by a collection would
+   * be handed out again, then cleared by its finalizer while in use ("external pointer is not
+   * valid" in the middle of a training loop). So the pending finalizers run first: a dead
+   * handle is then cleared, and known_grad() passes it by. (Before the GIL is taken: R
+   * finalizers of other packages may run here.) */
+  if (grad_refs != NULL) R_RunPendingFinalizers();
   ensure_unwind_token();
   int gil = gil_ensure();
   release_queued(0);

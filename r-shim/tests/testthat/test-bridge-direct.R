@@ -535,6 +535,23 @@ test_that("x$grad gives back the object it gave for the same gradient, and only 
   }
 })
 
+test_that("x$grad does not hand out again an object a collection found dead", {
+  # R runs finalizers after the collection, when it next can; in between, a remembered
+  # gradient object that the caller dropped must not come back, or its finalizer clears it
+  # while in use (a training loop then stopped with "external pointer is not valid").
+  w <- torch_zeros(3, requires_grad = TRUE)
+  (w * 2)$sum()$backward()
+  for (k in 1:10) {
+    local({ g <- w$grad; NULL })  # remembered, then dropped
+    gctorture(TRUE)  # (a collection at each allocation: one finds that object dead)
+    g2 <- w$grad
+    gctorture(FALSE)
+    invisible(gc())  # the pending finalizers run
+    g2$zero_()
+    expect_equal(as_array(g2), c(0, 0, 0))
+  }
+})
+
 test_that("x$grad of a new gradient each step does not leak", {
   x <- torch_randn(100, requires_grad = TRUE)
   expect_no_leak_direct(function(i) {
