@@ -15,15 +15,14 @@
 }
 .set_anomaly <- function(enabled) .bridge("set_anomaly_mode", enabled)
 
-# with_no_grad() (flag FALSE) and with_enable_grad() (TRUE). rtp_grad_mode sets the mode in C
-# and returns the previous one, or raw 01 when it could not: .set_grad_mode then takes the
-# general path. No R call of its own in the common case.
+# with_no_grad() (flag FALSE) and with_enable_grad() (TRUE). rtp_set_grad_mode sets the mode
+# in C and returns the previous one (calling .set_grad_mode when C cannot). No R call of its own
+# in the common case; `code` stays the closure's last value, so its visibility is kept.
 .with_grad_mode <- function(flag) {
   force(flag)
   function(code) {
-    old <- .Call(rtp_grad_mode, flag)
-    if (!is.logical(old)) old <- .set_grad_mode(flag)
-    on.exit(if (!is.logical(.Call(rtp_grad_mode, old))) .set_grad_mode(old), add = TRUE)
+    old <- .Call(rtp_set_grad_mode, flag)
+    on.exit(.Call(rtp_set_grad_mode, old))
     code
   }
 }

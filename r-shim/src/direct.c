@@ -269,6 +269,8 @@ SEXP rtp_held(void) {
   return out;
 }
 
+static SEXP package_ns(void);
+
 /* -- grad mode and `$` ------------------------------------------------------------------------- */
 
 /* Set grad mode to `flag` (TRUE/FALSE; NA: leave it) and return the previous mode; raw 01
@@ -287,6 +289,20 @@ SEXP rtp_grad_mode(SEXP flag) {
   if (err_occurred()) err_clear();
   gil_release(gil);
   return was < 0 ? raw1(1) : Rf_ScalarLogical(was);
+}
+
+/* with_no_grad()'s and with_enable_grad()'s set and restore: rtp_grad_mode, or when it cannot,
+ * the package's .set_grad_mode(flag) (the bridge function); the previous mode. One .Call on
+ * each side of `code`, and no R code of their own in the common case. */
+SEXP rtp_set_grad_mode(SEXP flag) {
+  static SEXP set_sym = NULL;
+  SEXP r = rtp_grad_mode(flag);
+  if (TYPEOF(r) == LGLSXP) return r;
+  if (set_sym == NULL) set_sym = Rf_install(".set_grad_mode");
+  SEXP call = PROTECT(Rf_lang2(set_sym, flag));
+  SEXP out = Rf_eval(call, package_ns());
+  UNPROTECT(1);
+  return out;
 }
 
 /* The R objects x$grad last returned, so that asking again for the same gradient (`w$grad`

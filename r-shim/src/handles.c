@@ -203,6 +203,7 @@ SEXP rtp_release_dead(void);
 SEXP rtp_collected(void);
 SEXP rtp_held(void);
 SEXP rtp_grad_mode(SEXP flag);
+SEXP rtp_set_grad_mode(SEXP flag);
 SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos);
 SEXP rtp_nn_get(SEXP x, SEXP name);
 SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2);
@@ -229,6 +230,7 @@ static const R_CallMethodDef call_methods[] = {
   {"rtp_collected", (DL_FUNC) &rtp_collected, 0},
   {"rtp_held", (DL_FUNC) &rtp_held, 0},
   {"rtp_grad_mode", (DL_FUNC) &rtp_grad_mode, 1},
+  {"rtp_set_grad_mode", (DL_FUNC) &rtp_set_grad_mode, 1},
   {"rtp_dollar", (DL_FUNC) &rtp_dollar, 3},
   {"rtp_nn_get", (DL_FUNC) &rtp_nn_get, 2},
   {"rtp_op", (DL_FUNC) &rtp_op, 2},

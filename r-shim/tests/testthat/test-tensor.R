@@ -235,6 +235,10 @@ test_that("grad mode helpers evaluate in the caller, return values and restore o
   expect_true((x * 2)$requires_grad)
   expect_invisible(autograd_set_grad_mode(TRUE))
   expect_equal(with_enable_grad(3), 3)
+  # the value keeps its visibility: an assignment inside does not print at top level
+  expect_invisible(with_no_grad({ y <- x * 2 }))
+  expect_visible(with_no_grad(x * 2))
+  expect_invisible(with_enable_grad(z <- 1))
   f <- function() {
     local_no_grad()
     (x * 2)$requires_grad
