@@ -319,11 +319,23 @@ static int grad_slot(PyObj *g) {
   return (int) (((uintptr_t) g >> 4) % GRAD_SLOTS);
 }
 
+/* Whether a collection found the key of weak reference w unreachable (its finalizer, if any,
+ * is pending; the key stays readable until R runs the finalizers): R's READY_TO_FINALIZE bit of
+ * the reference's general-purpose bits (memory.c, unchanged since R 2.x). */
+#define WEAKREF_FOUND_DEAD(w) ((LEVELS(w) & 1) != 0)
+
 /* The live handle object that wraps tensor g, or NULL (GIL held). */
 static SEXP known_grad(PyObj *g) {
   int i = grad_slot(g);
   if (grad_refs == NULL || grad_objs[i] != g) return NULL;
-  SEXP ptr = R_WeakRefKey(VECTOR_ELT(grad_refs, i));
+  SEXP w = VECTOR_ELT(grad_refs, i);
+  /* A handle object a collection found dead must not come back: its own finalizer (a weak
+   * reference with the same key, found dead by the same collection) would clear it in use.
+   * tensor_grad() runs the pending finalizers first, but that does not cover every case: a
+   * collection made while the finalizers run (by a finalizer that allocates) finds dead what
+   * the walk over them has passed, and those stay pending afterwards. */
+  if (TYPEOF(w) != WEAKREFSXP || WEAKREF_FOUND_DEAD(w)) return NULL;
+  SEXP ptr = R_WeakRefKey(w);
   if (TYPEOF(ptr) != EXTPTRSXP || !rtp_is_live(ptr)) return NULL;
   return object_of(R_ExternalPtrProtected(ptr)) == g ? ptr : NULL;
 }

@@ -552,6 +552,31 @@ test_that("x$grad does not hand out again an object a collection found dead", {
   }
 })
 
+test_that("x$grad does not hand out an object a collection inside a finalizer found dead", {
+  # Running the pending finalizers before x$grad looks is not enough: a finalizer that collects
+  # garbage (any finalizer that allocates may) finds dead what R's walk over the finalizers has
+  # already passed, and those stay pending after it. x$grad must not hand such an object out
+  # again (its finalizer then cleared it in use: "NULL value passed as symbol address").
+  once <- function() {
+    w <- torch_zeros(3, requires_grad = TRUE)
+    (w * 2)$sum()$backward()
+    # registered before g's weak references, so R's walk (newest first) reaches it after them
+    e <- new.env()
+    reg.finalizer(e, function(e) invisible(gc()))
+    g <- w$grad  # remembered
+    rm(e)
+    gctorture(TRUE)  # (a collection at each allocation: one finds e dead, not g)
+    x <- numeric(1)
+    gctorture(FALSE)
+    rm(g)  # dropped, unseen by any collection
+    g2 <- w$grad  # runs e's finalizer, whose gc() finds g dead behind the walk
+    invisible(gc())  # the pending finalizers run
+    g2$zero_()
+    as_array(g2)
+  }
+  for (k in 1:5) expect_equal(once(), c(0, 0, 0))
+})
+
 test_that("x$grad of a new gradient each step does not leak", {
   x <- torch_randn(100, requires_grad = TRUE)
   expect_no_leak_direct(function(i) {
