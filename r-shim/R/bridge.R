@@ -91,7 +91,12 @@
   .res(r)
 }
 
-.ptr_h <- function(v) if (typeof(v) == "externalptr") .Call(rtp_handle, v) else v
+# (into plain lists too: an index item holds its tensor, see .index_item())
+.ptr_h <- function(v) {
+  if (typeof(v) == "externalptr") return(.Call(rtp_handle, v))
+  if (is.list(v) && !is.object(v)) return(lapply(v, .ptr_h))
+  v
+}
 
 # Call a Python bridge function (a cached callable) with R values; decode its reply.
 .pycall <- function(f, args) .res(.call(f, args))

@@ -114,7 +114,11 @@ newaxis <- NULL
   }
   v <- eval(e, env)
   if (is.null(v)) return(list("n"))
-  if (is_torch_tensor(v)) return(list("i", .h(v)))
+  # the tensor itself, not its handle: it is often a temporary (`x[x > 0, ...]`), and with only
+  # its handle kept it could be collected, and its handle released in Python, while the other
+  # items are evaluated and before the call reads it ("this object was freed"); the call
+  # passes it as its handle (C's to_py, or .ptr_h)
+  if (is_torch_tensor(v)) return(list("i", v))
   if (inherits(v, "slice")) return(list("s", v$start, v$end, v$step))
   # a single TRUE/FALSE is a scalar mask: it adds a dim of size 1 (0 for FALSE), as in R torch
   if (is.logical(v)) return(list("m", if (length(v) == 1L) v else as.list(v)))

@@ -160,3 +160,20 @@ test_that("index_put and index_put_ take a list of 1-based index tensors", {
   expect_equal(as_array(z), matrix(c(1, 0, 1, 0), 2))
   expect_error(x$index_put(list(torch_tensor(0L)), torch_tensor(1)), "1-based")
 })
+
+test_that("a temporary index tensor lives until the call has read it", {
+  # Index expressions are evaluated one after the other; a tensor one of them makes (the mask
+  # x[, 1] > 10) was kept as its handle alone, so a collection while a later one was evaluated
+  # freed it, and its handle was released before the call read it ("this object was freed").
+  x <- torch_arange(1, 24)$view(c(4, 6))
+  for (k in 1:3) {
+    junk <- lapply(1:300, function(i) x + i)  # garbage enough for a batch of releases
+    rm(junk)
+    expect_equal(as_array(x[x[, 1] > 10, {invisible(gc()); 1:2}]), rbind(c(13, 14), c(19, 20)))
+    y <- x$clone()
+    junk <- lapply(1:300, function(i) x + i)
+    rm(junk)
+    y[x[, 1] > 10, {invisible(gc()); 2}] <- -1
+    expect_equal(as_array(y)[, 2], c(2, 8, -1, -1))
+  }
+})
