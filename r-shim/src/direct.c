@@ -319,9 +319,9 @@ static int grad_slot(PyObj *g) {
   return (int) (((uintptr_t) g >> 4) % GRAD_SLOTS);
 }
 
-/* Whether a collection found the key of weak reference w unreachable (its finalizer, if any,
- * is pending; the key stays readable until R runs the finalizers): R's READY_TO_FINALIZE bit of
- * the reference's general-purpose bits (memory.c, unchanged since R 2.x). */
+/* Whether a collection found the key of weak reference w unreachable: R's READY_TO_FINALIZE bit
+ * of the reference's general-purpose bits (memory.c, unchanged since R 2.x; set for every weak
+ * reference whose key a collection found unreachable, with or without a finalizer). */
 #define WEAKREF_FOUND_DEAD(w) ((LEVELS(w) & 1) != 0)
 
 /* The live handle object that wraps tensor g, or NULL (GIL held). */
@@ -329,11 +329,12 @@ static SEXP known_grad(PyObj *g) {
   int i = grad_slot(g);
   if (grad_refs == NULL || grad_objs[i] != g) return NULL;
   SEXP w = VECTOR_ELT(grad_refs, i);
-  /* A handle object a collection found dead must not come back: its own finalizer (a weak
-   * reference with the same key, found dead by the same collection) would clear it in use.
-   * tensor_grad() runs the pending finalizers first, but that does not cover every case: a
-   * collection made while the finalizers run (by a finalizer that allocates) finds dead what
-   * the walk over them has passed, and those stay pending afterwards. */
+  /* A handle object a collection found dead must not come back. R runs finalizers some time
+   * after that collection (every 1000 evaluations, or at gc()), and until then the weak
+   * reference still gives its key: handed out again, the object would be cleared in use by its
+   * own finalizer ("external pointer is not valid" in the middle of a training loop). Running
+   * the pending finalizers first would not do: a collection made while they run (by a
+   * finalizer that allocates) leaves what it finds dead pending, and R's flag cleared. */
   if (TYPEOF(w) != WEAKREFSXP || WEAKREF_FOUND_DEAD(w)) return NULL;
   SEXP ptr = R_WeakRefKey(w);
   if (TYPEOF(ptr) != EXTPTRSXP || !rtp_is_live(ptr)) return NULL;
@@ -359,14 +360,6 @@ static void remember_grad(PyObj *g, SEXP ptr) {
 static SEXP tensor_grad(SEXP x) {
   SEXP h = handle_of(x);
   if (!direct_ready || h == NULL) return R_NilValue;
-  /* R runs finalizers some time after the collection that found their objects unreachable
-   * (every 1000 evaluations, or at gc()); until then a weak reference still gives its key. A
-   * handle object remembered below, dropped by the caller and found dead by a collection would
-   * be handed out again, then cleared by its finalizer while in use ("external pointer is not
-   * valid" in the middle of a training loop). So the pending finalizers run first: a dead
-   * handle is then cleared, and known_grad() passes it by. (Before the GIL is taken: R
-   * finalizers of other packages may run here.) */
-  if (grad_refs != NULL) R_RunPendingFinalizers();
   ensure_unwind_token();
   int gil = gil_ensure();
   release_queued(0);
