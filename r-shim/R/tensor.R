@@ -149,7 +149,9 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
     }
     if (is.list(gradient) && !length(gradient)) gradient <- NULL
     if (is.null(gradient) && is.null(inputs)) {  # the usual loss$backward(): fewer R calls
-      .bridge("backward", self, retain_graph, isTRUE(create_graph))
+      args <- list(self, retain_graph, if (missing(create_graph)) FALSE else isTRUE(create_graph))
+      r <- .Call(rtp_bcall, "backward", args)  # (.bridge's body: NULL, or a reply to decode)
+      if (!is.null(r)) .bridge_reply("backward", args, r)
     } else {
       .call_method(self, "backward", list(.a(gradient), retain_graph, isTRUE(create_graph),
                                           .a(inputs)))
