@@ -99,10 +99,14 @@ def main():
                     f"paired_ratio{q}": vals[f"{key}_ratio{q}"]
                     for q in ("", "_q1", "_q3") if f"{key}_ratio{q}" in vals}
                 rows.append(_common.row(label, engine, v, unit, **extra))
-    for key, label in (("method", "x$sin(), (4,)"), ("function", "torch_sin(x), (4,)")):
+    for key, label in (("method", "x$sin(), (4,)"), ("function", "torch_sin(x), (4,)"),
+                       ("method_floor", "R's floor for x$sin(): torch_sin(x), then `$` on an S3 "
+                        "object dispatched to a do-nothing builtin, then an empty closure call")):
         v = vals.get(f"{key}_us")
         if v is not None:
-            rows.append(_common.row(label, "rtorchpy (R)", v, "µs/call"))
+            extra = {f"paired_ratio{q}": vals[f"{key}_ratio{q}"] for q in ("", "_q1", "_q3")
+                     if key == "method_floor" and f"{key}_ratio{q}" in vals}
+            rows.append(_common.row(label, "rtorchpy (R)", v, "µs/call", **extra))
     # the ratios are medians over rounds of the per-round (paired) ratio; their quartiles over
     # the rounds are shown beside them
     for key, limit, name in (("chain100", RATIO_CHAIN,
@@ -117,6 +121,11 @@ def main():
         q1, q3 = vals.get(f"{key}_ratio_q1"), vals.get(f"{key}_ratio_q3")
         detail = "no result" if v is None else f"{v:.2f}× (median of paired rounds" + (
             f"; quartiles {q1:.2f}-{q3:.2f}×)" if q1 is not None and q3 is not None else ")")
+        floor = vals.get("method_floor_ratio")
+        if key == "method" and v is not None and floor is not None:
+            # (what R itself costs on top of torch_sin(x): no S3 object's x$method() can be
+            # cheaper; see w6_workloads.R)
+            detail += f"; R's own floor for it {floor:.2f}×"
         targets.append(_common.target(f"{name} ≤ {limit:g}×", v, limit, detail))
     _common.emit(args, "W6", rows, targets, [],
                  description="W1's chain and the seeds' linear from R through the shim; the "

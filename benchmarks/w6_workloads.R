@@ -3,7 +3,8 @@
 # and by the script r_instructions.py writes (callgrind), so both measure one definition of
 # each workload. Expects library(rtorchpy) attached and `w6_dir`, this file's folder.
 #
-# Defines r_chain(), r_sgd(), r_mul(), r_method(), r_function(), r_model_fwd(), r_opt_step(),
+# Defines r_chain(), r_sgd(), r_mul(), r_method(), r_function(), r_method_floor(),
+# r_model_fwd(), r_opt_step(),
 # r_opt_step_only(), r_custom() and r_builtin(); `w6py`, the Python module (convert = FALSE),
 # whose model has R's weights and data.
 
@@ -50,6 +51,18 @@ my <- torch_tensor(c(0.5, 0.25, 2, -1))
 r_mul <- function() mx * my
 r_method <- function() mx$sin()
 r_function <- function() torch_sin(mx)
+# The least x$sin() can cost beyond torch_sin(x) in R: `$` on an S3 object dispatches (R's own
+# work, whatever the method; here the do-nothing builtin list()), and the function it returns
+# is then called (here an empty closure). So r_method_floor() / r_function() bounds
+# r_method() / r_function() from below, for any package whose tensors are S3 objects.
+floor_obj <- structure(new.env(), class = "w6_floor")
+registerS3method("$", "w6_floor", base::list)
+floor_call <- function() NULL
+r_method_floor <- function() {
+  torch_sin(mx)
+  floor_obj$sin
+  floor_call()
+}
 
 # a small model and its training step; the Python model gets R's weights and data
 model <- nn_sequential(nn_linear(3, 8), nn_relu(), nn_linear(8, 1))
