@@ -553,10 +553,11 @@ test_that("x$grad does not hand out again an object a collection found dead", {
 })
 
 test_that("x$grad does not hand out an object a collection inside a finalizer found dead", {
-  # Running the pending finalizers before x$grad looks is not enough: a finalizer that collects
-  # garbage (any finalizer that allocates may) finds dead what R's walk over the finalizers has
-  # already passed, and those stay pending after it. x$grad must not hand such an object out
-  # again (its finalizer then cleared it in use: "NULL value passed as symbol address").
+  # (Why x$grad cannot simply run the pending finalizers before it looks:) a finalizer that
+  # collects garbage (any finalizer that allocates may) finds dead what R's walk over the
+  # finalizers has already passed, and those stay pending after it. x$grad must not hand such
+  # an object out again (its finalizer then cleared it in use: "NULL value passed as symbol
+  # address").
   once <- function() {
     w <- torch_zeros(3, requires_grad = TRUE)
     (w * 2)$sum()$backward()
