@@ -1,9 +1,11 @@
 # Autograd: grad mode, backward/grad, hooks, graph nodes.
 
-# (the reply is a bare logical: no decoding in R; read and set in C when it can)
-.set_grad_mode <- function(enabled) {
-  r <- .Call(rtp_grad_mode, enabled)
-  if (is.logical(r)) return(r)
+# Set grad mode; the previous one. In C when it can (rtp_set_grad_mode), which calls
+# .set_grad_mode_general when it cannot (the direct path off).
+.set_grad_mode <- function(enabled) .Call(rtp_set_grad_mode, enabled)
+
+# (the reply is a bare logical: no decoding in R)
+.set_grad_mode_general <- function(enabled) {
   r <- .Call(rtp_bcall, "grad_mode", list(enabled))
   if (is.logical(r) && length(r) == 1L) return(r)
   # else not called (raw 01, or 04: "grad_mode" not fetched yet: fetched now, for the next
@@ -15,9 +17,9 @@
 }
 .set_anomaly <- function(enabled) .bridge("set_anomaly_mode", enabled)
 
-# with_no_grad() (flag FALSE) and with_enable_grad() (TRUE). rtp_set_grad_mode sets the mode
-# in C and returns the previous one (calling .set_grad_mode when C cannot). No R call of its own
-# in the common case; `code` stays the closure's last value, so its visibility is kept.
+# with_no_grad() (flag FALSE) and with_enable_grad() (TRUE): .set_grad_mode's .Call without
+# the closure around it. No R call of their own in the common case; `code` stays the closure's
+# last value, so its visibility is kept.
 .with_grad_mode <- function(flag) {
   force(flag)
   function(code) {

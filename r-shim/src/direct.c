@@ -291,14 +291,14 @@ SEXP rtp_grad_mode(SEXP flag) {
   return was < 0 ? raw1(1) : Rf_ScalarLogical(was);
 }
 
-/* with_no_grad()'s and with_enable_grad()'s set and restore: rtp_grad_mode, or when it cannot,
- * the package's .set_grad_mode(flag) (the bridge function); the previous mode. One .Call on
- * each side of `code`, and no R code of their own in the common case. */
+/* Set grad mode (R's .set_grad_mode, and with_no_grad()'s and with_enable_grad()'s set and
+ * restore): rtp_grad_mode, or when it cannot, the package's .set_grad_mode_general(flag) (the
+ * bridge function); the previous mode. */
 SEXP rtp_set_grad_mode(SEXP flag) {
   static SEXP set_sym = NULL;
   SEXP r = rtp_grad_mode(flag);
   if (TYPEOF(r) == LGLSXP) return r;
-  if (set_sym == NULL) set_sym = Rf_install(".set_grad_mode");
+  if (set_sym == NULL) set_sym = Rf_install(".set_grad_mode_general");
   SEXP call = PROTECT(Rf_lang2(set_sym, flag));
   SEXP out = Rf_eval(call, package_ns());
   UNPROTECT(1);
