@@ -57,6 +57,7 @@ with_enable_grad <- .with_grad_mode(TRUE)
 #' @rdname with_no_grad
 #' @export
 local_no_grad <- function(.env = parent.frame()) {
+  .check_env(.env)  # (before the mode changes: a bad .env must leave it as it was)
   old <- .set_grad_mode(FALSE)
   withr::defer(.set_grad_mode(old), envir = .env)
   invisible(NULL)
@@ -65,15 +66,24 @@ local_no_grad <- function(.env = parent.frame()) {
 #' @rdname with_no_grad
 #' @export
 local_enable_grad <- function(.env = parent.frame()) {
+  .check_env(.env)  # (before the mode changes: a bad .env must leave it as it was)
   old <- .set_grad_mode(TRUE)
   withr::defer(.set_grad_mode(old), envir = .env)
   invisible(NULL)
 }
 
+.check_env <- function(env) {
+  if (!is.environment(env)) {
+    stop(structure(class = c("rtorchpy_error", "error", "condition"), list(
+      message = paste0("`.env` must be an environment (the frame whose exit restores the ",
+                       "grad mode), got ", .what(env)), call = NULL)))
+  }
+}
+
 #' @rdname with_no_grad
 #' @export
 autograd_set_grad_mode <- function(enabled) {
-  .set_grad_mode(isTRUE(enabled))
+  .set_grad_mode(.flag(enabled))
   invisible(NULL)
 }
 
@@ -111,7 +121,7 @@ with_detect_anomaly <- function(code) {
 autograd_backward <- function(tensors, grad_tensors = NULL, retain_graph = create_graph,
                               create_graph = FALSE) {
   .bridge("autograd_backward", .tensor_list(tensors), .tensor_list(grad_tensors),
-          retain_graph, isTRUE(create_graph))
+          retain_graph, .flag(create_graph))
   invisible(NULL)
 }
 
@@ -132,8 +142,8 @@ autograd_backward <- function(tensors, grad_tensors = NULL, retain_graph = creat
 autograd_grad <- function(outputs, inputs, grad_outputs = NULL, retain_graph = create_graph,
                           create_graph = FALSE, allow_unused = FALSE) {
   r <- .bridge("autograd_grad", .tensor_list(outputs), .tensor_list(inputs),
-               .tensor_list(grad_outputs), retain_graph, isTRUE(create_graph),
-               isTRUE(allow_unused))
+               .tensor_list(grad_outputs), retain_graph, .flag(create_graph),
+               .flag(allow_unused))
   unname(r)
 }
 

@@ -55,7 +55,7 @@ NULL
     add_module = function(name, module) self$register_module(name, module),
 
     train = function(mode = TRUE) {
-      self$training <- isTRUE(mode)
+      self$training <- .flag(mode)
       for (m in private$modules_) m$train(mode)
       invisible(.nn_callable(self))
     },

@@ -62,7 +62,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 #' @export
 `$<-.torch_tensor` <- function(x, name, value) {
   switch(name,
-    requires_grad = .bridge("set_requires_grad", .h(x), isTRUE(value)),
+    requires_grad = .bridge("set_requires_grad", .h(x), .flag(value, "requires_grad")),
     grad = .bridge("set_grad", .h(x), if (is.null(value)) NULL else .a(.as_grad(value))),
     stop("cannot add bindings to a locked environment", call. = FALSE)
   )
@@ -149,11 +149,11 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
     }
     if (is.list(gradient) && !length(gradient)) gradient <- NULL
     if (is.null(gradient) && is.null(inputs)) {  # the usual loss$backward(): fewer R calls
-      args <- list(self, retain_graph, if (missing(create_graph)) FALSE else isTRUE(create_graph))
+      args <- list(self, retain_graph, if (missing(create_graph)) FALSE else .flag(create_graph))
       r <- .Call(rtp_bcall, "backward", args)  # (.bridge's body: NULL, or a reply to decode)
       if (!is.null(r)) .bridge_reply("backward", args, r)
     } else {
-      .call_method(self, "backward", list(.a(gradient), retain_graph, isTRUE(create_graph),
+      .call_method(self, "backward", list(.a(gradient), retain_graph, .flag(create_graph),
                                           .a(inputs)))
     }
     invisible(NULL)
@@ -169,7 +169,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
   },
   retains_grad = function(self) .attr(self, "retains_grad"),
   requires_grad_ = function(self, requires_grad = TRUE) {
-    .bridge("set_requires_grad", .h(self), isTRUE(requires_grad))
+    .bridge("set_requires_grad", .h(self), .flag(requires_grad))
     self
   },
   register_hook = function(self, hook) .register_hook(self, hook),
@@ -227,8 +227,8 @@ str.torch_tensor <- function(object, ...) {
 #'
 #' Works on tensors that require grad (no `detach()` needed). A 0-d or 1-d tensor gives a
 #' vector, a 2-d tensor a matrix, more dims an array with the same `[i, j, k]` positions.
-#' Floats give doubles, integers R integers (`NA`, with a warning, for a value beyond R's
-#' integer range), bools logicals.
+#' Floats give doubles, integers R integers, bools logicals. An integer tensor with a value
+#' beyond R's integer range gives doubles, exact up to 2^53 (with a warning beyond that).
 #' @param x A tensor.
 #' @return An R vector, matrix or array.
 #' @export
@@ -244,10 +244,10 @@ as_array.torch_tensor <- function(x) {
   kind <- r[[2L]]
   shape <- as.integer(unlist(r[[3L]]))
   n <- if (length(shape)) prod(shape) else 1L
-  if (kind == "integer_overflow") {
-    warning("NAs introduced by coercion to integer range: the tensor has values beyond ",
-            "+/-.Machine$integer.max (convert it to float first to keep them)", call. = FALSE)
-    kind <- "integer"
+  if (kind == "double_rounded") {
+    warning("the tensor has int64 values beyond 2^53 that R's doubles round (R's integers ",
+            "are 32-bit: int64 values beyond their range are returned as doubles)", call. = FALSE)
+    kind <- "double"
   }
   v <- switch(kind,
     double = readBin(bytes, "double", n = n, size = 8L, endian = "little"),
@@ -335,6 +335,11 @@ torch_get_default_dtype <- function() .fn("torch_get_default_dtype", list())
 #' @rdname torch_get_default_dtype
 #' @export
 torch_set_default_dtype <- function(d) {
+  if (!inherits(d, "torch_dtype")) {
+    stop(structure(class = c("rtorchpy_error", "error", "condition"), list(
+      message = paste0("torch_set_default_dtype(): `d` must be a floating point dtype such as ",
+                       "torch_float64(), got ", .what(d)), call = NULL)))
+  }
   .fn("torch_set_default_dtype", list(.a(d)))
   invisible(NULL)
 }

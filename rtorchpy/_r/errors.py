@@ -14,6 +14,16 @@ class RIndexError(IndexError):
     """An R-convention error raised before Python is reached (its text is R torch's)."""
 
 
+class RNAError(ValueError):
+    """An R ``NA`` where the bridge needs a value (a number, a dim, a flag, a string)."""
+
+
+def na_message(name=None):
+    what = f"'{name}'" if name else "an argument"
+    return (f"{what} is NA: rtorchpy needs a value here (R's NA is not a number, a dim, a "
+            "flag or a string; use NaN for a missing number in tensor data)")
+
+
 ZERO_DIM = "Indexing starts at 1 but found a 0."
 ZERO_INDEX = "Indexing in R is 1-based and found a 0."
 

@@ -12,9 +12,10 @@ from ..ops import arith, elementwise, linalg, nnf
 from ..ops.creation import torch_zeros_like
 from ..ops.registry import OPS
 from ..tensor import Tensor
-from .errors import ZERO_INDEX, RIndexError, _err
+from .errors import ZERO_INDEX, RIndexError, RNAError, _err, na_message
 from .handles import (
     _OBJECTS,
+    COMPLEX_VALUE,
     MAGIC,
     _dec,
     _enc,
@@ -22,6 +23,8 @@ from .handles import (
     _plus_one,
     _put,
     _r_int,
+    has_na,
+    na_argument_name,
     r_dim,
     r_index_arg,
     r_value_tensor,
@@ -91,7 +94,7 @@ class _Plan:
                 # tensor alone is looked up here (no call per argument)
                 if len(args) == 1:
                     a = args[0]
-                    if type(a) is complex and a.imag == MAGIC and int(a.real) in _OBJECTS:
+                    if type(a) is complex and a.imag == MAGIC and a.real in _OBJECTS:
                         r = self.fn(_OBJECTS[int(a.real)])
                     else:
                         r = self.fn(_dec(a))
@@ -113,8 +116,17 @@ class _Plan:
                 args, kwargs = self.convert(args, kwargs)
             r = self.fn(*args, **kwargs)
             return _enc(self.fix_result(r) if self.returns_index else r)
+        except RNAError:
+            return _err(RNAError(na_message(self.na_name(args, kwargs))))
         except Exception as exc:  # noqa: BLE001
             return _err(exc)
+
+    def na_name(self, args, kwargs):
+        """Which argument held R's NA (the failed call's arguments, as R sent them)."""
+        names = list(self.names)
+        if self.varpos:
+            names += [self.varpos] * max(0, len(args) - len(names))
+        return na_argument_name(self.fn, args, kwargs, names)
 
 
 def _where(condition, self=None, other=None):
@@ -254,14 +266,18 @@ def _binary(fn):
 
     def call(a, b):
         try:
-            a = objects[int(a.real)] if type(a) is complex and a.imag == MAGIC else \
+            a = objects[a.real] if type(a) is complex and a.imag == MAGIC else \
                 r_value_tensor(_dec(a))
+            if has_na(b):
+                raise RNAError(na_message("e2"))
             if type(b) is complex:
-                b = objects[int(b.real)] if b.imag == MAGIC else _get(b)
+                b = objects[b.real] if b.imag == MAGIC else _get(b)  # (KeyError: below)
             elif type(b) is list:
                 b = r_value_tensor(_dec(b))
             r = fn(a, b)
             return _put(r) if type(r) is Tensor else _enc(r)
+        except KeyError:  # (an R complex number that names no object)
+            return _err(TypeError(COMPLEX_VALUE))
         except Exception as exc:  # noqa: BLE001
             return _err(exc)
     return call

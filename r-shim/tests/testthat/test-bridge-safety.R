@@ -121,7 +121,10 @@ test_that("R values Python dropped are let go during a loop, not only when count
     w <- torch_randn(5, requires_grad = TRUE)
     scaled(w, 2)$sum()$backward()
   }
-  expect_lt(kept() - before, 600)  # (3000 values were kept; the bound allows 2 x 256 + slack)
+  # (the leak kept all 3000. Values whose outputs R has not collected yet are alive, so the
+  # count swings with R's collector: 650-900 were seen here at any loop length, 4500 steps
+  # included; the bound is that swing plus slack, still far below the leak's 2 per step)
+  expect_lt(kept() - before, 1200)
 })
 
 # A custom function whose forward and backward capture tensors (made in their own frame).
