@@ -19,6 +19,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd.grad_mode import STATE
+from .numerics.args import flag
 from .numerics.dims import normalize_dim
 from .numerics.format import format_tensor, type_word_for
 
@@ -88,7 +89,7 @@ class Tensor:
         (There is no ``__init__``: every tensor, a user's or an op's result, is made by
         ``_make``.)"""
         t = cls._make(as_array(data, dtype))
-        if requires_grad:
+        if flag(requires_grad, "requires_grad", "Tensor"):
             t.requires_grad_(True)
         return t
 
@@ -227,7 +228,7 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` on a leaf in place; returns the tensor itself."""
-        requires_grad = bool(requires_grad)
+        requires_grad = flag(requires_grad, "requires_grad", "requires_grad_")
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(NON_LEAF_REQUIRES_GRAD_ERROR)
@@ -411,6 +412,8 @@ def as_array(data, dtype=None):
         arr = np.asarray(data)
         if arr.dtype.kind not in "biuf":
             raise TypeError(f"can't convert a NumPy array of dtype {arr.dtype} to a tensor")
+        if target is None:
+            arr = _supported(arr)
         return np.array(arr, dtype=target or arr.dtype, copy=True)
     if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _walk(data)):
         data = _unwrap_nested(data)
@@ -418,6 +421,9 @@ def as_array(data, dtype=None):
         arr = np.array(data, dtype=object if target is None else None)
     except ValueError as e:
         raise ValueError(f"can't make a tensor from ragged nested data: {e}") from None
+    except OverflowError:
+        raise RuntimeError(f"value cannot be converted to type int64 without overflow: "
+                           f"{data!r}"[:200]) from None
     if arr.dtype == object:
         if arr.ndim and any(isinstance(v, (list, tuple)) for v in arr.ravel()):
             raise ValueError("can't make a tensor from ragged nested data (sequences of different "
@@ -425,9 +431,27 @@ def as_array(data, dtype=None):
         inferred = target or _infer(arr)
         try:
             return arr.astype(inferred)
+        except OverflowError:
+            raise RuntimeError("value cannot be converted to type int64 without overflow") \
+                from None
         except (TypeError, ValueError):
             raise TypeError(f"can't convert {data!r} to a tensor") from None
+    if target is None:
+        arr = _supported(arr)
     return arr.astype(target, copy=False)
+
+
+def _supported(arr):
+    """A NumPy array of a dtype rtorchpy lacks (uint16/32/64, long double) as the nearest one it
+    has (int64, float64); an unsigned value beyond int64 is an error, never wrapped around."""
+    if arr.dtype in _dt._BY_NUMPY:
+        return arr
+    if arr.dtype.kind in "ui":
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise RuntimeError(f"value cannot be converted to type int64 without overflow: "
+                               f"{arr.max()}")
+        return arr.astype(np.int64)
+    return arr.astype(np.float64)
 
 
 def _walk(seq):

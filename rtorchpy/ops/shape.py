@@ -15,6 +15,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.record import record, record1
 from ..autograd.rows import NODES
 from ..autograd.views import gained_grad, mark_multi_output, share_view
+from ..numerics.args import int64
 from ..numerics.arrays import broadcast_view, diagonal_view, insert_axis
 from ..numerics.dims import normalize_dim, normalize_dims
 from ..numerics.formula_arrays import ARRAY_OPS
@@ -548,7 +549,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     a, b = normalize_dim(dim1, n), normalize_dim(dim2, n)
     if a == b:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    offset = int(offset)
+    offset = int64(offset, "offset", "diagonal")
     return _view_of(self, diagonal_view(self._data, offset, a, b), NODES["DiagonalBackward0"],
                     (self._data.shape, offset, a, b), view=True)
 

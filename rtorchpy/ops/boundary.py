@@ -1,0 +1,157 @@
+"""The public face of every function: flags checked on the way in, internal errors translated
+on the way out.
+
+``boundary(fn, name)`` wraps a public function (an op's namespace and method forms, the creation
+functions, ``nnf_*``, ...). On the way in it checks the arguments that are flags (a parameter
+whose default is ``True`` or ``False``, or one named in :data:`FLAGS`): only a real boolean
+passes, so ``requires_grad='no'`` is a TypeError instead of True. Everything else costs nothing
+until the call fails: then an error that only makes sense inside rtorchpy (``'int' object has
+no attribute '_data'``, ``unsupported operand type(s)``, NumPy's ``array is too big``) is raised
+again as the error a user can act on, naming the argument and the type it should have.
+
+The R bridge calls the registry's unwrapped functions (``OpInfo.fn``) and checks its own
+arguments; the wrapper is for Python callers.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+
+import numpy as np
+
+from ..numerics.args import is_flag
+from ..tensor import Tensor
+
+# flags whose default is None in some signature (so the default does not tell)
+FLAGS = frozenset({"requires_grad", "keepdim", "pin_memory", "non_blocking"})
+
+_TYPE_IN_MESSAGE = re.compile(r"'(\w+)'")
+
+
+def _flag_params(fn):
+    """(position, name, None allowed) of every flag parameter of ``fn``; () when it has
+    none."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    out = []
+    for i, p in enumerate(params):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        if type(p.default) is bool or p.name in FLAGS:
+            pos = i if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) else None
+            out.append((pos, p.name, p.default is None))
+    return tuple(out)
+
+
+def _bad_flag(name, where, value):
+    return TypeError(f"{where}(): argument '{name}' must be bool, not {type(value).__name__}")
+
+
+def _bound(fn, args, kwargs):
+    """The call's arguments by parameter name (best effort: {} when they do not bind)."""
+    try:
+        bound = inspect.signature(fn).bind_partial(*args, **kwargs)
+    except (TypeError, ValueError):
+        return {}
+    out = {}
+    for name, value in bound.arguments.items():
+        kind = inspect.signature(fn).parameters[name].kind
+        if kind == inspect.Parameter.VAR_POSITIONAL:
+            for i, v in enumerate(value):
+                out[f"{name}[{i}]"] = v
+        elif kind == inspect.Parameter.VAR_KEYWORD:
+            out.update(value)
+        else:
+            out[name] = value
+    return out
+
+
+def _holder(obj, arguments):
+    """The name of the argument that is ``obj`` or holds it (in a list or tuple), or None."""
+    for name, value in arguments.items():
+        if value is obj:
+            return name
+    for name, value in arguments.items():
+        if isinstance(value, (list, tuple)) and any(v is obj for v in value):
+            return name
+    return None
+
+
+def _what(value):
+    return "None" if value is None else type(value).__name__
+
+
+def translate(error, fn, where, args, kwargs):
+    """The error to raise instead of ``error`` (an exception out of ``fn``), or None to keep
+    it. Only errors whose text is an internal detail are translated."""
+    if isinstance(error, AttributeError):
+        obj = getattr(error, "obj", None)
+        arguments = _bound(fn, args, kwargs)
+        name = _holder(obj, arguments) if not isinstance(obj, Tensor) else None
+        if name is None:
+            return None
+        return TypeError(f"{where}(): argument '{name}' must be a Tensor, not {_what(obj)}")
+    if isinstance(error, MemoryError) or (isinstance(error, ValueError) and
+                                          "array is too big" in str(error)):
+        return RuntimeError(f"{where}(): not enough memory for the result (the sizes or "
+                            f"offsets given ask for too many elements)")
+    if isinstance(error, OverflowError):
+        return RuntimeError(f"{where}(): a value is out of range: {error}")
+    if isinstance(error, (TypeError, ValueError)):
+        text = str(error)
+        if where in text or "argument '" in text:
+            return None  # already names its function or argument
+        internal = ("unsupported operand type" in text or "object cannot be interpreted" in text
+                    or "invalid literal for" in text or "must be real number" in text
+                    or "argument must be" in text or "not supported between instances" in text
+                    or "object is not iterable" in text or "object is not subscriptable" in text
+                    or "bad operand type" in text or "could not convert" in text
+                    or "unhashable type" in text)
+        if not internal:
+            return None
+        arguments = _bound(fn, args, kwargs)
+        names = set(_TYPE_IN_MESSAGE.findall(text)) | {w for w in ("NoneType",) if w in text}
+        culprits = [n for n, v in arguments.items()
+                    if not isinstance(v, (Tensor, np.ndarray)) and type(v).__name__ in names]
+        if len(culprits) == 1:
+            value = arguments[culprits[0]]
+            return type(error)(f"{where}(): argument '{culprits[0]}' has an unusable value of "
+                               f"type {_what(value)} ({text})")
+        return type(error)(f"{where}(): bad argument ({text})")
+    return None
+
+
+def boundary(fn, where):
+    """``fn`` with its flags checked and its internal errors translated (see the module
+    docstring); ``where`` is the public name the messages use."""
+    if getattr(fn, "__wrapped_boundary__", False):
+        return fn
+    flags = _flag_params(fn)
+    positions = tuple((i, n) for i, n, _ in flags if i is not None)
+    names = frozenset(n for _, n, _ in flags)
+    nullable = frozenset(n for _, n, none_ok in flags if none_ok)
+
+    @functools.wraps(fn)
+    def checked(*args, **kwargs):
+        if positions:
+            for i, n in positions:
+                if i < len(args) and not is_flag(args[i]) and not (
+                        args[i] is None and n in nullable):
+                    raise _bad_flag(n, where, args[i])
+        if kwargs and names:
+            for n in names.intersection(kwargs):
+                if not is_flag(kwargs[n]) and not (kwargs[n] is None and n in nullable):
+                    raise _bad_flag(n, where, kwargs[n])
+        try:
+            return fn(*args, **kwargs)
+        except (AttributeError, MemoryError, OverflowError, TypeError, ValueError) as e:
+            new = translate(e, fn, where, args, kwargs)
+            if new is None:
+                raise
+            raise new from None
+
+    checked.__wrapped_boundary__ = True
+    return checked
