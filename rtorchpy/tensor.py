@@ -12,6 +12,7 @@ of that layer are reached through two names the layer fills in when it is import
 """
 from __future__ import annotations
 
+import copy
 import numbers
 import weakref
 
@@ -62,6 +63,52 @@ def view_error(view):
 
 
 _new = object.__new__
+
+DEEPCOPY_ERROR = ("Only Tensors created explicitly by the user (graph leaves) support the "
+                  "deepcopy protocol at the moment.")
+# what a tensor keeps in its __dict__ for autograd: never carried over by copy/deepcopy
+_AUTOGRAD_ATTRIBUTES = frozenset({"_grad", "_hooks", "_retains_grad", "_accumulator", "_view_fn",
+                                  "_view_meta"})
+
+
+def _copy_user_attributes(src, dst, memo):
+    """Attributes a user set on ``src`` (``x.foo = 1``), onto ``dst``: deep copies when
+    ``memo`` is given."""
+    extra = {k: v for k, v in src.__dict__.items() if k not in _AUTOGRAD_ATTRIBUTES}
+    if extra:
+        dst.__dict__.update(copy.deepcopy(extra, memo) if memo is not None else extra)
+
+
+def _owner(a):
+    """The ndarray that owns ``a``'s memory (``a`` itself unless it is a view)."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _deepcopy_array(a, memo):
+    """A copy of ``a`` with its own memory; arrays sharing an owner within one deepcopy share
+    the owner's copy, so views stay views of each other (as PyTorch's deepcopy keeps storages
+    shared)."""
+    owner = _owner(a)
+    if owner is a or not owner.flags.c_contiguous or a.dtype != owner.dtype:
+        if owner is a:
+            key = ("rtorchpy-array", id(a))
+            if key in memo:
+                return memo[key]
+            memo[key] = out = a.copy()
+            memo.setdefault(("rtorchpy-keep", id(a)), []).append(a)  # keep ids alive
+            return out
+        return a.copy()
+    key = ("rtorchpy-array", id(owner))
+    new_owner = memo.get(key)
+    if new_owner is None:
+        memo[key] = new_owner = owner.copy()
+        memo.setdefault(("rtorchpy-keep", id(owner)), []).append(owner)
+    offset = a.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    view = np.ndarray(a.shape, a.dtype, buffer=new_owner, offset=offset, strides=a.strides)
+    view.flags.writeable = a.flags.writeable
+    return view
 
 
 class Tensor:
@@ -336,6 +383,34 @@ class Tensor:
         self._output_nr = 0
         self._requires_grad = False
         return self
+
+    # -- copy and deepcopy ---------------------------------------------------------------------
+    def __copy__(self):
+        """``copy.copy(x)``: as in PyTorch, a new tensor over the same memory with the same
+        ``requires_grad``, without history (a copied non-leaf is a leaf) or gradient."""
+        t = Tensor._make(self._data)
+        t.__class__ = type(self)
+        t._requires_grad = self._requires_grad
+        _copy_user_attributes(self, t, None)
+        return t
+
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy(x)``: as in PyTorch, graph leaves only; the copy has its own memory
+        (shared among the tensors of one deepcopy that shared it: a base and its view stay a
+        base and a view of each other's memory), ``requires_grad`` and a deep copy of
+        ``grad``."""
+        if self._grad_fn is not None:
+            raise RuntimeError(DEEPCOPY_ERROR)
+        if id(self) in memo:
+            return memo[id(self)]
+        t = Tensor._make(_deepcopy_array(self._data, memo))
+        t.__class__ = type(self)
+        memo[id(self)] = t
+        t._requires_grad = self._requires_grad
+        if self._grad is not None:
+            t._grad = self._grad.__deepcopy__(memo)
+        _copy_user_attributes(self, t, memo)
+        return t
 
     # -- in-place support -----------------------------------------------------------------------
     def _check_inplace(self, others=()):
