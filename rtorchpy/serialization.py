@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import zipfile
 
@@ -109,16 +110,33 @@ class _Writer:
                         f"numbers, strings, None); got {what} at {path}{hint}")
 
 
+def _check_path(path, where, mode):
+    """A path (str, bytes or os.PathLike) or an open binary file; TypeError otherwise."""
+    if isinstance(path, (str, bytes, os.PathLike)):
+        if not path:
+            raise ValueError(f"{where}(): the path is empty")
+        return
+    needs = ("read", "seek") if mode == "r" else ("write",)
+    if all(callable(getattr(path, m, None)) for m in needs):
+        return
+    raise TypeError(f"{where}(): argument 'path' must be a file path or an open binary file, "
+                    f"not {type(path).__name__}")
+
+
 def torch_save(obj, path):
     """Save ``obj`` (a tensor, or nested lists, tuples and dicts of tensors such as a
     ``state_dict()``) to ``path`` in rtorchpy's ``.npz`` layout (see the module docstring).
     The file is written at ``path`` exactly (no extension added)."""
+    _check_path(path, "torch_save", "w")
     writer = _Writer()
     root = writer.node(obj, "the top level", frozenset())
     manifest = json.dumps({"format": FORMAT, "version": VERSION, "root": root},
                           allow_nan=False)
     arrays = dict(writer.arrays)
     arrays[MANIFEST] = np.frombuffer(manifest.encode("utf-8"), dtype=np.uint8)
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        np.savez(path, **arrays)  # an open binary file
+        return None
     with open(path, "wb") as f:
         np.savez(f, **arrays)
     return None
@@ -297,6 +315,7 @@ def torch_load(path):
     (``requires_grad`` as saved), lists, tuples and dicts as themselves (dict order kept).
     Reads only arrays and plain values, with bounded sizes; never executes code from the file
     (see the module docstring)."""
+    _check_path(path, "torch_load", "r")
     try:
         archive = _Archive(path, path)
     except zipfile.BadZipFile as e:

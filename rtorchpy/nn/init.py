@@ -80,6 +80,8 @@ def _fans(tensor):
 
 
 def _fan(tensor, mode):
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be 'fan_in' or 'fan_out', not {type(mode).__name__}")
     mode = mode.lower()
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
@@ -192,7 +194,7 @@ def nn_init_trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
     if math.isinf(std) and not (math.isfinite(a) and math.isfinite(b)):
         raise RuntimeError(f"{where}(): an infinite std needs finite bounds a and b")
     za, zb = (a - mean) / std, (b - mean) / std
-    if (zb - za) * max(1.0, abs(za), abs(zb)) < 1e-7:  # a density flat across [a, b]
+    if (b - a) / std * max(1.0, abs(za), abs(zb)) < 1e-7:  # a density flat across [a, b]
         return _fill(tensor, rng.uniform(a, b, tensor.shape))
     if za < -40 and zb > 40:  # the bounds cut off nothing a double can tell
         return _fill(tensor, np.clip(rng.normal(mean, std, tensor.shape), a, b))

@@ -49,3 +49,16 @@ def int64(value, name, where=None):
     if not INT64_MIN <= v <= INT64_MAX:
         raise RuntimeError(f"{prefix}argument '{name}' is out of the range of int64: {v}")
     return v
+
+
+def size(value, name, where=None):
+    """A size (a feature count, a dimension's length): an int64 (a whole float is accepted,
+    as R passes doubles) that is not negative."""
+    prefix = f"{where}(): " if where else ""
+    if isinstance(value, float) and not value == value or value in (float("inf"), -float("inf")):
+        raise TypeError(f"{prefix}argument '{name}' must be int, not {value!r}")
+    v = int64(value, name, where)
+    if v < 0:
+        raise RuntimeError(f"{prefix}Trying to create tensor with negative dimension {v}: "
+                           f"argument '{name}'")
+    return v

@@ -20,13 +20,21 @@ import re
 
 import numpy as np
 
-from ..numerics.args import is_flag
 from ..tensor import Tensor
 
 # flags whose default is None in some signature (so the default does not tell)
 FLAGS = frozenset({"requires_grad", "keepdim", "pin_memory", "non_blocking"})
 
 _TYPE_IN_MESSAGE = re.compile(r"'(\w+)'")
+# texts of Python's and NumPy's own errors: they name no argument of ours
+_INTERNAL = ("unsupported operand type", "object cannot be interpreted", "invalid literal for",
+             "must be real number", "argument must be", "not supported between instances",
+             "object is not iterable", "object is not subscriptable", "bad operand type",
+             "could not convert", "unhashable type", "did not contain a loop",
+             "can't convert an element", "cannot convert float", "object is not callable",
+             "setting an array element with a sequence")
+# values that are what most arguments expect (the culprit is among the others)
+_PLAIN = (Tensor, np.ndarray, bool, int, float, np.number, np.bool_, type(None))
 
 
 def _flag_params(fn):
@@ -60,8 +68,9 @@ def _bound(fn, args, kwargs):
     for name, value in bound.arguments.items():
         kind = inspect.signature(fn).parameters[name].kind
         if kind == inspect.Parameter.VAR_POSITIONAL:
+            before = list(bound.arguments).index(name)
             for i, v in enumerate(value):
-                out[f"{name}[{i}]"] = v
+                out[f"#{before + i + 1}"] = v  # (named by position: see _label)
         elif kind == inspect.Parameter.VAR_KEYWORD:
             out.update(value)
         else:
@@ -80,6 +89,10 @@ def _holder(obj, arguments):
     return None
 
 
+def _label(name):
+    return f"argument {name[1:]}" if name.startswith("#") else f"argument '{name}'"
+
+
 def _what(value):
     return "None" if value is None else type(value).__name__
 
@@ -93,34 +106,42 @@ def translate(error, fn, where, args, kwargs):
         name = _holder(obj, arguments) if not isinstance(obj, Tensor) else None
         if name is None:
             return None
-        return TypeError(f"{where}(): argument '{name}' must be a Tensor, not {_what(obj)}")
+        return TypeError(f"{where}(): {_label(name)} must be a Tensor, not {_what(obj)}")
     if isinstance(error, MemoryError) or (isinstance(error, ValueError) and
                                           "array is too big" in str(error)):
         return RuntimeError(f"{where}(): not enough memory for the result (the sizes or "
                             f"offsets given ask for too many elements)")
     if isinstance(error, OverflowError):
         return RuntimeError(f"{where}(): a value is out of range: {error}")
+    if isinstance(error, np.linalg.LinAlgError):
+        return RuntimeError(f"{where}(): {error}")
     if isinstance(error, (TypeError, ValueError)):
         text = str(error)
+        inner = getattr(fn, "__qualname__", "") + "()"
+        if text.startswith(inner) and inner != where + "()":  # a call of the wrong arity
+            return type(error)(where + "()" + text[len(inner):])
         if where in text or "argument '" in text:
             return None  # already names its function or argument
-        internal = ("unsupported operand type" in text or "object cannot be interpreted" in text
-                    or "invalid literal for" in text or "must be real number" in text
-                    or "argument must be" in text or "not supported between instances" in text
-                    or "object is not iterable" in text or "object is not subscriptable" in text
-                    or "bad operand type" in text or "could not convert" in text
-                    or "unhashable type" in text)
-        if not internal:
+        if not any(w in text for w in _INTERNAL):
             return None
         arguments = _bound(fn, args, kwargs)
         names = set(_TYPE_IN_MESSAGE.findall(text)) | {w for w in ("NoneType",) if w in text}
-        culprits = [n for n, v in arguments.items()
-                    if not isinstance(v, (Tensor, np.ndarray)) and type(v).__name__ in names]
+        odd = {n: v for n, v in arguments.items() if not isinstance(v, _PLAIN)}
+        culprits = [n for n, v in arguments.items() if type(v).__name__ in names and
+                    not isinstance(v, (Tensor, np.ndarray))] or list(odd)
+        if not culprits and ("NaN" in text or "infinity" in text):
+            culprits = [n for n, v in arguments.items()
+                        if isinstance(v, float) and not np.isfinite(v)]
         if len(culprits) == 1:
             value = arguments[culprits[0]]
-            return type(error)(f"{where}(): argument '{culprits[0]}' has an unusable value of "
-                               f"type {_what(value)} ({text})")
-        return type(error)(f"{where}(): bad argument ({text})")
+            if isinstance(value, float):
+                return ValueError(f"{where}(): {_label(culprits[0])} must be a finite number, "
+                                  f"not {value}")
+            return TypeError(f"{where}(): {_label(culprits[0])} has a value of type "
+                             f"{_what(value)} it cannot use")
+        listed = ", ".join(f"{n}={_what(v)}" for n, v in odd.items()) or "none"
+        return TypeError(f"{where}(): an argument has a type it cannot use (arguments that "
+                         f"are not tensors or numbers: {listed}; detail: {text[:120]})")
     return None
 
 
@@ -134,17 +155,24 @@ def boundary(fn, where):
     names = frozenset(n for _, n, _ in flags)
     nullable = frozenset(n for _, n, none_ok in flags if none_ok)
 
+    def flag(value, n):
+        """``value`` of flag ``n`` as the function wants it (a NumPy bool becomes a bool)."""
+        if type(value) is bool or (value is None and n in nullable):
+            return value
+        if isinstance(value, np.bool_):
+            return bool(value)
+        raise _bad_flag(n, where, value)
+
     @functools.wraps(fn)
     def checked(*args, **kwargs):
         if positions:
             for i, n in positions:
-                if i < len(args) and not is_flag(args[i]) and not (
-                        args[i] is None and n in nullable):
-                    raise _bad_flag(n, where, args[i])
+                if i < len(args) and type(args[i]) is not bool:
+                    args = args[:i] + (flag(args[i], n),) + args[i + 1:]
         if kwargs and names:
             for n in names.intersection(kwargs):
-                if not is_flag(kwargs[n]) and not (kwargs[n] is None and n in nullable):
-                    raise _bad_flag(n, where, kwargs[n])
+                if type(kwargs[n]) is not bool:
+                    kwargs[n] = flag(kwargs[n], n)
         try:
             return fn(*args, **kwargs)
         except (AttributeError, MemoryError, OverflowError, TypeError, ValueError) as e:
