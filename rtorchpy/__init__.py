@@ -76,7 +76,11 @@ def _checked_functions(names):
 
 
 _checked_functions(list(_creation_names) + list(_nnf_names) + list(_nn_names) +
-                   list(_optim_names) + ["torch_save", "torch_load"])
+                   list(_optim_names) + ["torch_save", "torch_load", "autograd_backward",
+                                         "autograd_grad", "autograd_gradcheck",
+                                         "autograd_gradgradcheck", "autograd_jacobian",
+                                         "autograd_hessian", "autograd_vjp", "autograd_jvp",
+                                         "autograd_function"])
 
 __all__ = sorted(set(
     _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) +
