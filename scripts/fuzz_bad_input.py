@@ -41,7 +41,11 @@ BAD_VALUES = [
     ("1+2j", "1+2j"), ("bytearray", "bytearray(b'ab')"), ("uint64max", "np.uint64(2**64-1)"),
     ("object()", "object()"), ("{}", "{}"), ("True", "True"), ("int tensor", "rt.torch_ones(2, dtype=rt.torch_int64())"),
     ("0-dim", "rt.torch_tensor(1.5)"), ("empty", "rt.torch_ones(0)"),
+    ("-2**63", "np.int64(-2**63)"), ("2**64", "2**64"), ("1e308", "1e308"),
+    ("leaf", "rt.torch_ones(2, 3, requires_grad=True)"), ("bool tensor", "rt.torch_ones(3) > 0"),
 ]
+# what the arguments before the bad one hold: a float tensor, then (second pattern) integers
+FILLERS = ([GOOD_EXPR := "rt.torch_randn(2, 3)"] * 4, ["rt.torch_randn(2, 3)", "1", "1", "1"])
 GOOD = "rt.torch_randn(2, 3)"
 ALLOWED = ("TypeError", "ValueError", "IndexError", "RuntimeError", "NotImplementedError",
            "FileNotFoundError", "IsADirectoryError", "PermissionError", "UserWarning")
@@ -95,8 +99,11 @@ def all_calls():
         n, keywords = arity(name)
         method = name.startswith("Tensor.")
         for label, expr in BAD_VALUES:
-            for pos in range(n):  # the bad value at position `pos`, good tensors before it
-                calls.append((name, [GOOD] * pos + [expr], {}))
+            for fill in FILLERS:  # the bad value at position `pos`, good values before it
+                for pos in range(n):
+                    if fill is FILLERS[1] and pos < 2:
+                        continue  # (the same calls as with the first filler)
+                    calls.append((name, fill[:pos] + [expr], {}))
             for kw in keywords:
                 calls.append((name, [] if method else [GOOD], {kw: expr}))
     return calls

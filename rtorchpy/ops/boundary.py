@@ -26,13 +26,15 @@ from ..tensor import Tensor
 FLAGS = frozenset({"requires_grad", "keepdim", "pin_memory", "non_blocking"})
 
 _TYPE_IN_MESSAGE = re.compile(r"'(\w+)'")
+_ARITY = re.compile(r"^([\w.<>]+)\(\) (?:takes|missing|got an unexpected|got multiple)")
 # texts of Python's and NumPy's own errors: they name no argument of ours
 _INTERNAL = ("unsupported operand type", "object cannot be interpreted", "invalid literal for",
              "must be real number", "argument must be", "not supported between instances",
              "object is not iterable", "object is not subscriptable", "bad operand type",
              "could not convert", "unhashable type", "did not contain a loop",
              "can't convert an element", "cannot convert float", "object is not callable",
-             "setting an array element with a sequence")
+             "setting an array element with a sequence", "not supported for the input types",
+             "could not be broadcast together", "objects cannot be broadcast")
 # values that are what most arguments expect (the culprit is among the others)
 _PLAIN = (Tensor, np.ndarray, bool, int, float, np.number, np.bool_, type(None))
 
@@ -117,9 +119,9 @@ def translate(error, fn, where, args, kwargs):
         return RuntimeError(f"{where}(): {error}")
     if isinstance(error, (TypeError, ValueError)):
         text = str(error)
-        inner = getattr(fn, "__qualname__", "") + "()"
-        if text.startswith(inner) and inner != where + "()":  # a call of the wrong arity
-            return type(error)(where + "()" + text[len(inner):])
+        arity = _ARITY.match(text)
+        if arity and arity.group(1) != where:  # a call of the wrong arity, by an inner name
+            return type(error)(where + "()" + text[arity.end(1) + 2:])
         if where in text or "argument '" in text:
             return None  # already names its function or argument
         if not any(w in text for w in _INTERNAL):
@@ -127,8 +129,17 @@ def translate(error, fn, where, args, kwargs):
         arguments = _bound(fn, args, kwargs)
         names = set(_TYPE_IN_MESSAGE.findall(text)) | {w for w in ("NoneType",) if w in text}
         odd = {n: v for n, v in arguments.items() if not isinstance(v, _PLAIN)}
-        culprits = [n for n, v in arguments.items() if type(v).__name__ in names and
-                    not isinstance(v, (Tensor, np.ndarray))] or list(odd)
+        matched = [n for n, v in arguments.items() if type(v).__name__ in names and
+                   not isinstance(v, (Tensor, np.ndarray))]
+        culprits = ([n for n in matched if n in odd] or
+                    [n for n in matched if arguments[n] is None] or matched or list(odd))
+        if not culprits:  # None given where the default is not None
+            try:
+                params = inspect.signature(fn).parameters
+            except (TypeError, ValueError):
+                params = {}
+            culprits = [n for n, v in arguments.items() if v is None and n in params and
+                        params[n].default is not None]
         if not culprits and ("NaN" in text or "infinity" in text):
             culprits = [n for n, v in arguments.items()
                         if isinstance(v, float) and not np.isfinite(v)]
@@ -139,9 +150,13 @@ def translate(error, fn, where, args, kwargs):
                                   f"not {value}")
             return TypeError(f"{where}(): {_label(culprits[0])} has a value of type "
                              f"{_what(value)} it cannot use")
-        listed = ", ".join(f"{n}={_what(v)}" for n, v in odd.items()) or "none"
-        return TypeError(f"{where}(): an argument has a type it cannot use (arguments that "
-                         f"are not tensors or numbers: {listed}; detail: {text[:120]})")
+        if odd:
+            listed = ", ".join(f"{n}={_what(v)}" for n, v in odd.items())
+            return TypeError(f"{where}(): an argument has a type it cannot use (arguments "
+                             f"that are not tensors or numbers: {listed})")
+        listed = ", ".join(f"{n}={_what(v)}" for n, v in arguments.items())
+        return TypeError(f"{where}(): an argument has a type or shape it cannot use (the "
+                         f"arguments: {listed})")
     return None
 
 
