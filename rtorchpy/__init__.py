@@ -11,6 +11,7 @@ Every op exists as a function ``torch_<name>(x, ...)`` and as a method ``x.<name
 come from one registration in the op registry. Dims and indices are 0-based in Python.
 """
 import warnings as _warnings
+from types import FunctionType as _FunctionType
 
 # The layers, bottom up (each imports only from those below it; docs/internals/index.md):
 # numerics (NumPy helpers) < tensor + autograd < derivatives < ops < nn, optim, serialization <
@@ -30,6 +31,7 @@ from .ops.creation import *  # noqa: F401,F403
 from .ops.creation import __all__ as _creation_names
 from .ops.nnf import *  # noqa: F401,F403
 from .ops.nnf import __all__ as _nnf_names
+from .ops.boundary import boundary as _boundary
 from .ops.registry import OPS, namespace_name
 from .optim import *  # noqa: F401,F403
 from .optim import __all__ as _optim_names
@@ -54,7 +56,7 @@ def _export_namespace_forms():
     names = []
     for key, info in OPS.items():
         if info.namespace and not key.startswith("_"):
-            globals()[namespace_name(key)] = info.fn
+            globals()[namespace_name(key)] = _boundary(info.fn, namespace_name(key))
             names.append(namespace_name(key))
     return names
 
@@ -63,6 +65,22 @@ def is_torch_tensor(x):
     """Whether ``x`` is a rtorchpy Tensor."""
     return isinstance(x, Tensor)
 
+
+def _checked_functions(names):
+    """The plain public functions (creation, ``nnf_*``, ``nn_init_*``, ``optim_*`` helpers) with
+    their flags checked and internal errors translated, as the ops' forms are."""
+    for name in names:
+        f = globals().get(name)
+        if isinstance(f, _FunctionType):
+            globals()[name] = _boundary(f, name)
+
+
+_checked_functions(list(_creation_names) + list(_nnf_names) + list(_nn_names) +
+                   list(_optim_names) + ["torch_save", "torch_load", "autograd_backward",
+                                         "autograd_grad", "autograd_gradcheck",
+                                         "autograd_gradgradcheck", "autograd_jacobian",
+                                         "autograd_hessian", "autograd_vjp", "autograd_jvp",
+                                         "autograd_function"])
 
 __all__ = sorted(set(
     _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) +

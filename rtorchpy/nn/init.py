@@ -80,6 +80,8 @@ def _fans(tensor):
 
 
 def _fan(tensor, mode):
+    if not isinstance(mode, str):
+        raise TypeError(f"mode must be 'fan_in' or 'fan_out', not {type(mode).__name__}")
     mode = mode.lower()
     if mode not in ("fan_in", "fan_out"):
         raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
@@ -104,16 +106,105 @@ def nn_init_normal_(tensor, mean=0.0, std=1.0):
     return _fill(tensor, generator().normal(mean, std, tensor.shape))
 
 
+def _real(value, name, where):
+    if isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        return float(value)
+    raise TypeError(f"{where}(): argument '{name}' must be a number, not "
+                    f"{type(value).__name__}")
+
+
+# erfc(x) = t exp(-x^2 + P(t)), t = 1 / (1 + x/2), x >= 0: a Chebyshev fit with relative error
+# below 1.2e-7 everywhere (Numerical Recipes' erfcc), in log form so far tails never underflow
+_ERFC_P = (0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806,
+           0.09678418, 0.37409196, 1.00002368, -1.26551223)
+_LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+def _log_erfc(x):
+    """log erfc(x) for x >= 0 (arrays), without underflow."""
+    t = 1.0 / (1.0 + 0.5 * x)
+    poly = np.zeros_like(t)
+    for c in _ERFC_P:
+        poly = poly * t + c
+    return np.log(t) - x * x + poly
+
+
+def _log_ndtr(z):
+    """log Phi(z), the standard normal's log CDF, for arrays of finite z."""
+    neg = z <= 0
+    lower = math.log(0.5) + _log_erfc(np.where(neg, -z, 0.0) / math.sqrt(2.0))
+    upper = np.log1p(-0.5 * np.exp(_log_erfc(np.where(neg, 0.0, z) / math.sqrt(2.0))))
+    return np.where(neg, lower, upper)
+
+
+def _ndtri_guess(log_u):
+    """Phi^-1(u) to about 3 digits from log u (Winitzki's closed form for erfinv, written with
+    ln(1 - x^2) = ln(4u(1 - u)) so that tiny u keep their precision)."""
+    k = 0.147
+    u = np.exp(log_u)
+    ln = math.log(4.0) + log_u + np.log1p(-np.minimum(u, 1.0 - 1e-16))
+    b = 2.0 / (math.pi * k) + ln / 2
+    x = np.sqrt(np.maximum(np.sqrt(b * b - ln / k) - b, 0.0))
+    return math.sqrt(2.0) * np.where(u < 0.5, -x, x)
+
+
+def _trunc_standard_normal(za, zb, u):
+    """Standard normal draws truncated to [za, zb] (za < zb, za + zb <= 0, |zb| <= 1e8) from
+    the uniforms ``u``, by the inverse CDF in log space: log Phi(z) = log(Phi(za) + u (Phi(zb) -
+    Phi(za))) solved by Newton's method from a close guess, a bounded number of steps."""
+    log_b = float(_log_ndtr(np.array(zb)))
+    ratio = 0.0 if za == -math.inf else math.exp(float(_log_ndtr(np.array(za))) - log_b)
+    target = log_b + np.log(ratio + u * (1.0 - ratio))
+    low = za if za > -math.inf else -(abs(zb) + 40.0)  # Phi(low) is below any target then
+    z = np.clip(_ndtri_guess(target), low, zb)
+    tol = 1e-13 * min(1.0, zb - low)
+    for _ in range(60):
+        log_cdf = _log_ndtr(z)
+        slope = np.exp(-0.5 * z * z - _LOG_SQRT_2PI - log_cdf)  # d/dz log Phi(z)
+        step = (target - log_cdf) / slope
+        z = np.clip(z + step, low, zb)
+        if not np.any(np.abs(step) > tol * np.maximum(1.0, np.abs(z))):
+            break
+    return z
+
+
 def nn_init_trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
-    """Fill with draws from N(mean, std^2) truncated to [a, b] (redrawn until inside)."""
-    _float_tensor(tensor, "nn_init_trunc_normal_")
+    """Fill with draws from N(mean, std^2) truncated to [a, b], by the inverse-CDF method
+    computed in log space, so it never redraws and stays exact far in the tails: a mean far
+    outside [a, b] gives values piled up near the nearer bound (with PyTorch's warning), an
+    infinite ``std`` uniform values on [a, b]. ``a > b``, ``std <= 0`` and non-finite means
+    are errors."""
+    where = "nn_init_trunc_normal_"
+    _float_tensor(tensor, where)
+    mean, std = _real(mean, "mean", where), _real(std, "std", where)
+    a, b = _real(a, "a", where), _real(b, "b", where)
+    if not math.isfinite(mean):
+        raise RuntimeError(f"{where}(): mean must be finite, got {mean}")
+    if not std > 0:
+        raise RuntimeError(f"{where}(): std must be positive, got {std}")
+    if not a <= b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} "
+                           f"> to={b}")
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=3)
     rng = generator()
-    values = rng.normal(mean, std, tensor.shape)
-    bad = (values < a) | (values > b)
-    while bad.any():
-        values[bad] = rng.normal(mean, std, int(bad.sum()))
-        bad = (values < a) | (values > b)
-    return _fill(tensor, values)
+    if a == b:
+        return _fill(tensor, np.full(tensor.shape, a))
+    if math.isinf(std) and not (math.isfinite(a) and math.isfinite(b)):
+        raise RuntimeError(f"{where}(): an infinite std needs finite bounds a and b")
+    za, zb = (a - mean) / std, (b - mean) / std
+    if (b - a) / std * max(1.0, abs(za), abs(zb)) < 1e-7:  # a density flat across [a, b]
+        return _fill(tensor, rng.uniform(a, b, tensor.shape))
+    if za < -40 and zb > 40:  # the bounds cut off nothing a double can tell
+        return _fill(tensor, np.clip(rng.normal(mean, std, tensor.shape), a, b))
+    flip = za + zb > 0  # work on the lower side, where log Phi keeps its precision
+    if flip:
+        za, zb = -zb, -za
+    if zb < -1e8:  # all the mass within 1e-8 std of the bound: the bound itself
+        return _fill(tensor, np.full(tensor.shape, a if flip else b))
+    z = _trunc_standard_normal(za, zb, rng.uniform(0.0, 1.0, tensor.shape))
+    return _fill(tensor, np.clip(mean + std * (-z if flip else z), a, b))
 
 
 def nn_init_constant_(tensor, val):

@@ -52,6 +52,8 @@ def _index_array(k):
     if arr.dtype.kind in "iu":
         if arr.ndim == 0 and isinstance(k, Tensor):
             return None  # a 0-dim integer tensor indexes like an int
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise IndexError(f"index {arr.max()} is out of bounds (beyond int64)")
         return arr.astype(np.int64, copy=False)
     raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
 

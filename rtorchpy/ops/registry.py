@@ -19,6 +19,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.views import gained_grad
 from ..numerics.dims import normalize_dim, normalize_dims  # noqa: F401  (ops import them here)
 from ..tensor import Tensor
+from .boundary import boundary
 from .creation import torch_tensor
 
 # ------------------------------------------------------------------------------ registry
@@ -58,9 +59,9 @@ def op(name=None, *, method=True, namespace=True, dims=(), index_args=(), return
         OPS[key] = info
         for alias in aliases:
             OPS[alias] = info
-        if method:
+        if method:  # (Python's method form: flags checked, internal errors translated)
             for n in (key,) + tuple(aliases):
-                setattr(Tensor, n, method_fn or fn)
+                setattr(Tensor, n, boundary(method_fn or fn, n))
         return fn
     return register
 
