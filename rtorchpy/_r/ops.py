@@ -9,6 +9,7 @@ import numpy as np
 import rtorchpy  # the public names: fn_caller looks creation and other functions up there
 
 from ..ops import arith, elementwise, linalg, nnf
+from ..ops.boundary import boundary, translate
 from ..ops.creation import torch_zeros_like
 from ..ops.registry import OPS
 from ..tensor import Tensor
@@ -44,6 +45,7 @@ class _Plan:
     def __init__(self, fn, dims=(), index_args=(), returns_index=False, name="", conv=None,
                  generated=False):
         self.fn, self.name = fn, name
+        self.r_name = name if name.startswith("nnf_") or not generated else "torch_" + name
         params = list(inspect.signature(fn).parameters.values())
         self.names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
                                                              p.POSITIONAL_OR_KEYWORD)]
@@ -119,7 +121,12 @@ class _Plan:
         except RNAError:
             return _err(RNAError(na_message(self.na_name(args, kwargs))))
         except Exception as exc:  # noqa: BLE001
-            return _err(exc)
+            # an internal error (NumPy's or Python's own text) as the public function gives it,
+            # naming the argument (rtorchpy/ops/boundary.py)
+            new = translate(exc, self.fn, self.r_name, args, kwargs) \
+                if isinstance(exc, (AttributeError, MemoryError, OverflowError, TypeError,
+                                    ValueError)) else None
+            return _err(new if new is not None else exc)
 
     def na_name(self, args, kwargs):
         """Which argument held R's NA (the failed call's arguments, as R sent them)."""
@@ -130,6 +137,8 @@ class _Plan:
 
 
 def _where(condition, self=None, other=None):
+    if not isinstance(condition, Tensor):
+        condition = r_value_tensor(condition)  # an R value, as R torch's torch_tensor() reads it
     if self is None and other is None:
         return tuple(_plus_one(i) for i in arith.where(condition))
     return arith.where(condition, self, other)
@@ -175,11 +184,11 @@ def _op_plans():
     for key, info in OPS.items():
         if key.startswith("_"):
             continue
-        fn = _where if key == "where" else info.fn
+        fn = _where if key == "where" else boundary(info.fn, "torch_" + key)
         plans[key] = _Plan(fn, info.dim_args, info.index_args, info.returns_index, key,
                            conv=_POSITIONS.get(key), generated=True)
         if info.method_fn is not None:  # x$op(...) with its own argument order
-            plans[key + ".method"] = _Plan(info.method_fn, info.dim_args, info.index_args,
+            plans[key + ".method"] = _Plan(boundary(info.method_fn, key), info.dim_args, info.index_args,
                                            info.returns_index, key, conv=_POSITIONS.get(key),
                                            generated=True)
     return plans
@@ -239,7 +248,7 @@ _NNF_CONV = {"nnf_nll_loss": _CLASS_TARGETS, "nnf_cross_entropy": _CLASS_TARGETS
              "nnf_embedding": {"input": r_index_arg, "padding_idx": _nnf_padding_idx},
              "nnf_one_hot": {"tensor": _nnf_classes}}
 
-_NNF = {name: _Plan(getattr(nnf, name), _NNF_DIMS.get(name, ()), name=name,
+_NNF = {name: _Plan(boundary(getattr(nnf, name), name), _NNF_DIMS.get(name, ()), name=name,
                     conv=_NNF_CONV.get(name), generated=True)
         for name in nnf.__all__}
 
