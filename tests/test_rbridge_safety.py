@@ -142,3 +142,12 @@ def test_int64_beyond_32_bits_goes_to_r_as_a_double():
     assert handles._enc(2 ** 33) == ["v", float(2 ** 33)]
     assert handles._enc(5) == ["v", 5]
     assert handles._enc(np.int64(-2 ** 40)) == ["v", float(-2 ** 40)]
+
+
+def test_an_operator_on_a_freed_handle_says_freed():
+    t = handles._put(Tensor._make(np.ones(2, dtype=np.float32)))
+    handles.release([t.real])
+    reply = ops.binary_callers()["+"](t, 1.0)
+    assert reply[0] == "E" and "freed" in reply[1]
+    reply = ops.binary_callers()["+"](complex(3, handles.MAGIC), 1.0)
+    assert reply[0] == "E" and "complex numbers are not supported" in reply[1]

@@ -273,10 +273,11 @@ def _unary_plus(x):
 def _binary(fn):
     objects = _OBJECTS
 
-    def call(a, b):
+    def call(e1, e2):
         try:
-            a = objects[a.real] if type(a) is complex and a.imag == MAGIC else \
-                r_value_tensor(_dec(a))
+            a = objects[e1.real] if type(e1) is complex and e1.imag == MAGIC else \
+                r_value_tensor(_dec(e1))
+            b = e2
             if has_na(b):
                 raise RNAError(na_message("e2"))
             if type(b) is complex:
@@ -285,7 +286,14 @@ def _binary(fn):
                 b = r_value_tensor(_dec(b))
             r = fn(a, b)
             return _put(r) if type(r) is Tensor else _enc(r)
-        except KeyError:  # (an R complex number that names no object)
+        except KeyError:
+            # a handle that names no object: freed, or an R complex number (_get says which)
+            try:
+                for h in (e1, e2):
+                    if type(h) is complex:
+                        _get(h)
+            except Exception as exc:  # noqa: BLE001
+                return _err(exc)
             return _err(TypeError(COMPLEX_VALUE))
         except Exception as exc:  # noqa: BLE001
             return _err(exc)
