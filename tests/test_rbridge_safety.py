@@ -96,7 +96,8 @@ def test_r_safety_suite_without_the_c_bridge():
 
 
 @pytest.mark.parametrize("level", ["0", "1"])
-@pytest.mark.parametrize("name", ["test-bad-input.R", "test-serialization-safety.R"])
+@pytest.mark.parametrize("name", ["test-bad-input.R", "test-serialization-safety.R",
+                                  "test-hook-memory.R"])
 def test_r_bad_input_in_every_bridge_mode(level, name):
     """R's NA, bad flags and crafted files are refused the same way whichever path a call takes:
     reticulate (RTORCHPY_DIRECT=0) or C through the Python callers (=1)."""

@@ -196,20 +196,39 @@ torch_hook <- R6::R6Class("torch_hook",
   )
 )
 
-# The R function handed to Python must not reach `x`: Python keeps it on x's tensor, and a
-# function whose environment held x would keep x's handle, hence the tensor, alive forever (a
-# cycle across the two garbage collectors). So it is made in .hook_callback(), whose frame
-# holds only `hook` (see "Ownership" in docs/internals).
+# The R function handed to Python must not reach `x` strongly: Python keeps it on x's tensor,
+# and a function whose environment held x would keep x's handle, hence the tensor, alive
+# forever (a cycle across the two garbage collectors; see "Ownership" in docs/internals). The
+# user's hook often does reach x (it is defined in the frame that holds x), so Python holds a
+# wrapper that reaches the hook only through an R weak reference keyed on x: while x's R object
+# lives, the hook lives; R's weak references are ephemerons, so the hook's own reference to x
+# does not keep x alive. When x's R object is collected while its tensor lives on in Python (an
+# intermediate that a later backward reaches), the weak reference's finalizer moves the hook
+# into the wrapper's holder, which Python keeps with the tensor's hook: the hook still fires,
+# and x's handle has been released, so nothing leads back to the tensor.
 .register_hook <- function(x, hook) {
-  torch_hook$new(x, .bridge("register_hook", .h(x), .py_callback(.hook_callback(hook))))
+  torch_hook$new(x, .bridge("register_hook", .h(x), .py_callback(.hook_callback(hook, x))))
 }
 
-.hook_callback <- function(hook) {
+.hook_callback <- function(hook, x) {
+  holder <- new.env(parent = emptyenv())
+  holder$wref <- rlang::new_weakref(x, value = hook, finalizer = .hook_keeper(holder, hook))
+  .hook_wrapper(holder)  # (made in a frame that holds only `holder`)
+}
+
+.hook_keeper <- function(holder, hook) {
+  force(holder)
   force(hook)
+  function(key) holder$hook <- hook
+}
+
+.hook_wrapper <- function(holder) {
   function(g) {
     # wrapped first, whatever the hook does: a handle Python made that R never wraps is never
     # released (a hook ignoring its argument would leave its promise unforced)
     g <- .t(g)
+    hook <- holder$hook
+    if (is.null(hook)) hook <- rlang::wref_value(holder$wref)
     res <- hook(g)
     if (is_torch_tensor(res)) .h(res) else NULL
   }
