@@ -290,3 +290,40 @@ def test_deepcopy_of_modules_optimizers_and_state_dicts():
     assert m.weight.abs().sum().item() > 0
     sd_opt = copy.deepcopy(opt.state_dict())
     assert sd_opt is not None
+
+
+# ------------------------------------------------------------------------------ silent values
+
+
+def test_integers_beyond_int64_are_errors_not_wrapped():
+    x = rt.torch_arange(0, 3).long()
+    for f in (lambda: x + 2 ** 63, lambda: x * -2 ** 64, lambda: x.masked_fill(x > 0, 2 ** 63),
+              lambda: x.fill_(2 ** 63), lambda: x.roll(np.uint64(2 ** 64 - 1)),
+              lambda: x[np.array([np.uint64(2 ** 64 - 1)])]):
+        with pytest.raises((RuntimeError, IndexError)):
+            f()
+    assert x.tolist() == [0, 1, 2]
+    assert (x + 2 ** 62).tolist() == [2 ** 62, 2 ** 62 + 1, 2 ** 62 + 2]
+    assert x.fmod(2 ** 62).tolist() == [0, 1, 2]
+    assert rt.torch_randn(2).fmod(2 ** 64).shape == (2,)  # (NumPy 1 made an object array)
+
+
+def test_index_select_refuses_negative_indices_as_libtorch():
+    x = rt.torch_randn(3, 2)
+    with pytest.raises(IndexError, match="index out of range"):
+        rt.torch_index_select(x, 0, rt.torch_tensor([-1]))
+
+
+@pytest.mark.parametrize("k", [-2 ** 63, 2 ** 63 - 1, -2 ** 31, 2 ** 31, -4, 4])
+def test_triangles_with_offsets_past_the_matrix(k):
+    x = rt.torch_ones(3, 4, requires_grad=True)
+    low, up = x.tril(k), x.triu(k)
+    assert low.sum().item() == (12 if k > 0 else 0)
+    assert up.sum().item() == (0 if k > 0 else 12)
+    (low.sum() + up.sum()).backward()
+    assert x.grad.tolist() == [[1.0] * 4] * 3
+
+
+def test_negative_repeats_are_refused_as_libtorch():
+    with pytest.raises(RuntimeError, match="negative dimension -3: \\[-3, 4\\]"):
+        rt.torch_ones(3, 4).repeat(-1, 1)
