@@ -22,7 +22,8 @@ A file is a NumPy ``.npz`` archive (a zip of ``.npy`` files, written uncompresse
       string.
 
 A tensor that appears twice in the object is stored once and both places name the same
-array; loading gives them back as one tensor. Gradients and graph history are not saved; ``requires_grad`` is.
+array; loading gives them back as one tensor. Gradients and graph history are not saved;
+``requires_grad`` is.
 
 Loading a file from someone else
 --------------------------------

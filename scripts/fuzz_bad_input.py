@@ -39,14 +39,15 @@ BAD_VALUES = [
     ("10**30", "10**30"), ("-1", "-1"), ("-10**9", "-10**9"), ("1.5", "1.5"),
     ("'abc'", "'abc'"), ("''", "''"), ("[1, 2]", "[1, 2]"), ("[[1], [2, 3]]", "[[1], [2, 3]]"),
     ("1+2j", "1+2j"), ("bytearray", "bytearray(b'ab')"), ("uint64max", "np.uint64(2**64-1)"),
-    ("object()", "object()"), ("{}", "{}"), ("True", "True"), ("int tensor", "rt.torch_ones(2, dtype=rt.torch_int64())"),
+    ("object()", "object()"), ("{}", "{}"), ("True", "True"),
+    ("int tensor", "rt.torch_ones(2, dtype=rt.torch_int64())"),
     ("0-dim", "rt.torch_tensor(1.5)"), ("empty", "rt.torch_ones(0)"),
     ("-2**63", "np.int64(-2**63)"), ("2**64", "2**64"), ("1e308", "1e308"),
     ("leaf", "rt.torch_ones(2, 3, requires_grad=True)"), ("bool tensor", "rt.torch_ones(3) > 0"),
 ]
 # what the arguments before the bad one hold: a float tensor, then (second pattern) integers
-FILLERS = ([GOOD_EXPR := "rt.torch_randn(2, 3)"] * 4, ["rt.torch_randn(2, 3)", "1", "1", "1"])
 GOOD = "rt.torch_randn(2, 3)"
+FILLERS = ([GOOD] * 4, [GOOD, "1", "1", "1"])
 ALLOWED = ("TypeError", "ValueError", "IndexError", "RuntimeError", "NotImplementedError",
            "FileNotFoundError", "IsADirectoryError", "PermissionError", "UserWarning")
 # messages that show internals instead of the user's mistake
