@@ -188,6 +188,17 @@ def test_state_setters_refuse_bad_input_and_leave_the_state(value):
         rt.autograd_set_grad_mode(True)
 
 
+@pytest.mark.parametrize("value", [None, "yes", math.nan, math.inf, object(), [1], -1],
+                         ids=repr)
+def test_a_refused_seed_leaves_the_generator(value):
+    rt.torch_manual_seed(7)
+    expected = rt.torch_rand(3).tolist()
+    rt.torch_manual_seed(7)
+    with pytest.raises((TypeError, ValueError, RuntimeError)):
+        rt.torch_manual_seed(value)
+    assert rt.torch_rand(3).tolist() == expected
+
+
 def test_default_dtype_is_not_set_by_none_or_bytes():
     before = rt.torch_get_default_dtype()
     try:
@@ -327,3 +338,20 @@ def test_triangles_with_offsets_past_the_matrix(k):
 def test_negative_repeats_are_refused_as_libtorch():
     with pytest.raises(RuntimeError, match="negative dimension -3: \\[-3, 4\\]"):
         rt.torch_ones(3, 4).repeat(-1, 1)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(mean=100.0), dict(mean=1.5, std=0.5, a=0.0, b=1.0),
+                                dict(a=-6.0, b=-3.0)], ids=repr)
+def test_trunc_normal_draws_as_pytorch(kw):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = np.sort(torch.nn.init.trunc_normal_(torch.empty(20000, dtype=torch.float64),
+                                                     **kw).numpy())
+    ours = np.sort(_trunc(**kw))
+    # two-sample Kolmogorov-Smirnov statistic: 0.02 is far beyond chance at 20000 draws each
+    grid = np.concatenate([ours, theirs])
+    d = np.abs(np.searchsorted(ours, grid, side="right") -
+               np.searchsorted(theirs, grid, side="right")).max() / 20000
+    assert d < 0.02, d
