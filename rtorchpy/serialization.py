@@ -22,7 +22,8 @@ A file is a NumPy ``.npz`` archive (a zip of ``.npy`` files, written uncompresse
       string.
 
 A tensor that appears twice in the object is stored once and both places name the same
-array; loading gives them back as one tensor. Gradients and graph history are not saved; ``requires_grad`` is.
+array; loading gives them back as one tensor. Gradients and graph history are not saved;
+``requires_grad`` is.
 
 Loading a file from someone else
 --------------------------------
@@ -32,8 +33,9 @@ the member's size) before any data is read, so a pickled object array is refused
 unpickled. A crafted file cannot make the loader allocate without bound either: every member's
 declared size is checked against :data:`MAX_ARRAY_BYTES` (and the manifest's against
 :data:`MAX_MANIFEST_BYTES`) before reading, a compressed member (``torch_save`` never writes
-one) may not expand more than :data:`MAX_EXPANSION` times, the manifest's nesting is bounded by
-:data:`MAX_DEPTH`, and a JSON object or saved dict with a key twice is refused rather than
+one) may not expand more than :data:`MAX_EXPANSION` times, the nesting of the objects read is
+bounded by :data:`MAX_DEPTH` (and the JSON parser's by Python's recursion limit, which it
+checks), and a JSON object or saved dict with a key twice is refused rather than
 silently keeping one. Every refusal is a ``ValueError`` naming the file and what is wrong.
 Saving refuses objects nested deeper than :data:`MAX_DEPTH`, so what is saved can be loaded.
 """
@@ -42,7 +44,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import zipfile
 
 import numpy as np
@@ -155,18 +156,6 @@ def _no_duplicates(path):
             out[k] = v
         return out
     return pairs
-
-
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-
-
-def _json_depth(raw):
-    """The deepest nesting of JSON arrays/objects in ``raw`` (bytes), counted without parsing
-    (strings removed first, so brackets inside them do not count)."""
-    b = np.frombuffer(_STRING.sub(b'""', raw), dtype=np.uint8)
-    steps = (np.isin(b, (ord("["), ord("{"))).astype(np.int64) -
-             np.isin(b, (ord("]"), ord("}"))).astype(np.int64))
-    return int(np.cumsum(steps).max()) if steps.size else 0
 
 
 class _Archive:
@@ -334,11 +323,14 @@ def torch_load(path):
         if raw.dtype != np.uint8 or raw.ndim != 1:
             raise _bad(path, "malformed manifest (not a 1-d uint8 array)")
         raw = raw.tobytes()
-        if _json_depth(raw) > 2 * MAX_DEPTH + 8:
-            raise _bad(path, f"the manifest is nested more than {MAX_DEPTH} levels deep")
         try:
             manifest = json.loads(raw.decode("utf-8"), object_pairs_hook=_no_duplicates(path))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        except RecursionError:
+            # (json's parser counts its nesting against Python's recursion limit and stops
+            # cleanly; the reader then refuses anything deeper than MAX_DEPTH itself)
+            raise _bad(path, f"the manifest is nested more than {MAX_DEPTH} levels deep") \
+                from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise _bad(path, f"the manifest is not JSON ({e})") from None
         except ValueError as e:  # (an integer of more than 4300 digits, a duplicate key)
             if str(e).startswith("torch_load("):

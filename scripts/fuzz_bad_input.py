@@ -39,14 +39,15 @@ BAD_VALUES = [
     ("10**30", "10**30"), ("-1", "-1"), ("-10**9", "-10**9"), ("1.5", "1.5"),
     ("'abc'", "'abc'"), ("''", "''"), ("[1, 2]", "[1, 2]"), ("[[1], [2, 3]]", "[[1], [2, 3]]"),
     ("1+2j", "1+2j"), ("bytearray", "bytearray(b'ab')"), ("uint64max", "np.uint64(2**64-1)"),
-    ("object()", "object()"), ("{}", "{}"), ("True", "True"), ("int tensor", "rt.torch_ones(2, dtype=rt.torch_int64())"),
+    ("object()", "object()"), ("{}", "{}"), ("True", "True"),
+    ("int tensor", "rt.torch_ones(2, dtype=rt.torch_int64())"),
     ("0-dim", "rt.torch_tensor(1.5)"), ("empty", "rt.torch_ones(0)"),
     ("-2**63", "np.int64(-2**63)"), ("2**64", "2**64"), ("1e308", "1e308"),
     ("leaf", "rt.torch_ones(2, 3, requires_grad=True)"), ("bool tensor", "rt.torch_ones(3) > 0"),
 ]
 # what the arguments before the bad one hold: a float tensor, then (second pattern) integers
-FILLERS = ([GOOD_EXPR := "rt.torch_randn(2, 3)"] * 4, ["rt.torch_randn(2, 3)", "1", "1", "1"])
 GOOD = "rt.torch_randn(2, 3)"
+FILLERS = ([GOOD] * 4, [GOOD, "1", "1", "1"])
 ALLOWED = ("TypeError", "ValueError", "IndexError", "RuntimeError", "NotImplementedError",
            "FileNotFoundError", "IsADirectoryError", "PermissionError", "UserWarning")
 # messages that show internals instead of the user's mistake
@@ -68,14 +69,31 @@ def public_names():
     for name in sorted(dir(rt.Tensor)):
         if not name.startswith("_") and callable(getattr(rt.Tensor, name, None)):
             out.append("Tensor." + name)
+    for kind, expr in INSTANCES.items():
+        obj = eval(expr, {"rt": rt})
+        for name in sorted(dir(obj)):
+            if not name.startswith("_") and callable(getattr(obj, name, None)) and \
+                    not isinstance(getattr(obj, name), rt.Tensor):
+                out.append(f"{kind}.{name}")
     return out
+
+
+# objects whose methods are called too (as "<kind>.<method>")
+INSTANCES = {
+    "Module": "rt.nn_linear(3, 2)",
+    "Optimizer": "rt.optim_sgd([rt.torch_ones(2, requires_grad=True)], lr=0.1)",
+    "Scheduler": "rt.lr_step(rt.optim_sgd([rt.torch_ones(2, requires_grad=True)], lr=0.1), 2)",
+}
 
 
 def resolve(name):
     import rtorchpy as rt
-    if name.startswith("Tensor."):
-        return getattr(rt.Tensor, name[7:])
-    return getattr(rt, name)
+    kind, _, attr = name.partition(".")
+    if not attr:
+        return getattr(rt, name)
+    if kind == "Tensor":
+        return getattr(rt.Tensor, attr)
+    return getattr(eval(INSTANCES[kind], {"rt": rt}), attr)
 
 
 def arity(name):
@@ -85,7 +103,7 @@ def arity(name):
     except (TypeError, ValueError):
         return 2, []
     if name.startswith("Tensor.") and params:
-        params = params[1:]  # self
+        params = params[1:]  # self (the others are bound methods already)
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     keywords = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
                 and p.default is not p.empty]
@@ -97,7 +115,7 @@ def all_calls():
     calls = []
     for name in public_names():
         n, keywords = arity(name)
-        method = name.startswith("Tensor.")
+        method = "." in name
         for label, expr in BAD_VALUES:
             for fill in FILLERS:  # the bad value at position `pos`, good values before it
                 for pos in range(n):
@@ -125,12 +143,19 @@ import rtorchpy as rt
 sys.setrecursionlimit(3000)
 dtype0 = rt.torch_get_default_dtype()
 GOOD = os.environ["FUZZ_GOOD"]
+INSTANCES = json.loads(os.environ["FUZZ_INSTANCES"])
 print(json.dumps({"ready": True}), file=answers, flush=True)
 for line in sys.stdin:
     name, args, kwargs = json.loads(line)
     out = {"ok": True}
     try:
-        f = getattr(eval(GOOD), name[7:]) if name.startswith("Tensor.") else getattr(rt, name)
+        kind, _, attr = name.partition(".")
+        if not attr:
+            f = getattr(rt, name)
+        elif kind == "Tensor":
+            f = getattr(eval(GOOD), attr)
+        else:
+            f = getattr(eval(INSTANCES[kind]), attr)
         a = [eval(x) for x in args]
         k = {key: eval(x) for key, x in kwargs.items()}
         r = f(*a, **k)
@@ -157,7 +182,7 @@ for line in sys.stdin:
 class Child:
     def __init__(self, cwd):
         env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                   FUZZ_GOOD=GOOD)
+                   FUZZ_GOOD=GOOD, FUZZ_INSTANCES=json.dumps(INSTANCES))
         self.p = subprocess.Popen([sys.executable, "-c", CHILD], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd,
                                   env=env, text=True, bufsize=1, errors="replace")

@@ -2,6 +2,7 @@
 nesting are bounded, and every refusal is a ValueError naming the file and the problem."""
 import io
 import json
+import time
 import zipfile
 
 import numpy as np
@@ -145,3 +146,11 @@ def test_a_huge_integer_in_the_manifest_is_refused(tmp_path):
            + b"9" * 100000 + b"}}")
     _npz(tmp_path / "f", {"__rtorchpy__": np.frombuffer(raw, np.uint8)})
     _refused(tmp_path / "f", "not readable JSON")
+
+
+def test_unclosed_strings_do_not_slow_the_loader(tmp_path):
+    raw = b'{"format": "rtorchpy", "root": ' + b'"\\"' * 2_000_000
+    _npz(tmp_path / "f", {"__rtorchpy__": np.frombuffer(raw, np.uint8)})
+    t0 = time.time()
+    _refused(tmp_path / "f", "not JSON")
+    assert time.time() - t0 < 5

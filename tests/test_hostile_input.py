@@ -188,6 +188,17 @@ def test_state_setters_refuse_bad_input_and_leave_the_state(value):
         rt.autograd_set_grad_mode(True)
 
 
+@pytest.mark.parametrize("value", [None, "yes", math.nan, math.inf, object(), [1], -1],
+                         ids=repr)
+def test_a_refused_seed_leaves_the_generator(value):
+    rt.torch_manual_seed(7)
+    expected = rt.torch_rand(3).tolist()
+    rt.torch_manual_seed(7)
+    with pytest.raises((TypeError, ValueError, RuntimeError)):
+        rt.torch_manual_seed(value)
+    assert rt.torch_rand(3).tolist() == expected
+
+
 def test_default_dtype_is_not_set_by_none_or_bytes():
     before = rt.torch_get_default_dtype()
     try:
@@ -290,3 +301,57 @@ def test_deepcopy_of_modules_optimizers_and_state_dicts():
     assert m.weight.abs().sum().item() > 0
     sd_opt = copy.deepcopy(opt.state_dict())
     assert sd_opt is not None
+
+
+# ------------------------------------------------------------------------------ silent values
+
+
+def test_integers_beyond_int64_are_errors_not_wrapped():
+    x = rt.torch_arange(0, 3).long()
+    for f in (lambda: x + 2 ** 63, lambda: x * -2 ** 64, lambda: x.masked_fill(x > 0, 2 ** 63),
+              lambda: x.fill_(2 ** 63), lambda: x.roll(np.uint64(2 ** 64 - 1)),
+              lambda: x[np.array([np.uint64(2 ** 64 - 1)])]):
+        with pytest.raises((RuntimeError, IndexError)):
+            f()
+    assert x.tolist() == [0, 1, 2]
+    assert (x + 2 ** 62).tolist() == [2 ** 62, 2 ** 62 + 1, 2 ** 62 + 2]
+    assert x.fmod(2 ** 62).tolist() == [0, 1, 2]
+    assert rt.torch_randn(2).fmod(2 ** 64).shape == (2,)  # (NumPy 1 made an object array)
+
+
+def test_index_select_refuses_negative_indices_as_libtorch():
+    x = rt.torch_randn(3, 2)
+    with pytest.raises(IndexError, match="index out of range"):
+        rt.torch_index_select(x, 0, rt.torch_tensor([-1]))
+
+
+@pytest.mark.parametrize("k", [-2 ** 63, 2 ** 63 - 1, -2 ** 31, 2 ** 31, -4, 4])
+def test_triangles_with_offsets_past_the_matrix(k):
+    x = rt.torch_ones(3, 4, requires_grad=True)
+    low, up = x.tril(k), x.triu(k)
+    assert low.sum().item() == (12 if k > 0 else 0)
+    assert up.sum().item() == (0 if k > 0 else 12)
+    (low.sum() + up.sum()).backward()
+    assert x.grad.tolist() == [[1.0] * 4] * 3
+
+
+def test_negative_repeats_are_refused_as_libtorch():
+    with pytest.raises(RuntimeError, match="negative dimension -3: \\[-3, 4\\]"):
+        rt.torch_ones(3, 4).repeat(-1, 1)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(mean=100.0), dict(mean=1.5, std=0.5, a=0.0, b=1.0),
+                                dict(a=-6.0, b=-3.0)], ids=repr)
+def test_trunc_normal_draws_as_pytorch(kw):
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = np.sort(torch.nn.init.trunc_normal_(torch.empty(20000, dtype=torch.float64),
+                                                     **kw).numpy())
+    ours = np.sort(_trunc(**kw))
+    # two-sample Kolmogorov-Smirnov statistic: 0.02 is far beyond chance at 20000 draws each
+    grid = np.concatenate([ours, theirs])
+    d = np.abs(np.searchsorted(ours, grid, side="right") -
+               np.searchsorted(theirs, grid, side="right")).max() / 20000
+    assert d < 0.02, d

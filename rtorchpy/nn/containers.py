@@ -182,7 +182,9 @@ class nn_unflatten(nn_module):
     """Expands dim ``dim`` (0-based in Python) into the sizes ``unflattened_size``."""
 
     def __init__(self, dim, unflattened_size):
-        self.dim, self.unflattened_size = dim, tuple(int64(s, "unflattened_size", "nn_unflatten") for s in unflattened_size)
+        self.dim = dim
+        self.unflattened_size = tuple(int64(s, "unflattened_size", "nn_unflatten")
+                                      for s in unflattened_size)
 
     def forward(self, input):
         d = normalize_dim(self.dim, input.ndim)

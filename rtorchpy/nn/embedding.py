@@ -1,8 +1,8 @@
 """``nn_embedding``: a lookup table of ``num_embeddings`` vectors of size ``embedding_dim``."""
 from __future__ import annotations
 
-from ..numerics.args import int64, size
 from ..autograd.grad_mode import with_no_grad
+from ..numerics.args import int64, size
 from ..ops.creation import torch_empty
 from ..ops.nnf import nnf_embedding
 from ..tensor import Tensor

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..numerics.args import size
 from ..autograd.graph import bump_version
+from ..numerics.args import size
 from ..ops.creation import torch_ones, torch_zeros
 from ..ops.nnf import nnf_batch_norm, nnf_layer_norm
 from ..tensor import Tensor
@@ -47,7 +47,8 @@ class nn_batch_norm1d(nn_module):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, dtype=None):
-        self.num_features, self.eps, self.momentum = size(num_features, "num_features", type(self).__name__), eps, momentum
+        self.num_features = size(num_features, "num_features", type(self).__name__)
+        self.eps, self.momentum = eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = nn_parameter(torch_ones(self.num_features, dtype=dtype))

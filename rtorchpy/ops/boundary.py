@@ -194,7 +194,7 @@ def boundary(fn, where):
             new = translate(e, fn, where, args, kwargs)
             if new is None:
                 raise
-            raise new from None
+            raise new from e  # (the original stays in the traceback, for a bug of ours)
 
     checked.__wrapped_boundary__ = True
     return checked

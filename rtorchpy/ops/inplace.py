@@ -29,6 +29,7 @@ from ..autograd.views import (
     regenerate,
     view_positions,
 )
+from ..numerics.args import INT64_MAX, INT64_MIN
 from ..numerics.format import type_word_for
 from ..numerics.shape_errors import shape_error
 from ..tensor import Tensor
@@ -233,6 +234,9 @@ def fill_(self, value):
     """Set every element to ``value``; returns self."""
     if isinstance(value, Tensor):
         value = value.item()
+    if self._data.dtype.kind in "iu" and type(value) is int and \
+            not INT64_MIN <= value <= INT64_MAX:  # (NumPy 1 would wrap it around)
+        raise RuntimeError(f"value cannot be converted to type int64 without overflow: {value}")
     data = _unrecorded(self)
     if data is None:
         return inplace(self, lambda t: _filled(t, value, "FillBackward0"), write=_write_uniform)

@@ -307,6 +307,8 @@ def _triangle(name, np_fn, node):
         if self._data.ndim < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         k = _int(diagonal, "diagonal")
+        # past the matrix it keeps all or nothing; NumPy's int must not overflow on the way
+        k = max(-self._data.shape[-2], min(self._data.shape[-1], k))
         out = wrap(np_fn(self._data, k))
         if recording(self):
             record(NODES[node], (self,), (out,), params=(k,))

@@ -263,6 +263,11 @@ def repeat(self, *repeats):
     if len(repeats) < self._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")
+    if any(r < 0 for r in repeats):
+        lead = (1,) * (len(repeats) - self._data.ndim) + self._data.shape
+        sizes = [n * r for n, r in zip(lead, repeats)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(sizes)}: {sizes}")
     out = wrap(np.tile(self._data, repeats))
     if recording(self):
         record(NODES["RepeatBackward0"], (self,), (out,), (self._data.shape, repeats))
