@@ -223,6 +223,7 @@ torch_hook <- R6::R6Class("torch_hook",
 }
 
 .hook_wrapper <- function(holder) {
+  force(holder)  # (an unforced promise would keep .hook_callback's frame, and `x`, alive)
   function(g) {
     # wrapped first, whatever the hook does: a handle Python made that R never wraps is never
     # released (a hook ignoring its argument would leave its promise unforced)

@@ -20,25 +20,15 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
                "device", "is_cuda", "names", "ptr")
 
 # x$grad and methods are made in C (src/direct.c rtp_dollar), which calls .dollar for the rest.
-# .onLoad registers the `.External` primitive in this method's place: a tensor is an external
-# pointer that .External takes as its routine (src/handles.c), so x$name calls C with no R
-# closure of ours in between. This closure is what R CMD check sees, what `x[["name"]]` calls,
-# and the method if the probe fails. It is not named `$.torch_tensor`: R looks a method up by
-# that name in the calling code's namespace before its table of registered methods, so the
-# package's own `x$name` calls would find the closure.
+# (The method is registered under another name than `$.torch_tensor`, as it was while a faster
+# method could take its place; either name works now.)
 #' @rawNamespace S3method("$", torch_tensor, .dollar_closure)
 .dollar_closure <- function(x, name) .Call(rtp_dollar, x, name, .protos)
-
-.register_fast_dollar <- function(pkgname) {
-  probe <- tryCatch(.External(.undefined_tensor(), "\001rtorchpy-probe"), error = function(e) NULL)
-  if (isTRUE(probe)) {
-    registerS3method("$", "torch_tensor", .External, envir = asNamespace(pkgname))
-  }
-}
 
 # `r`: what rtp_dollar's fast path found (NULL, or a bare handle of x$grad with flags to act on)
 .dollar <- function(x, name, r = NULL) {
   if (is.complex(r)) return(.t(r))
+  .h(x)  # (a tensor restored from a file: R torch's "external pointer is not valid", here)
   switch(name,
     grad = , requires_grad = , grad_fn = , is_leaf = , shape = , dtype = , ndim = .attr(x, name),
     device = torch_device("cpu"),
@@ -98,24 +88,27 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 
 .methods <- new.env(parent = emptyenv())
 
-# x$name for a method `f(self, ...)`: a closure with f's other arguments and f's body (compiled)
-# whose environment, made per call by rtp_dollar, binds `self` to x and has f's environment as
-# its parent; one R call fewer than `function(...) f(x, ...)`, and no R-level call to make it.
-# Made on first use; never holds the names of the active bindings.
+# x$name for a method `f(self, ...)`: the formals, body and enclosure of the closure rtp_dollar
+# makes per call, in a fresh environment (enclosed by f's) binding `self` to x: f's other
+# arguments and f's body, compiled once here (compiler::compile; the per-call closure is made
+# by R's `function` primitive, src/closures.c), so a missing argument is reported against the
+# user's call and nothing is left for R's JIT. A method whose first argument is not `self`
+# becomes `function(...) f(self, ...)`, f itself in the call. Made on first use; never holds the
+# names of the active bindings.
 .protos <- new.env(parent = emptyenv())
 
 .method_proto <- function(f) {
   fm <- formals(f)
+  env <- environment(f)
   if (!length(fm) || names(fm)[[1L]] != "self") {
-    # (finds f here, self in the frame rtp_dollar makes; compiled like the others: R's JIT
-    # would compile each new closure made from an uncompiled prototype on its first call)
-    return(compiler::cmpfun(function(...) f(self, ...)))
+    fm <- alist(self = , ... = )
+    body <- as.call(list(f, quote(self), quote(...)))
+    env <- baseenv()
+  } else {
+    body <- body(f)
   }
-  proto <- function() NULL
-  formals(proto) <- fm[-1L]
-  body(proto) <- body(f)
-  environment(proto) <- environment(f)
-  compiler::cmpfun(proto)
+  list(as.pairlist(fm[-1L]), compiler::compile(body, env, options = list(suppressAll = TRUE)),
+       env)
 }
 
 .build_method_table <- function() {
@@ -286,11 +279,13 @@ as.vector.torch_tensor <- function(x, mode = "any") as.vector(as_array(x), mode 
 as.list.torch_tensor <- function(x, ...) as.list(as_array(x))
 
 #' @export
-dim.torch_tensor <- function(x) .attr(x, "shape")
+# (A tensor restored from a file has no dims and no elements here, so that code summarising
+# objects, such as a condition's backtrace, works; using it is R torch's error.)
+dim.torch_tensor <- function(x) if (.Call(rtp_live, x)) .attr(x, "shape")
 
 #' @export
 length.torch_tensor <- function(x) {
-  if (is_undefined_tensor(x)) return(0L)
+  if (!.Call(rtp_live, x) || is_undefined_tensor(x)) return(0L)
   .call_method(x, "numel")
 }
 
