@@ -34,9 +34,9 @@ def _make(np_fn, math_fn, wide=_WIDE):
         if not wide or x.size <= 32:
             return _per_element(math_fn, x)
         with np.errstate(all="ignore"):
-            wide = np_fn(x.astype(_LD))
-            out = wide.astype(np.float64)
-            resid = np.abs((wide - out.astype(_LD)).astype(np.float64))
+            ext = np_fn(x.astype(_LD))
+            out = ext.astype(np.float64)
+            resid = np.abs((ext - out.astype(_LD)).astype(np.float64))
             half = np.spacing(np.abs(out)) * 0.5
             doubt = np.flatnonzero(~(np.abs(resid - half) > _NEAR * 2 * half))
         if doubt.size:
