@@ -30,6 +30,8 @@ from .ops.creation import *  # noqa: F401,F403
 from .ops.creation import __all__ as _creation_names
 from .ops.nnf import *  # noqa: F401,F403
 from .ops.nnf import __all__ as _nnf_names
+from .ops.random_state import *  # noqa: F401,F403
+from .ops.random_state import __all__ as _random_names
 from .ops.registry import OPS, namespace_name
 from .optim import *  # noqa: F401,F403
 from .optim import __all__ as _optim_names
@@ -66,7 +68,7 @@ def is_torch_tensor(x):
 
 __all__ = sorted(set(
     _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) +
-    list(_optim_names) + list(_nn_names) + list(_backend_names) + ["torch_save", "torch_load"] + [
+    list(_random_names) + list(_optim_names) + list(_nn_names) + list(_backend_names) + ["torch_save", "torch_load"] + [
         "Tensor", "is_torch_tensor", "autograd_backward", "autograd_grad", "with_no_grad",
         "with_enable_grad", "set_grad_enabled", "autograd_set_grad_mode", "is_grad_enabled",
         "with_detect_anomaly", "autograd_set_detect_anomaly", "is_anomaly_enabled",

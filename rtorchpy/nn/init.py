@@ -2,8 +2,8 @@
 
 Each function fills its tensor in place, outside autograd (as under ``with_no_grad()``, so a
 parameter that requires grad can be filled), bumps its version counter, and returns the tensor.
-Random values come from rtorchpy's generator, so ``torch_manual_seed()`` makes them
-reproducible; they are drawn in float64 and rounded to the tensor's dtype.
+Random values are drawn as the tensor's own ``uniform_``/``normal_`` draw them (its dtype,
+libtorch's generator), so after ``torch_manual_seed()`` they are PyTorch's and R torch's.
 """
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 
 from ..autograd.graph import bump_version
-from ..ops.creation import generator
+from ..numerics import special
+from ..ops.random_state import normal_array, uniform_array
 from ..tensor import Tensor
 
 __all__ = ["nn_init_uniform_", "nn_init_normal_", "nn_init_constant_", "nn_init_zeros_",
@@ -93,7 +94,7 @@ def nn_init_uniform_(tensor, a=0.0, b=1.0):
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} "
                            f"> to={b}")
-    return _fill(tensor, generator().uniform(a, b, tensor.shape))
+    return _fill(tensor, uniform_array(tensor._data, a, b))
 
 
 def nn_init_normal_(tensor, mean=0.0, std=1.0):
@@ -101,19 +102,25 @@ def nn_init_normal_(tensor, mean=0.0, std=1.0):
     _float_tensor(tensor, "nn_init_normal_")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _fill(tensor, generator().normal(mean, std, tensor.shape))
+    return _fill(tensor, normal_array(tensor._data, mean, std))
+
+
+def _norm_cdf(x):
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
 
 def nn_init_trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
-    """Fill with draws from N(mean, std^2) truncated to [a, b] (redrawn until inside)."""
+    """Fill with draws from N(mean, std^2) truncated to [a, b], by PyTorch's inverse-CDF
+    method: uniform draws between the bounds' CDF values (as ``2 u - 1``), then ``erfinv``,
+    scaled, shifted and clamped, each step in the tensor's dtype."""
     _float_tensor(tensor, "nn_init_trunc_normal_")
-    rng = generator()
-    values = rng.normal(mean, std, tensor.shape)
-    bad = (values < a) | (values > b)
-    while bad.any():
-        values[bad] = rng.normal(mean, std, int(bad.sum()))
-        bad = (values < a) | (values > b)
-    return _fill(tensor, values)
+    lo, hi = _norm_cdf((a - mean) / std), _norm_cdf((b - mean) / std)
+    x = uniform_array(tensor._data, 2 * lo - 1, 2 * hi - 1)
+    dt = x.dtype
+    x = np.asarray(special.erfinv(x)).astype(dt)
+    x = x * dt.type(std * math.sqrt(2.0))
+    x = x + dt.type(mean)
+    return _fill(tensor, np.clip(x, dt.type(a), dt.type(b)))
 
 
 def nn_init_constant_(tensor, val):
@@ -145,7 +152,7 @@ def nn_init_xavier_uniform_(tensor, gain=1.0):
     _float_tensor(tensor, "nn_init_xavier_uniform_")
     fan_in, fan_out = _fans(tensor)
     bound = gain * math.sqrt(2.0 / float(fan_in + fan_out)) * math.sqrt(3.0)
-    return _fill(tensor, generator().uniform(-bound, bound, tensor.shape))
+    return _fill(tensor, uniform_array(tensor._data, -bound, bound))
 
 
 def nn_init_xavier_normal_(tensor, gain=1.0):
@@ -153,7 +160,7 @@ def nn_init_xavier_normal_(tensor, gain=1.0):
     _float_tensor(tensor, "nn_init_xavier_normal_")
     fan_in, fan_out = _fans(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return _fill(tensor, generator().normal(0.0, std, tensor.shape))
+    return _fill(tensor, normal_array(tensor._data, 0.0, std))
 
 
 def _kaiming_std(tensor, a, mode, nonlinearity):
@@ -175,7 +182,7 @@ def nn_init_kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_rel
     if _empty_is_a_no_op(tensor):
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
-    return _fill(tensor, generator().uniform(-bound, bound, tensor.shape))
+    return _fill(tensor, uniform_array(tensor._data, -bound, bound))
 
 
 def nn_init_kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
@@ -184,7 +191,7 @@ def nn_init_kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu
     if _empty_is_a_no_op(tensor):
         return tensor
     std = _kaiming_std(tensor, a, mode, nonlinearity)
-    return _fill(tensor, generator().normal(0.0, std, tensor.shape))
+    return _fill(tensor, normal_array(tensor._data, 0.0, std))
 
 
 def nn_init_orthogonal_(tensor, gain=1.0):
@@ -198,7 +205,7 @@ def nn_init_orthogonal_(tensor, gain=1.0):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = generator().standard_normal((rows, cols))
+    flat = normal_array(np.empty((rows, cols), tensor._data.dtype)).astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)

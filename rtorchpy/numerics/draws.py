@@ -81,7 +81,12 @@ def uniform(engine, n, dtype, low=0.0, high=1.0):
             return x
         return fma64(x, _F64(high) - _F64(low), _F64(low))
     lo, hi = _F32(low), _F32(high)
-    x = unit_float32(engine, n)
+    if dtype == np.float16:
+        # (libtorch keeps as many bits as the dtype's significand: 11 for float16)
+        w = engine.words32(n) & np.uint64(0x7FF)
+        x = w.astype(_F32) * _F32(2.0 ** -11)
+    else:
+        x = unit_float32(engine, n)
     if lo == 0 and hi == 1:
         return x.astype(dtype, copy=False)
     return fma32(x, hi - lo, lo).astype(dtype, copy=False)

@@ -29,12 +29,14 @@ from ..autograd.views import (
     regenerate,
     view_positions,
 )
+from ..numerics import draws
 from ..numerics.format import type_word_for
 from ..numerics.shape_errors import shape_error
 from ..tensor import Tensor
 from . import arith, elementwise
 from . import index as index_ops
-from .creation import generator
+from .creation import random_integers
+from .random_state import engine, lay_out, normal_array, uniform_array
 from .registry import as_tensor, op, recording
 
 
@@ -252,19 +254,84 @@ def zero_(self):
     return self
 
 
+def _float_kernel(self, kernel):
+    if self._data.dtype.kind != "f":
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{type_word_for(self._data.dtype)}'")
+
+
+def _number(v, name):
+    if isinstance(v, Tensor):
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, not {type(v).__name__}")
+    return v
+
+
 @op("uniform_", namespace=False)
-def uniform_(self, a=0.0, b=1.0):
-    """Fill with values drawn uniformly from [a, b); returns self."""
+def uniform_(self, a=0.0, b=1.0, generator=None):
+    """Fill with values drawn uniformly from [a, b) (libtorch's for the same seed); returns
+    self."""
     self._check_inplace()
-    values = generator().uniform(a, b, self._data.shape)
+    a, b = float(_number(a, "from")), float(_number(b, "to"))
+    _float_kernel(self, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g}"
+                           f" > to={b:g}")
+    values = uniform_array(self._data, a, b, generator)
     return inplace(self, lambda t: _filled_values(t, values))
 
 
 @op("normal_", namespace=False)
-def normal_(self, mean=0.0, std=1.0):
-    """Fill with normal draws of the given mean and std; returns self."""
+def normal_(self, mean=0.0, std=1.0, generator=None):
+    """Fill with normal draws of the given mean and std (libtorch's for the same seed);
+    returns self."""
     self._check_inplace()
-    values = generator().normal(mean, std, self._data.shape)
+    mean, std = float(_number(mean, "mean")), float(_number(std, "std"))
+    _float_kernel(self, "normal_kernel_cpu")
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    values = normal_array(self._data, mean, std, generator)
+    return inplace(self, lambda t: _filled_values(t, values))
+
+
+@op("exponential_", namespace=False)
+def exponential_(self, lambd=1.0, generator=None):
+    """Fill with exponential draws of rate ``lambd`` (libtorch's for the same seed); returns
+    self."""
+    self._check_inplace()
+    lambd = float(_number(lambd, "lambd"))
+    _float_kernel(self, "exponential_cpu")
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    flat = draws.exponential(engine(generator), self._data.size, lambd)
+    values = lay_out(flat.astype(self._data.dtype), self._data)
+    return inplace(self, lambda t: _filled_values(t, values))
+
+
+_INT_MAX = {"i": lambda dt: np.iinfo(dt).max, "u": lambda dt: np.iinfo(dt).max,
+            "b": lambda dt: 1, "f": lambda dt: 1 << np.finfo(dt).nmant + 1}
+
+
+@op("random_", namespace=False)
+def random_(self, from_=None, to=None, generator=None):
+    """Fill with integers drawn uniformly: ``random_()`` from [0, 2^m] (m: the dtype's
+    significand bits or its largest integer, as libtorch), ``random_(to)`` from [0, to),
+    ``random_(from_, to)`` from [from_, to); returns self."""
+    self._check_inplace()
+    dt = self._data.dtype
+    if from_ is not None and to is None:
+        from_, to = 0, from_
+    if from_ is None:
+        from_ = 0
+        top = _INT_MAX[dt.kind](dt)
+        to = top + 1
+    from_, to = int(_number(from_, "from")), int(_number(to, "to"))
+    if not from_ < to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} "
+                           f">= to={to}")
+    flat = random_integers(self._data.size, from_, to, dt, generator)
+    values = lay_out(flat.astype(dt), self._data)
     return inplace(self, lambda t: _filled_values(t, values))
 
 
