@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ..autograd.graph import bump_version
-from ..numerics import special
+from ..numerics import rounded
 from ..ops.random_state import normal_array, uniform_array
 from ..tensor import Tensor
 
@@ -110,17 +110,40 @@ def _norm_cdf(x):
 
 
 def nn_init_trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
-    """Fill with draws from N(mean, std^2) truncated to [a, b], by PyTorch's inverse-CDF
-    method: uniform draws between the bounds' CDF values (as ``2 u - 1``), then ``erfinv``,
-    scaled, shifted and clamped, each step in the tensor's dtype."""
+    """Fill with draws from N(mean, std^2) truncated to [a, b], as PyTorch 2.13 draws them:
+    when the interval holds more than 30% of the mass, normal draws of the whole tensor,
+    repeated (again for the whole tensor, kept where still needed) until every value is
+    inside; otherwise rejection from uniform proposals on [a, b], each accepted when
+    ``log(u) <= -((x - mean) / std)^2 / 2 - log_peak`` for a further uniform ``u``, in the
+    tensor's dtype."""
     _float_tensor(tensor, "nn_init_trunc_normal_")
-    lo, hi = _norm_cdf((a - mean) / std), _norm_cdf((b - mean) / std)
-    x = uniform_array(tensor._data, 2 * lo - 1, 2 * hi - 1)
-    dt = x.dtype
-    x = np.asarray(special.erfinv(x)).astype(dt)
-    x = x * dt.type(std * math.sqrt(2.0))
-    x = x + dt.type(mean)
-    return _fill(tensor, np.clip(x, dt.type(a), dt.type(b)))
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+                      "distribution of values may be incorrect.", stacklevel=2)
+    like = tensor._data
+    dt = like.dtype
+    if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+        lo, hi = dt.type(a), dt.type(b)
+        x = normal_array(like, mean, std)
+        out = (x < lo) | (x > hi)
+        while out.any():
+            x = np.where(out, normal_array(like, mean, std), x)
+            out = (x < lo) | (x > hi)
+        return _fill(tensor, x)
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def score(v):
+        z = (v - dt.type(mean)) / dt.type(std)
+        return (z * z) * dt.type(-0.5) - dt.type(log_peak)
+
+    x = uniform_array(like, a, b)
+    pending = rounded.log(uniform_array(like)) > score(x)
+    while pending.any():
+        cand = uniform_array(like, a, b)
+        x = np.where(pending, cand, x)
+        pending = np.where(pending, rounded.log(uniform_array(like)) > score(cand), pending)
+    return _fill(tensor, x)
 
 
 def nn_init_constant_(tensor, val):
