@@ -31,6 +31,7 @@ _M24 = np.uint64((1 << 24) - 1)
 _M53 = np.uint64((1 << 53) - 1)
 _TWO_PI_F32 = _F32(2 * math.pi)
 _SPLIT = 134217729.0  # 2^27 + 1, Veltkamp's splitter for float64
+_SLICE = 16384  # a multiple of 16
 
 
 def fma64(a, b, c):
@@ -124,7 +125,10 @@ def normal_fill(engine, n, dtype, mean=0.0, std=1.0):
     u = draw(engine, n)
     whole = n - n % 16
     out = np.empty(n, _F64 if is64 else _F32)
-    out[:whole] = box(u[:whole], mean, std)
+    # in slices that fit in the cache: the float32 kernel is ~60 array operations, which
+    # then work on data already there (about 1.5x faster for 10^6 values than whole arrays)
+    for i in range(0, whole, _SLICE):
+        out[i:min(i + _SLICE, whole)] = box(u[i:min(i + _SLICE, whole)], mean, std)
     if whole != n:
         out[n - 16:] = box(draw(engine, 16), mean, std)
     return out
