@@ -177,6 +177,8 @@ torch_atanh <- function(self) { .r <- .External(rtp_opx, "atanh", self); if (is.
 #' @export
 torch_bernoulli <- function(self, p = NULL, generator = NULL) { .r <- .External(rtp_opx, "bernoulli", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli", list(self, p, generator), .r, sys.call()) }
 
+`.m_bernoulli_` <- function(self, p = 0.5, generator = NULL) { .r <- .External(rtp_opx, "bernoulli_", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli_", list(self, p, generator), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_bmm <- function(self, mat2) { .r <- .External(rtp_opx, "bmm", self, mat2); if (is.object(.r)) .r else .op_reply("bmm", list(self, mat2), .r, sys.call()) }
@@ -870,6 +872,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `atan2` = "torch_atan2",
   `atanh` = "torch_atanh",
   `bernoulli` = "torch_bernoulli",
+  `bernoulli_` = ".m_bernoulli_",
   `bmm` = "torch_bmm",
   `bool` = ".m_bool",
   `broadcast_to` = "torch_broadcast_to",

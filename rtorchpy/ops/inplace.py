@@ -309,6 +309,37 @@ def exponential_(self, lambd=1.0, generator=None):
     return inplace(self, lambda t: _filled_values(t, values))
 
 
+@op("bernoulli_", namespace=False)
+def bernoulli_(self, p=0.5, generator=None):
+    """Fill with 0/1 draws, 1 with probability ``p``: a number, or a tensor of probabilities
+    broadcast to ``self``'s shape (float32 probabilities draw float32 uniforms, others float64
+    ones, as libtorch); returns self."""
+    self._check_inplace()
+    gen = engine(generator)
+    shape = self._data.shape
+    if isinstance(p, Tensor):
+        probs = p._data
+        if probs.dtype.kind != "f":
+            raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for '
+                                      f"'{type_word_for(probs.dtype)}'")
+        if not np.all((probs >= 0) & (probs <= 1)):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        try:
+            probs = np.broadcast_to(probs, shape)
+        except ValueError:
+            raise shape_error(ValueError("bernoulli_"), shape, probs.shape) from None
+        draw = draws.unit_float32 if probs.dtype == np.float32 else draws.unit_float64
+        flat = draw(gen, self._data.size)
+        values = lay_out(flat, self._data) < probs
+    else:
+        p = float(_number(p, "p"))
+        if not 0.0 <= p <= 1.0:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+        values = lay_out(draws.unit_float64(gen, self._data.size), self._data) < p
+    values = values.astype(self._data.dtype)
+    return inplace(self, lambda t: _filled_values(t, values))
+
+
 _INT_MAX = {"i": lambda dt: np.iinfo(dt).max, "u": lambda dt: np.iinfo(dt).max,
             "b": lambda dt: 1, "f": lambda dt: 1 << np.finfo(dt).nmant + 1}
 
