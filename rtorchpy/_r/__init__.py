@@ -29,6 +29,7 @@ from __future__ import annotations
 from .callbacks import (call_function, ctx_mark, ctx_save, ctx_saved, dead_rvalues, gradcheck,
                         make_function, r_function, register_hook, remove_hook)
 from .direct import direct_setup
+from .distributions import distr_call, distr_get, distr_new
 from .errors import RCallbackError
 from .handles import collected, release, stats
 from .index import index, set_index
