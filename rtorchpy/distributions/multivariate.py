@@ -9,6 +9,7 @@ import numpy as np
 from ..autograd.grad_mode import with_no_grad
 from ..ops.creation import torch_randn
 from ..ops.registry import OPS
+from ..tensor import Tensor
 from . import constraints
 from .base import Distribution, as_shape
 from .discrete import Categorical
@@ -16,6 +17,10 @@ from .discrete import Categorical
 _cholesky = OPS["linalg_cholesky"].fn
 _solve_triangular = OPS["linalg_solve_triangular"].fn
 _inv = OPS["linalg_inv"].fn if "linalg_inv" in OPS else None
+
+
+def _eye_like(L):
+    return Tensor._make(np.eye(L.shape[-1], dtype=L._data.dtype))
 
 
 def _expand_to(t, batch, tail):
@@ -124,10 +129,13 @@ class MultivariateNormal(Distribution):
         L = self._tril
         k = self._event_shape[0]
         if L.dim() == 2:
-            # one factor for every point: one triangular solve with all points as columns
+            # one factor for every point: invert it once (a k x k triangular solve) and
+            # multiply all the points at once; LAPACK's general solver with many right-hand
+            # sides would cost far more than the product
+            eye = L.new_zeros((k, k)) + _eye_like(L)
             flat = diff.reshape(-1, k)
-            sol = _solve_triangular(L, flat.t(), upper=False)
-            return (sol ** 2).sum(0).reshape(*diff.shape[:-1])
+            sol = flat.matmul(_solve_triangular(L, eye, upper=False).t())
+            return (sol ** 2).sum(-1).reshape(*diff.shape[:-1])
         shape = np.broadcast_shapes(diff.shape[:-1], L.shape[:-2])
         Lb = L.expand(*(shape + (k, k)))
         sol = _solve_triangular(Lb, diff.expand(*(shape + (k,))).unsqueeze(-1), upper=False)
