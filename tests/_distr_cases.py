@@ -42,6 +42,18 @@ CASES = {
     "mvn_precision": ("distr_multivariate_normal", "MultivariateNormal",
                       {"loc": _rng.normal(size=3), "precision_matrix": _COV},
                       _rng.normal(size=(4, 3))),
+    "half_normal": ("distr_half_normal", "HalfNormal", {"scale": _rng.random(4) + .5},
+                    _rng.random((2, 4)) + .1),
+    "student_t": ("distr_student_t", "StudentT", {"df": _rng.random(4) + 2.5,
+                  "loc": _rng.normal(size=4), "scale": _rng.random(4) + .5},
+                  _rng.normal(size=(2, 4))),
+    "dirichlet": ("distr_dirichlet", "Dirichlet", {"concentration": _rng.random((2, 3)) + .5},
+                  np.array([[0.2, 0.3, 0.5], [0.1, 0.6, 0.3]])),
+    "binomial": ("distr_binomial", "Binomial", {"total_count": np.array([5.0, 7, 3, 10]),
+                 "probs": _rng.random(4) * .8 + .1}, np.array([[1.0, 2, 3, 4], [0, 7, 1, 10]])),
+    "negative_binomial": ("distr_negative_binomial", "NegativeBinomial",
+                          {"total_count": _rng.random(4) * 3 + .5, "logits": _rng.normal(size=4)},
+                          np.array([[1.0, 2, 3, 4], [0, 7, 1, 10]])),
 }
-HAS_ENTROPY = {k for k in CASES if k != "poisson"}
-HAS_CDF = {"normal", "log_normal", "uniform", "exponential", "laplace"}
+HAS_ENTROPY = {k for k in CASES if k not in ("poisson", "binomial", "negative_binomial")}
+HAS_CDF = {"normal", "log_normal", "uniform", "exponential", "laplace", "half_normal"}

@@ -181,3 +181,34 @@ distr_laplace <- function(loc, scale, validate_args = NULL)
 #' @export
 distr_log_normal <- function(loc, scale, validate_args = NULL)
   .distr_new("distr_log_normal", loc = loc, scale = scale, validate_args = validate_args)
+
+#' @rdname distributions
+#' @export
+distr_half_normal <- function(scale, validate_args = NULL)
+  .distr_new("distr_half_normal", scale = scale, validate_args = validate_args)
+
+#' @rdname distributions
+#' @export
+distr_student_t <- function(df, loc = 0, scale = 1, validate_args = NULL)
+  .distr_new("distr_student_t", df = df, loc = loc, scale = scale,
+             validate_args = validate_args)
+
+#' @rdname distributions
+#' @export
+distr_dirichlet <- function(concentration, validate_args = NULL)
+  .distr_new("distr_dirichlet", concentration = concentration, validate_args = validate_args)
+
+#' @rdname distributions
+#' @param total_count Number of trials (binomial) or of successes (negative binomial).
+#' @export
+distr_binomial <- function(total_count = 1, probs = NULL, logits = NULL,
+                           validate_args = NULL)
+  .distr_new("distr_binomial", total_count = total_count, probs = probs, logits = logits,
+             validate_args = validate_args)
+
+#' @rdname distributions
+#' @export
+distr_negative_binomial <- function(total_count, probs = NULL, logits = NULL,
+                                    validate_args = NULL)
+  .distr_new("distr_negative_binomial", total_count = total_count, probs = probs,
+             logits = logits, validate_args = validate_args)

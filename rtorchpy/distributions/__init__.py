@@ -6,12 +6,14 @@ from __future__ import annotations
 from .base import Distribution
 from .continuous import Beta, Chi2, Exponential, Gamma, Laplace, LogNormal, Normal, Uniform
 from .discrete import Bernoulli, Categorical, Poisson
+from .more import Binomial, Dirichlet, HalfNormal, NegativeBinomial, StudentT
 from .multivariate import MixtureSameFamily, MultivariateNormal
 
 __all__ = ["Distribution", "distr_normal", "distr_bernoulli", "distr_categorical",
            "distr_poisson", "distr_gamma", "distr_chi2", "distr_multivariate_normal",
            "distr_mixture_same_family", "distr_uniform", "distr_exponential", "distr_beta",
-           "distr_laplace", "distr_log_normal"]
+           "distr_laplace", "distr_log_normal", "distr_half_normal", "distr_student_t",
+           "distr_dirichlet", "distr_binomial", "distr_negative_binomial"]
 
 
 def distr_normal(loc, scale, validate_args=None):
@@ -81,3 +83,28 @@ def distr_laplace(loc, scale, validate_args=None):
 def distr_log_normal(loc, scale, validate_args=None):
     """exp of Normal(loc, scale)."""
     return LogNormal(loc, scale, validate_args)
+
+
+def distr_half_normal(scale, validate_args=None):
+    """|X| for X ~ Normal(0, scale)."""
+    return HalfNormal(scale, validate_args)
+
+
+def distr_student_t(df, loc=0.0, scale=1.0, validate_args=None):
+    """Student's t(df) with location and scale."""
+    return StudentT(df, loc, scale, validate_args)
+
+
+def distr_dirichlet(concentration, validate_args=None):
+    """Dirichlet over the last dim of concentration."""
+    return Dirichlet(concentration, validate_args)
+
+
+def distr_binomial(total_count=1, probs=None, logits=None, validate_args=None):
+    """Binomial(total_count, probs or logits)."""
+    return Binomial(total_count, probs, logits, validate_args)
+
+
+def distr_negative_binomial(total_count, probs=None, logits=None, validate_args=None):
+    """Negative binomial: failures before total_count successes (PyTorch's form)."""
+    return NegativeBinomial(total_count, probs, logits, validate_args)

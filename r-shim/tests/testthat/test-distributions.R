@@ -90,3 +90,21 @@ test_that("distributions do not leak across the bridge", {
   grown <- live() - before
   expect_true(all(grown < 50), info = paste(grown, collapse = ", "))
 })
+
+test_that("student_t, negative_binomial, binomial, dirichlet and half_normal from R", {
+  f64 <- function(x) torch_tensor(x, dtype = torch_float64())
+  expect_equal(as_array(distr_student_t(f64(4))$log_prob(f64(0.7))), dt(0.7, 4, log = TRUE),
+               tolerance = 1e-12)
+  # PyTorch's negative binomial: failures before total_count successes, probs = P(failure)
+  expect_equal(as_array(distr_negative_binomial(f64(3), probs = f64(0.4))$log_prob(f64(2))),
+               dnbinom(2, size = 3, prob = 0.6, log = TRUE), tolerance = 1e-12)
+  expect_equal(as_array(distr_binomial(f64(10), probs = f64(0.3))$log_prob(f64(4))),
+               dbinom(4, 10, 0.3, log = TRUE), tolerance = 1e-12)
+  expect_equal(as_array(distr_half_normal(f64(2))$log_prob(f64(1))),
+               log(2) + dnorm(1, 0, 2, log = TRUE), tolerance = 1e-12)
+  d <- distr_dirichlet(f64(c(1, 2, 3)))
+  expect_equal(d$event_shape, 3L)
+  expect_equal(as_array(d$log_prob(f64(c(0.2, 0.3, 0.5)))),
+               lgamma(6) - lgamma(1) - lgamma(2) - lgamma(3) + log(0.3) + 2 * log(0.5),
+               tolerance = 1e-12)
+})
