@@ -180,3 +180,18 @@ def test_gamma_beta_poisson_samplers_moments_and_ks(seed):
     assert abs(p.mean() - 3.5) < 0.06 and abs(p.var() - 3.5) < 0.15
     c = rt.distr_chi2(4.0).sample((n,)).numpy().astype(np.float64)
     assert abs(c.mean() - 4) < 0.1
+
+
+def test_gamma_rsample_gradient_is_pytorchs_for_the_same_draws():
+    torch = pytest.importorskip("torch")
+    conc = np.array([0.3, 1.7, 4.0, 12.0])
+    c = rt.torch_tensor(conc, requires_grad=True)
+    r = rt.torch_tensor(np.array([1.0, 2.0, 0.5, 3.0]), requires_grad=True)
+    rt.torch_manual_seed(0)
+    x = rt.distr_gamma(c, r).rsample((50,))
+    x.sum().backward()
+    draws = x.detach().numpy() * r.detach().numpy()  # the standard gamma draws
+    want = torch._standard_gamma_grad(torch.tensor(conc).expand(50, 4),
+                                      torch.tensor(draws)).numpy() / r.detach().numpy()
+    _close(c.grad.numpy(), want.sum(0), 1e-10)
+    _close(r.grad.numpy(), -(x.detach().numpy() / r.detach().numpy()).sum(0), 1e-12)

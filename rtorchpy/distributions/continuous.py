@@ -10,6 +10,7 @@ import numpy as np
 
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops.creation import torch_empty, torch_rand, torch_randn
+from ..numerics.gamma_grad import standard_gamma_grad
 from ..ops.random_state import engine
 from ..tensor import Tensor
 from . import constraints
@@ -293,17 +294,20 @@ class Gamma(Distribution):
         return self.concentration / self.rate ** 2
 
     def rsample(self, sample_shape=()):
+        """Draws that are differentiable in ``rate`` and in ``concentration`` (the implicit
+        reparameterisation gradient, by PyTorch's approximations: ``gamma_grad.py``)."""
         shape = self._extended_shape(sample_shape)
         conc = self.concentration
-        if is_grad_enabled() and conc.requires_grad:
-            raise NotImplementedError("Gamma rsample: the gradient with respect to "
-                                      "concentration is not implemented here (only rate's); "
-                                      "use sample() or a concentration without grad")
         dt = conc._data.dtype
         alpha = np.broadcast_to(conc._data.astype(np.float64), shape)
-        x = standard_gamma_array(alpha).astype(dt)
-        x = np.maximum(x, np.finfo(dt).tiny)
-        return Tensor._make(x) / self.rate.expand(*shape)
+        x = np.maximum(standard_gamma_array(alpha), np.finfo(dt).tiny)
+        draws = Tensor._make(x.astype(dt))
+        if is_grad_enabled() and conc.requires_grad:
+            # exactly the draws, with d draws / d concentration as the gradient
+            slope = Tensor._make(standard_gamma_grad(alpha, x).astype(dt))
+            c = conc.expand(*shape)
+            draws = draws + (c - c.detach()) * slope
+        return draws / self.rate.expand(*shape)
 
     def log_prob(self, value):
         value = self._value(value, self.rate)
