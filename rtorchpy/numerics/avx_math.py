@@ -31,9 +31,29 @@ _SIN_P = [_F32(v) for v in (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)
 _COS_P = [_F32(v) for v in (2.443315711809948e-5, -1.388731625493765e-3, 4.166664568298827e-2)]
 
 
+_HALF_BITS = np.int64(1 << 28)   # a float64 at a float32 rounding midpoint: these low bits
+_LOW_BITS = np.int64((1 << 29) - 1)
+
+
 def _fma(a, b, c):
-    """a * b + c with one rounding to float32 (a, b, c float32 arrays or scalars)."""
-    return (np.multiply(a, b, dtype=_F64) + c).astype(_F32)
+    """a * b + c with one rounding to float32 (a, b, c float32 arrays or scalars).
+
+    The product is exact in float64 and the sum is rounded once there; rounding that to
+    float32 is then exact unless the float64 sum fell on a float32 midpoint while the exact
+    sum was not there (double rounding, about once in 2^29). Those few are found by their bit
+    pattern and pushed off the midpoint towards the exact sum (its remainder, by two-sum)."""
+    p = np.multiply(a, b, dtype=_F64)
+    s = p + c
+    tie = (s.view(np.int64) & _LOW_BITS) == _HALF_BITS
+    if tie.any():
+        s = np.array(s, copy=True)
+        pt = np.broadcast_to(p, s.shape)[tie]
+        ct = np.broadcast_to(np.asarray(c, _F64), s.shape)[tie]
+        st = s[tie]
+        bb = st - pt
+        rem = (pt - (st - bb)) + (ct - bb)
+        s[tie] = np.where(rem == 0, st, np.nextafter(st, st + rem))
+    return s.astype(_F32)
 
 
 def log_ps(x):

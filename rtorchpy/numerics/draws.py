@@ -54,8 +54,8 @@ def fma64(a, b, c):
 
 
 def fma32(a, b, c):
-    """a * b + c for float32 values, rounded once to float32."""
-    return (np.multiply(a, b, dtype=_F64) + np.asarray(c, _F64)).astype(_F32)
+    """a * b + c for float32 values, rounded once to float32 (``avx_math._fma``)."""
+    return avx_math._fma(a, b, c)
 
 
 def unit_float32(engine, n):
