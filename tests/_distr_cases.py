@@ -9,7 +9,8 @@ _A = _rng.normal(size=(3, 3))
 _COV = _A @ _A.T + np.eye(3)
 
 CASES = {
-    "normal": ("distr_normal", "Normal", {"loc": _rng.normal(size=4), "scale": _rng.random(4) + .5},
+    "normal": ("distr_normal", "Normal",
+               {"loc": _rng.normal(size=4), "scale": _rng.random(4) + .5},
                _rng.normal(size=(2, 4))),
     "log_normal": ("distr_log_normal", "LogNormal", {"loc": _rng.normal(size=4),
                    "scale": _rng.random(4) + .5}, _rng.random((2, 4)) + .1),

@@ -16,7 +16,8 @@ from _distr_cases import CASES, HAS_CDF, HAS_ENTROPY
 def main():
     out = {}
     for key, (_, cls, params, value) in CASES.items():
-        tp = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in params.items()}
+        tp = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True)
+              for k, v in params.items()}
         d = getattr(torch.distributions, cls)(**tp)
         v = torch.tensor(value, dtype=torch.float64, requires_grad="categorical" not in key)
         lp = d.log_prob(v)

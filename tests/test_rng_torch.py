@@ -113,7 +113,8 @@ def test_live_against_pytorch(seed, n):
     torch = pytest.importorskip("torch")
     pairs = [
         (lambda: torch.randn(n), lambda: rt.torch_randn(n)),
-        (lambda: torch.randn(n, 3).t().normal_(1, 2), lambda: rt.torch_randn(n, 3).t().normal_(1, 2)),
+        (lambda: torch.randn(n, 3).t().normal_(1, 2),
+         lambda: rt.torch_randn(n, 3).t().normal_(1, 2)),
         (lambda: torch.randn(n, dtype=torch.float64), lambda: rt.torch_randn(n, dtype=F64)),
         (lambda: torch.empty(n).uniform_(-1, 3), lambda: rt.torch_empty(n).uniform_(-1, 3)),
         (lambda: torch.randint(0, 7, (n,)), lambda: rt.torch_randint(0, 7, (n,))),
