@@ -84,10 +84,11 @@ print.torch_Distribution <- function(x, ...) {
 #' where the distribution has it), `d$log_prob(value)` (differentiable in the parameters and
 #' the value, to any order), `d$cdf()`, `d$icdf()`, `d$entropy()`, `d$expand(batch_shape)`,
 #' and the fields `d$mean`, `d$variance`, `d$stddev`, `d$batch_shape`, `d$event_shape` and the
-#' parameters. After `torch_manual_seed()` the samples of the normal, uniform, exponential,
-#' laplace, log-normal, bernoulli, categorical, multivariate normal and mixture distributions
-#' are R torch's and PyTorch's; gamma, chi2, beta and poisson samples are reproducible by
-#' seed but drawn by another sampler. With `validate_args` (the default), invalid parameters
+#' parameters. After `torch_manual_seed()` the samples of the normal, half-normal, uniform,
+#' exponential, laplace, log-normal, bernoulli, categorical, multivariate normal and mixture
+#' distributions are R torch's and PyTorch's; gamma, chi2, beta, dirichlet, student_t,
+#' poisson, binomial and negative binomial samples are reproducible by seed but drawn by
+#' another sampler. With `validate_args` (the default), invalid parameters
 #' or values are errors of class `value_error`.
 #'
 #' @param loc,scale Location and scale (numbers or tensors, broadcast together).
