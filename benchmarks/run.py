@@ -34,6 +34,8 @@ WORKLOADS = {
     "W7": ("w7_linalg_solve.py", "Linear solve (64x64), forward+backward"),
     "W8": ("w8_modules.py", "W2 with nn_sequential and optim_sgd"),
     "W9": ("w9_adam.py", "Adam step over the W2 MLP's parameters"),
+    "W10": ("w10_randn.py", "Random numbers: torch_randn(10^6) after a seed"),
+    "W11": ("w11_distributions.py", "Distributions: log_prob forward and backward"),
 }
 ENGINE_NAMES = {"rtorchpy": "rtorchpy", "numpy": "NumPy by hand", "torch": "PyTorch",
                 "rtorchpy custom": "rtorchpy custom fn", "rtorchpy built-in": "rtorchpy built-in",

@@ -32,6 +32,8 @@ from .ops.creation import __all__ as _creation_names
 from .ops.nnf import *  # noqa: F401,F403
 from .ops.nnf import __all__ as _nnf_names
 from .ops.boundary import boundary as _boundary
+from .ops.random_state import *  # noqa: F401,F403
+from .ops.random_state import __all__ as _random_names
 from .ops.registry import OPS, namespace_name
 from .optim import *  # noqa: F401,F403
 from .optim import __all__ as _optim_names
@@ -39,6 +41,8 @@ from .backends import *  # noqa: F401,F403
 from .backends import __all__ as _backend_names
 from .nn import *  # noqa: F401,F403
 from .nn import __all__ as _nn_names
+from .distributions import *  # noqa: F401,F403
+from .distributions import __all__ as _distr_names
 from .serialization import torch_load, torch_save
 from .tensor import Tensor
 
@@ -76,7 +80,8 @@ def _checked_functions(names):
 
 
 _checked_functions(list(_creation_names) + list(_nnf_names) + list(_nn_names) +
-                   list(_optim_names) + ["torch_save", "torch_load", "autograd_backward",
+                   list(_optim_names) + list(_random_names) + list(_distr_names) +
+                   ["torch_save", "torch_load", "autograd_backward",
                                          "autograd_grad", "autograd_gradcheck",
                                          "autograd_gradgradcheck", "autograd_jacobian",
                                          "autograd_hessian", "autograd_vjp", "autograd_jvp",
@@ -84,7 +89,8 @@ _checked_functions(list(_creation_names) + list(_nnf_names) + list(_nn_names) +
 
 __all__ = sorted(set(
     _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) +
-    list(_optim_names) + list(_nn_names) + list(_backend_names) + ["torch_save", "torch_load"] + [
+    list(_random_names) + list(_distr_names) + list(_optim_names) + list(_nn_names) +
+    list(_backend_names) + ["torch_save", "torch_load"] + [
         "Tensor", "is_torch_tensor", "autograd_backward", "autograd_grad", "with_no_grad",
         "with_enable_grad", "set_grad_enabled", "autograd_set_grad_mode", "is_grad_enabled",
         "with_detect_anomaly", "autograd_set_detect_anomaly", "is_anomaly_enabled",

@@ -459,6 +459,15 @@ FORWARD = {
         r is args[0] and r.dtype == rt.torch_float64()
         and abs(r.numpy().mean() - 5) < 0.1 and abs(r.numpy().std() - 0.5) < 0.05) or
         pytest.fail("normal_"))],
+    "exponential_": [Case(np.zeros((4000,)), 2.0, expected=lambda r, args: (
+        r is args[0] and r.dtype == rt.torch_float64() and bool((r.numpy() >= 0).all())
+        and abs(r.numpy().mean() - 0.5) < 0.05) or pytest.fail("exponential_"))],
+    "random_": [Case(np.zeros((500,), np.int64), 3, 9, expected=lambda r, args: (
+        r is args[0] and r.dtype == rt.torch_int64()
+        and set(r.numpy().tolist()) == set(range(3, 9))) or pytest.fail("random_"))],
+    "bernoulli_": [Case(np.zeros((2000,), f32), 0.25, expected=lambda r, args: (
+        r is args[0] and set(r.numpy().tolist()) <= {0.0, 1.0}
+        and abs(r.numpy().mean() - 0.25) < 0.05) or pytest.fail("bernoulli_"))],
 }
 
 

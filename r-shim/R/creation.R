@@ -61,9 +61,11 @@ torch_scalar_tensor <- function(value, dtype = NULL, device = NULL, requires_gra
   })
 }
 
-.sized <- function(name, size, dtype, device, requires_grad) {
+.sized <- function(name, size, dtype, device, requires_grad, generator = NULL) {
   .check_device(device)
-  .fn(name, size, list(dtype = .a(dtype), requires_grad = .flag(requires_grad)))
+  kw <- list(dtype = .a(dtype), requires_grad = .flag(requires_grad))
+  if (!is.null(generator)) kw$generator <- .a(generator)
+  .fn(name, size, kw)
 }
 
 #' Tensors filled with constants or random values
@@ -105,15 +107,15 @@ torch_empty <- function(..., names = NULL, dtype = NULL, layout = NULL, device =
 #' @rdname tensor-creation
 #' @export
 torch_rand <- function(..., names = NULL, dtype = NULL, layout = NULL, device = NULL,
-                       requires_grad = FALSE) {
-  .sized("torch_rand", .size_args(...), dtype, device, requires_grad)
+                       requires_grad = FALSE, generator = NULL) {
+  .sized("torch_rand", .size_args(...), dtype, device, requires_grad, generator)
 }
 
 #' @rdname tensor-creation
 #' @export
 torch_randn <- function(..., names = NULL, dtype = NULL, layout = NULL, device = NULL,
-                        requires_grad = FALSE) {
-  .sized("torch_randn", .size_args(...), dtype, device, requires_grad)
+                        requires_grad = FALSE, generator = NULL) {
+  .sized("torch_randn", .size_args(...), dtype, device, requires_grad, generator)
 }
 
 #' @rdname tensor-creation
@@ -140,20 +142,22 @@ torch_eye <- function(n, m = n, dtype = NULL, layout = NULL, device = NULL,
 #' @rdname tensor-creation
 #' @param low,high Integers are drawn from `low` (inclusive) to `high` (exclusive).
 #' @export
-torch_randint <- function(low, high, size, dtype = NULL, layout = NULL, device = NULL,
-                          requires_grad = FALSE) {
+torch_randint <- function(low, high, size, generator = NULL, dtype = NULL, layout = NULL,
+                          device = NULL, requires_grad = FALSE) {
   .check_device(device)
-  .fn("torch_randint", list(low, high, .size_args(size)),
-      list(dtype = .a(dtype), requires_grad = .flag(requires_grad)))
+  kw <- list(dtype = .a(dtype), requires_grad = .flag(requires_grad))
+  if (!is.null(generator)) kw$generator <- .a(generator)
+  .fn("torch_randint", list(low, high, .size_args(size)), kw)
 }
 
 #' @rdname tensor-creation
 #' @export
 torch_randperm <- function(n, dtype = torch_int64(), layout = NULL, device = NULL,
-                           requires_grad = FALSE) {
+                           requires_grad = FALSE, generator = NULL) {
   .check_device(device)
-  .fn("torch_randperm", list(as.integer(n)),
-      list(dtype = .a(dtype), requires_grad = .flag(requires_grad)))
+  kw <- list(dtype = .a(dtype), requires_grad = .flag(requires_grad))
+  if (!is.null(generator)) kw$generator <- .a(generator)
+  .fn("torch_randperm", list(as.integer(n)), kw)
 }
 
 #' Tensors shaped like another
@@ -269,13 +273,3 @@ torch_logspace <- function(start, end, steps = 100, base = 10, dtype = NULL, lay
       list(dtype = .a(dtype), requires_grad = .flag(requires_grad)))
 }
 
-#' Seed the random number generator
-#'
-#' Makes `torch_randn()` and friends reproducible. The values differ from libtorch's.
-#' @param seed An integer.
-#' @return `NULL`, invisibly.
-#' @export
-torch_manual_seed <- function(seed) {
-  .fn("torch_manual_seed", list(as.integer(seed)))
-  invisible(NULL)
-}

@@ -36,6 +36,7 @@ from __future__ import annotations
 from .callbacks import (call_function, ctx_mark, ctx_save, ctx_saved, dead_rvalues, gradcheck,
                         make_function, r_function, register_hook, remove_hook)
 from .direct import direct_setup
+from .distributions import distr_call, distr_get, distr_new
 from .errors import RCallbackError
 from .handles import collected, release, stats
 from .index import index, set_index
@@ -44,6 +45,9 @@ from .optim import (optim_add_param_group, optim_defaults, optim_groups, optim_l
                     optim_state_dict, optim_step, optim_zero_grad)
 from .ops import (binary_callers, fn_caller, method_names, op_caller, op_callers,
                   unary_callers)
+from .random import (generator_current_seed, generator_get_state, generator_new,
+                     generator_set_current_seed, generator_set_state, rng_initial_seed,
+                     rng_manual_seed)
 from .serial import load, save
 from .session import collect_warnings, live_counts, take_warnings, tune_gc
 from .tensor import (arange, autograd_backward, autograd_grad, backward, get_attr, grad_mode,

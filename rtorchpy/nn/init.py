@@ -2,8 +2,8 @@
 
 Each function fills its tensor in place, outside autograd (as under ``with_no_grad()``, so a
 parameter that requires grad can be filled), bumps its version counter, and returns the tensor.
-Random values come from rtorchpy's generator, so ``torch_manual_seed()`` makes them
-reproducible; they are drawn in float64 and rounded to the tensor's dtype.
+Random values are drawn as the tensor's own ``uniform_``/``normal_`` draw them (its dtype,
+libtorch's generator), so after ``torch_manual_seed()`` they are PyTorch's and R torch's.
 """
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 
 from ..autograd.graph import bump_version
-from ..ops.creation import generator
+from ..numerics import rounded
+from ..ops.random_state import normal_array, uniform_array
 from ..tensor import Tensor
 
 __all__ = ["nn_init_uniform_", "nn_init_normal_", "nn_init_constant_", "nn_init_zeros_",
@@ -95,7 +96,7 @@ def nn_init_uniform_(tensor, a=0.0, b=1.0):
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} "
                            f"> to={b}")
-    return _fill(tensor, generator().uniform(a, b, tensor.shape))
+    return _fill(tensor, uniform_array(tensor._data, a, b))
 
 
 def nn_init_normal_(tensor, mean=0.0, std=1.0):
@@ -103,7 +104,11 @@ def nn_init_normal_(tensor, mean=0.0, std=1.0):
     _float_tensor(tensor, "nn_init_normal_")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    return _fill(tensor, generator().normal(mean, std, tensor.shape))
+    return _fill(tensor, normal_array(tensor._data, mean, std))
+
+
+def _norm_cdf(x):
+    return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
 
 def _real(value, name, where):
@@ -169,11 +174,15 @@ def _trunc_standard_normal(za, zb, u):
 
 
 def nn_init_trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
-    """Fill with draws from N(mean, std^2) truncated to [a, b], by the inverse-CDF method
-    computed in log space, so it never redraws and stays exact far in the tails: a mean far
-    outside [a, b] gives values piled up near the nearer bound (with PyTorch's warning), an
-    infinite ``std`` uniform values on [a, b]. ``a > b``, ``std <= 0`` and non-finite means
-    are errors."""
+    """Fill with draws from N(mean, std^2) truncated to [a, b], as PyTorch 2.13 draws them:
+    when the interval holds more than 30% of the mass, normal draws of the whole tensor,
+    repeated (again for the whole tensor, kept where still needed) until every value is
+    inside; otherwise rejection from uniform proposals on [a, b], each accepted when
+    ``log(u) <= -((x - mean) / std)^2 / 2 - log_peak`` for a further uniform ``u``, in the
+    tensor's dtype. The rounds are bounded (_trunc_rounds): values still missing after them
+    (arguments for which PyTorch would redraw for ages, such as a tiny std far from [a, b]) are
+    drawn by the inverse CDF in log space instead (the same distribution, no redraws). ``a > b``,
+    ``std <= 0`` and a non-finite mean are errors."""
     where = "nn_init_trunc_normal_"
     _float_tensor(tensor, where)
     mean, std = _real(mean, "mean", where), _real(std, "std", where)
@@ -185,26 +194,75 @@ def nn_init_trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
     if not a <= b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a} "
                            f"> to={b}")
+    if math.isinf(std) and not (math.isfinite(a) and math.isfinite(b)):
+        raise RuntimeError(f"{where}(): an infinite std needs finite bounds a and b")
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=3)
-    rng = generator()
+    like = tensor._data
+    dt = like.dtype
     if a == b:
-        return _fill(tensor, np.full(tensor.shape, a))
-    if math.isinf(std) and not (math.isfinite(a) and math.isfinite(b)):
-        raise RuntimeError(f"{where}(): an infinite std needs finite bounds a and b")
+        return _fill(tensor, np.full(like.shape, a))
+    if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+        lo, hi = dt.type(a), dt.type(b)
+        x = normal_array(like, mean, std)
+        out = (x < lo) | (x > hi)
+        for _ in range(_trunc_rounds(like.size)):
+            if not out.any():
+                break
+            x = np.where(out, normal_array(like, mean, std), x)
+            out = (x < lo) | (x > hi)
+        return _fill(tensor, _trunc_rest(x, out, mean, std, a, b))
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2 if math.isfinite(std) else 0.0
+
+    def score(v):
+        z = (v - dt.type(mean)) / dt.type(std)
+        return (z * z) * dt.type(-0.5) - dt.type(log_peak)
+
+    x = uniform_array(like, a, b)
+    pending = rounded.log(uniform_array(like)) > score(x)
+    for _ in range(_trunc_rounds(like.size)):
+        if not pending.any():
+            break
+        cand = uniform_array(like, a, b)
+        x = np.where(pending, cand, x)
+        pending = np.where(pending, rounded.log(uniform_array(like)) > score(cand), pending)
+    return _fill(tensor, _trunc_rest(x, pending, mean, std, a, b))
+
+
+def _trunc_rounds(n):
+    """How many of PyTorch's rounds to run (each redraws the whole tensor): up to 1,000, fewer
+    for large tensors (about 10^8 draws in all), never fewer than 50 (PyTorch needs about 40 for
+    10^6 values when [a, b] holds only 30% of the mass)."""
+    return int(min(1000, max(50, 10 ** 8 // max(n, 1))))
+
+
+def _trunc_rest(x, missing, mean, std, a, b):
+    """``x`` with its ``missing`` entries drawn by the inverse CDF (bounded work)."""
+    if not missing.any():
+        return x
+    u = np.asarray(uniform_array(np.empty(int(missing.sum())), 0.0, 1.0), dtype=np.float64)
+    x = np.array(x, copy=True)
+    x[missing] = _inverse_cdf_draws(u, mean, std, a, b)
+    return x
+
+
+def _inverse_cdf_draws(u, mean, std, a, b):
+    """Draws from N(mean, std^2) truncated to [a, b] from the uniforms ``u`` (float64), by the
+    inverse CDF computed in log space: exact far in the tails, no redraws."""
+    if math.isinf(std):
+        return a + u * (b - a)
     za, zb = (a - mean) / std, (b - mean) / std
     if (b - a) / std * max(1.0, abs(za), abs(zb)) < 1e-7:  # a density flat across [a, b]
-        return _fill(tensor, rng.uniform(a, b, tensor.shape))
-    if za < -40 and zb > 40:  # the bounds cut off nothing a double can tell
-        return _fill(tensor, np.clip(rng.normal(mean, std, tensor.shape), a, b))
+        return a + u * (b - a)
     flip = za + zb > 0  # work on the lower side, where log Phi keeps its precision
     if flip:
         za, zb = -zb, -za
     if zb < -1e8:  # all the mass within 1e-8 std of the bound: the bound itself
-        return _fill(tensor, np.full(tensor.shape, a if flip else b))
-    z = _trunc_standard_normal(za, zb, rng.uniform(0.0, 1.0, tensor.shape))
-    return _fill(tensor, np.clip(mean + std * (-z if flip else z), a, b))
+        return np.full(u.shape, a if flip else b)
+    z = _trunc_standard_normal(max(za, -(abs(zb) + 40.0)), zb, u)
+    return np.clip(mean + std * (-z if flip else z), a, b)
 
 
 def nn_init_constant_(tensor, val):
@@ -236,7 +294,7 @@ def nn_init_xavier_uniform_(tensor, gain=1.0):
     _float_tensor(tensor, "nn_init_xavier_uniform_")
     fan_in, fan_out = _fans(tensor)
     bound = gain * math.sqrt(2.0 / float(fan_in + fan_out)) * math.sqrt(3.0)
-    return _fill(tensor, generator().uniform(-bound, bound, tensor.shape))
+    return _fill(tensor, uniform_array(tensor._data, -bound, bound))
 
 
 def nn_init_xavier_normal_(tensor, gain=1.0):
@@ -244,7 +302,7 @@ def nn_init_xavier_normal_(tensor, gain=1.0):
     _float_tensor(tensor, "nn_init_xavier_normal_")
     fan_in, fan_out = _fans(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
-    return _fill(tensor, generator().normal(0.0, std, tensor.shape))
+    return _fill(tensor, normal_array(tensor._data, 0.0, std))
 
 
 def _kaiming_std(tensor, a, mode, nonlinearity):
@@ -266,7 +324,7 @@ def nn_init_kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_rel
     if _empty_is_a_no_op(tensor):
         return tensor
     bound = math.sqrt(3.0) * _kaiming_std(tensor, a, mode, nonlinearity)
-    return _fill(tensor, generator().uniform(-bound, bound, tensor.shape))
+    return _fill(tensor, uniform_array(tensor._data, -bound, bound))
 
 
 def nn_init_kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
@@ -275,7 +333,7 @@ def nn_init_kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu
     if _empty_is_a_no_op(tensor):
         return tensor
     std = _kaiming_std(tensor, a, mode, nonlinearity)
-    return _fill(tensor, generator().normal(0.0, std, tensor.shape))
+    return _fill(tensor, normal_array(tensor._data, 0.0, std))
 
 
 def nn_init_orthogonal_(tensor, gain=1.0):
@@ -289,7 +347,7 @@ def nn_init_orthogonal_(tensor, gain=1.0):
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = generator().standard_normal((rows, cols))
+    flat = normal_array(np.empty((rows, cols), tensor._data.dtype)).astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
