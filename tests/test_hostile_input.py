@@ -188,8 +188,8 @@ def test_state_setters_refuse_bad_input_and_leave_the_state(value):
         rt.autograd_set_grad_mode(True)
 
 
-@pytest.mark.parametrize("value", [None, "yes", math.nan, math.inf, object(), [1], -1],
-                         ids=repr)
+@pytest.mark.parametrize("value", [None, "yes", math.nan, math.inf, object(), [1], 2 ** 64,
+                                   -2 ** 63 - 1], ids=repr)
 def test_a_refused_seed_leaves_the_generator(value):
     rt.torch_manual_seed(7)
     expected = rt.torch_rand(3).tolist()

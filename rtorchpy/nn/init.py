@@ -213,6 +213,14 @@ def nn_init_trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
             x = np.where(out, normal_array(like, mean, std), x)
             out = (x < lo) | (x > hi)
         return _fill(tensor, _trunc_rest(x, out, mean, std, a, b))
+    za, zb = (a - mean) / std, (b - mean) / std
+    far = za * zb > 0 and min(abs(za), abs(zb)) > 30
+    if far or not (math.isfinite(a) and math.isfinite(b)):
+        # no uniform proposals on an infinite interval (PyTorch 2.13 fails here: "from is out
+        # of bounds"), and none that the tensor's dtype can score when [a, b] lies more than 30
+        # std from the mean (PyTorch's result is float rounding there): the inverse CDF for all
+        return _fill(tensor, _trunc_rest(np.zeros(like.shape), np.ones(like.shape, bool), mean,
+                                         std, a, b))
     mode = max(a, min(mean, b))
     log_peak = -0.5 * ((mode - mean) / std) ** 2 if math.isfinite(std) else 0.0
 
