@@ -170,11 +170,12 @@ tensor_dataset <- dataset(
       .data_error("tensor_dataset(): all tensors must have the same size in the first ",
                   "dimension, got sizes ", paste(lens, collapse = ", "))
     }
-    self$tensors <- tensors
+    self$tensors <- unname(tensors)
   },
   .getitem = function(index) {
     if (is.list(index)) index <- unlist(index)
-    .bridge("take_rows", lapply(self$tensors, .h), .r_array(index))
+    # an unnamed list of tensors and one of numbers: the C bridge converts both itself
+    .bridge("take_rows", self$tensors, as.list(as.integer(index)))
   },
   .getbatch = function(index) {
     self$.getitem(index)
