@@ -172,13 +172,15 @@ tensor_dataset <- dataset(
     }
     self$tensors <- unname(tensors)
   },
+  # one item: its rows without the first dim, as x[i, ..]
   .getitem = function(index) {
     if (is.list(index)) index <- unlist(index)
     # an unnamed list of tensors and one of numbers: the C bridge converts both itself
-    .bridge("take_rows", self$tensors, as.list(as.integer(index)))
+    .bridge("take_rows", self$tensors, as.list(as.integer(index)), length(index) == 1L)
   },
+  # a batch keeps its first dim, also when it holds one item
   .getbatch = function(index) {
-    self$.getitem(index)
+    .bridge("take_rows", self$tensors, as.list(as.integer(index)), FALSE)
   },
   .length = function() {
     self$tensors[[1]]$shape[[1]]

@@ -64,7 +64,8 @@ NULL
       pids <- vapply(jobs, function(j) j$job$pid, 1L)
       tools::pskill(pids, tools::SIGKILL)
       # reap them (a killed child reports nothing)
-      try(parallel::mccollect(lapply(jobs, `[[`, "job"), wait = TRUE), silent = TRUE)
+      suppressWarnings(try(parallel::mccollect(lapply(jobs, `[[`, "job"), wait = TRUE),
+                           silent = TRUE))
       invisible(NULL)
     }
   )
@@ -81,7 +82,7 @@ NULL
       left <- as.numeric(deadline - Sys.time(), units = "secs")
       if (left <= 0) {
         tools::pskill(job$pid, tools::SIGKILL)
-        try(parallel::mccollect(job, wait = TRUE), silent = TRUE)
+        suppressWarnings(try(parallel::mccollect(job, wait = TRUE), silent = TRUE))
         return(NULL)
       }
       res <- parallel::mccollect(job, wait = FALSE, timeout = min(left, 1))

@@ -69,9 +69,9 @@ def _r_indices(index):
 
 
 @guarded
-def take_rows(tensors, index):
+def take_rows(tensors, index, drop=False):
     """``lapply(tensors, function(x) x[index, ..])`` in one call: each tensor indexed once
-    along its first dim at the 1-based ``index``."""
+    along its first dim at the 1-based ``index`` (one index and ``drop``: that dim dropped)."""
     tensors = [_get(h) for h in tensors]
     idx = _r_indices(index)
     n = tensors[0].shape[0]
@@ -79,7 +79,8 @@ def take_rows(tensors, index):
     if bad.size:
         raise IndexError(f"index {int(bad[0]) + 1} is out of bounds for a tensor_dataset of {n} "
                          f"items")
-    return [_take(t, idx) for t in tensors]
+    out = [_take(t, idx) for t in tensors]
+    return [t.squeeze(0) for t in out] if drop and len(idx) == 1 else out
 
 
 @guarded
