@@ -51,20 +51,23 @@
 #
 # The collection is of the young generations first: a full one costs ~150 ms in a session with
 # reticulate's large heap, a young one a few ms, and what grew since the last collection is
-# mostly young (a training loop's intermediates, a data loader's batches). A full collection
-# follows only when the young one freed less than half of that growth.
+# mostly young (a training loop's intermediates, a data loader's batches). What a young
+# collection leaves (objects that were alive at the previous one, since promoted) is bounded:
+# when more than a quarter of the growth since the last full collection remains, and that is
+# more than 64 MiB, a full one follows.
 .housekeeping <- function(collect) {
   if (collect) {
+    base <- .rt$held_full %||% 0
     before <- .held_bytes()
     gc(verbose = FALSE, full = FALSE)
     .release_dead()
     after <- .held_bytes()
-    if (before - after < (before - (.rt$held_after %||% 0)) / 2) {
+    if (after - base > max((before - base) / 4, 67108864)) {
       gc(verbose = FALSE)
       .release_dead()
       after <- .held_bytes()
+      .rt$held_full <- after
     }
-    .rt$held_after <- after
   } else {
     .release_dead()
   }
