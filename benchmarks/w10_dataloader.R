@@ -88,7 +88,7 @@ t <- median(vapply(seq_len(if (quick) 1L else 3L), function(i) elapsed(per_item)
 cat("RESULT per_item_items_per_s", n_items / t, "\n")
 
 # .getitem costing 1 ms (a sleep: the work of reading a file, say): 2 workers against none
-n_slow <- if (quick) 320L else 1280L
+n_slow <- if (quick) 640L else 1280L
 slow <- items(n_slow, cost = 0.001)
 t0 <- median(vapply(1:(if (quick) 1L else 3L), function(i) elapsed(epoch_of(slow, 0L)), 1))
 t2 <- median(vapply(1:(if (quick) 1L else 3L), function(i) elapsed(epoch_of(slow, 2L)), 1))
