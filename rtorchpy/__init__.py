@@ -68,7 +68,8 @@ def is_torch_tensor(x):
 
 __all__ = sorted(set(
     _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) +
-    list(_optim_names) + list(_nn_names) + list(_data_names) + list(_backend_names) + ["torch_save", "torch_load"] + [
+    list(_optim_names) + list(_nn_names) + list(_data_names) + list(_backend_names) +
+    ["torch_save", "torch_load"] + [
         "Tensor", "is_torch_tensor", "autograd_backward", "autograd_grad", "with_no_grad",
         "with_enable_grad", "set_grad_enabled", "autograd_set_grad_mode", "is_grad_enabled",
         "with_detect_anomaly", "autograd_set_detect_anomaly", "is_anomaly_enabled",

@@ -41,7 +41,8 @@ def test_dataset_generator_and_class():
     assert isinstance(ds, Dataset) and is_dataset(ds)
     assert type(ds).__name__ == "squares"
     assert len(ds) == 4 and ds[3] == 9
-    Child = dataset("child", inherit=Squares, getitem=lambda self, i: Squares.__getitem__(self, i) + 1)
+    Child = dataset("child", inherit=Squares,
+                    getitem=lambda self, i: Squares.__getitem__(self, i) + 1)
     assert Child(2)[1] == 2
     with pytest.raises(TypeError, match="inherit must be a dataset class"):
         dataset(inherit=int)
@@ -256,8 +257,8 @@ def test_workers_same_batches_globals_errors_and_no_orphans():
                     worker_init_fn=lambda wid: setattr(__import__("__main__"), "mark", 0))
     assert [t.tolist() for t in dl] == [[0, 10], [20, 30]]
     dl = dataloader(Numbers(12, fail_at=7), batch_size=2, num_workers=2)
-    with pytest.raises(RuntimeError, match=r"dataloader worker \d failed: ValueError: dataset item 7 "
-                                           r"failed: no item here"):
+    with pytest.raises(RuntimeError, match=r"dataloader worker \d failed: ValueError: dataset "
+                                           r"item 7 failed: no item here"):
         list(dl)
     assert _children() == []
     dl = dataloader(Numbers(4, pause=2.0), batch_size=2, num_workers=2, timeout=0.3)
