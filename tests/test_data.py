@@ -269,3 +269,13 @@ def test_workers_same_batches_globals_errors_and_no_orphans():
     next(it)
     del it
     assert _children() == []
+
+
+def test_a_failed_batch_in_this_process_is_skipped():
+    it = iter(dataloader(Numbers(6, fail_at=2), batch_size=2))
+    assert next(it)["y"].tolist() == [0, 1]
+    with pytest.raises(ValueError, match="item 2"):
+        next(it)
+    assert next(it)["y"].tolist() == [4, 5]
+    with pytest.raises(StopIteration):
+        next(it)

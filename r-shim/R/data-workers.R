@@ -75,8 +75,13 @@ NULL
       TRUE
     },
     next_batch = function() {
+      # any way out but a batch (an error here or in the sampler, an interrupt while waiting)
+      # stops the workers
+      done <- FALSE
+      on.exit(if (!done) self$close())
       while (self$submit()) NULL
       if (!length(self$queue)) {
+        done <- TRUE
         self$close()
         return(.exhausted())
       }
@@ -93,7 +98,9 @@ NULL
         .data_error("dataloader worker ", id, " failed: ", res$message)
       }
       self$free <- c(self$free, id)
-      .import_tensors(res$value)
+      out <- .import_tensors(res$value)
+      done <- TRUE
+      out
     },
     close = function() {
       cl <- self$cl

@@ -85,7 +85,8 @@ class DataLoader:
 
 class DataLoaderIter:
     """One pass over a data loader. Every pass makes its own; one that fails leaves the loader
-    as it was, so the next ``for`` starts afresh."""
+    as it was, so the next ``for`` starts afresh. The workers of a pass are stopped when it ends,
+    fails or is dropped."""
 
     def __init__(self, loader):
         self._loader = loader
@@ -118,7 +119,10 @@ class DataLoaderIter:
             else:
                 out = self._fetch(next(self._indices))
         except BaseException:
-            self.close()
+            # a failed batch in this process is skipped (the pass goes on, as in R); a failure
+            # with workers, or an interrupt, stops the workers and ends the pass
+            if self._pool is not None:
+                self.close()
             raise
         return out
 

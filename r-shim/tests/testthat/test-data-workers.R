@@ -124,3 +124,22 @@ test_that("worker batches do not leak across the bridge", {
   grown <- live() - before
   expect_true(all(grown < 30), info = paste(grown, collapse = ", "))
 })
+
+test_that("a pass that stops for another reason (here the sampler fails) stops its workers", {
+  failing <- sampler(
+    initialize = function(data_source) NULL,
+    .iter = function() {
+      i <- 0
+      function() {
+        i <<- i + 1
+        if (i > 3) stop("the sampler broke") else c(2 * i - 1, 2 * i)
+      }
+    },
+    .length = function() 4
+  )
+  dl <- dataloader(slow_numbers(8, pause = 0.05), batch_sampler = failing(NULL),
+                   num_workers = 2)
+  it <- dataloader_make_iter(dl)
+  expect_error(while (!is.null(dataloader_next(it))) NULL, "the sampler broke")
+  expect_length(children(), 0)
+})
