@@ -132,8 +132,7 @@ NULL
   for (i in 1:50) {
     alive <- pids[file.exists(file.path("/proc", pids))]
     if (!length(alive)) return(invisible())
-    # their parent (this session) reaps them through parallel's SIGCHLD handling
-    try(parallel::mccollect(wait = FALSE), silent = TRUE)
+    # (parallel reaps the forks it made when they exit)
     Sys.sleep(0.01)
   }
   tools::pskill(pids, tools::SIGKILL)

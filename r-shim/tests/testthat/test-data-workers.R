@@ -143,3 +143,12 @@ test_that("a pass that stops for another reason (here the sampler fails) stops i
   expect_error(while (!is.null(dataloader_next(it))) NULL, "the sampler broke")
   expect_length(children(), 0)
 })
+
+test_that("the user's own parallel jobs are left alone by a pass with workers", {
+  job <- parallel::mcparallel({
+    Sys.sleep(0.5)
+    "the user's result"
+  })
+  expect_length(run_all(dataloader(slow_numbers(6), batch_size = 2, num_workers = 2)), 3)
+  expect_equal(parallel::mccollect(job)[[1]], "the user's result")
+})
