@@ -36,6 +36,7 @@ WORKLOADS = {
     "W9": ("w9_adam.py", "Adam step over the W2 MLP's parameters"),
     "W10": ("w10_randn.py", "Random numbers: torch_randn(10^6) after a seed"),
     "W11": ("w11_distributions.py", "Distributions: log_prob forward and backward"),
+    "W12": ("w12_dataloader.py", "Data loading: a tensor_dataset epoch, an R dataset()"),
 }
 ENGINE_NAMES = {"rtorchpy": "rtorchpy", "numpy": "NumPy by hand", "torch": "PyTorch",
                 "rtorchpy custom": "rtorchpy custom fn", "rtorchpy built-in": "rtorchpy built-in",

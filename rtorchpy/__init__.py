@@ -39,6 +39,8 @@ from .optim import *  # noqa: F401,F403
 from .optim import __all__ as _optim_names
 from .backends import *  # noqa: F401,F403
 from .backends import __all__ as _backend_names
+from .data import *  # noqa: F401,F403
+from .data import __all__ as _data_names
 from .nn import *  # noqa: F401,F403
 from .nn import __all__ as _nn_names
 from .distributions import *  # noqa: F401,F403
@@ -90,7 +92,7 @@ _checked_functions(list(_creation_names) + list(_nnf_names) + list(_nn_names) +
 __all__ = sorted(set(
     _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) +
     list(_random_names) + list(_distr_names) + list(_optim_names) + list(_nn_names) +
-    list(_backend_names) + ["torch_save", "torch_load"] + [
+    list(_data_names) + list(_backend_names) + ["torch_save", "torch_load"] + [
         "Tensor", "is_torch_tensor", "autograd_backward", "autograd_grad", "with_no_grad",
         "with_enable_grad", "set_grad_enabled", "autograd_set_grad_mode", "is_grad_enabled",
         "with_detect_anomaly", "autograd_set_detect_anomaly", "is_anomaly_enabled",

@@ -48,16 +48,36 @@
 
 # Python holds NumPy memory for every handle R holds; R's garbage collector does not see it, so
 # when Python reports that the memory held grew a lot, collect (and release) now.
+#
+# The collection is of the young generations first: a full one costs ~150 ms in a session with
+# reticulate's large heap, a young one a few ms, and what grew since the last collection is
+# mostly young (a training loop's intermediates, a data loader's batches). What a young
+# collection leaves (objects that were alive at the previous one, since promoted) is bounded:
+# when more than a quarter of the growth since the last full collection remains, and that is
+# more than 64 MiB, a full one follows.
 .housekeeping <- function(collect) {
   if (collect) {
-    gc(verbose = FALSE)
+    base <- .rt$held_full %||% 0
+    before <- .held_bytes()
+    gc(verbose = FALSE, full = FALSE)
     .release_dead()
-    .rt$impl(.rt$bridge_collected, list(), NULL)
-    .Call(rtp_collected)
+    after <- .held_bytes()
+    if (after - base > max((before - base) / 4, 67108864)) {
+      gc(verbose = FALSE)
+      .release_dead()
+      after <- .held_bytes()
+      .rt$held_full <- after
+    }
   } else {
     .release_dead()
   }
   .release_rvalues()
+}
+
+# The bytes of the tensors R holds (Python's count and C's); resets both collection thresholds
+# to twice that (at least 256 MiB).
+.held_bytes <- function() {
+  as.numeric(.rt$p2r(.rt$impl(.rt$bridge_collected, list(), NULL))) + .Call(rtp_collected)
 }
 
 # -- calls -----------------------------------------------------------------------------------
