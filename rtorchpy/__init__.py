@@ -83,6 +83,7 @@ def _checked_functions(names):
 
 _checked_functions(list(_creation_names) + list(_nnf_names) + list(_nn_names) +
                    list(_optim_names) + list(_random_names) + list(_distr_names) +
+                   list(_data_names) +
                    ["torch_save", "torch_load", "autograd_backward",
                                          "autograd_grad", "autograd_gradcheck",
                                          "autograd_gradgradcheck", "autograd_jacobian",

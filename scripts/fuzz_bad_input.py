@@ -51,7 +51,7 @@ FILLERS = ([GOOD] * 4, [GOOD, "1", "1", "1"])
 ALLOWED = ("TypeError", "ValueError", "IndexError", "RuntimeError", "NotImplementedError",
            "FileNotFoundError", "IsADirectoryError", "PermissionError", "UserWarning")
 # messages that show internals instead of the user's mistake
-INTERNAL = ("_data", "object has no attribute", "unhashable type", "Tensor.__new__",
+INTERNAL = ("._data", "'_data'", "object has no attribute", "unhashable type", "Tensor.__new__",
             "maximum recursion depth", "did not contain a loop", "invalid literal for int()",
             "unsupported operand type")
 CALL_SECONDS = 10.0

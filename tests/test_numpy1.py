@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PYTHON = ROOT / ".venv-np1" / "bin" / "python"
 ONCE = ["test_r_shim.py", "test_r_package.py", "test_r_generated.py", "test_rbridge_safety.py",
         "test_docs.py", "test_vignettes.py", "test_benchmarks.py", "test_fuzz.py",
-        "test_numpy1.py"]
+        "test_numpy1.py", "test_r_bad_input.py", "test_r_api.py"]
 
 
 @pytest.mark.slow

@@ -386,11 +386,12 @@
 .r_array <- function(data) {
   if (is.null(data)) data <- logical(0)
   if (is.factor(data)) data <- as.integer(data)
-  kind <- typeof(data)
+  # bit64's integer64 keeps each int64's 8 bytes in a double: sent as those bytes (int64)
+  kind <- if (inherits(data, "integer64")) "integer64" else typeof(data)
   d <- dim(data)
   if (is.null(d)) d <- length(data)
   bytes <- switch(kind,
-    double = writeBin(as.vector(data), raw(), endian = "little"),
+    double = , integer64 = writeBin(as.vector(unclass(data)), raw(), endian = "little"),
     integer = writeBin(as.vector(data), raw(), endian = "little"),
     logical = writeBin(as.integer(data), raw(), endian = "little"),
     raw = as.vector(data),

@@ -87,6 +87,12 @@ _TYPE_RULES = [
     # the op's own check: "argument 'self' must be a Tensor, not NoneType"
     (re.compile(rf"must be a Tensor, not ({_PY_NAMES})\b"),
      lambda m: f"must be a tensor, not R type '{_R_TYPES[m.group(1)]}'"),
+    # a required argument given as NULL (dropped on the way): R's own words
+    (re.compile(r"\w+\(\) missing \d+ required (?:positional |keyword-only )?arguments?: "
+                r"'(\w+)'(?:,? (?:and )?'\w+')*"),
+     lambda m: f'argument "{m.group(1)}" is missing, with no default'),
+    (re.compile(r"\w+\(\) got multiple values for argument '(\w+)'"),
+     lambda m: f'formal argument "{m.group(1)}" matched by multiple actual arguments'),
     # any other "..., not NoneType" (the checks of nn_init_*, normal(), ...)
     (re.compile(rf", not ({_PY_NAMES})\b"), lambda m: f", not R type '{_R_TYPES[m.group(1)]}'"),
 ]

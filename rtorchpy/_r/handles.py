@@ -299,8 +299,10 @@ def r_value_tensor(v):
     raise TypeError(f"can't convert an R value of Python type {type(v).__name__} to a tensor")
 
 
-_R_KINDS = {"double": "<f8", "integer": "<i4", "logical": "<i4", "raw": "u1"}
-_R_DEFAULT = {"double": None, "integer": np.int64, "logical": np.bool_, "raw": np.uint8}
+_R_KINDS = {"double": "<f8", "integer": "<i4", "logical": "<i4", "raw": "u1",
+            "integer64": "<i8"}  # (bit64's integer64: the int64's own bytes)
+_R_DEFAULT = {"double": None, "integer": np.int64, "logical": np.bool_, "raw": np.uint8,
+              "integer64": np.int64}
 
 
 def _array_from_r(data, kind, shape, dtype=None):

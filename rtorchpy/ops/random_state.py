@@ -101,7 +101,15 @@ def _state_bytes(state):
             raise TypeError(f"expected a uint8 (torch_uint8) state tensor, got "
                             f"{state.dtype!r}")
         return state._data
-    return np.asarray(state, dtype=np.uint8)
+    try:
+        out = np.asarray(state)
+    except (TypeError, ValueError):
+        out = None
+    if out is None or out.dtype.kind not in "iu" or out.ndim != 1 or \
+            (out.size and (out.min() < 0 or out.max() > 255)):
+        raise TypeError(f"the state must be a uint8 tensor (what get_state() returns), got "
+                        f"{type(state).__name__}")
+    return out.astype(np.uint8)
 
 
 def torch_manual_seed(seed):

@@ -372,3 +372,13 @@ test_that("an int64 number saved from Python loads in R exactly", {
   expect_identical(back$n, 2^33)
   expect_identical(as_array(back$t), c(2^33, -5))
 })
+
+test_that("bit64's integer64 makes an int64 tensor with its exact values", {
+  # (an integer64 is a double vector holding each int64's 8 bytes; made here without bit64)
+  words <- c(0L, 2L, 5L, 0L)  # (low and high 32 bits of 2^33, then of 5)
+  i64 <- structure(readBin(writeBin(words, raw(), endian = "little"), "double", n = 2L,
+                           endian = "little"), class = "integer64")
+  x <- torch_tensor(i64)
+  expect_equal(x$dtype, torch_long())
+  expect_identical(as_array(x), c(2^33, 5))
+})
