@@ -2,6 +2,9 @@
 0-based item indices; a batch sampler over arrays of them) and has a length."""
 from __future__ import annotations
 
+import math
+import numbers
+
 import numpy as np
 
 from ..ops.creation import torch_randint, torch_randperm
@@ -63,8 +66,11 @@ class RandomSampler(Sampler):
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         super().__init__(data_source)
         _check_generator(generator)
-        if num_samples is not None and (int(num_samples) != num_samples or num_samples < 1):
-            raise ValueError(f"num_samples must be a positive whole number, got {num_samples}")
+        if num_samples is not None and (
+                isinstance(num_samples, bool) or not isinstance(num_samples, numbers.Real) or
+                not math.isfinite(num_samples) or int(num_samples) != num_samples or
+                num_samples < 1):
+            raise ValueError(f"num_samples must be a positive whole number, got {num_samples!r}")
         if num_samples is not None and not replacement:
             raise ValueError("num_samples can only be given with replacement=True")
         self.replacement = bool(replacement)
@@ -123,7 +129,7 @@ def epoch_indices(sampler):
 
 def check_batch_size(batch_size):
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer, float)) \
-            or int(batch_size) != batch_size or batch_size < 1:
+            or not math.isfinite(batch_size) or int(batch_size) != batch_size or batch_size < 1:
         raise ValueError(f"batch_size must be a whole number >= 1, got {batch_size!r}")
 
 
