@@ -114,7 +114,8 @@ def as_dtype(d) -> dtype:
     try:
         return _BY_NUMPY[np.dtype(d)]
     except (TypeError, KeyError, ValueError, SyntaxError):
-        raise TypeError(f"unsupported dtype {d!r}; use one of torch_float32(), torch_float64(), "
+        what = repr(d) if isinstance(d, (str, np.dtype, type)) else f"a {type(d).__name__}"
+        raise TypeError(f"unsupported dtype {what}; use one of torch_float32(), torch_float64(), "
                         "torch_int64(), torch_int32(), torch_int16(), torch_int8(), torch_uint8(), "
                         "torch_float16(), torch_bool()") from None
 
