@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import rounded, special
+from . import conv, rounded, special
 from .arrays import broadcast_view, cumsum_of, diagonal_view, insert_axis, sgn
 from .formula_linalg import ArrayLinalg
 from .index_order import add_at, has_arrays, put, scatter_add_into, take
@@ -292,6 +292,16 @@ class _ArrayOps(ArrayLinalg):
     @staticmethod
     def nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight):
         return nll_grad_array(g, shape, target, weight, reduction, ignore_index, total_weight)
+
+    @staticmethod
+    def convolution(x, w, stride, padding, dilation, transposed, output_padding, groups):
+        return conv.convolution(x, w, stride, padding, dilation, transposed, output_padding,
+                                groups)
+
+    @staticmethod
+    def convolution_weight(x, g, kernel, stride, padding, dilation, transposed, groups):
+        return conv.convolution_weight(x, g, kernel, stride, padding, dilation, transposed,
+                                       groups)
 
     # matrix, shape and sorting ops (rows in derivatives/matops.py)
     @staticmethod

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..autograd import graph
 from ..tensor import Tensor
+from . import conv
 from .arith import where
 from .creation import torch_zeros_like
 from .formula_linalg import TensorLinalg
@@ -281,6 +282,16 @@ class _TensorOps(TensorLinalg):
         return nll_grad_tensor(g, shape, target, weight, reduction, ignore_index, total_weight)
 
     # matrix, shape and sorting ops (rows in derivatives/matops.py)
+    @staticmethod
+    def convolution(x, w, stride, padding, dilation, transposed, output_padding, groups):
+        return conv.convolution(x, w, None, stride, padding, dilation, transposed,
+                                output_padding, groups)
+
+    @staticmethod
+    def convolution_weight(x, g, kernel, stride, padding, dilation, transposed, groups):
+        return conv.convolution_weight(x, g, kernel, stride, padding, dilation, transposed,
+                                       groups)
+
     @staticmethod
     def einsum(equation, operands):
         return einsum(equation, *operands)

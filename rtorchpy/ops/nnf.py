@@ -19,6 +19,8 @@ from . import elementwise, linalg, reduce
 from .index import index_backward
 from .matrix import _int
 # activations, losses, normalization, dropout, embedding, bilinear
+from .conv import *  # noqa: F401,F403  (convolutions)
+from .conv import __all__ as _conv_names
 from .nnf_layers import *  # noqa: F401,F403
 from .nnf_layers import __all__ as _layer_names
 from .nnf_losses import *  # noqa: F401,F403  (kl_div, poisson_nll_loss, gaussian_nll_loss)
@@ -210,4 +212,5 @@ def nnf_one_hot(tensor, num_classes=-1):
     return wrap(out)
 
 
-__all__ = __all__ + ["nnf_one_hot"] + list(_layer_names) + list(_loss_names)
+__all__ = (__all__ + ["nnf_one_hot"] + list(_layer_names) + list(_loss_names)
+           + list(_conv_names))

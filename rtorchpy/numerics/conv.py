@@ -1,0 +1,169 @@
+"""Convolution on arrays: the three products every convolution op and its gradients are made of.
+
+A convolution (a cross-correlation, as in libtorch) of an input already padded ``xp`` of shape
+``(N, C, *S)`` with a weight ``(O, C / groups, *K)`` is, per group, a matrix product of the
+weight ``(O / groups, C / groups * prod(K))`` with the input's windows laid out as columns
+``(C / groups * prod(K), prod(out))`` (im2col). The windows are a strided view of ``xp``; the
+only copy is the one that lays them out for the BLAS product, made a batch chunk at a time so
+that it stays in cache. The two adjoints:
+
+- ``correlate_input_adjoint``: the input's gradient (and a transposed convolution's forward):
+  the weight's transpose times the gradient, its columns added back into place (col2im), one
+  strided slice per kernel offset (a loop over the kernel's few offsets, never over positions).
+- ``correlate_weight_adjoint``: the weight's gradient: the gradient times the windows'
+  transpose, summed over the batch.
+
+float16 is computed in float32 (NumPy's float16 matrix product is neither fast nor accumulated
+wide) and rounded back once.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+_CHUNK_BYTES = 1 << 22  # im2col columns per chunk: about 4 MB, so they stay in cache
+
+
+def out_sizes(sizes, kernel, stride, dilation):
+    """The number of windows along each spatial dim of a padded input of ``sizes``."""
+    return tuple((s - d * (k - 1) - 1) // st + 1
+                 for s, k, st, d in zip(sizes, kernel, stride, dilation))
+
+
+def _work_dtype(dt):
+    return np.dtype(np.float32) if dt == np.float16 else dt
+
+
+def _windows(x5, kernel, stride, dilation, out):
+    """The view ``(N, G, Cg, *out, *kernel)`` of the windows of ``x5`` ``(N, G, Cg, *S)``."""
+    st = x5.strides
+    space = st[3:]
+    shape = x5.shape[:3] + tuple(out) + tuple(kernel)
+    strides = (st[:3] + tuple(s * t for s, t in zip(space, stride))
+               + tuple(s * d for s, d in zip(space, dilation)))
+    return as_strided(x5, shape, strides, writeable=False)
+
+
+def _columns(x5, kernel, stride, dilation, out):
+    """im2col: ``(n, G, Cg * prod(kernel), prod(out))``, a fresh contiguous array."""
+    nd = len(kernel)
+    n, g, cg = x5.shape[:3]
+    win = _windows(x5, kernel, stride, dilation, out)
+    perm = (0, 1, 2) + tuple(range(3 + nd, 3 + 2 * nd)) + tuple(range(3, 3 + nd))
+    return win.transpose(perm).reshape(n, g, cg * math.prod(kernel), math.prod(out))
+
+
+def _chunk(n, per_sample_bytes):
+    return max(1, min(n, _CHUNK_BYTES // max(per_sample_bytes, 1)))
+
+
+def correlate(xp, w, groups, stride, dilation):
+    """The convolution of the padded input ``xp`` ``(N, C, *S)`` with ``w`` ``(O, C / groups,
+    *K)``: ``(N, O, *out)``."""
+    dt = xp.dtype
+    wd = _work_dtype(dt)
+    xp, w = xp.astype(wd, copy=False), w.astype(wd, copy=False)
+    n, c = xp.shape[:2]
+    o, cg = w.shape[:2]
+    kernel = w.shape[2:]
+    out = out_sizes(xp.shape[2:], kernel, stride, dilation)
+    x5 = xp.reshape((n, groups, c // groups) + xp.shape[2:])
+    wm = w.reshape(groups, o // groups, cg * math.prod(kernel))
+    positions = math.prod(out)
+    y = np.empty((n, groups, o // groups, positions), wd)
+    step = _chunk(n, wm.shape[0] * wm.shape[2] * positions * wd.itemsize)
+    for i in range(0, n, step):
+        cols = _columns(x5[i:i + step], kernel, stride, dilation, out)
+        np.matmul(wm, cols, out=y[i:i + step])
+    return y.reshape((n, o) + out).astype(dt, copy=False)
+
+
+def correlate_input_adjoint(gy, w, groups, stride, dilation, padded_sizes):
+    """The gradient with respect to the padded input (of spatial sizes ``padded_sizes``) of
+    ``correlate(xp, w)`` given its gradient ``gy`` ``(N, O, *out)``; also the forward of a
+    transposed convolution."""
+    dt = gy.dtype
+    wd = _work_dtype(dt)
+    gy, w = gy.astype(wd, copy=False), w.astype(wd, copy=False)
+    n, o = gy.shape[:2]
+    out = gy.shape[2:]
+    cg = w.shape[1]
+    kernel = w.shape[2:]
+    wt = w.reshape(groups, o // groups, cg * math.prod(kernel)).transpose(0, 2, 1)
+    g4 = gy.reshape(n, groups, o // groups, math.prod(out))
+    gx = np.zeros((n, groups, cg) + tuple(padded_sizes), wd)
+    step = _chunk(n, wt.shape[0] * wt.shape[1] * math.prod(out) * wd.itemsize)
+    for i in range(0, n, step):
+        cols = np.matmul(wt, g4[i:i + step])  # (n, G, Cg * prod(K), prod(out))
+        cols = cols.reshape(cols.shape[:2] + (cg,) + tuple(kernel) + tuple(out))
+        target = gx[i:i + step]
+        for k in np.ndindex(*kernel):
+            place = tuple(slice(ki * d, ki * d + s * (m - 1) + 1, s)
+                          for ki, d, s, m in zip(k, dilation, stride, out))
+            target[(slice(None),) * 3 + place] += cols[(slice(None),) * 3 + k]
+    return gx.reshape((n, groups * cg) + tuple(padded_sizes)).astype(dt, copy=False)
+
+
+def correlate_weight_adjoint(xp, gy, groups, stride, dilation, kernel):
+    """The gradient with respect to the weight (of spatial sizes ``kernel``) of
+    ``correlate(xp, w)`` given its gradient ``gy`` ``(N, O, *out)``; windows beyond ``out``
+    (a transposed convolution's output padding) take no part."""
+    dt = np.result_type(xp.dtype, gy.dtype)
+    wd = _work_dtype(dt)
+    xp, gy = xp.astype(wd, copy=False), gy.astype(wd, copy=False)
+    n, c = xp.shape[:2]
+    o = gy.shape[1]
+    out = gy.shape[2:]
+    cg = c // groups
+    x5 = xp.reshape((n, groups, cg) + xp.shape[2:])
+    g4 = gy.reshape(n, groups, o // groups, math.prod(out))
+    gw = np.zeros((groups, o // groups, cg * math.prod(kernel)), wd)
+    step = _chunk(n, groups * cg * math.prod(kernel) * math.prod(out) * wd.itemsize)
+    for i in range(0, n, step):
+        cols = _columns(x5[i:i + step], kernel, stride, dilation, out)
+        gw += np.matmul(g4[i:i + step], cols.transpose(0, 1, 3, 2)).sum(axis=0)
+    return gw.reshape((o, cg) + tuple(kernel)).astype(dt, copy=False)
+
+
+def pad_zeros(x, padding):
+    """``x`` with ``padding[i]`` zeros before and after spatial dim ``i`` (dims 2, 3, ...);
+    ``x`` itself when there is none. ``padding`` may hold (before, after) pairs."""
+    pairs = [p if isinstance(p, tuple) else (p, p) for p in padding]
+    if not any(a or b for a, b in pairs):
+        return x
+    return np.pad(x, [(0, 0), (0, 0)] + pairs)
+
+
+def crop(x, padding, sizes):
+    """The spatial block of ``x`` starting at ``padding`` of ``sizes`` (pad_zeros undone)."""
+    return x[(slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(padding, sizes))]
+
+
+def transposed_sizes(sizes, kernel, stride, padding, dilation, output_padding):
+    """The spatial sizes of a transposed convolution's output."""
+    return tuple((i - 1) * s - 2 * p + d * (k - 1) + op + 1 for i, k, s, p, d, op in
+                 zip(sizes, kernel, stride, padding, dilation, output_padding))
+
+
+def convolution(x, w, stride, padding, dilation, transposed, output_padding, groups):
+    """libtorch's ``convolution`` without bias: ``x`` (N, C, *S), symmetric ``padding``; a
+    transposed convolution's ``w`` is (C, O / groups, *K)."""
+    if not transposed:
+        return correlate(pad_zeros(x, padding), w, groups, stride, dilation)
+    sizes = transposed_sizes(x.shape[2:], w.shape[2:], stride, padding, dilation,
+                             output_padding)
+    padded = tuple(s + 2 * p for s, p in zip(sizes, padding))
+    full = correlate_input_adjoint(x, w, groups, stride, dilation, padded)
+    return crop(full, padding, sizes)
+
+
+def convolution_weight(x, gy, kernel, stride, padding, dilation, transposed, groups):
+    """The gradient of ``convolution(x, w, ...)`` with respect to ``w`` given the output's
+    gradient ``gy``. Transposed, the roles swap: the (padded) output's gradient is the one
+    windowed, the input plays the gradient."""
+    if not transposed:
+        return correlate_weight_adjoint(pad_zeros(x, padding), gy, groups, stride, dilation,
+                                        kernel)
+    return correlate_weight_adjoint(pad_zeros(gy, padding), x, groups, stride, dilation, kernel)

@@ -1,0 +1,44 @@
+"""Gradient-check samples for the rows of the convolutional layers (``derivatives/conv.py``,
+padding and pooling), registered into ``tests/test_derivatives.py``'s table of samples by
+:func:`add_samples`: every row is checked at first and second order on drawn arguments."""
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+import rtorchpy as rt
+
+_CONV = {(1, False): rt.nnf_conv1d, (2, False): rt.nnf_conv2d, (3, False): rt.nnf_conv3d,
+         (1, True): rt.nnf_conv_transpose1d, (2, True): rt.nnf_conv_transpose2d,
+         (3, True): rt.nnf_conv_transpose3d}
+
+
+def add_samples(builder, Case, anyv):
+    """Register the samples with ``builder`` (test_derivatives' decorator)."""
+
+    @builder("ConvolutionBackward0")
+    def _convolution(draw, rng, name):
+        nd = draw(st.integers(1, 3))
+        transposed = draw(st.booleans())
+        groups = draw(st.sampled_from([1, 2]))
+        cin, cout = groups * draw(st.integers(1, 2)), groups * draw(st.integers(1, 2))
+
+        def ints(lo, hi):
+            return tuple(draw(st.integers(lo, hi)) for _ in range(nd))
+        kernel, stride, dilation, padding = ints(1, 2), ints(1, 2), ints(1, 2), ints(0, 1)
+        size = ints(3, 4 if nd < 3 else 3)
+        n = draw(st.integers(1, 2))
+        bias = draw(st.booleans())
+        fn = _CONV[(nd, transposed)]
+        if transposed:
+            out_pad = tuple(draw(st.integers(0, max(s, d) - 1)) for s, d in zip(stride, dilation))
+            weight = anyv(rng, (cin, cout // groups) + kernel)
+
+            def conv(x, w, *b):
+                return fn(x, w, b[0] if b else None, stride, padding, out_pad, groups, dilation)
+        else:
+            weight = anyv(rng, (cout, cin // groups) + kernel)
+
+            def conv(x, w, *b):
+                return fn(x, w, b[0] if b else None, stride, padding, dilation, groups)
+        inputs = [anyv(rng, (n, cin) + size), weight] + ([anyv(rng, (cout,))] if bias else [])
+        return Case(conv, *inputs)
