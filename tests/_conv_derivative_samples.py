@@ -42,3 +42,37 @@ def add_samples(builder, Case, anyv):
                 return fn(x, w, b[0] if b else None, stride, padding, dilation, groups)
         inputs = [anyv(rng, (n, cin) + size), weight] + ([anyv(rng, (cout,))] if bias else [])
         return Case(conv, *inputs)
+
+    @builder("ConstantPadNdBackward0")
+    def _constant_pad(draw, rng, name):
+        nd = draw(st.integers(1, 3))
+        shape = tuple(draw(st.integers(2, 3)) for _ in range(nd))
+        pads = [draw(st.integers(-1, 2)) for _ in range(2 * draw(st.integers(1, nd)))]
+        return Case(lambda a: rt.nnf_pad(a, pads, value=0.5), anyv(rng, shape))
+
+    modes = {"Reflection": "reflect", "Replication": "replicate", "Circular": "circular"}
+    gathers = [f"{kind}Pad{k}D" for kind in modes for k in (1, 2, 3)]
+
+    def _gather_args(draw, name):
+        kind, k = name[:name.index("Pad")], int(name[name.index("Pad") + 3])
+        batched = draw(st.booleans())
+        shape = ((2,) if batched else ()) + (2,) + tuple(draw(st.integers(2, 3))
+                                                         for _ in range(k))
+        pads = [draw(st.integers(0, 1)) for _ in range(2 * k)]
+        return shape, pads, modes[kind]
+
+    @builder(*[g + "Backward0" for g in gathers])
+    def _gather_pad(draw, rng, name):
+        shape, pads, mode = _gather_args(draw, name)
+        return Case(lambda a: rt.nnf_pad(a, pads, mode), anyv(rng, shape))
+
+    @builder(*[g + "BackwardBackward0" for g in gathers])
+    def _gather_pad_backward(draw, rng, name):
+        shape, pads, mode = _gather_args(draw, name)
+        x = rt.torch_tensor(anyv(rng, shape), requires_grad=True)
+        out_shape = tuple(rt.nnf_pad(x.detach(), pads, mode).shape)
+
+        def grad_of_pad(g):
+            y = rt.nnf_pad(x, pads, mode)
+            return rt.autograd_grad([y], [x], [g], create_graph=True)[0]
+        return Case(grad_of_pad, anyv(rng, out_shape))

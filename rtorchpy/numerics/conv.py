@@ -167,3 +167,55 @@ def convolution_weight(x, gy, kernel, stride, padding, dilation, transposed, gro
         return correlate_weight_adjoint(pad_zeros(x, padding), gy, groups, stride, dilation,
                                         kernel)
     return correlate_weight_adjoint(pad_zeros(gy, padding), x, groups, stride, dilation, kernel)
+
+
+# ------------------------------------------------------------------------------ padding
+
+def constant_pad(x, pads, value=0):
+    """``x`` padded with ``value``: ``pads`` holds (before, after) per trailing dim, the last
+    dim first (``nnf_pad``'s order); a negative amount crops."""
+    k = len(pads) // 2
+    sizes = list(x.shape)
+    src, dst = [slice(None)] * x.ndim, [slice(None)] * x.ndim
+    for j in range(k):
+        dim = x.ndim - 1 - j
+        before, after = pads[2 * j], pads[2 * j + 1]
+        n = x.shape[dim]
+        sizes[dim] = n + before + after
+        kept = n - max(-before, 0) - max(-after, 0)
+        src[dim] = slice(max(-before, 0), max(-before, 0) + max(kept, 0))
+        dst[dim] = slice(max(before, 0), max(before, 0) + max(kept, 0))
+    out = np.full(sizes, value, x.dtype)
+    out[tuple(dst)] = x[tuple(src)]
+    return out
+
+
+def pad_indices(n, before, after, mode):
+    """For each position of a padded dim, the input position it copies (reflect, replicate,
+    circular)."""
+    i = np.arange(-before, n + after)
+    if mode == "circular":  # wrapped around the part of the input kept (a negative pad crops)
+        start, kept = max(-before, 0), n - max(-before, 0) - max(-after, 0)
+        return start + (np.arange(n + before + after) - max(before, 0)) % kept
+    if mode == "replicate":
+        return np.clip(i, 0, n - 1)
+    i = np.abs(i)  # reflect about 0 ...
+    return np.where(i > n - 1, 2 * (n - 1) - i, i)  # ... and about n - 1
+
+
+def gather_pad(x, indices):
+    """``x`` with its trailing dims re-indexed: ``indices[j]`` for dim ``-1 - j``."""
+    for j, idx in enumerate(indices):
+        x = np.take(x, idx, axis=x.ndim - 1 - j)
+    return x
+
+
+def gather_pad_adjoint(g, indices, sizes):
+    """The adjoint of ``gather_pad``: each element of ``g`` added back to the position it was
+    copied from (a product with a 0/1 matrix per dim; each output sums a few terms)."""
+    for j, (idx, n) in enumerate(zip(indices, sizes)):
+        axis = g.ndim - 1 - j
+        onehot = np.zeros((len(idx), n), g.dtype)
+        onehot[np.arange(len(idx)), idx] = 1
+        g = np.moveaxis(np.tensordot(g, onehot, axes=([axis], [0])), -1, axis)
+    return np.ascontiguousarray(g)

@@ -303,6 +303,18 @@ class _ArrayOps(ArrayLinalg):
         return conv.convolution_weight(x, g, kernel, stride, padding, dilation, transposed,
                                        groups)
 
+    @staticmethod
+    def constant_pad(x, pads):
+        return conv.constant_pad(x, pads)
+
+    @staticmethod
+    def gather_pad(x, indices, sizes, kind):
+        return np.ascontiguousarray(conv.gather_pad(x, indices))
+
+    @staticmethod
+    def gather_pad_backward(g, indices, sizes, kind):
+        return conv.gather_pad_adjoint(g, indices, sizes)
+
     # matrix, shape and sorting ops (rows in derivatives/matops.py)
     @staticmethod
     def einsum(equation, operands):

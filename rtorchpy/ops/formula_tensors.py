@@ -9,7 +9,7 @@ import numpy as np
 
 from ..autograd import graph
 from ..tensor import Tensor
-from . import conv
+from . import conv, pad
 from .arith import where
 from .creation import torch_zeros_like
 from .formula_linalg import TensorLinalg
@@ -291,6 +291,18 @@ class _TensorOps(TensorLinalg):
     def convolution_weight(x, g, kernel, stride, padding, dilation, transposed, groups):
         return conv.convolution_weight(x, g, kernel, stride, padding, dilation, transposed,
                                        groups)
+
+    @staticmethod
+    def constant_pad(x, pads):
+        return pad.constant_pad(x, pads)
+
+    @staticmethod
+    def gather_pad(x, indices, sizes, kind):
+        return pad.gather_pad(x, indices, sizes, kind)
+
+    @staticmethod
+    def gather_pad_backward(g, indices, sizes, kind):
+        return pad.gather_pad_backward(g, indices, sizes, kind)
 
     @staticmethod
     def einsum(equation, operands):
