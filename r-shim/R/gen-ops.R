@@ -1190,10 +1190,12 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param beta See the Python documentation of the op of the same name (R conventions apply).
 #' @param bias See the Python documentation of the op of the same name (R conventions apply).
 #' @param delta See the Python documentation of the op of the same name (R conventions apply).
+#' @param dilation See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
+#' @param groups See the Python documentation of the op of the same name (R conventions apply).
 #' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
 #' @param inplace See the Python documentation of the op of the same name (R conventions apply).
 #' @param input A tensor.
@@ -1204,12 +1206,16 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param max_norm See the Python documentation of the op of the same name (R conventions apply).
 #' @param max_val See the Python documentation of the op of the same name (R conventions apply).
 #' @param min_val See the Python documentation of the op of the same name (R conventions apply).
+#' @param mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param momentum See the Python documentation of the op of the same name (R conventions apply).
 #' @param negative_slope See the Python documentation of the op of the same name (R conventions apply).
 #' @param norm_type See the Python documentation of the op of the same name (R conventions apply).
 #' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
 #' @param num_classes The number of classes; -1 (the default) takes the largest class value.
+#' @param output_padding See the Python documentation of the op of the same name (R conventions apply).
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
+#' @param pad See the Python documentation of the op of the same name (R conventions apply).
+#' @param padding See the Python documentation of the op of the same name (R conventions apply).
 #' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).
@@ -1217,10 +1223,12 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param running_var See the Python documentation of the op of the same name (R conventions apply).
 #' @param scale_grad_by_freq See the Python documentation of the op of the same name (R conventions apply).
 #' @param sparse See the Python documentation of the op of the same name (R conventions apply).
+#' @param stride See the Python documentation of the op of the same name (R conventions apply).
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param tensor Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).
 #' @param threshold See the Python documentation of the op of the same name (R conventions apply).
 #' @param training See the Python documentation of the op of the same name (R conventions apply).
+#' @param value See the Python documentation of the op of the same name (R conventions apply).
 #' @param var The variances: a tensor (input's shape, or one dim of size 1 or missing) or a number.
 #' @param weight See the Python documentation of the op of the same name (R conventions apply).
 #' @return A tensor.
@@ -1350,6 +1358,34 @@ nnf_poisson_nll_loss <- function(input, target, log_input = TRUE, full = FALSE, 
 #' @rdname nnf
 #' @export
 nnf_gaussian_nll_loss <- function(input, target, var, full = FALSE, eps = 1e-06, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_gaussian_nll_loss", input, target, var, full, eps, reduction); if (is.object(.r)) .r else .fn_reply("nnf_gaussian_nll_loss", list(input, target, var, full, eps, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_conv1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "nnf_conv1d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("nnf_conv1d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_conv2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "nnf_conv2d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("nnf_conv2d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_conv3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "nnf_conv3d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("nnf_conv3d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_conv_transpose1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "nnf_conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("nnf_conv_transpose1d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_conv_transpose2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "nnf_conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("nnf_conv_transpose2d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_conv_transpose3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "nnf_conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("nnf_conv_transpose3d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_pad <- function(input, pad, mode = "constant", value = NULL) { .r <- .External(rtp_fnx, "nnf_pad", input, pad, mode, value); if (is.object(.r)) .r else .fn_reply("nnf_pad", list(input, pad, mode, value), .r, sys.call()) }
 
 #' Data types
 #'

@@ -5,6 +5,8 @@ from .activation import *  # noqa: F401,F403
 from .activation import __all__ as _activation
 from .containers import *  # noqa: F401,F403
 from .containers import __all__ as _containers
+from .conv import *  # noqa: F401,F403
+from .conv import __all__ as _conv
 from .dropout import *  # noqa: F401,F403
 from .dropout import __all__ as _dropout
 from .embedding import *  # noqa: F401,F403
@@ -22,5 +24,5 @@ from .normalization import __all__ as _normalization
 from .utils import *  # noqa: F401,F403
 from .utils import __all__ as _utils
 
-__all__ = sorted(set(_activation + _containers + _dropout + _embedding + _init + _linear +
+__all__ = sorted(set(_activation + _containers + _conv + _dropout + _embedding + _init + _linear +
                      _loss + _module + _normalization + _utils))

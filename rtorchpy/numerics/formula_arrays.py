@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import conv, rounded, special
+from . import conv, pool, rounded, special
 from .arrays import broadcast_view, cumsum_of, diagonal_view, insert_axis, sgn
 from .formula_linalg import ArrayLinalg
 from .index_order import add_at, has_arrays, put, scatter_add_into, take
@@ -314,6 +314,14 @@ class _ArrayOps(ArrayLinalg):
     @staticmethod
     def gather_pad_backward(g, indices, sizes, kind):
         return conv.gather_pad_adjoint(g, indices, sizes)
+
+    @staticmethod
+    def max_pool_backward(g, indices, shape, nd):
+        return pool.max_pool_backward(g, indices, shape, nd)
+
+    @staticmethod
+    def avg_pool_backward(g, kernel, stride, padding, divisor, shape):
+        return pool.avg_pool_backward(g, kernel, stride, padding, divisor, shape)
 
     # matrix, shape and sorting ops (rows in derivatives/matops.py)
     @staticmethod

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd import graph
+from ..numerics import pool as pool_arrays
 from ..tensor import Tensor
 from . import conv, pad
 from .arith import where
@@ -303,6 +304,24 @@ class _TensorOps(TensorLinalg):
     @staticmethod
     def gather_pad_backward(g, indices, sizes, kind):
         return pad.gather_pad_backward(g, indices, sizes, kind)
+
+    @staticmethod
+    def max_pool_backward(g, indices, shape, nd):
+        nc, plane = int(np.prod(shape[:-nd])), int(np.prod(shape[-nd:]))
+        rows = np.arange(nc).reshape(nc, 1)
+        flat = index_backward(g.reshape(nc, -1), (nc, plane), (rows, indices.reshape(nc, -1)))
+        return flat.reshape(shape)
+
+    @staticmethod
+    def avg_pool_backward(g, kernel, stride, padding, divisor, shape):
+        nd = len(kernel)
+        out = tuple(g.shape[-nd:])
+        gd = (g / Tensor._make(np.asarray(divisor, g._data.dtype))).reshape(-1, 1, *out)
+        ones = Tensor._make(np.ones((1, 1) + tuple(kernel), g._data.dtype))
+        spread = conv.convolution(gd, ones, None, stride, (0,) * nd, (1,) * nd, True, (0,) * nd,
+                                  1)
+        pads = pool_arrays.full_pads(shape[-nd:], kernel, stride, padding, out)
+        return pad.constant_pad(spread, pads).reshape(shape)
 
     @staticmethod
     def einsum(equation, operands):

@@ -1,0 +1,124 @@
+"""Pooling on arrays: the windows of the padded input as a strided view (no loop over
+positions), the maximum's flat index in each input plane, and average pooling's divisors."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from .conv import constant_pad, correlate_input_adjoint
+
+
+def out_sizes(sizes, kernel, stride, padding, dilation, ceil_mode):
+    """libtorch's pooling output sizes (``ceil_mode``: a last window may start past the input
+    only if it starts within the left padding's reach, i.e. inside the input or its left pad)."""
+    out = []
+    for s, k, st, p, d in zip(sizes, kernel, stride, padding, dilation):
+        span = s + 2 * p - d * (k - 1) - 1
+        o = (-(-span // st) if ceil_mode else span // st) + 1
+        if ceil_mode and (o - 1) * st >= s + p:
+            o -= 1
+        out.append(o)
+    return tuple(out)
+
+
+def _padded(x, kernel, stride, padding, dilation, out, fill):
+    """``x`` (N, C, *S) padded with ``fill`` before by ``padding`` and after as far as the last
+    window reaches."""
+    pads = []
+    for i in reversed(range(len(kernel))):
+        need = (out[i] - 1) * stride[i] + dilation[i] * (kernel[i] - 1) + 1
+        pads += [padding[i], max(need - x.shape[2 + i] - padding[i], 0)]
+    return constant_pad(x, pads, fill) if any(pads) else x
+
+
+def _windows(xp, kernel, stride, dilation, out):
+    """The view (N, C, *out, *kernel) of the windows of ``xp``."""
+    st = xp.strides
+    space = st[2:]
+    return as_strided(xp, xp.shape[:2] + tuple(out) + tuple(kernel),
+                      st[:2] + tuple(s * t for s, t in zip(space, stride))
+                      + tuple(s * d for s, d in zip(space, dilation)), writeable=False)
+
+
+def max_pool(x, kernel, stride, padding, dilation, out):
+    """(maxima, int64 flat indices of the maxima in each (unpadded) input plane)."""
+    nd = len(kernel)
+    xp = _padded(x, kernel, stride, padding, dilation, out, -np.inf)
+    win = _windows(xp, kernel, stride, dilation, out)
+    flat = win.reshape(win.shape[:2 + nd] + (-1,))
+    # NaN wins (libtorch propagates it): argmax of isnan first where any is NaN
+    pick = np.argmax(flat, axis=-1)
+    nan = np.isnan(flat)
+    if nan.any():
+        pick = np.where(nan.any(axis=-1), np.argmax(nan, axis=-1), pick)
+    values = np.take_along_axis(flat, pick[..., None], axis=-1)[..., 0]
+    offsets = np.unravel_index(pick, kernel)
+    index = np.zeros(pick.shape, np.int64)
+    for i in range(nd):
+        shape = [1] * pick.ndim
+        shape[2 + i] = out[i]
+        start = (np.arange(out[i]) * stride[i] - padding[i]).reshape(shape)
+        index = index * x.shape[2 + i] + (start + offsets[i] * dilation[i])
+    return np.ascontiguousarray(values, dtype=x.dtype), index
+
+
+def max_pool_backward(g, indices, shape, nd):
+    """Each element of ``g`` added at its maximum's position in the input of ``shape`` (whose
+    last ``nd`` dims are pooled)."""
+    nc = math.prod(shape[:-nd])
+    plane = math.prod(shape[-nd:])
+    where = (np.arange(nc).reshape(nc, 1) * plane + indices.reshape(nc, -1)).ravel()
+    sums = np.bincount(where, weights=g.ravel(), minlength=nc * plane)
+    return sums.astype(g.dtype, copy=False).reshape(shape)
+
+
+def avg_divisors(sizes, kernel, stride, padding, out, count_include_pad, divisor_override):
+    """What each window's sum is divided by (one value per output position): the override,
+    or the window's size clipped to the padded input (``count_include_pad``), or the number of
+    input elements it covers."""
+    if divisor_override is not None:
+        return np.full(out, float(divisor_override))
+    div = np.ones(out)
+    for i, (s, k, st, p, o) in enumerate(zip(sizes, kernel, stride, padding, out)):
+        start = np.arange(o) * st - p
+        end = np.minimum(start + k, s + p)
+        if not count_include_pad:
+            end = np.minimum(end, s)
+            start = np.maximum(start, 0)
+        shape = [1] * len(out)
+        shape[i] = o
+        div = div * (end - start).reshape(shape)
+    return div
+
+
+def avg_pool(x, kernel, stride, padding, out, divisor):
+    xp = _padded(x, kernel, stride, padding, (1,) * len(kernel), out, 0)
+    win = _windows(xp, kernel, stride, (1,) * len(kernel), out)
+    nd = len(kernel)
+    sums = win.sum(axis=tuple(range(2 + nd, 2 + 2 * nd)), dtype=np.float64 if x.dtype ==
+                   np.float16 else x.dtype)
+    return np.ascontiguousarray(sums / divisor).astype(x.dtype, copy=False)
+
+
+def full_pads(sizes, kernel, stride, padding, out):
+    """nnf_pad amounts (last dim first) that take a transposed window sum of spatial sizes
+    ``(out - 1) stride + kernel`` (starting at -padding) back to the input's ``sizes``."""
+    pads = []
+    for i in reversed(range(len(kernel))):
+        full = (out[i] - 1) * stride[i] + kernel[i]
+        pads += [-padding[i], sizes[i] + padding[i] - full]
+    return tuple(pads)
+
+
+def avg_pool_backward(g, kernel, stride, padding, divisor, shape):
+    """Each ``g / divisor`` spread over its window (a transposed convolution with ones)."""
+    nd = len(kernel)
+    out = g.shape[-nd:]
+    gd = (g / divisor).astype(g.dtype, copy=False).reshape((-1, 1) + out)
+    ones = np.ones((1, 1) + tuple(kernel), g.dtype)
+    full = tuple((o - 1) * s + k for o, s, k in zip(out, stride, kernel))
+    spread = correlate_input_adjoint(gd, ones, 1, stride, (1,) * len(kernel), full)
+    back = constant_pad(spread, full_pads(shape[-nd:], kernel, stride, padding, out))
+    return back.reshape(shape)
