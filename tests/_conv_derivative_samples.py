@@ -76,3 +76,28 @@ def add_samples(builder, Case, anyv):
             y = rt.nnf_pad(x, pads, mode)
             return rt.autograd_grad([y], [x], [g], create_graph=True)[0]
         return Case(grad_of_pad, anyv(rng, out_shape))
+
+    @builder("MaxPool2DWithIndicesBackward0", "MaxPool3DWithIndicesBackward0",
+             "AvgPool2DBackward0", "AvgPool3DBackward0")
+    def _pool(draw, rng, name):
+        nd = 3 if "3D" in name else 2
+        kernel = tuple(draw(st.integers(1, 2)) for _ in range(nd))
+        stride = tuple(draw(st.integers(1, 2)) for _ in range(nd))
+        padding = tuple(draw(st.integers(0, k // 2)) for k in kernel)
+        ceil_mode = draw(st.booleans())
+        shape = (draw(st.integers(1, 2)), 2) + tuple(draw(st.integers(2, 4)) for _ in range(nd))
+        if name.startswith("Max"):
+            fn = rt.nnf_max_pool2d if nd == 2 else rt.nnf_max_pool3d
+            # distinct values: a tie would move the maximum under a finite difference
+            values = rng.permutation(int(np_prod(shape))).reshape(shape) * 0.1
+            return Case(lambda a: fn(a, kernel, stride, padding, ceil_mode=ceil_mode), values)
+        fn = rt.nnf_avg_pool2d if nd == 2 else rt.nnf_avg_pool3d
+        include = draw(st.booleans())
+        return Case(lambda a: fn(a, kernel, stride, padding, ceil_mode, include), anyv(rng, shape))
+
+
+def np_prod(shape):
+    out = 1
+    for s in shape:
+        out *= s
+    return out

@@ -229,9 +229,11 @@ def _conv_transpose(name, nd, input, weight, bias, stride, padding, output_paddi
     sizes = conv_arrays.transposed_sizes(input.shape[2:], weight.shape[2:], stride, padding,
                                          dilation, output_padding)
     if any(s <= 0 for s in sizes):
-        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}"
-                           f"). Calculated output size per channel: "
-                           f"({' x '.join(map(str, sizes))}). Output size is too small")
+        unit = (1,) if nd == 1 else ()  # libtorch computes 1-d as 2-d with a unit height
+        raise RuntimeError(f"Given input size per channel: "
+                           f"({' x '.join(map(str, unit + tuple(input.shape[2:])))}). Calculated "
+                           f"output size per channel: ({' x '.join(map(str, unit + sizes))}). "
+                           "Output size is too small")
     out = convolution(input, weight, bias, stride, padding, dilation, True, output_padding,
                       groups)
     return out.squeeze(0) if unbatched else out

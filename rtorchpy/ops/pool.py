@@ -48,6 +48,8 @@ def _arguments(input, nd, kernel_size, stride, padding, dilation, ceil_mode, wha
                                f"pad={p}, kernel_size={k} and dilation={d}")
     sizes = input.shape[-nd:]
     out = pool_arrays.out_sizes(sizes, kernel, stride, padding, dilation, bool(ceil_mode))
+    if any(o <= 0 for o in out) and what == "max_pool1d":
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {min(out)}")
     if any(o <= 0 for o in out):
         lead = input.shape[-nd - 1]
         raise RuntimeError(f"Given input size: ({'x'.join(map(str, (lead,) + sizes))}). "

@@ -1,0 +1,75 @@
+"""Random convolution, padding and pooling cases, shared by the live comparison with PyTorch
+(``tests/test_conv_layers.py``) and the recorder of ``tests/fixtures/conv_recorded.json``.
+Each case is drawn from a seed, so the fixture only stores the seed and PyTorch's answers."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def conv_case(seed):
+    rng = np.random.default_rng(seed)
+    nd = int(rng.integers(1, 4))
+    transposed = bool(rng.random() < 0.4)
+    groups = int(rng.choice([1, 1, 2, 3]))
+    cin, cout = groups * int(rng.integers(1, 3)), groups * int(rng.integers(1, 3))
+
+    def ints(lo, hi):
+        return [int(v) for v in rng.integers(lo, hi, nd)]
+    args = {"stride": ints(1, 3), "padding": ints(0, 3), "dilation": ints(1, 3),
+            "groups": groups}
+    kernel = ints(1, 4)
+    size = ints(3, 8 if nd < 3 else 5)
+    if transposed:
+        args["output_padding"] = [int(rng.integers(0, max(s, d))) for s, d in
+                                  zip(args["stride"], args["dilation"])]
+        wshape = [cin, cout // groups] + kernel
+    else:
+        if rng.random() < 0.2 and all(s == 1 for s in args["stride"]):
+            args["padding"] = str(rng.choice(["same", "valid"]))
+        wshape = [cout, cin // groups] + kernel
+    fn = ("conv_transpose" if transposed else "conv") + f"{nd}d"
+    shapes = [[int(rng.integers(1, 3)), cin] + size, wshape]
+    if rng.random() < 0.5:
+        shapes.append([cout])
+    return fn, args, shapes
+
+
+def pad_case(seed):
+    rng = np.random.default_rng(seed)
+    mode = str(rng.choice(["constant", "reflect", "replicate", "circular"]))
+    k = int(rng.integers(1, 4))
+    batched = bool(rng.random() < 0.7)
+    lead = [int(rng.integers(1, 4)) for _ in range(2 if batched else 1)]
+    shape = lead + [int(v) for v in rng.integers(2, 6, k)]
+    low = -1 if mode == "constant" else 0
+    pads = [int(v) for v in rng.integers(low, 2 if mode == "circular" else 4, 2 * k)]
+    args = {"pad": pads, "mode": mode}
+    if mode == "constant":
+        args["value"] = 1.5
+    return "pad", args, [shape]
+
+
+def pool_case(seed):
+    rng = np.random.default_rng(seed)
+    nd = int(rng.integers(1, 4))
+    kind = str(rng.choice(["max", "avg"]))
+    kernel = [int(v) for v in rng.integers(1, 4, nd)]
+    args = {"kernel_size": kernel, "stride": [int(v) for v in rng.integers(1, 3, nd)],
+            "padding": [int(rng.integers(0, k // 2 + 1)) for k in kernel],
+            "ceil_mode": bool(rng.random() < 0.5)}
+    if kind == "max":
+        args["dilation"] = [int(v) for v in rng.integers(1, 3, nd)]
+    else:
+        args["count_include_pad"] = bool(rng.random() < 0.5)
+        if nd > 1 and rng.random() < 0.3:
+            args["divisor_override"] = 3
+    batched = bool(rng.random() < 0.8)
+    shape = ([2] if batched else []) + [2] + [int(v) for v in
+                                             rng.integers(3, 7 if nd < 3 else 5, nd)]
+    return f"{kind}_pool{nd}d", args, [shape]
+
+
+def inputs(seed, shapes):
+    """The case's float64 inputs, and a gradient for the output and one for each input."""
+    rng = np.random.default_rng(seed + 10_000)
+    return [rng.standard_normal(s) for s in shapes], rng
