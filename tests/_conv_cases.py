@@ -73,3 +73,17 @@ def inputs(seed, shapes):
     """The case's float64 inputs, and a gradient for the output and one for each input."""
     rng = np.random.default_rng(seed + 10_000)
     return [rng.standard_normal(s) for s in shapes], rng
+
+
+def adaptive_case(seed):
+    rng = np.random.default_rng(seed)
+    nd = int(rng.integers(1, 4))
+    kind = str(rng.choice(["avg", "max"]))
+    batched = bool(rng.random() < 0.8)
+    shape = ([2] if batched else []) + [2] + [int(v) for v in rng.integers(1, 8 if nd < 3 else 6,
+                                                                           nd)]
+    out = [int(v) for v in rng.integers(1, 6, nd)]
+    if nd > 1 and rng.random() < 0.3:
+        out[0] = None
+    args = {"output_size": out if nd > 1 else out[0]}
+    return f"adaptive_{kind}_pool{nd}d", args, [shape]

@@ -101,3 +101,41 @@ def np_prod(shape):
     for s in shape:
         out *= s
     return out
+
+
+def add_adaptive_samples(builder, Case, anyv):
+    """Samples for the adaptive pooling and unpooling rows."""
+
+    def plane(draw, nd):
+        return (draw(st.integers(1, 2)), 2) + tuple(draw(st.integers(1, 5)) for _ in range(nd))
+
+    @builder("AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0",
+             "AdaptiveMaxPool2DBackward0", "AdaptiveMaxPool3DBackward0")
+    def _adaptive(draw, rng, name):
+        nd = 3 if "3D" in name else 2
+        shape = plane(draw, nd)
+        out = [draw(st.integers(1, 4)) for _ in range(nd)]
+        fn = getattr(rt, f"nnf_adaptive_{'avg' if 'Avg' in name else 'max'}_pool{nd}d")
+        values = rng.permutation(np_prod(shape)).reshape(shape) * 0.1  # no ties for max
+        return Case(lambda a: fn(a, out), values if "Max" in name else anyv(rng, shape))
+
+    @builder("AdaptiveAvgPool2DBackwardBackward0", "AdaptiveAvgPool3DBackwardBackward0")
+    def _adaptive_backward(draw, rng, name):
+        nd = 3 if "3D" in name else 2
+        shape = plane(draw, nd)
+        out = [draw(st.integers(1, 4)) for _ in range(nd)]
+        fn = getattr(rt, f"nnf_adaptive_avg_pool{nd}d")
+        x = rt.torch_tensor(anyv(rng, shape), requires_grad=True)
+
+        def grad_of_pool(g):
+            return rt.autograd_grad([fn(x, out)], [x], [g], create_graph=True)[0]
+        return Case(grad_of_pool, anyv(rng, shape[:2] + tuple(out)))
+
+    @builder("MaxUnpool2DBackward0", "MaxUnpool3DBackward0")
+    def _unpool(draw, rng, name):
+        nd = 3 if "3D" in name else 2
+        shape = (2, 2) + tuple(2 * draw(st.integers(1, 2)) for _ in range(nd))
+        pool = getattr(rt, f"nnf_max_pool{nd}d")
+        unpool = getattr(rt, f"nnf_max_unpool{nd}d")
+        values, indices = pool(rt.torch_tensor(anyv(rng, shape)), 2, return_indices=True)
+        return Case(lambda a: unpool(a, indices, 2), values._data)

@@ -24,3 +24,41 @@ def _avg_pool(F, g, needs, kernel, stride, padding, divisor, shape):
 for _nd in (2, 3):
     row(f"MaxPool{_nd}DWithIndicesBackward0")(_max_pool)
     row(f"AvgPool{_nd}DBackward0")(_avg_pool)
+
+
+def _transposes(F, g, mats, node):
+    return F.apply_matrices(g, tuple(m.T for m in mats), node)
+
+
+def _adaptive_avg(F, g, needs, mats):
+    """self: g spread evenly over each adaptive window (the averaging matrices transposed)"""
+    return _transposes(F, g, mats, g_node(mats, back=True))
+
+
+def _adaptive_avg_again(F, g, needs, mats):
+    """grad_output: g averaged again (the adjoint of spreading)"""
+    return _transposes(F, g, mats, g_node(mats, back=False))
+
+
+def g_node(mats, back):
+    """The node the recorded map of ``mats`` records (``mats`` are the forward's when
+    differentiating the pooling, their transposes when differentiating the spreading)."""
+    nd = len(mats)
+    return f"AdaptiveAvgPool{nd}DBackward" + ("Backward0" if back else "0")
+
+
+def _unpool(F, g, needs, indices, nd):
+    """self: g gathered at the indices the values were put at"""
+    lead = indices.shape[:-nd]
+    nc = 1
+    for s in lead:
+        nc *= s
+    flat = F.reshape(g, (nc, -1))
+    return F.reshape(F.gather(flat, 1, indices.reshape(nc, -1)), indices.shape)
+
+
+for _nd in (2, 3):
+    row(f"AdaptiveAvgPool{_nd}DBackward0")(_adaptive_avg)
+    row(f"AdaptiveAvgPool{_nd}DBackwardBackward0", inputs=("grad_output",))(_adaptive_avg_again)
+    row(f"AdaptiveMaxPool{_nd}DBackward0")(_max_pool)
+    row(f"MaxUnpool{_nd}DBackward0")(_unpool)

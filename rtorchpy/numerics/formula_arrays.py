@@ -320,6 +320,10 @@ class _ArrayOps(ArrayLinalg):
         return pool.max_pool_backward(g, indices, shape, nd)
 
     @staticmethod
+    def apply_matrices(x, mats, node):
+        return pool.apply_matrices(x, mats)
+
+    @staticmethod
     def avg_pool_backward(g, kernel, stride, padding, divisor, shape):
         return pool.avg_pool_backward(g, kernel, stride, padding, divisor, shape)
 

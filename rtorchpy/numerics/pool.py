@@ -122,3 +122,75 @@ def avg_pool_backward(g, kernel, stride, padding, divisor, shape):
     spread = correlate_input_adjoint(gd, ones, 1, stride, (1,) * len(kernel), full)
     back = constant_pad(spread, full_pads(shape[-nd:], kernel, stride, padding, out))
     return back.reshape(shape)
+
+
+# ------------------------------------------------------------------------------ adaptive
+
+def adaptive_bounds(size, out):
+    """libtorch's adaptive windows along one dim: [floor(i S / O), ceil((i + 1) S / O))."""
+    i = np.arange(out)
+    return (i * size) // out, -((-(i + 1) * size) // out)
+
+
+def adaptive_avg_matrix(size, out, dtype):
+    """The (out, size) matrix that averages each adaptive window."""
+    start, end = adaptive_bounds(size, out)
+    j = np.arange(size)
+    inside = (j >= start[:, None]) & (j < end[:, None])
+    return (inside / (end - start)[:, None]).astype(dtype)
+
+
+def apply_matrices(x, mats):
+    """``x`` with ``mats[i]`` (out_i, size_i) applied along dim ``-len(mats) + i``."""
+    nd = len(mats)
+    for i, m in enumerate(mats):
+        axis = x.ndim - nd + i
+        x = np.moveaxis(np.tensordot(x, m, axes=([axis], [1])), -1, axis)
+    return np.ascontiguousarray(x)
+
+
+def adaptive_max_pool(x, out):
+    """(maxima, flat indices in each input plane) over the adaptive windows of the last
+    ``len(out)`` dims: each window gathered at its widest, short windows repeating their last
+    element (which cannot change the maximum or its first position)."""
+    nd = len(out)
+    lead = x.shape[:-nd]
+    sizes = x.shape[-nd:]
+    grids = []
+    for i, (s, o) in enumerate(zip(sizes, out)):
+        start, end = adaptive_bounds(s, o)
+        width = int((end - start).max())
+        idx = np.minimum(start[:, None] + np.arange(width), (end - 1)[:, None])  # (o, width)
+        grids.append(idx)
+    # index arrays broadcasting to (*out, *widths)
+    keys = []
+    for i, idx in enumerate(grids):
+        shape = [1] * (2 * nd)
+        shape[i], shape[nd + i] = idx.shape
+        keys.append(idx.reshape(shape))
+    win = x[(Ellipsis,) + tuple(keys)]
+    flat = win.reshape(lead + tuple(out) + (-1,))
+    pick = np.argmax(flat, axis=-1)
+    nan = np.isnan(flat)
+    if nan.any():
+        pick = np.where(nan.any(axis=-1), np.argmax(nan, axis=-1), pick)
+    values = np.take_along_axis(flat, pick[..., None], axis=-1)[..., 0]
+    index = np.zeros(pick.shape, np.int64)
+    widths = tuple(g.shape[1] for g in grids)
+    offsets = np.unravel_index(pick, widths)
+    for i, idx in enumerate(grids):
+        shape = [1] * pick.ndim
+        shape[len(lead) + i] = out[i]
+        pos_grid = np.broadcast_to(np.arange(out[i]).reshape(shape), pick.shape)
+        index = index * sizes[i] + idx[pos_grid, offsets[i]]
+    return np.ascontiguousarray(values), index
+
+
+def max_unpool(x, indices, nd, sizes):
+    """Zeros of spatial ``sizes`` with each element of ``x`` put at its flat index."""
+    lead = x.shape[:-nd]
+    nc = math.prod(lead)
+    plane = math.prod(sizes)
+    out = np.zeros((nc, plane), x.dtype)
+    np.put_along_axis(out, indices.reshape(nc, -1), x.reshape(nc, -1), axis=1)
+    return out.reshape(lead + tuple(sizes))

@@ -10,7 +10,7 @@ import numpy as np
 from ..autograd import graph
 from ..numerics import pool as pool_arrays
 from ..tensor import Tensor
-from . import conv, pad
+from . import conv, pad, pool_adaptive
 from .arith import where
 from .creation import torch_zeros_like
 from .formula_linalg import TensorLinalg
@@ -311,6 +311,10 @@ class _TensorOps(TensorLinalg):
         rows = np.arange(nc).reshape(nc, 1)
         flat = index_backward(g.reshape(nc, -1), (nc, plane), (rows, indices.reshape(nc, -1)))
         return flat.reshape(shape)
+
+    @staticmethod
+    def apply_matrices(x, mats, node):
+        return pool_adaptive.apply_matrices(x, mats, node)
 
     @staticmethod
     def avg_pool_backward(g, kernel, stride, padding, divisor, shape):
