@@ -68,6 +68,8 @@ def _adaptive_input(input, nd, output_size, name):
 
 def _adaptive_avg(input, nd, output_size, name):
     input, out = _adaptive_input(input, nd, output_size, name)
+    if all(o == 1 for o in out):  # libtorch takes the mean then (MeanBackward1)
+        return input.mean(tuple(range(input.ndim - nd, input.ndim)), True)
     dt = input._data.dtype
     mats = tuple(pool_arrays.adaptive_avg_matrix(s, o, dt)
                  for s, o in zip(input.shape[-nd:], out))
