@@ -139,3 +139,15 @@ def add_adaptive_samples(builder, Case, anyv):
         unpool = getattr(rt, f"nnf_max_unpool{nd}d")
         values, indices = pool(rt.torch_tensor(anyv(rng, shape)), 2, return_indices=True)
         return Case(lambda a: unpool(a, indices, 2), values._data)
+
+    @builder("NativeGroupNormBackward0")
+    def _group_norm(draw, rng, name):
+        groups = draw(st.integers(1, 2))
+        c = groups * draw(st.integers(1, 2))
+        shape = (draw(st.integers(1, 2)), c) + tuple(draw(st.integers(1, 3))
+                                                     for _ in range(draw(st.integers(1, 2))))
+        if shape[1] // groups * int(np_prod(shape[2:])) < 2:
+            shape = shape[:2] + (2,) + shape[3:]
+        which = draw(st.sampled_from(["none", "weight", "both"]))
+        extra = [anyv(rng, (c,)) for _ in range({"none": 0, "weight": 1, "both": 2}[which])]
+        return Case(lambda a, *wb: rt.nnf_group_norm(a, groups, *wb), anyv(rng, shape), *extra)

@@ -19,10 +19,12 @@ from .loss import *  # noqa: F401,F403
 from .loss import __all__ as _loss
 from .module import *  # noqa: F401,F403
 from .module import __all__ as _module
+from .pooling import *  # noqa: F401,F403
+from .pooling import __all__ as _pooling
 from .normalization import *  # noqa: F401,F403
 from .normalization import __all__ as _normalization
 from .utils import *  # noqa: F401,F403
 from .utils import __all__ as _utils
 
 __all__ = sorted(set(_activation + _containers + _conv + _dropout + _embedding + _init + _linear +
-                     _loss + _module + _normalization + _utils))
+                     _loss + _module + _normalization + _pooling + _utils))

@@ -26,6 +26,8 @@ from .pool import *  # noqa: F401,F403  (pooling)
 from .pool import __all__ as _pool_names
 from .pool_adaptive import *  # noqa: F401,F403  (adaptive pooling, unpooling)
 from .pool_adaptive import __all__ as _adaptive_names
+from .nnf_norm import *  # noqa: F401,F403  (group and instance norm, channel dropout)
+from .nnf_norm import __all__ as _norm_names
 from .nnf_layers import *  # noqa: F401,F403
 from .nnf_layers import __all__ as _layer_names
 from .nnf_losses import *  # noqa: F401,F403  (kl_div, poisson_nll_loss, gaussian_nll_loss)
@@ -219,4 +221,5 @@ def nnf_one_hot(tensor, num_classes=-1):
 
 __all__ = (__all__ + ["nnf_one_hot"] + list(_layer_names) + list(_loss_names)
            + list(_conv_names) + ["nnf_pad"]
-           + list(_pool_names) + list(_adaptive_names))
+           + list(_pool_names) + list(_adaptive_names)
+           + list(_norm_names))
