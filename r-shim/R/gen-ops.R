@@ -1189,18 +1189,23 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param approximate See the Python documentation of the op of the same name (R conventions apply).
 #' @param beta See the Python documentation of the op of the same name (R conventions apply).
 #' @param bias See the Python documentation of the op of the same name (R conventions apply).
+#' @param ceil_mode See the Python documentation of the op of the same name (R conventions apply).
+#' @param count_include_pad See the Python documentation of the op of the same name (R conventions apply).
 #' @param delta See the Python documentation of the op of the same name (R conventions apply).
 #' @param dilation See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @param divisor_override See the Python documentation of the op of the same name (R conventions apply).
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
 #' @param groups See the Python documentation of the op of the same name (R conventions apply).
 #' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
+#' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
 #' @param inplace See the Python documentation of the op of the same name (R conventions apply).
 #' @param input A tensor.
 #' @param input1 See the Python documentation of the op of the same name (R conventions apply).
 #' @param input2 See the Python documentation of the op of the same name (R conventions apply).
+#' @param kernel_size See the Python documentation of the op of the same name (R conventions apply).
 #' @param log_input Whether `input` holds the log of the rate.
 #' @param log_target Whether `target` holds log-probabilities.
 #' @param max_norm See the Python documentation of the op of the same name (R conventions apply).
@@ -1212,13 +1217,16 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param norm_type See the Python documentation of the op of the same name (R conventions apply).
 #' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
 #' @param num_classes The number of classes; -1 (the default) takes the largest class value.
+#' @param num_groups See the Python documentation of the op of the same name (R conventions apply).
 #' @param output_padding See the Python documentation of the op of the same name (R conventions apply).
+#' @param output_size See the Python documentation of the op of the same name (R conventions apply).
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @param pad See the Python documentation of the op of the same name (R conventions apply).
 #' @param padding See the Python documentation of the op of the same name (R conventions apply).
 #' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).
+#' @param return_indices See the Python documentation of the op of the same name (R conventions apply).
 #' @param running_mean See the Python documentation of the op of the same name (R conventions apply).
 #' @param running_var See the Python documentation of the op of the same name (R conventions apply).
 #' @param scale_grad_by_freq See the Python documentation of the op of the same name (R conventions apply).
@@ -1228,6 +1236,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param tensor Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).
 #' @param threshold See the Python documentation of the op of the same name (R conventions apply).
 #' @param training See the Python documentation of the op of the same name (R conventions apply).
+#' @param use_input_stats See the Python documentation of the op of the same name (R conventions apply).
 #' @param value See the Python documentation of the op of the same name (R conventions apply).
 #' @param var The variances: a tensor (input's shape, or one dim of size 1 or missing) or a number.
 #' @param weight See the Python documentation of the op of the same name (R conventions apply).
@@ -1386,6 +1395,82 @@ nnf_conv_transpose3d <- function(input, weight, bias = NULL, stride = 1L, paddin
 #' @rdname nnf
 #' @export
 nnf_pad <- function(input, pad, mode = "constant", value = NULL) { .r <- .External(rtp_fnx, "nnf_pad", input, pad, mode, value); if (is.object(.r)) .r else .fn_reply("nnf_pad", list(input, pad, mode, value), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_max_pool1d <- function(input, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_max_pool1d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_max_pool1d", list(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_max_pool2d <- function(input, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_max_pool2d", list(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_max_pool3d <- function(input, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_max_pool3d", list(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_avg_pool1d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil_mode = FALSE, count_include_pad = TRUE) { .r <- .External(rtp_fnx, "nnf_avg_pool1d", input, kernel_size, stride, padding, ceil_mode, count_include_pad); if (is.object(.r)) .r else .fn_reply("nnf_avg_pool1d", list(input, kernel_size, stride, padding, ceil_mode, count_include_pad), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_avg_pool2d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil_mode = FALSE, count_include_pad = TRUE, divisor_override = NULL) { .r <- .External(rtp_fnx, "nnf_avg_pool2d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); if (is.object(.r)) .r else .fn_reply("nnf_avg_pool2d", list(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_avg_pool3d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil_mode = FALSE, count_include_pad = TRUE, divisor_override = NULL) { .r <- .External(rtp_fnx, "nnf_avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); if (is.object(.r)) .r else .fn_reply("nnf_avg_pool3d", list(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_adaptive_avg_pool1d <- function(input, output_size) { .r <- .External(rtp_fnx, "nnf_adaptive_avg_pool1d", input, output_size); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_avg_pool1d", list(input, output_size), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_adaptive_avg_pool2d <- function(input, output_size) { .r <- .External(rtp_fnx, "nnf_adaptive_avg_pool2d", input, output_size); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_avg_pool2d", list(input, output_size), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_adaptive_avg_pool3d <- function(input, output_size) { .r <- .External(rtp_fnx, "nnf_adaptive_avg_pool3d", input, output_size); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_avg_pool3d", list(input, output_size), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_adaptive_max_pool1d <- function(input, output_size, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_adaptive_max_pool1d", input, output_size, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_max_pool1d", list(input, output_size, return_indices), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_adaptive_max_pool2d <- function(input, output_size, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_adaptive_max_pool2d", input, output_size, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_max_pool2d", list(input, output_size, return_indices), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_adaptive_max_pool3d <- function(input, output_size, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_adaptive_max_pool3d", input, output_size, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_max_pool3d", list(input, output_size, return_indices), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_max_unpool1d <- function(input, indices, kernel_size, stride = NULL, padding = 0L, output_size = NULL) { .r <- .External(rtp_fnx, "nnf_max_unpool1d", input, indices, kernel_size, stride, padding, output_size); if (is.object(.r)) .r else .fn_reply("nnf_max_unpool1d", list(input, indices, kernel_size, stride, padding, output_size), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_max_unpool2d <- function(input, indices, kernel_size, stride = NULL, padding = 0L, output_size = NULL) { .r <- .External(rtp_fnx, "nnf_max_unpool2d", input, indices, kernel_size, stride, padding, output_size); if (is.object(.r)) .r else .fn_reply("nnf_max_unpool2d", list(input, indices, kernel_size, stride, padding, output_size), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_max_unpool3d <- function(input, indices, kernel_size, stride = NULL, padding = 0L, output_size = NULL) { .r <- .External(rtp_fnx, "nnf_max_unpool3d", input, indices, kernel_size, stride, padding, output_size); if (is.object(.r)) .r else .fn_reply("nnf_max_unpool3d", list(input, indices, kernel_size, stride, padding, output_size), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_group_norm <- function(input, num_groups, weight = NULL, bias = NULL, eps = 1e-05) { .r <- .External(rtp_fnx, "nnf_group_norm", input, num_groups, weight, bias, eps); if (is.object(.r)) .r else .fn_reply("nnf_group_norm", list(input, num_groups, weight, bias, eps), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_instance_norm <- function(input, running_mean = NULL, running_var = NULL, weight = NULL, bias = NULL, use_input_stats = TRUE, momentum = 0.1, eps = 1e-05) { .r <- .External(rtp_fnx, "nnf_instance_norm", input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps); if (is.object(.r)) .r else .fn_reply("nnf_instance_norm", list(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_dropout2d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_dropout2d", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_dropout2d", list(input, p, training, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_dropout3d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_dropout3d", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_dropout3d", list(input, p, training, inplace), .r, sys.call()) }
 
 #' Data types
 #'
