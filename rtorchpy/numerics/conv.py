@@ -13,6 +13,9 @@ that it stays in cache. The two adjoints:
 - ``correlate_weight_adjoint``: the weight's gradient: the gradient times the windows'
   transpose, summed over the batch.
 
+A 1-d convolution skips im2col: one product per kernel offset on a strided view of the input
+(BLAS takes rows with a stride as they are), which moves a kernel's width less memory.
+
 float16 is computed in float32 (NumPy's float16 matrix product is neither fast nor accumulated
 wide) and rounded back once.
 """
@@ -59,6 +62,23 @@ def _chunk(n, per_sample_bytes):
     return max(1, min(n, _CHUNK_BYTES // max(per_sample_bytes, 1)))
 
 
+def _offset(k, dilation, stride, out):
+    """The input positions kernel offset ``k`` meets, along a 1-d input."""
+    return slice(k * dilation, k * dilation + stride * (out - 1) + 1, stride)
+
+
+def _correlate_1d(x5, w, groups, stride, dilation, out):
+    """1-d: one matrix product per kernel offset, on strided views of the input (no im2col
+    copy: each view's rows are contiguous when ``stride`` is 1, which BLAS takes as it is)."""
+    n = x5.shape[0]
+    o, cg, k_size = w.shape
+    w4 = w.reshape(groups, o // groups, cg, k_size)
+    y = np.matmul(w4[..., 0], x5[..., _offset(0, dilation, stride, out)])
+    for k in range(1, k_size):
+        y += np.matmul(w4[..., k], x5[..., _offset(k, dilation, stride, out)])
+    return y.reshape(n, o, out)
+
+
 def correlate(xp, w, groups, stride, dilation):
     """The convolution of the padded input ``xp`` ``(N, C, *S)`` with ``w`` ``(O, C / groups,
     *K)``: ``(N, O, *out)``."""
@@ -70,6 +90,9 @@ def correlate(xp, w, groups, stride, dilation):
     kernel = w.shape[2:]
     out = out_sizes(xp.shape[2:], kernel, stride, dilation)
     x5 = xp.reshape((n, groups, c // groups) + xp.shape[2:])
+    if len(kernel) == 1:
+        return _correlate_1d(x5, w, groups, stride[0], dilation[0], out[0]).astype(dt,
+                                                                                  copy=False)
     wm = w.reshape(groups, o // groups, cg * math.prod(kernel))
     positions = math.prod(out)
     y = np.empty((n, groups, o // groups, positions), wd)
@@ -91,9 +114,15 @@ def correlate_input_adjoint(gy, w, groups, stride, dilation, padded_sizes):
     out = gy.shape[2:]
     cg = w.shape[1]
     kernel = w.shape[2:]
-    wt = w.reshape(groups, o // groups, cg * math.prod(kernel)).transpose(0, 2, 1)
     g4 = gy.reshape(n, groups, o // groups, math.prod(out))
     gx = np.zeros((n, groups, cg) + tuple(padded_sizes), wd)
+    if len(kernel) == 1:
+        w4 = w.reshape(groups, o // groups, cg, kernel[0])
+        for k in range(kernel[0]):
+            gx[..., _offset(k, dilation[0], stride[0], out[0])] += np.matmul(
+                w4[..., k].transpose(0, 2, 1), g4)
+        return gx.reshape((n, groups * cg) + tuple(padded_sizes)).astype(dt, copy=False)
+    wt = w.reshape(groups, o // groups, cg * math.prod(kernel)).transpose(0, 2, 1)
     step = _chunk(n, wt.shape[0] * wt.shape[1] * math.prod(out) * wd.itemsize)
     for i in range(0, n, step):
         cols = np.matmul(wt, g4[i:i + step])  # (n, G, Cg * prod(K), prod(out))
@@ -119,6 +148,12 @@ def correlate_weight_adjoint(xp, gy, groups, stride, dilation, kernel):
     cg = c // groups
     x5 = xp.reshape((n, groups, cg) + xp.shape[2:])
     g4 = gy.reshape(n, groups, o // groups, math.prod(out))
+    if len(kernel) == 1:
+        gw = np.empty((groups, o // groups, cg, kernel[0]), wd)
+        for k in range(kernel[0]):
+            xk = x5[..., _offset(k, dilation[0], stride[0], out[0])]
+            gw[..., k] = np.matmul(g4, xk.transpose(0, 1, 3, 2)).sum(axis=0)
+        return gw.reshape((o, cg) + tuple(kernel)).astype(dt, copy=False)
     gw = np.zeros((groups, o // groups, cg * math.prod(kernel)), wd)
     step = _chunk(n, groups * cg * math.prod(kernel) * math.prod(out) * wd.itemsize)
     for i in range(0, n, step):

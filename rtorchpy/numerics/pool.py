@@ -43,25 +43,44 @@ def _windows(xp, kernel, stride, dilation, out):
 
 
 def max_pool(x, kernel, stride, padding, dilation, out):
-    """(maxima, int64 flat indices of the maxima in each (unpadded) input plane)."""
+    """(maxima, int64 flat indices of the maxima in each (unpadded) input plane).
+
+    Passes per kernel offset over the strided view of that offset's elements (a loop over the
+    kernel's few offsets, vectorised over positions): the maximum, then where it was first
+    met; libtorch's rules kept: NaN wins (the last NaN of a window), and a window of -inf
+    points at its first element inside the input."""
     nd = len(kernel)
     xp = _padded(x, kernel, stride, padding, dilation, out, -np.inf)
     win = _windows(xp, kernel, stride, dilation, out)
-    flat = win.reshape(win.shape[:2 + nd] + (-1,))
-    # NaN wins (libtorch propagates it): argmax of isnan first where any is NaN
-    pick = np.argmax(flat, axis=-1)
-    nan = np.isnan(flat)
-    if nan.any():
-        pick = np.where(nan.any(axis=-1), np.argmax(nan, axis=-1), pick)
-    values = np.take_along_axis(flat, pick[..., None], axis=-1)[..., 0]
-    offsets = np.unravel_index(pick, kernel)
-    index = np.zeros(pick.shape, np.int64)
-    for i in range(nd):
-        shape = [1] * pick.ndim
-        shape[2 + i] = out[i]
-        start = (np.arange(out[i]) * stride[i] - padding[i]).reshape(shape)
-        index = index * x.shape[2 + i] + (start + offsets[i] * dilation[i])
-    return np.ascontiguousarray(values, dtype=x.dtype), index
+    best = np.full(win.shape[:2 + nd], -np.inf, x.dtype)
+    # the flat input index each offset meets, per output position (broadcast over N and C)
+    starts = [(np.arange(o) * st - p).reshape([1] * (2 + i) + [o] + [1] * (nd - 1 - i))
+              for i, (o, st, p) in enumerate(zip(out, stride, padding))]
+    plane = [math.prod(x.shape[3 + i:]) for i in range(nd)]
+    first = sum(np.where(s < 0, s + (-(s // d)) * d, s) * m
+                for s, d, m in zip(starts, dilation, plane))
+    offsets = list(np.ndindex(*kernel))
+    for k in offsets:  # np.maximum propagates NaN, as libtorch's max pooling does
+        np.maximum(best, win[(Ellipsis,) + k], out=best)
+    index = np.array(np.broadcast_to(first, best.shape))
+    hit = np.empty(best.shape, bool)
+    sizes = x.shape[2:]
+    for k in reversed(offsets):  # the first element equal to the maximum wins
+        np.equal(win[(Ellipsis,) + k], best, out=hit)
+        pos = [st + ki * d for st, ki, d in zip(starts, k, dilation)]
+        if any(p.min() < 0 or p.max() >= n for p, n in zip(pos, sizes)):
+            for p, n in zip(pos, sizes):  # padding: never the index of a maximum
+                hit &= (p >= 0) & (p < n)
+        np.copyto(index, _flat(starts, k, dilation, plane), where=hit)
+    if np.isnan(best).any():  # the last NaN of a window wins
+        for k in offsets:
+            np.isnan(win[(Ellipsis,) + k], out=hit)
+            np.copyto(index, _flat(starts, k, dilation, plane), where=hit)
+    return best, index
+
+
+def _flat(starts, k, dilation, plane):
+    return sum((s + ki * d) * m for s, ki, d, m in zip(starts, k, dilation, plane))
 
 
 def max_pool_backward(g, indices, shape, nd):
