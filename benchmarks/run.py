@@ -34,6 +34,7 @@ WORKLOADS = {
     "W7": ("w7_linalg_solve.py", "Linear solve (64x64), forward+backward"),
     "W8": ("w8_modules.py", "W2 with nn_sequential and optim_sgd"),
     "W9": ("w9_adam.py", "Adam step over the W2 MLP's parameters"),
+    "W10": ("w10_convnets.py", "Convnets: LeNet-5 step, 1-D convnet step, conv2d forward"),
 }
 ENGINE_NAMES = {"rtorchpy": "rtorchpy", "numpy": "NumPy by hand", "torch": "PyTorch",
                 "rtorchpy custom": "rtorchpy custom fn", "rtorchpy built-in": "rtorchpy built-in",
