@@ -87,3 +87,27 @@ def adaptive_case(seed):
         out[0] = None
     args = {"output_size": out if nd > 1 else out[0]}
     return f"adaptive_{kind}_pool{nd}d", args, [shape]
+
+
+def fold_case(seed):
+    rng = np.random.default_rng(seed)
+    kind = str(rng.choice(["unfold", "fold", "pixel_shuffle", "pixel_unshuffle"]))
+    batched = bool(rng.random() < 0.8)
+    lead = [2] if batched else []
+    if kind.startswith("pixel"):
+        r = int(rng.integers(1, 4))
+        c, h, w = int(rng.integers(1, 3)), int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        if kind == "pixel_shuffle":
+            return kind, {"upscale_factor": r}, [lead + [c * r * r, h, w]]
+        return kind, {"downscale_factor": r}, [lead + [c, h * r, w * r]]
+    kernel = [int(v) for v in rng.integers(1, 4, 2)]
+    args = {"kernel_size": kernel, "dilation": [int(v) for v in rng.integers(1, 3, 2)],
+            "padding": [int(v) for v in rng.integers(0, 3, 2)],
+            "stride": [int(v) for v in rng.integers(1, 3, 2)]}
+    sizes = [int(v) for v in rng.integers(3, 8, 2)]
+    if kind == "unfold":
+        return kind, args, [lead + [2] + sizes]
+    blocks = [max((s + 2 * p - d * (k - 1) - 1) // st + 1, 1) for s, p, d, k, st in
+              zip(sizes, args["padding"], args["dilation"], kernel, args["stride"])]
+    args["output_size"] = sizes
+    return kind, args, [lead + [2 * kernel[0] * kernel[1], blocks[0] * blocks[1]]]

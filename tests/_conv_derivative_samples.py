@@ -151,3 +151,25 @@ def add_adaptive_samples(builder, Case, anyv):
         which = draw(st.sampled_from(["none", "weight", "both"]))
         extra = [anyv(rng, (c,)) for _ in range({"none": 0, "weight": 1, "both": 2}[which])]
         return Case(lambda a, *wb: rt.nnf_group_norm(a, groups, *wb), anyv(rng, shape), *extra)
+
+    @builder("Im2ColBackward0", "Col2ImBackward0")
+    def _fold(draw, rng, name):
+        kernel = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+        dilation = (draw(st.integers(1, 2)), 1)
+        padding = (draw(st.integers(0, 1)), draw(st.integers(0, 1)))
+        stride = (1, draw(st.integers(1, 2)))
+        sizes = (draw(st.integers(3, 4)), draw(st.integers(3, 4)))
+        if name == "Im2ColBackward0":
+            return Case(lambda a: rt.nnf_unfold(a, kernel, dilation, padding, stride),
+                        anyv(rng, (2, 2) + sizes))
+        blocks = [(s + 2 * p - d * (k - 1) - 1) // st_ + 1 for s, p, d, k, st_ in
+                  zip(sizes, padding, dilation, kernel, stride)]
+        return Case(lambda a: rt.nnf_fold(a, sizes, kernel, dilation, padding, stride),
+                    anyv(rng, (2, 2 * kernel[0] * kernel[1], blocks[0] * blocks[1])))
+
+    @builder("PixelShuffleBackward0", "PixelUnshuffleBackward0")
+    def _shuffle(draw, rng, name):
+        r = draw(st.integers(1, 2))
+        if name == "PixelShuffleBackward0":
+            return Case(lambda a: rt.nnf_pixel_shuffle(a, r), anyv(rng, (2, 2 * r * r, 2, 3)))
+        return Case(lambda a: rt.nnf_pixel_unshuffle(a, r), anyv(rng, (2, 2, 2 * r, 3 * r)))

@@ -1195,6 +1195,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param dilation See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param divisor_override See the Python documentation of the op of the same name (R conventions apply).
+#' @param downscale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
@@ -1236,6 +1237,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param tensor Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).
 #' @param threshold See the Python documentation of the op of the same name (R conventions apply).
 #' @param training See the Python documentation of the op of the same name (R conventions apply).
+#' @param upscale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param use_input_stats See the Python documentation of the op of the same name (R conventions apply).
 #' @param value See the Python documentation of the op of the same name (R conventions apply).
 #' @param var The variances: a tensor (input's shape, or one dim of size 1 or missing) or a number.
@@ -1471,6 +1473,22 @@ nnf_dropout2d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r
 #' @rdname nnf
 #' @export
 nnf_dropout3d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_dropout3d", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_dropout3d", list(input, p, training, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_unfold <- function(input, kernel_size, dilation = 1L, padding = 0L, stride = 1L) { .r <- .External(rtp_fnx, "nnf_unfold", input, kernel_size, dilation, padding, stride); if (is.object(.r)) .r else .fn_reply("nnf_unfold", list(input, kernel_size, dilation, padding, stride), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_fold <- function(input, output_size, kernel_size, dilation = 1L, padding = 0L, stride = 1L) { .r <- .External(rtp_fnx, "nnf_fold", input, output_size, kernel_size, dilation, padding, stride); if (is.object(.r)) .r else .fn_reply("nnf_fold", list(input, output_size, kernel_size, dilation, padding, stride), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_pixel_shuffle <- function(input, upscale_factor) { .r <- .External(rtp_fnx, "nnf_pixel_shuffle", input, upscale_factor); if (is.object(.r)) .r else .fn_reply("nnf_pixel_shuffle", list(input, upscale_factor), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_pixel_unshuffle <- function(input, downscale_factor) { .r <- .External(rtp_fnx, "nnf_pixel_unshuffle", input, downscale_factor); if (is.object(.r)) .r else .fn_reply("nnf_pixel_unshuffle", list(input, downscale_factor), .r, sys.call()) }
 
 #' Data types
 #'

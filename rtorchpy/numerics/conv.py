@@ -126,13 +126,47 @@ def correlate_input_adjoint(gy, w, groups, stride, dilation, padded_sizes):
     step = _chunk(n, wt.shape[0] * wt.shape[1] * math.prod(out) * wd.itemsize)
     for i in range(0, n, step):
         cols = np.matmul(wt, g4[i:i + step])  # (n, G, Cg * prod(K), prod(out))
-        cols = cols.reshape(cols.shape[:2] + (cg,) + tuple(kernel) + tuple(out))
-        target = gx[i:i + step]
-        for k in np.ndindex(*kernel):
-            place = tuple(slice(ki * d, ki * d + s * (m - 1) + 1, s)
-                          for ki, d, s, m in zip(k, dilation, stride, out))
-            target[(slice(None),) * 3 + place] += cols[(slice(None),) * 3 + k]
+        _add_columns(gx[i:i + step], cols, cg, kernel, stride, dilation, out)
     return gx.reshape((n, groups * cg) + tuple(padded_sizes)).astype(dt, copy=False)
+
+
+def _add_columns(target, cols, cg, kernel, stride, dilation, out):
+    """col2im: add the columns ``cols`` (n, G, Cg * prod(kernel), prod(out)) back into
+    ``target`` (n, G, Cg, *padded sizes), one strided slice per kernel offset."""
+    cols = cols.reshape(cols.shape[:2] + (cg,) + tuple(kernel) + tuple(out))
+    for k in np.ndindex(*kernel):
+        place = tuple(slice(ki * d, ki * d + s * (m - 1) + 1, s)
+                      for ki, d, s, m in zip(k, dilation, stride, out))
+        target[(slice(None),) * 3 + place] += cols[(slice(None),) * 3 + k]
+
+
+def unfold(x, kernel, dilation, padding, stride):
+    """libtorch's im2col: (N, C, *S) -> (N, C * prod(kernel), L) columns of the windows of the
+    zero-padded input; an unbatched (C, *S) gives (C * prod(kernel), L)."""
+    if x.ndim == len(kernel) + 1:
+        return unfold(x[None], kernel, dilation, padding, stride)[0]
+    xp = pad_zeros(x, padding)
+    out = out_sizes(xp.shape[2:], kernel, stride, dilation)
+    n, c = xp.shape[:2]
+    cols = _columns(xp.reshape((n, 1, c) + xp.shape[2:]), kernel, stride, dilation, out)
+    return cols.reshape(n, c * math.prod(kernel), math.prod(out))
+
+
+def fold(cols, sizes, kernel, dilation, padding, stride):
+    """libtorch's col2im, the adjoint of ``unfold``: (N, C * prod(kernel), L) columns summed
+    into (N, C, *sizes); unbatched columns (C * prod(kernel), L) give (C, *sizes)."""
+    if cols.ndim == 2:
+        return fold(cols[None], sizes, kernel, dilation, padding, stride)[0]
+    n = cols.shape[0]
+    c = cols.shape[1] // math.prod(kernel)
+    padded = tuple(s + 2 * p for s, p in zip(sizes, padding))
+    out = out_sizes(padded, kernel, stride, dilation)
+    wd = _work_dtype(cols.dtype)
+    target = np.zeros((n, 1, c) + padded, wd)
+    _add_columns(target, cols.astype(wd, copy=False).reshape(n, 1, -1, math.prod(out)), c,
+                 kernel, stride, dilation, out)
+    return np.ascontiguousarray(crop(target.reshape((n, c) + padded), padding, sizes)).astype(
+        cols.dtype, copy=False)
 
 
 def correlate_weight_adjoint(xp, gy, groups, stride, dilation, kernel):
@@ -258,3 +292,17 @@ def gather_pad_adjoint(g, indices, sizes):
         onehot[np.arange(len(idx)), idx] = 1
         g = np.moveaxis(np.tensordot(g, onehot, axes=([axis], [0])), -1, axis)
     return np.ascontiguousarray(g)
+
+
+def pixel_shuffle(x, r, up):
+    """Pixel shuffle (``up``: (*, C r^2, H, W) -> (*, C, H r, W r)) or its inverse."""
+    lead, (c, h, w) = x.shape[:-3], x.shape[-3:]
+    nl = len(lead)
+    if up:
+        y = x.reshape(lead + (c // (r * r), r, r, h, w))
+        perm = tuple(range(nl)) + tuple(nl + i for i in (0, 3, 1, 4, 2))
+        return np.ascontiguousarray(y.transpose(perm).reshape(lead + (c // (r * r), h * r,
+                                                                      w * r)))
+    y = x.reshape(lead + (c, h // r, r, w // r, r))
+    perm = tuple(range(nl)) + tuple(nl + i for i in (0, 2, 4, 1, 3))
+    return np.ascontiguousarray(y.transpose(perm).reshape(lead + (c * r * r, h // r, w // r)))

@@ -320,6 +320,18 @@ class _ArrayOps(ArrayLinalg):
         return pool.max_pool_backward(g, indices, shape, nd)
 
     @staticmethod
+    def im2col(x, kernel, dilation, padding, stride):
+        return conv.unfold(x, kernel, dilation, padding, stride)
+
+    @staticmethod
+    def col2im(x, sizes, kernel, dilation, padding, stride):
+        return conv.fold(x, sizes, kernel, dilation, padding, stride)
+
+    @staticmethod
+    def pixel_shuffle(x, factor, up):
+        return conv.pixel_shuffle(x, factor, up)
+
+    @staticmethod
     def apply_matrices(x, mats, node):
         return pool.apply_matrices(x, mats)
 

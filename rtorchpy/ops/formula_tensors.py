@@ -10,7 +10,7 @@ import numpy as np
 from ..autograd import graph
 from ..numerics import pool as pool_arrays
 from ..tensor import Tensor
-from . import conv, pad, pool_adaptive
+from . import conv, fold, pad, pool_adaptive
 from .arith import where
 from .creation import torch_zeros_like
 from .formula_linalg import TensorLinalg
@@ -311,6 +311,18 @@ class _TensorOps(TensorLinalg):
         rows = np.arange(nc).reshape(nc, 1)
         flat = index_backward(g.reshape(nc, -1), (nc, plane), (rows, indices.reshape(nc, -1)))
         return flat.reshape(shape)
+
+    @staticmethod
+    def im2col(x, kernel, dilation, padding, stride):
+        return fold.im2col(x, kernel, dilation, padding, stride)
+
+    @staticmethod
+    def col2im(x, sizes, kernel, dilation, padding, stride):
+        return fold.col2im(x, sizes, kernel, dilation, padding, stride)
+
+    @staticmethod
+    def pixel_shuffle(x, factor, up):
+        return fold.shuffle(x, factor, up)
 
     @staticmethod
     def apply_matrices(x, mats, node):

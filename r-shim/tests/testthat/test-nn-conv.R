@@ -124,3 +124,19 @@ test_that("conv layers do not leak across the bridge", {
   grown <- live() - before
   expect_true(all(grown < 40), info = paste(grown, collapse = ", "))
 })
+
+test_that("unfold, fold and pixel shuffle from R", {
+  x <- torch_randn(2, 3, 5, 4)
+  cols <- nnf_unfold(x, kernel_size = c(2, 3), padding = 1)
+  expect_equal(cols$shape, c(2, 18, 24))
+  back <- nnf_fold(cols, output_size = c(5, 4), kernel_size = c(2, 3), padding = 1)
+  expect_equal(back$shape, c(2, 3, 5, 4))
+  ones <- nnf_fold(nnf_unfold(torch_ones(1, 1, 3, 3), 2), c(3, 3), 2)
+  expect_equal(as_array(ones[1, 1]), matrix(c(1, 2, 1, 2, 4, 2, 1, 2, 1), 3))
+  y <- nnf_pixel_shuffle(torch_randn(1, 8, 2, 3)$requires_grad_(TRUE), 2)
+  expect_equal(y$shape, c(1, 2, 4, 6))
+  expect_grad_fn(y, "PixelShuffleBackward0")
+  expect_equal(as_array(nnf_pixel_unshuffle(nnf_pixel_shuffle(x$repeat_interleave(4L, dim = 2),
+                                                               2), 2)),
+               as_array(x$repeat_interleave(4L, dim = 2)))
+})
