@@ -115,6 +115,7 @@ def add_adaptive_samples(builder, Case, anyv):
         nd = 3 if "3D" in name else 2
         shape = plane(draw, nd)
         out = [draw(st.integers(1, 4)) for _ in range(nd)]
+        out[0] = max(out[0], 2)  # all ones would be a mean (MeanBackward1), as in libtorch
         fn = getattr(rt, f"nnf_adaptive_{'avg' if 'Avg' in name else 'max'}_pool{nd}d")
         values = rng.permutation(np_prod(shape)).reshape(shape) * 0.1  # no ties for max
         return Case(lambda a: fn(a, out), values if "Max" in name else anyv(rng, shape))
@@ -124,6 +125,7 @@ def add_adaptive_samples(builder, Case, anyv):
         nd = 3 if "3D" in name else 2
         shape = plane(draw, nd)
         out = [draw(st.integers(1, 4)) for _ in range(nd)]
+        out[0] = max(out[0], 2)
         fn = getattr(rt, f"nnf_adaptive_avg_pool{nd}d")
         x = rt.torch_tensor(anyv(rng, shape), requires_grad=True)
 

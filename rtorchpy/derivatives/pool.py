@@ -26,25 +26,17 @@ for _nd in (2, 3):
     row(f"AvgPool{_nd}DBackward0")(_avg_pool)
 
 
-def _transposes(F, g, mats, node):
-    return F.apply_matrices(g, tuple(m.T for m in mats), node)
+def _transposed_map(F, g, needs, mats, node, partner):
+    """self: g through the transposed matrices (a separable linear map's adjoint: each output
+    element's weights sent back to the inputs they came from), recorded as the partner node"""
+    return F.apply_matrices(g, tuple(m.T for m in mats), partner, node)
 
 
-def _adaptive_avg(F, g, needs, mats):
-    """self: g spread evenly over each adaptive window (the averaging matrices transposed)"""
-    return _transposes(F, g, mats, g_node(mats, back=True))
-
-
-def _adaptive_avg_again(F, g, needs, mats):
-    """grad_output: g averaged again (the adjoint of spreading)"""
-    return _transposes(F, g, mats, g_node(mats, back=False))
-
-
-def g_node(mats, back):
-    """The node the recorded map of ``mats`` records (``mats`` are the forward's when
-    differentiating the pooling, their transposes when differentiating the spreading)."""
-    nd = len(mats)
-    return f"AdaptiveAvgPool{nd}DBackward" + ("Backward0" if back else "0")
+def linear_map_rows(kind):
+    """Register ``kind``Backward0 and ``kind``BackwardBackward0, a separable linear map
+    (adaptive average pooling, interpolation) and its adjoint, each the other's gradient."""
+    row(kind + "Backward0")(_transposed_map)
+    row(kind + "BackwardBackward0", inputs=("grad_output",))(_transposed_map)
 
 
 def _unpool(F, g, needs, indices, nd):
@@ -58,7 +50,6 @@ def _unpool(F, g, needs, indices, nd):
 
 
 for _nd in (2, 3):
-    row(f"AdaptiveAvgPool{_nd}DBackward0")(_adaptive_avg)
-    row(f"AdaptiveAvgPool{_nd}DBackwardBackward0", inputs=("grad_output",))(_adaptive_avg_again)
+    linear_map_rows(f"AdaptiveAvgPool{_nd}D")
     row(f"AdaptiveMaxPool{_nd}DBackward0")(_max_pool)
     row(f"MaxUnpool{_nd}DBackward0")(_unpool)

@@ -332,7 +332,7 @@ class _ArrayOps(ArrayLinalg):
         return conv.pixel_shuffle(x, factor, up)
 
     @staticmethod
-    def apply_matrices(x, mats, node):
+    def apply_matrices(x, mats, node, partner):
         return pool.apply_matrices(x, mats)
 
     @staticmethod

@@ -325,8 +325,8 @@ class _TensorOps(TensorLinalg):
         return fold.shuffle(x, factor, up)
 
     @staticmethod
-    def apply_matrices(x, mats, node):
-        return pool_adaptive.apply_matrices(x, mats, node)
+    def apply_matrices(x, mats, node, partner):
+        return pool_adaptive.apply_matrices(x, mats, node, partner)
 
     @staticmethod
     def avg_pool_backward(g, kernel, stride, padding, divisor, shape):

@@ -29,11 +29,12 @@ __all__ = ["nnf_adaptive_avg_pool1d", "nnf_adaptive_avg_pool2d", "nnf_adaptive_a
            "nnf_max_unpool1d", "nnf_max_unpool2d", "nnf_max_unpool3d"]
 
 
-def apply_matrices(x, mats, node):
-    """The separable linear map ``mats`` on ``x``'s trailing dims, recording ``node``."""
+def apply_matrices(x, mats, node, partner):
+    """The separable linear map ``mats`` on ``x``'s trailing dims, recording ``node``, whose
+    gradient is the transposed map recorded as ``partner`` (and the other way round)."""
     out = wrap(pool_arrays.apply_matrices(x._data, mats))
     if recording(x):
-        record(NODES[node], (x,), (out,), params=(mats,))
+        record(NODES[node], (x,), (out,), params=(mats, node, partner))
     return out
 
 
@@ -73,7 +74,8 @@ def _adaptive_avg(input, nd, output_size, name):
     dt = input._data.dtype
     mats = tuple(pool_arrays.adaptive_avg_matrix(s, o, dt)
                  for s, o in zip(input.shape[-nd:], out))
-    return apply_matrices(input, mats, f"AdaptiveAvgPool{nd}DBackward0")
+    return apply_matrices(input, mats, f"AdaptiveAvgPool{nd}DBackward0",
+                          f"AdaptiveAvgPool{nd}DBackwardBackward0")
 
 
 def _adaptive_max(input, nd, output_size, return_indices, name):
