@@ -111,3 +111,24 @@ def fold_case(seed):
               zip(sizes, args["padding"], args["dilation"], kernel, args["stride"])]
     args["output_size"] = sizes
     return kind, args, [lead + [2 * kernel[0] * kernel[1], blocks[0] * blocks[1]]]
+
+
+def interp_case(seed):
+    rng = np.random.default_rng(seed)
+    nd = int(rng.integers(1, 4))
+    modes = {1: ["nearest", "nearest-exact", "linear", "area"],
+             2: ["nearest", "nearest-exact", "bilinear", "bicubic", "area"],
+             3: ["nearest", "nearest-exact", "trilinear", "area"]}[nd]
+    mode = str(rng.choice(modes))
+    shape = [2, 2] + [int(v) for v in rng.integers(1, 7 if nd < 3 else 5, nd)]
+    args = {"mode": mode}
+    if rng.random() < 0.5:
+        args["size"] = [int(v) for v in rng.integers(1, 9 if nd < 3 else 6, nd)]
+    else:
+        args["scale_factor"] = [float(rng.choice([0.5, 0.7, 1.0, 1.5, 2.0, 2.3]))
+                                for _ in range(nd)]
+        if rng.random() < 0.3:
+            args["recompute_scale_factor"] = True
+    if mode in ("linear", "bilinear", "bicubic", "trilinear"):
+        args["align_corners"] = bool(rng.random() < 0.5)
+    return "interpolate", args, [shape]

@@ -175,3 +175,45 @@ def add_adaptive_samples(builder, Case, anyv):
         if name == "PixelShuffleBackward0":
             return Case(lambda a: rt.nnf_pixel_shuffle(a, r), anyv(rng, (2, 2 * r * r, 2, 3)))
         return Case(lambda a: rt.nnf_pixel_unshuffle(a, r), anyv(rng, (2, 2, 2 * r, 3 * r)))
+
+
+_UPSAMPLE = {"UpsampleNearest1D": ("nearest", 1), "UpsampleNearest2D": ("nearest", 2),
+             "UpsampleNearest3D": ("nearest", 3),
+             "UpsampleNearestExact1D": ("nearest-exact", 1),
+             "UpsampleNearestExact2D": ("nearest-exact", 2),
+             "UpsampleNearestExact3D": ("nearest-exact", 3),
+             "UpsampleLinear1D": ("linear", 1), "UpsampleBilinear2D": ("bilinear", 2),
+             "UpsampleBicubic2D": ("bicubic", 2), "UpsampleTrilinear3D": ("trilinear", 3)}
+
+
+def add_interpolate_samples(builder, Case, anyv):
+    """Samples for the interpolation rows and their double-backward partners."""
+
+    def args(draw, name):
+        mode, nd = _UPSAMPLE[name[:name.index("Backward")]]
+        shape = (2, 2) + tuple(draw(st.integers(2, 3)) for _ in range(nd))
+        size = [draw(st.integers(1, 5)) for _ in range(nd)]
+        if all(s == n for s, n in zip(size, shape[2:])):
+            size[0] += 1  # (a kept size is a copy for linear modes, still this node)
+        kw = {"size": size, "mode": mode}
+        if mode not in ("nearest", "nearest-exact"):
+            kw["align_corners"] = draw(st.booleans())
+        return shape, kw
+
+    names = list(_UPSAMPLE)
+
+    @builder(*[n + "Backward0" for n in names])
+    def _upsample(draw, rng, name):
+        shape, kw = args(draw, name)
+        return Case(lambda a: rt.nnf_interpolate(a, **kw), anyv(rng, shape))
+
+    @builder(*[n + "BackwardBackward0" for n in names])
+    def _upsample_backward(draw, rng, name):
+        shape, kw = args(draw, name)
+        x = rt.torch_tensor(anyv(rng, shape), requires_grad=True)
+        out_shape = tuple(rt.nnf_interpolate(x.detach(), **kw).shape)
+
+        def grad_of(g):
+            return rt.autograd_grad([rt.nnf_interpolate(x, **kw)], [x], [g],
+                                    create_graph=True)[0]
+        return Case(grad_of, anyv(rng, out_shape))

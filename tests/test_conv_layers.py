@@ -11,10 +11,11 @@ import numpy as np
 import pytest
 
 import rtorchpy as rt
-from _conv_cases import adaptive_case, conv_case, fold_case, inputs, pad_case, pool_case
+from _conv_cases import (adaptive_case, conv_case, fold_case, inputs, interp_case, pad_case,
+                         pool_case)
 
 MAKERS = {"conv_case": conv_case, "pad_case": pad_case, "pool_case": pool_case,
-          "adaptive_case": adaptive_case, "fold_case": fold_case}
+          "adaptive_case": adaptive_case, "fold_case": fold_case, "interp_case": interp_case}
 RECORDED = json.loads((pathlib.Path(__file__).parent / "fixtures" /
                        "conv_recorded.json").read_text())
 

@@ -1185,6 +1185,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #'
 #' R torch's `nnf_*` functions; dims and class targets are 1-based.
 #'
+#' @param align_corners See the Python documentation of the op of the same name (R conventions apply).
 #' @param alpha See the Python documentation of the op of the same name (R conventions apply).
 #' @param approximate See the Python documentation of the op of the same name (R conventions apply).
 #' @param beta See the Python documentation of the op of the same name (R conventions apply).
@@ -1226,11 +1227,14 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param padding See the Python documentation of the op of the same name (R conventions apply).
 #' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
+#' @param recompute_scale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).
 #' @param return_indices See the Python documentation of the op of the same name (R conventions apply).
 #' @param running_mean See the Python documentation of the op of the same name (R conventions apply).
 #' @param running_var See the Python documentation of the op of the same name (R conventions apply).
+#' @param scale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param scale_grad_by_freq See the Python documentation of the op of the same name (R conventions apply).
+#' @param size The shape of the draws when `mean` and `std` are numbers.
 #' @param sparse See the Python documentation of the op of the same name (R conventions apply).
 #' @param stride See the Python documentation of the op of the same name (R conventions apply).
 #' @param target A tensor of targets; class indices are 1-based.
@@ -1489,6 +1493,14 @@ nnf_pixel_shuffle <- function(input, upscale_factor) { .r <- .External(rtp_fnx, 
 #' @rdname nnf
 #' @export
 nnf_pixel_unshuffle <- function(input, downscale_factor) { .r <- .External(rtp_fnx, "nnf_pixel_unshuffle", input, downscale_factor); if (is.object(.r)) .r else .fn_reply("nnf_pixel_unshuffle", list(input, downscale_factor), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_interpolate <- function(input, size = NULL, scale_factor = NULL, mode = "nearest", align_corners = NULL, recompute_scale_factor = NULL) { .r <- .External(rtp_fnx, "nnf_interpolate", input, size, scale_factor, mode, align_corners, recompute_scale_factor); if (is.object(.r)) .r else .fn_reply("nnf_interpolate", list(input, size, scale_factor, mode, align_corners, recompute_scale_factor), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_upsample <- function(input, size = NULL, scale_factor = NULL, mode = "nearest", align_corners = NULL) { .r <- .External(rtp_fnx, "nnf_upsample", input, size, scale_factor, mode, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_upsample", list(input, size, scale_factor, mode, align_corners), .r, sys.call()) }
 
 #' Data types
 #'

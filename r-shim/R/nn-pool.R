@@ -269,3 +269,28 @@ nn_dropout3d <- nn_module(
   inherit = nn_dropout,
   forward = function(input) nnf_dropout3d(input, self$p, self$training, self$inplace)
 )
+
+#' Upsampling layer
+#'
+#' Resizes its input by `size` or `scale_factor` with [nnf_interpolate()].
+#'
+#' @param size Output spatial size (a number or one per spatial dim).
+#' @param scale_factor Multiplier of the spatial size.
+#' @param mode `"nearest"`, `"linear"`, `"bilinear"`, `"bicubic"` or `"trilinear"`.
+#' @param align_corners Whether the corner pixels' centres map onto each other
+#'   (interpolating modes only).
+#' @return A module.
+#' @export
+nn_upsample <- nn_module(
+  "nn_upsample",
+  initialize = function(size = NULL, scale_factor = NULL, mode = "nearest",
+                        align_corners = NULL) {
+    self$size <- size
+    self$scale_factor <- scale_factor
+    self$mode <- mode
+    self$align_corners <- align_corners
+  },
+  forward = function(input) {
+    nnf_interpolate(input, self$size, self$scale_factor, self$mode, self$align_corners)
+  }
+)

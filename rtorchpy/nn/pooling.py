@@ -3,7 +3,7 @@
 ``nnf_*`` functions of ``ops/pool.py`` and ``ops/pool_adaptive.py``."""
 from __future__ import annotations
 
-from ..ops import pool, pool_adaptive
+from ..ops import interpolate, pool, pool_adaptive
 from .module import nn_module
 
 __all__ = [f"nn_{kind}{k}d" for kind in ("max_pool", "avg_pool", "adaptive_avg_pool",
@@ -96,3 +96,19 @@ for _k in (1, 2, 3):
           f"{_k}-d adaptive max pooling to ``output_size``.")
     _make(_MaxUnpool, f"nn_max_unpool{_k}d", getattr(pool_adaptive, f"nnf_max_unpool{_k}d"),
           f"The inverse of ``nn_max_pool{_k}d``: ``forward(input, indices, output_size)``.")
+
+
+class nn_upsample(nn_module):
+    """Resizes its input by ``size`` or ``scale_factor`` (``nnf_interpolate``), in ``mode``
+    nearest, linear, bilinear, bicubic or trilinear."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None):
+        self.size, self.scale_factor = size, scale_factor
+        self.mode, self.align_corners = mode, align_corners
+
+    def forward(self, input):
+        return interpolate.nnf_interpolate(input, self.size, self.scale_factor, self.mode,
+                                           self.align_corners)
+
+
+__all__ += ["nn_upsample"]

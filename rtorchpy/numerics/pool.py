@@ -162,10 +162,11 @@ def adaptive_avg_matrix(size, out, dtype):
 def apply_matrices(x, mats):
     """``x`` with ``mats[i]`` (out_i, size_i) applied along dim ``-len(mats) + i``."""
     nd = len(mats)
+    dt = x.dtype
     for i, m in enumerate(mats):
         axis = x.ndim - nd + i
         x = np.moveaxis(np.tensordot(x, m, axes=([axis], [1])), -1, axis)
-    return np.ascontiguousarray(x)
+    return np.ascontiguousarray(x, dtype=dt)
 
 
 def adaptive_max_pool(x, out):

@@ -140,3 +140,16 @@ test_that("unfold, fold and pixel shuffle from R", {
                                                                2), 2)),
                as_array(x$repeat_interleave(4L, dim = 2)))
 })
+
+test_that("interpolation from R", {
+  x <- torch_tensor(array(c(1, 2, 3, 4), c(1, 1, 2, 2)))
+  up <- nnf_interpolate(x, scale_factor = 2, mode = "nearest")
+  expect_equal(as_array(up[1, 1]), matrix(c(1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4), 4))
+  bl <- nnf_interpolate(x, size = c(3, 3), mode = "bilinear", align_corners = TRUE)
+  expect_equal(as_array(bl[1, 1]), matrix(c(1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4), 3))
+  expect_grad_fn(nnf_interpolate(x$requires_grad_(TRUE), scale_factor = 2, mode = "bicubic",
+                                 align_corners = FALSE), "UpsampleBicubic2DBackward0")
+  expect_equal(nn_upsample(scale_factor = 2)(torch_randn(1, 2, 3))$shape, c(1, 2, 6))
+  expect_error(nnf_interpolate(x, mode = "bilinear"),
+               "either size or scale_factor should be defined", fixed = TRUE)
+})
