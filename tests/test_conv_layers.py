@@ -145,3 +145,42 @@ def test_modules_padding_modes_and_gradients():
     m = rt.nn_conv_transpose2d(3, 2, 3, stride=2, output_padding=1)
     assert m(rt.torch_randn(1, 3, 4, 4)).shape == (1, 2, 10, 10)
     assert rt.nn_conv1d(4, 8, 3, groups=4).weight.shape == (8, 1, 3)
+
+
+COMPOSITES = [("normalize", {}, (3, 4, 5)), ("normalize", {"p": 1.0, "dim": 2}, (3, 4, 5)),
+              ("lp_pool2d", {"norm_type": 2, "kernel_size": 2}, (2, 3, 6, 7)),
+              ("lp_pool1d", {"norm_type": 3, "kernel_size": 3, "stride": 2}, (2, 3, 9)),
+              ("local_response_norm", {"size": 3}, (2, 5, 7)),
+              ("local_response_norm", {"size": 4, "alpha": 0.1, "beta": 0.5, "k": 2.0},
+               (2, 6, 4, 5))]
+
+
+@pytest.mark.parametrize("fn, args, shape", COMPOSITES)
+def test_composites_against_pytorch(fn, args, shape):
+    torch = pytest.importorskip("torch")
+    x = np.abs(np.random.default_rng(len(shape)).standard_normal(shape)) + 0.1
+    tx = torch.tensor(x, requires_grad=True)
+    rx = rt.torch_tensor(x, requires_grad=True)
+    ty = getattr(torch.nn.functional, fn)(tx, **args)
+    ry = getattr(rt, "nnf_" + fn)(rx, **args)
+    assert ry.grad_fn.name == ty.grad_fn.name()
+    _close(ry.detach()._data, ty.detach().numpy())
+    (tg,) = torch.autograd.grad(ty.sum(), tx)
+    (rg,) = rt.autograd_grad([ry.sum()], [rx])
+    _close(rg._data, tg.numpy())
+
+
+def test_composites_against_their_formulas():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 5, 7))
+    r = rt.torch_tensor(x)
+    np.testing.assert_allclose(rt.nnf_normalize(r)._data,
+                               x / np.linalg.norm(x, axis=1, keepdims=True))
+    # lp pooling with norm_type 1 on positive values is sum pooling
+    pos = np.abs(x)
+    np.testing.assert_allclose(rt.nnf_lp_pool1d(rt.torch_tensor(pos), 1, 7)._data,
+                               pos.sum(axis=2, keepdims=True))
+    sq = np.pad(x * x, ((0, 0), (1, 1), (0, 0)))
+    mean = (sq[:, :-2] + sq[:, 1:-1] + sq[:, 2:]) / 3
+    np.testing.assert_allclose(rt.nnf_local_response_norm(r, 3)._data,
+                               x / (1 + 1e-4 * mean) ** 0.75)

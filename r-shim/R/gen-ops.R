@@ -1207,6 +1207,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param input A tensor.
 #' @param input1 See the Python documentation of the op of the same name (R conventions apply).
 #' @param input2 See the Python documentation of the op of the same name (R conventions apply).
+#' @param k `torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order (1 is the smallest, in R as in PyTorch).
 #' @param kernel_size See the Python documentation of the op of the same name (R conventions apply).
 #' @param log_input Whether `input` holds the log of the rate.
 #' @param log_target Whether `target` holds log-probabilities.
@@ -1501,6 +1502,22 @@ nnf_interpolate <- function(input, size = NULL, scale_factor = NULL, mode = "nea
 #' @rdname nnf
 #' @export
 nnf_upsample <- function(input, size = NULL, scale_factor = NULL, mode = "nearest", align_corners = NULL) { .r <- .External(rtp_fnx, "nnf_upsample", input, size, scale_factor, mode, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_upsample", list(input, size, scale_factor, mode, align_corners), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_normalize <- function(input, p = 2.0, dim = 2L, eps = 1e-12) { .r <- .External(rtp_fnx, "nnf_normalize", input, p, dim, eps); if (is.object(.r)) .r else .fn_reply("nnf_normalize", list(input, p, dim, eps), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_lp_pool1d <- function(input, norm_type, kernel_size, stride = NULL, ceil_mode = FALSE) { .r <- .External(rtp_fnx, "nnf_lp_pool1d", input, norm_type, kernel_size, stride, ceil_mode); if (is.object(.r)) .r else .fn_reply("nnf_lp_pool1d", list(input, norm_type, kernel_size, stride, ceil_mode), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_lp_pool2d <- function(input, norm_type, kernel_size, stride = NULL, ceil_mode = FALSE) { .r <- .External(rtp_fnx, "nnf_lp_pool2d", input, norm_type, kernel_size, stride, ceil_mode); if (is.object(.r)) .r else .fn_reply("nnf_lp_pool2d", list(input, norm_type, kernel_size, stride, ceil_mode), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_local_response_norm <- function(input, size, alpha = 0.0001, beta = 0.75, k = 1.0) { .r <- .External(rtp_fnx, "nnf_local_response_norm", input, size, alpha, beta, k); if (is.object(.r)) .r else .fn_reply("nnf_local_response_norm", list(input, size, alpha, beta, k), .r, sys.call()) }
 
 #' Data types
 #'

@@ -191,7 +191,7 @@ def method_names():
 
 
 # nnf_* functions are not in the op registry; their R conventions are listed here.
-_NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",)}
+_NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",), "nnf_normalize": ("dim",)}
 
 
 def _nnf_classes(t):

@@ -32,6 +32,8 @@ from .fold import *  # noqa: F401,F403  (unfold/fold, pixel shuffle)
 from .fold import __all__ as _fold_names
 from .interpolate import *  # noqa: F401,F403  (interpolation)
 from .interpolate import __all__ as _interp_names
+from .nnf_composite import *  # noqa: F401,F403  (normalize, lp pooling, local response norm)
+from .nnf_composite import __all__ as _composite_names
 from .nnf_layers import *  # noqa: F401,F403
 from .nnf_layers import __all__ as _layer_names
 from .nnf_losses import *  # noqa: F401,F403  (kl_div, poisson_nll_loss, gaussian_nll_loss)
@@ -226,4 +228,5 @@ def nnf_one_hot(tensor, num_classes=-1):
 __all__ = (__all__ + ["nnf_one_hot"] + list(_layer_names) + list(_loss_names)
            + list(_conv_names) + ["nnf_pad"]
            + list(_pool_names) + list(_adaptive_names)
-           + list(_norm_names) + list(_fold_names) + list(_interp_names))
+           + list(_norm_names) + list(_fold_names) + list(_interp_names)
+           + list(_composite_names))
