@@ -1200,6 +1200,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
+#' @param grid See the Python documentation of the op of the same name (R conventions apply).
 #' @param groups See the Python documentation of the op of the same name (R conventions apply).
 #' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
@@ -1227,6 +1228,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param pad See the Python documentation of the op of the same name (R conventions apply).
 #' @param padding See the Python documentation of the op of the same name (R conventions apply).
 #' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
+#' @param padding_mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param recompute_scale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).
@@ -1240,6 +1242,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param stride See the Python documentation of the op of the same name (R conventions apply).
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param tensor Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).
+#' @param theta See the Python documentation of the op of the same name (R conventions apply).
 #' @param threshold See the Python documentation of the op of the same name (R conventions apply).
 #' @param training See the Python documentation of the op of the same name (R conventions apply).
 #' @param upscale_factor See the Python documentation of the op of the same name (R conventions apply).
@@ -1518,6 +1521,14 @@ nnf_lp_pool2d <- function(input, norm_type, kernel_size, stride = NULL, ceil_mod
 #' @rdname nnf
 #' @export
 nnf_local_response_norm <- function(input, size, alpha = 0.0001, beta = 0.75, k = 1.0) { .r <- .External(rtp_fnx, "nnf_local_response_norm", input, size, alpha, beta, k); if (is.object(.r)) .r else .fn_reply("nnf_local_response_norm", list(input, size, alpha, beta, k), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_affine_grid <- function(theta, size, align_corners = FALSE) { .r <- .External(rtp_fnx, "nnf_affine_grid", theta, size, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_affine_grid", list(theta, size, align_corners), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_grid_sample <- function(input, grid, mode = "bilinear", padding_mode = "zeros", align_corners = FALSE) { .r <- .External(rtp_fnx, "nnf_grid_sample", input, grid, mode, padding_mode, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_grid_sample", list(input, grid, mode, padding_mode, align_corners), .r, sys.call()) }
 
 #' Data types
 #'

@@ -162,3 +162,13 @@ test_that("normalize, lp pooling and local response norm from R", {
   expect_equal(nnf_lp_pool2d(torch_rand(1, 2, 4, 4), 2, 2)$shape, c(1, 2, 2, 2))
   expect_equal(nnf_local_response_norm(torch_randn(2, 5, 7), 3)$shape, c(2, 5, 7))
 })
+
+test_that("affine grids and grid sampling from R", {
+  x <- torch_randn(1, 2, 3, 4)
+  theta <- torch_tensor(array(c(1, 0, 0, 1, 0, 0), c(1, 2, 3)))
+  grid <- nnf_affine_grid(theta, c(1, 2, 3, 4))
+  expect_equal(grid$shape, c(1, 3, 4, 2))
+  expect_equal(as_array(nnf_grid_sample(x, grid)), as_array(x), tolerance = 1e-6)
+  expect_equal(nnf_grid_sample(x, grid, mode = "nearest", padding_mode = "border")$shape,
+               c(1, 2, 3, 4))
+})
