@@ -220,3 +220,21 @@ def test_grid_sample_identity_and_gradcheck():
     assert rt.autograd_gradcheck(lambda a, g: rt.nnf_grid_sample(a, g, padding_mode="border"),
                                  (x, grid))
     assert rt.autograd_gradgradcheck(lambda a, g: rt.nnf_grid_sample(a, g), (x, grid))
+
+
+def test_more_image_modules_and_alpha_dropout():
+    assert rt.nn_pixel_shuffle(2)(rt.torch_randn(1, 8, 2, 2)).shape == (1, 2, 4, 4)
+    assert rt.nn_unfold(2)(rt.torch_randn(1, 2, 3, 3)).shape == (1, 8, 4)
+    assert rt.nn_fold((3, 3), 2)(rt.torch_randn(1, 8, 4)).shape == (1, 2, 3, 3)
+    assert rt.nn_lp_pool2d(2, 2)(rt.torch_rand(1, 1, 4, 4)).shape == (1, 1, 2, 2)
+    assert rt.nn_local_response_norm(2)(rt.torch_randn(1, 3, 4)).shape == (1, 3, 4)
+    assert rt.nn_upsample(scale_factor=2, mode="bilinear")(rt.torch_randn(1, 1, 2, 2)).shape \
+        == (1, 1, 4, 4)
+    # alpha dropout keeps a standard normal input's mean and variance
+    x = rt.torch_randn(200_000, dtype=rt.torch_float64())
+    y = rt.nnf_alpha_dropout(x, 0.2, training=True)
+    assert abs(float(y.mean())) < 0.01 and abs(float(y.std()) - 1) < 0.01
+    assert rt.nnf_alpha_dropout(x, 0.2) is x
+    d = rt.nn_alpha_dropout(0.5)
+    d.eval()
+    assert d(x) is x

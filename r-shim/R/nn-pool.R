@@ -294,3 +294,112 @@ nn_upsample <- nn_module(
     nnf_interpolate(input, self$size, self$scale_factor, self$mode, self$align_corners)
   }
 )
+
+#' More image layers
+#'
+#' Modules over [nnf_lp_pool1d()], [nnf_lp_pool2d()], [nnf_local_response_norm()],
+#' [nnf_pixel_shuffle()], [nnf_pixel_unshuffle()], [nnf_unfold()], [nnf_fold()] and
+#' [nnf_alpha_dropout()], with R torch's arguments.
+#'
+#' @param norm_type The power of the power average.
+#' @param kernel_size,stride,dilation,padding As in the functions.
+#' @param ceil_mode Whether to keep a last, partial window.
+#' @param size,alpha,beta,k Local response normalization's window and constants.
+#' @param upscale_factor,downscale_factor The pixel shuffle's factor.
+#' @param output_size The folded image's spatial size.
+#' @param p,inplace Alpha dropout's probability and whether to modify the input.
+#' @return A module.
+#' @export
+nn_lp_pool1d <- nn_module(
+  "nn_lp_pool1d",
+  initialize = function(norm_type, kernel_size, stride = NULL, ceil_mode = FALSE) {
+    self$norm_type <- norm_type
+    self$kernel_size <- kernel_size
+    self$stride <- stride
+    self$ceil_mode <- ceil_mode
+  },
+  forward = function(input) {
+    nnf_lp_pool1d(input, self$norm_type, self$kernel_size, self$stride, self$ceil_mode)
+  }
+)
+
+#' @rdname nn_lp_pool1d
+#' @export
+nn_lp_pool2d <- nn_module(
+  "nn_lp_pool2d",
+  inherit = nn_lp_pool1d,
+  forward = function(input) {
+    nnf_lp_pool2d(input, self$norm_type, self$kernel_size, self$stride, self$ceil_mode)
+  }
+)
+
+#' @rdname nn_lp_pool1d
+#' @export
+nn_local_response_norm <- nn_module(
+  "nn_local_response_norm",
+  initialize = function(size, alpha = 1e-4, beta = 0.75, k = 1) {
+    self$size <- size
+    self$alpha <- alpha
+    self$beta <- beta
+    self$k <- k
+  },
+  forward = function(input) {
+    nnf_local_response_norm(input, self$size, self$alpha, self$beta, self$k)
+  }
+)
+
+#' @rdname nn_lp_pool1d
+#' @export
+nn_pixel_shuffle <- nn_module(
+  "nn_pixel_shuffle",
+  initialize = function(upscale_factor) self$upscale_factor <- upscale_factor,
+  forward = function(input) nnf_pixel_shuffle(input, self$upscale_factor)
+)
+
+#' @rdname nn_lp_pool1d
+#' @export
+nn_pixel_unshuffle <- nn_module(
+  "nn_pixel_unshuffle",
+  initialize = function(downscale_factor) self$downscale_factor <- downscale_factor,
+  forward = function(input) nnf_pixel_unshuffle(input, self$downscale_factor)
+)
+
+#' @rdname nn_lp_pool1d
+#' @export
+nn_unfold <- nn_module(
+  "nn_unfold",
+  initialize = function(kernel_size, dilation = 1, padding = 0, stride = 1) {
+    self$kernel_size <- kernel_size
+    self$dilation <- dilation
+    self$padding <- padding
+    self$stride <- stride
+  },
+  forward = function(input) {
+    nnf_unfold(input, self$kernel_size, self$dilation, self$padding, self$stride)
+  }
+)
+
+#' @rdname nn_lp_pool1d
+#' @export
+nn_fold <- nn_module(
+  "nn_fold",
+  initialize = function(output_size, kernel_size, dilation = 1, padding = 0, stride = 1) {
+    self$output_size <- output_size
+    self$kernel_size <- kernel_size
+    self$dilation <- dilation
+    self$padding <- padding
+    self$stride <- stride
+  },
+  forward = function(input) {
+    nnf_fold(input, self$output_size, self$kernel_size, self$dilation, self$padding,
+             self$stride)
+  }
+)
+
+#' @rdname nn_lp_pool1d
+#' @export
+nn_alpha_dropout <- nn_module(
+  "nn_alpha_dropout",
+  inherit = nn_dropout,
+  forward = function(input) nnf_alpha_dropout(input, self$p, self$training, self$inplace)
+)

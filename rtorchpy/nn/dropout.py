@@ -1,10 +1,10 @@
 """``nn_dropout``, ``nn_dropout2d``, ``nn_dropout3d``: zero elements (or whole channels) with\nprobability ``p`` in training mode only."""
 from __future__ import annotations
 
-from ..ops.nnf import nnf_dropout, nnf_dropout2d, nnf_dropout3d
+from ..ops.nnf import nnf_alpha_dropout, nnf_dropout, nnf_dropout2d, nnf_dropout3d
 from .module import nn_module
 
-__all__ = ["nn_dropout", "nn_dropout2d", "nn_dropout3d"]
+__all__ = ["nn_dropout", "nn_dropout2d", "nn_dropout3d", "nn_alpha_dropout"]
 
 
 class nn_dropout(nn_module):
@@ -33,3 +33,10 @@ class nn_dropout3d(nn_dropout):
 
     def forward(self, input):
         return nnf_dropout3d(input, self.p, self.training, self.inplace)
+
+
+class nn_alpha_dropout(nn_dropout):
+    """Dropout for SELU networks (``nnf_alpha_dropout``), in training mode only."""
+
+    def forward(self, input):
+        return nnf_alpha_dropout(input, self.p, self.training, self.inplace)

@@ -3,7 +3,8 @@
 ``nnf_*`` functions of ``ops/pool.py`` and ``ops/pool_adaptive.py``."""
 from __future__ import annotations
 
-from ..ops import interpolate, pool, pool_adaptive
+from ..ops import fold, interpolate, pool, pool_adaptive
+from ..ops import nnf_composite as composite
 from .module import nn_module
 
 __all__ = [f"nn_{kind}{k}d" for kind in ("max_pool", "avg_pool", "adaptive_avg_pool",
@@ -112,3 +113,48 @@ class nn_upsample(nn_module):
 
 
 __all__ += ["nn_upsample"]
+
+
+class _Wrap(nn_module):
+    """A module calling one function with the arguments it was made with."""
+    _fn = None
+    _names = ()
+
+    def __init__(self, *args, **kwargs):
+        for name, value in zip(self._names, args):
+            setattr(self, name, value)
+        for name, value in kwargs.items():
+            if name not in self._names:
+                raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
+                                f"'{name}'")
+            setattr(self, name, value)
+
+    def forward(self, input):
+        return type(self)._fn(input, **{n: getattr(self, n) for n in self._names
+                                        if hasattr(self, n)})
+
+
+def _wrap(name, fn, names, doc):
+    cls = type(name, (_Wrap,), {"_fn": staticmethod(fn), "_names": names, "__doc__": doc,
+                                "__module__": __name__})
+    globals()[name] = cls
+    __all__.append(name)
+
+
+_wrap("nn_lp_pool1d", composite.nnf_lp_pool1d, ("norm_type", "kernel_size", "stride",
+                                                 "ceil_mode"),
+      "Power-average pooling of (N, C, L) inputs (``nnf_lp_pool1d``).")
+_wrap("nn_lp_pool2d", composite.nnf_lp_pool2d, ("norm_type", "kernel_size", "stride",
+                                                 "ceil_mode"),
+      "Power-average pooling of (N, C, H, W) inputs (``nnf_lp_pool2d``).")
+_wrap("nn_local_response_norm", composite.nnf_local_response_norm,
+      ("size", "alpha", "beta", "k"), "Local response normalization over channels.")
+_wrap("nn_pixel_shuffle", fold.nnf_pixel_shuffle, ("upscale_factor",),
+      "Rearranges (*, C r^2, H, W) into (*, C, H r, W r).")
+_wrap("nn_pixel_unshuffle", fold.nnf_pixel_unshuffle, ("downscale_factor",),
+      "Rearranges (*, C, H r, W r) into (*, C r^2, H, W).")
+_wrap("nn_unfold", fold.nnf_unfold, ("kernel_size", "dilation", "padding", "stride"),
+      "Extracts sliding blocks as columns (``nnf_unfold``).")
+_wrap("nn_fold", fold.nnf_fold, ("output_size", "kernel_size", "dilation", "padding",
+                                 "stride"),
+      "Sums columns back into an image (``nnf_fold``).")

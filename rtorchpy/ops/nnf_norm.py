@@ -23,7 +23,10 @@ from .creation import generator
 from .nnf_layers import _float_input, _in_f64, _same_dtype, _three_inputs, nnf_batch_norm
 from .registry import as_tensor, recording, wrap
 
-__all__ = ["nnf_group_norm", "nnf_instance_norm", "nnf_dropout2d", "nnf_dropout3d"]
+__all__ = ["nnf_group_norm", "nnf_instance_norm", "nnf_dropout2d", "nnf_dropout3d",
+           "nnf_alpha_dropout"]
+
+_SELU_ALPHA = 1.7580993408473766  # SELU's scale * alpha: where its negative side saturates
 
 
 def nnf_group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
@@ -125,3 +128,25 @@ def nnf_dropout3d(input, p=0.5, training=True, inplace=False):
     return _channel_dropout(input, p, training, inplace, 3, "dropout3d")
 
 
+
+
+def nnf_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout for SELU networks: dropped elements are set to SELU's negative saturation value
+    and the result is scaled and shifted so that inputs of mean 0 and variance 1 keep them
+    (``input * a * mask + b``, libtorch's ``a`` and ``b``). The identity unless ``training``."""
+    p = float(p)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    input = _float_input(input, "nnf_alpha_dropout")
+    if not training or p == 0.0 or input.numel() == 0:
+        return input
+    if p == 1.0:
+        return input.mul_(0.0) if inplace else mul(input, 0.0)
+    dt = input._data.dtype
+    keep = (generator().random(input.shape) >= p).astype(np.float64)
+    a = 1.0 / np.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+    noise = Tensor._make((keep * a).astype(dt))
+    shift = Tensor._make(((keep - 1) * _SELU_ALPHA * a + _SELU_ALPHA * a * p).astype(dt))
+    if inplace:
+        return input.mul_(noise).add_(shift)
+    return mul(input, noise) + shift

@@ -172,3 +172,18 @@ test_that("affine grids and grid sampling from R", {
   expect_equal(nnf_grid_sample(x, grid, mode = "nearest", padding_mode = "border")$shape,
                c(1, 2, 3, 4))
 })
+
+test_that("more image modules from R", {
+  expect_equal(nn_pixel_shuffle(2)(torch_randn(1, 8, 2, 2))$shape, c(1, 2, 4, 4))
+  expect_equal(nn_pixel_unshuffle(2)(torch_randn(1, 2, 4, 4))$shape, c(1, 8, 2, 2))
+  expect_equal(nn_unfold(2)(torch_randn(1, 2, 3, 3))$shape, c(1, 8, 4))
+  expect_equal(nn_fold(c(3, 3), 2)(torch_randn(1, 8, 4))$shape, c(1, 2, 3, 3))
+  expect_equal(nn_lp_pool2d(2, 2)(torch_rand(1, 1, 4, 4))$shape, c(1, 1, 2, 2))
+  expect_equal(nn_lp_pool1d(2, 3)(torch_rand(1, 1, 9))$shape, c(1, 1, 3))
+  expect_equal(nn_local_response_norm(2)(torch_randn(1, 3, 4))$shape, c(1, 3, 4))
+  d <- nn_alpha_dropout(0.3)
+  expect_equal(d(torch_randn(10))$shape, 10)
+  d$eval()
+  x <- torch_randn(5)
+  expect_equal(as_array(d(x)), as_array(x))
+})
