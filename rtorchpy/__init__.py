@@ -11,6 +11,7 @@ Every op exists as a function ``torch_<name>(x, ...)`` and as a method ``x.<name
 come from one registration in the op registry. Dims and indices are 0-based in Python.
 """
 import warnings as _warnings
+from types import FunctionType as _FunctionType
 
 # The layers, bottom up (each imports only from those below it; docs/internals/index.md):
 # numerics (NumPy helpers) < tensor + autograd < derivatives < ops < nn, optim, serialization <
@@ -30,13 +31,20 @@ from .ops.creation import *  # noqa: F401,F403
 from .ops.creation import __all__ as _creation_names
 from .ops.nnf import *  # noqa: F401,F403
 from .ops.nnf import __all__ as _nnf_names
+from .ops.boundary import boundary as _boundary
+from .ops.random_state import *  # noqa: F401,F403
+from .ops.random_state import __all__ as _random_names
 from .ops.registry import OPS, namespace_name
 from .optim import *  # noqa: F401,F403
 from .optim import __all__ as _optim_names
 from .backends import *  # noqa: F401,F403
 from .backends import __all__ as _backend_names
+from .data import *  # noqa: F401,F403
+from .data import __all__ as _data_names
 from .nn import *  # noqa: F401,F403
 from .nn import __all__ as _nn_names
+from .distributions import *  # noqa: F401,F403
+from .distributions import __all__ as _distr_names
 from .serialization import torch_load, torch_save
 from .tensor import Tensor
 
@@ -54,7 +62,7 @@ def _export_namespace_forms():
     names = []
     for key, info in OPS.items():
         if info.namespace and not key.startswith("_"):
-            globals()[namespace_name(key)] = info.fn
+            globals()[namespace_name(key)] = _boundary(info.fn, namespace_name(key))
             names.append(namespace_name(key))
     return names
 
@@ -64,9 +72,27 @@ def is_torch_tensor(x):
     return isinstance(x, Tensor)
 
 
+def _checked_functions(names):
+    """The plain public functions (creation, ``nnf_*``, ``nn_init_*``, ``optim_*`` helpers) with
+    their flags checked and internal errors translated, as the ops' forms are."""
+    for name in names:
+        f = globals().get(name)
+        if isinstance(f, _FunctionType):
+            globals()[name] = _boundary(f, name)
+
+
+_checked_functions(list(_creation_names) + list(_nnf_names) + list(_nn_names) +
+                   list(_optim_names) + list(_random_names) + list(_distr_names) +
+                   ["torch_save", "torch_load", "autograd_backward",
+                                         "autograd_grad", "autograd_gradcheck",
+                                         "autograd_gradgradcheck", "autograd_jacobian",
+                                         "autograd_hessian", "autograd_vjp", "autograd_jvp",
+                                         "autograd_function"])
+
 __all__ = sorted(set(
     _export_namespace_forms() + list(_creation_names) + list(_dtype_names) + list(_nnf_names) +
-    list(_optim_names) + list(_nn_names) + list(_backend_names) + ["torch_save", "torch_load"] + [
+    list(_random_names) + list(_distr_names) + list(_optim_names) + list(_nn_names) +
+    list(_data_names) + list(_backend_names) + ["torch_save", "torch_load"] + [
         "Tensor", "is_torch_tensor", "autograd_backward", "autograd_grad", "with_no_grad",
         "with_enable_grad", "set_grad_enabled", "autograd_set_grad_mode", "is_grad_enabled",
         "with_detect_anomaly", "autograd_set_detect_anomaly", "is_anomaly_enabled",

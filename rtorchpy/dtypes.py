@@ -108,13 +108,19 @@ def as_dtype(d) -> dtype:
         return d
     if isinstance(d, str) and d.lower() in _NAMES:
         return _NAMES[d.lower()]
+    if d is None or isinstance(d, (bool, int, float, complex, bytes, bytearray)):
+        # np.dtype(None) is float64 and np.dtype(b"f4") a NumPy name: neither is a dtype here
+        raise TypeError(f"expected a dtype such as torch_float32(), got {d!r}")
     try:
         return _BY_NUMPY[np.dtype(d)]
-    except (TypeError, KeyError):
+    except (TypeError, KeyError, ValueError, SyntaxError):
         raise TypeError(f"unsupported dtype {d!r}; use one of torch_float32(), torch_float64(), "
                         "torch_int64(), torch_int32(), torch_int16(), torch_int8(), torch_uint8(), "
                         "torch_float16(), torch_bool()") from None
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
-    return _BY_NUMPY[np_dtype]
+    try:
+        return _BY_NUMPY[np_dtype]
+    except KeyError:
+        raise TypeError(f"NumPy dtype {np_dtype} has no rtorchpy dtype") from None

@@ -12,6 +12,7 @@ of that layer are reached through two names the layer fills in when it is import
 """
 from __future__ import annotations
 
+import copy
 import numbers
 import weakref
 
@@ -19,6 +20,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .autograd.grad_mode import STATE
+from .numerics.args import flag
 from .numerics.dims import normalize_dim
 from .numerics.format import format_tensor, type_word_for
 
@@ -62,6 +64,52 @@ def view_error(view):
 
 _new = object.__new__
 
+DEEPCOPY_ERROR = ("Only Tensors created explicitly by the user (graph leaves) support the "
+                  "deepcopy protocol at the moment.")
+# what a tensor keeps in its __dict__ for autograd: never carried over by copy/deepcopy
+_AUTOGRAD_ATTRIBUTES = frozenset({"_grad", "_hooks", "_retains_grad", "_accumulator", "_view_fn",
+                                  "_view_meta"})
+
+
+def _copy_user_attributes(src, dst, memo):
+    """Attributes a user set on ``src`` (``x.foo = 1``), onto ``dst``: deep copies when
+    ``memo`` is given."""
+    extra = {k: v for k, v in src.__dict__.items() if k not in _AUTOGRAD_ATTRIBUTES}
+    if extra:
+        dst.__dict__.update(copy.deepcopy(extra, memo) if memo is not None else extra)
+
+
+def _owner(a):
+    """The ndarray that owns ``a``'s memory (``a`` itself unless it is a view)."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _deepcopy_array(a, memo):
+    """A copy of ``a`` with its own memory; arrays sharing an owner within one deepcopy share
+    the owner's copy, so views stay views of each other (as PyTorch's deepcopy keeps storages
+    shared)."""
+    owner = _owner(a)
+    if owner is a or not owner.flags.c_contiguous or a.dtype != owner.dtype:
+        if owner is a:
+            key = ("rtorchpy-array", id(a))
+            if key in memo:
+                return memo[key]
+            memo[key] = out = a.copy()
+            memo.setdefault(("rtorchpy-keep", id(a)), []).append(a)  # keep ids alive
+            return out
+        return a.copy()
+    key = ("rtorchpy-array", id(owner))
+    new_owner = memo.get(key)
+    if new_owner is None:
+        memo[key] = new_owner = owner.copy()
+        memo.setdefault(("rtorchpy-keep", id(owner)), []).append(owner)
+    offset = a.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    view = np.ndarray(a.shape, a.dtype, buffer=new_owner, offset=offset, strides=a.strides)
+    view.flags.writeable = a.flags.writeable
+    return view
+
 
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
@@ -88,7 +136,7 @@ class Tensor:
         (There is no ``__init__``: every tensor, a user's or an op's result, is made by
         ``_make``.)"""
         t = cls._make(as_array(data, dtype))
-        if requires_grad:
+        if flag(requires_grad, "requires_grad", "Tensor"):
             t.requires_grad_(True)
         return t
 
@@ -227,7 +275,7 @@ class Tensor:
 
     def requires_grad_(self, requires_grad=True):
         """Set ``requires_grad`` on a leaf in place; returns the tensor itself."""
-        requires_grad = bool(requires_grad)
+        requires_grad = flag(requires_grad, "requires_grad", "requires_grad_")
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(NON_LEAF_REQUIRES_GRAD_ERROR)
@@ -336,6 +384,34 @@ class Tensor:
         self._requires_grad = False
         return self
 
+    # -- copy and deepcopy ---------------------------------------------------------------------
+    def __copy__(self):
+        """``copy.copy(x)``: as in PyTorch, a new tensor over the same memory with the same
+        ``requires_grad``, without history (a copied non-leaf is a leaf) or gradient."""
+        t = Tensor._make(self._data)
+        t.__class__ = type(self)
+        t._requires_grad = self._requires_grad
+        _copy_user_attributes(self, t, None)
+        return t
+
+    def __deepcopy__(self, memo):
+        """``copy.deepcopy(x)``: as in PyTorch, graph leaves only; the copy has its own memory
+        (shared among the tensors of one deepcopy that shared it: a base and its view stay a
+        base and a view of each other's memory), ``requires_grad`` and a deep copy of
+        ``grad``."""
+        if self._grad_fn is not None:
+            raise RuntimeError(DEEPCOPY_ERROR)
+        if id(self) in memo:
+            return memo[id(self)]
+        t = Tensor._make(_deepcopy_array(self._data, memo))
+        t.__class__ = type(self)
+        memo[id(self)] = t
+        t._requires_grad = self._requires_grad
+        if self._grad is not None:
+            t._grad = self._grad.__deepcopy__(memo)
+        _copy_user_attributes(self, t, memo)
+        return t
+
     # -- in-place support -----------------------------------------------------------------------
     def _check_inplace(self, others=()):
         """Refuse in-place changes that would silently corrupt gradients (libtorch's checks:
@@ -411,6 +487,8 @@ def as_array(data, dtype=None):
         arr = np.asarray(data)
         if arr.dtype.kind not in "biuf":
             raise TypeError(f"can't convert a NumPy array of dtype {arr.dtype} to a tensor")
+        if target is None:
+            arr = _supported(arr)
         return np.array(arr, dtype=target or arr.dtype, copy=True)
     if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in _walk(data)):
         data = _unwrap_nested(data)
@@ -418,6 +496,9 @@ def as_array(data, dtype=None):
         arr = np.array(data, dtype=object if target is None else None)
     except ValueError as e:
         raise ValueError(f"can't make a tensor from ragged nested data: {e}") from None
+    except OverflowError:
+        raise RuntimeError(f"value cannot be converted to type int64 without overflow: "
+                           f"{data!r}"[:200]) from None
     if arr.dtype == object:
         if arr.ndim and any(isinstance(v, (list, tuple)) for v in arr.ravel()):
             raise ValueError("can't make a tensor from ragged nested data (sequences of different "
@@ -425,9 +506,27 @@ def as_array(data, dtype=None):
         inferred = target or _infer(arr)
         try:
             return arr.astype(inferred)
+        except OverflowError:
+            raise RuntimeError("value cannot be converted to type int64 without overflow") \
+                from None
         except (TypeError, ValueError):
             raise TypeError(f"can't convert {data!r} to a tensor") from None
+    if target is None:
+        arr = _supported(arr)
     return arr.astype(target, copy=False)
+
+
+def _supported(arr):
+    """A NumPy array of a dtype rtorchpy lacks (uint16/32/64, long double) as the nearest one it
+    has (int64, float64); an unsigned value beyond int64 is an error, never wrapped around."""
+    if arr.dtype in _dt._BY_NUMPY:
+        return arr
+    if arr.dtype.kind in "ui":
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise RuntimeError(f"value cannot be converted to type int64 without overflow: "
+                               f"{arr.max()}")
+        return arr.astype(np.int64)
+    return arr.astype(np.float64)
 
 
 def _walk(seq):

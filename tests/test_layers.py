@@ -21,7 +21,7 @@ LAYERS = [
     ("tensor", "autograd"),
     ("derivatives",),
     ("ops",),
-    ("nn", "optim", "serialization", "backends"),
+    ("nn", "optim", "serialization", "backends", "distributions", "data"),
     ("__init__",),
     ("_r",),
 ]

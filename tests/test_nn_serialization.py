@@ -128,7 +128,7 @@ def test_load_never_unpickles(tmp_path):
                 "root": {"type": "tensor", "array": "t0", "dtype": "float32",
                          "requires_grad": False}}
     _write_npz(path, manifest, t0=np.array([{"x": 1}], dtype=object))
-    with pytest.raises(ValueError, match="Object arrays cannot be loaded"):
+    with pytest.raises(ValueError, match="dtype object, which torch_load\\(\\) does not read"):
         rt.torch_load(path)
     # a raw pickle file
     import pickle
@@ -144,7 +144,7 @@ def test_load_never_unpickles(tmp_path):
         "type": "tensor", "array": "t9", "dtype": "float32"}}, {}, "missing array 't9'"),
     ("wrong dtype", {"format": "rtorchpy", "version": 1, "root": {
         "type": "tensor", "array": "t0", "dtype": "float64"}},
-     {"t0": np.ones(1, np.float32)}, "has dtype float32, expected float64"),
+     {"t0": np.ones(1, np.float32)}, "holds float32 values but the manifest says float64"),
     ("unknown node", {"format": "rtorchpy", "version": 1, "root": {"type": "module"}}, {},
      "unknown node type 'module'"),
     ("bad value", {"format": "rtorchpy", "version": 1, "root": {

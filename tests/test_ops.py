@@ -459,6 +459,15 @@ FORWARD = {
         r is args[0] and r.dtype == rt.torch_float64()
         and abs(r.numpy().mean() - 5) < 0.1 and abs(r.numpy().std() - 0.5) < 0.05) or
         pytest.fail("normal_"))],
+    "exponential_": [Case(np.zeros((4000,)), 2.0, expected=lambda r, args: (
+        r is args[0] and r.dtype == rt.torch_float64() and bool((r.numpy() >= 0).all())
+        and abs(r.numpy().mean() - 0.5) < 0.05) or pytest.fail("exponential_"))],
+    "random_": [Case(np.zeros((500,), np.int64), 3, 9, expected=lambda r, args: (
+        r is args[0] and r.dtype == rt.torch_int64()
+        and set(r.numpy().tolist()) == set(range(3, 9))) or pytest.fail("random_"))],
+    "bernoulli_": [Case(np.zeros((2000,), f32), 0.25, expected=lambda r, args: (
+        r is args[0] and set(r.numpy().tolist()) <= {0.0, 1.0}
+        and abs(r.numpy().mean() - 0.25) < 0.05) or pytest.fail("bernoulli_"))],
 }
 
 
@@ -602,11 +611,13 @@ def test_forward_matches_numpy(name):
 def test_namespace_and_method_forms_exist():
     for name, info in OPS.items():
         if info.namespace and not name.startswith("_"):
-            assert getattr(rt, namespace_name(name)) is info.fn, name
+            # (Python's forms wrap the registered function: rtorchpy/ops/boundary.py)
+            assert getattr(rt, namespace_name(name)).__wrapped__ is info.fn, name
         if info.method:
             form = getattr(Tensor, name)
             if name == "mT":  # a property in Python, as in PyTorch (x.mT)
                 form = form.fget
+            form = getattr(form, "__wrapped__", form)
             assert form is (info.method_fn or info.fn), name
     assert not hasattr(rt, "torch_add_")  # in-place ops are methods only
     assert not hasattr(Tensor, "cat")     # cat/stack take a list: namespace only

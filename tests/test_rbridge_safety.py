@@ -93,3 +93,62 @@ def test_r_safety_suite_without_the_c_bridge():
     assert fields["direct"] == "FALSE", out
     assert fields["failed"] == "0" and fields["errors"] == "0", out
     assert int(fields["passed"]) > 0, out
+
+
+@pytest.mark.parametrize("level", ["0", "1"])
+@pytest.mark.parametrize("name", ["test-bad-input.R", "test-serialization-safety.R",
+                                  "test-hook-memory.R"])
+def test_r_bad_input_in_every_bridge_mode(level, name):
+    """R's NA, bad flags and crafted files are refused the same way whichever path a call takes:
+    reticulate (RTORCHPY_DIRECT=0) or C through the Python callers (=1)."""
+    from test_r_shim import _rscript, run_testthat
+    fields, out = run_testthat(
+        _rscript(), f"testthat::test_file('r-shim/tests/testthat/{name}', "
+        "package = 'rtorchpy', load_package = 'installed', reporter = 'summary')",
+        setup=f"Sys.setenv(RTORCHPY_DIRECT = '{level}'); ")
+    assert fields["failed"] == "0" and fields["errors"] == "0", out
+    assert int(fields["passed"]) > 0, out
+
+
+def test_r_na_is_refused_by_the_argument_name():
+    """R's NA_integer_ arrives as -2^31 (R's integers never take that value): every caller
+    refuses it, naming the argument, instead of using -2147483648 as a number."""
+    t = rt_tensor = handles._put(Tensor._make(np.eye(3, dtype=np.float32)))
+    reply = ops.op_caller("diag")(t, handles.R_NA_INT)
+    assert reply[0] == "E" and "'diagonal' is NA" in reply[1]
+    reply = ops.op_caller("sum")(t, 1, handles.R_NA_INT)
+    assert reply[0] == "E" and "'keepdim' is NA" in reply[1]
+    reply = ops.binary_callers()["+"](rt_tensor, handles.R_NA_INT)
+    assert reply[0] == "E" and "is NA" in reply[1]
+    # inside a list (a size vector c(2L, NA))
+    reply = ops.op_caller("reshape")(t, [9, handles.R_NA_INT])
+    assert reply[0] == "E" and "is NA" in reply[1]
+
+
+def test_handles_are_sparse_so_a_typed_complex_number_names_nothing():
+    t = handles._put(Tensor._make(np.ones(2, dtype=np.float32)))
+    key = int(t.real)
+    assert handles.is_key(key) and key > 2 ** 40
+    for fake in (complex(1, handles.MAGIC), complex(key + 1, handles.MAGIC),
+                 complex(0.5, handles.MAGIC), complex(key, -7.0)):
+        with pytest.raises(TypeError, match="complex numbers are not supported"):
+            handles._get(fake)
+    assert handles._get(t)._data.tolist() == [1.0, 1.0]
+    handles.release([t.real])
+    with pytest.raises(RuntimeError, match="freed"):
+        handles._get(t)
+
+
+def test_int64_beyond_32_bits_goes_to_r_as_a_double():
+    assert handles._enc(2 ** 33) == ["v", float(2 ** 33)]
+    assert handles._enc(5) == ["v", 5]
+    assert handles._enc(np.int64(-2 ** 40)) == ["v", float(-2 ** 40)]
+
+
+def test_an_operator_on_a_freed_handle_says_freed():
+    t = handles._put(Tensor._make(np.ones(2, dtype=np.float32)))
+    handles.release([t.real])
+    reply = ops.binary_callers()["+"](t, 1.0)
+    assert reply[0] == "E" and "freed" in reply[1]
+    reply = ops.binary_callers()["+"](complex(3, handles.MAGIC), 1.0)
+    assert reply[0] == "E" and "complex numbers are not supported" in reply[1]

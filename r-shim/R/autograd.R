@@ -57,6 +57,7 @@ with_enable_grad <- .with_grad_mode(TRUE)
 #' @rdname with_no_grad
 #' @export
 local_no_grad <- function(.env = parent.frame()) {
+  .check_env(.env)  # (before the mode changes: a bad .env must leave it as it was)
   old <- .set_grad_mode(FALSE)
   withr::defer(.set_grad_mode(old), envir = .env)
   invisible(NULL)
@@ -65,15 +66,24 @@ local_no_grad <- function(.env = parent.frame()) {
 #' @rdname with_no_grad
 #' @export
 local_enable_grad <- function(.env = parent.frame()) {
+  .check_env(.env)  # (before the mode changes: a bad .env must leave it as it was)
   old <- .set_grad_mode(TRUE)
   withr::defer(.set_grad_mode(old), envir = .env)
   invisible(NULL)
 }
 
+.check_env <- function(env) {
+  if (!is.environment(env)) {
+    stop(structure(class = c("rtorchpy_error", "error", "condition"), list(
+      message = paste0("`.env` must be an environment (the frame whose exit restores the ",
+                       "grad mode), got ", .what(env)), call = NULL)))
+  }
+}
+
 #' @rdname with_no_grad
 #' @export
 autograd_set_grad_mode <- function(enabled) {
-  .set_grad_mode(isTRUE(enabled))
+  .set_grad_mode(.flag(enabled))
   invisible(NULL)
 }
 
@@ -111,7 +121,7 @@ with_detect_anomaly <- function(code) {
 autograd_backward <- function(tensors, grad_tensors = NULL, retain_graph = create_graph,
                               create_graph = FALSE) {
   .bridge("autograd_backward", .tensor_list(tensors), .tensor_list(grad_tensors),
-          retain_graph, isTRUE(create_graph))
+          retain_graph, .flag(create_graph))
   invisible(NULL)
 }
 
@@ -132,8 +142,8 @@ autograd_backward <- function(tensors, grad_tensors = NULL, retain_graph = creat
 autograd_grad <- function(outputs, inputs, grad_outputs = NULL, retain_graph = create_graph,
                           create_graph = FALSE, allow_unused = FALSE) {
   r <- .bridge("autograd_grad", .tensor_list(outputs), .tensor_list(inputs),
-               .tensor_list(grad_outputs), retain_graph, isTRUE(create_graph),
-               isTRUE(allow_unused))
+               .tensor_list(grad_outputs), retain_graph, .flag(create_graph),
+               .flag(allow_unused))
   unname(r)
 }
 
@@ -186,20 +196,40 @@ torch_hook <- R6::R6Class("torch_hook",
   )
 )
 
-# The R function handed to Python must not reach `x`: Python keeps it on x's tensor, and a
-# function whose environment held x would keep x's handle, hence the tensor, alive forever (a
-# cycle across the two garbage collectors). So it is made in .hook_callback(), whose frame
-# holds only `hook` (see "Ownership" in docs/internals).
+# The R function handed to Python must not reach `x` strongly: Python keeps it on x's tensor,
+# and a function whose environment held x would keep x's handle, hence the tensor, alive
+# forever (a cycle across the two garbage collectors; see "Ownership" in docs/internals). The
+# user's hook often does reach x (it is defined in the frame that holds x), so Python holds a
+# wrapper that reaches the hook only through an R weak reference keyed on x: while x's R object
+# lives, the hook lives; R's weak references are ephemerons, so the hook's own reference to x
+# does not keep x alive. When x's R object is collected while its tensor lives on in Python (an
+# intermediate that a later backward reaches), the weak reference's finalizer moves the hook
+# into the wrapper's holder, which Python keeps with the tensor's hook: the hook still fires,
+# and x's handle has been released, so nothing leads back to the tensor.
 .register_hook <- function(x, hook) {
-  torch_hook$new(x, .bridge("register_hook", .h(x), .py_callback(.hook_callback(hook))))
+  torch_hook$new(x, .bridge("register_hook", .h(x), .py_callback(.hook_callback(hook, x))))
 }
 
-.hook_callback <- function(hook) {
+.hook_callback <- function(hook, x) {
+  holder <- new.env(parent = emptyenv())
+  holder$wref <- rlang::new_weakref(x, value = hook, finalizer = .hook_keeper(holder, hook))
+  .hook_wrapper(holder)  # (made in a frame that holds only `holder`)
+}
+
+.hook_keeper <- function(holder, hook) {
+  force(holder)
   force(hook)
+  function(key) holder$hook <- hook
+}
+
+.hook_wrapper <- function(holder) {
+  force(holder)  # (an unforced promise would keep .hook_callback's frame, and `x`, alive)
   function(g) {
     # wrapped first, whatever the hook does: a handle Python made that R never wraps is never
     # released (a hook ignoring its argument would leave its promise unforced)
     g <- .t(g)
+    hook <- holder$hook
+    if (is.null(hook)) hook <- rlang::wref_value(holder$wref)
     res <- hook(g)
     if (is_torch_tensor(res)) .h(res) else NULL
   }

@@ -48,16 +48,36 @@
 
 # Python holds NumPy memory for every handle R holds; R's garbage collector does not see it, so
 # when Python reports that the memory held grew a lot, collect (and release) now.
+#
+# The collection is of the young generations first: a full one costs ~150 ms in a session with
+# reticulate's large heap, a young one a few ms, and what grew since the last collection is
+# mostly young (a training loop's intermediates, a data loader's batches). What a young
+# collection leaves (objects that were alive at the previous one, since promoted) is bounded:
+# when more than a quarter of the growth since the last full collection remains, and that is
+# more than 64 MiB, a full one follows.
 .housekeeping <- function(collect) {
   if (collect) {
-    gc(verbose = FALSE)
+    base <- .rt$held_full %||% 0
+    before <- .held_bytes()
+    gc(verbose = FALSE, full = FALSE)
     .release_dead()
-    .rt$impl(.rt$bridge_collected, list(), NULL)
-    .Call(rtp_collected)
+    after <- .held_bytes()
+    if (after - base > max((before - base) / 4, 67108864)) {
+      gc(verbose = FALSE)
+      .release_dead()
+      after <- .held_bytes()
+      .rt$held_full <- after
+    }
   } else {
     .release_dead()
   }
   .release_rvalues()
+}
+
+# The bytes of the tensors R holds (Python's count and C's); resets both collection thresholds
+# to twice that (at least 256 MiB).
+.held_bytes <- function() {
+  as.numeric(.rt$p2r(.rt$impl(.rt$bridge_collected, list(), NULL))) + .Call(rtp_collected)
 }
 
 # -- calls -----------------------------------------------------------------------------------
@@ -95,7 +115,19 @@
 .ptr_h <- function(v) {
   if (typeof(v) == "externalptr") return(.Call(rtp_handle, v))
   if (is.list(v) && !is.object(v)) return(lapply(v, .ptr_h))
+  if ((is.logical(v) || is.character(v)) && anyNA(v)) return(.na_int(v))
   v
+}
+
+# R's NA as Python must see it: reticulate sends NA_integer_ as -2^31, which Python refuses by
+# the argument's name (rtorchpy/_r/handles.py, R_NA_INT), but a logical NA as TRUE and
+# NA_character_ as the string "NA"; so those are sent as NA_integer_ too. (The direct C path
+# never passes an NA: it leaves such calls to reticulate.)
+.na_int <- function(v) {
+  if (length(v) == 1L && is.null(attributes(v))) return(NA_integer_)
+  out <- as.list(v)
+  out[is.na(v)] <- list(NA_integer_)
+  out
 }
 
 # Call a Python bridge function (a cached callable) with R values; decode its reply.
@@ -135,7 +167,8 @@
 .fn <- function(name, args, kwargs = NULL) {
   f <- .rt$fns[[name]]
   if (is.null(f)) f <- .fn_callable(name)
-  .res(if (length(kwargs)) .rt$p2r(.rt$impl(f, args, kwargs)) else .call(f, args))
+  .res(if (length(kwargs)) .rt$p2r(.rt$impl(f, lapply(args, .ptr_h), lapply(kwargs, .ptr_h)))
+       else .call(f, args))
 }
 
 # Call a function of the bridge module itself.
@@ -290,7 +323,21 @@
   if (is.list(v)) return(lapply(v, .a))
   if (!is.null(attr(v, "dim", exact = TRUE))) return(.r_array(v))
   if (!is.atomic(v) && !is.null(v)) .bad_argument(v)
+  if ((is.logical(v) || is.character(v)) && anyNA(v)) return(.na_int(v))
   v
+}
+
+# A TRUE/FALSE argument, checked: anything else (NA, 1, "yes", a vector, NULL) is an error
+# naming the argument, where isTRUE() would quietly read it as FALSE.
+.flag <- function(x, name = deparse(substitute(x))) {
+  if (is.logical(x) && length(x) == 1L && !is.na(x)) return(as.vector(x))
+  what <- if (is.null(x)) "NULL" else if (is.atomic(x) && length(x) == 1L) {
+    paste0(if (is.character(x)) paste0("\"", x, "\"") else format(x), " (", typeof(x), ")")
+  } else {
+    .what(x)
+  }
+  stop(structure(class = c("rtorchpy_error", "error", "condition"), list(
+    message = paste0("`", name, "` must be TRUE or FALSE, got ", what), call = NULL)))
 }
 
 .bad_argument <- function(v) {
@@ -311,10 +358,26 @@
   .a(unclass(v))
 }
 
+# The names R torch gives the sizes or dims a function takes in `...` (torch_ones(size = ),
+# x$reshape(shape = ), x$permute(dims = ), ...): any other name is a mistake.
+.SIZE_ARG_NAMES <- c("size", "shape", "sizes", "dims", "tensors")
+
 # The values of `...` flattened into one list (sizes, dims: `f(2, 3)` or `f(c(2, 3))`).
 .dots <- function(...) {
   d <- list(...)
   if (!length(d)) return(list())
+  nms <- names(d)
+  if (!is.null(nms)) {
+    bad <- nms[nzchar(nms) & !nms %in% .SIZE_ARG_NAMES]
+    # a misspelled argument (require_grad = TRUE) would otherwise become a size
+    if (length(bad)) {
+      stop(structure(class = c("rtorchpy_error", "error", "condition"), list(
+        message = paste0("unused argument", if (length(bad) > 1L) "s", " ",
+                         paste0("`", bad, "`", collapse = ", "),
+                         " (sizes and dims are given unnamed, or as one vector)"),
+        call = NULL)))
+    }
+  }
   as.list(unlist(lapply(d, function(v) if (is_torch_tensor(v)) as_array(v) else v),
                  use.names = FALSE))
 }

@@ -22,11 +22,11 @@ torch_tensor <- function(data, dtype = NULL, device = NULL, requires_grad = FALS
                          pin_memory = FALSE) {
   .check_device(device)
   if (is_torch_tensor(data)) {
-    return(.fn("torch_tensor", list(.h(data), .a(dtype), NULL, isTRUE(requires_grad))))
+    return(.fn("torch_tensor", list(.h(data), .a(dtype), NULL, .flag(requires_grad))))
   }
   # as R torch: only atomic vectors, matrices and arrays (lists and data frames are not)
   if (is.list(data)) stop("R type not handled", call. = FALSE)
-  .bridge("from_r", .r_array(data), .a(dtype), isTRUE(requires_grad))
+  .bridge("from_r", .r_array(data), .a(dtype), .flag(requires_grad))
 }
 
 #' A 0-d tensor
@@ -39,7 +39,7 @@ torch_scalar_tensor <- function(value, dtype = NULL, device = NULL, requires_gra
   .check_device(device)
   if (is_torch_tensor(value)) value <- value$item()
   out <- torch_tensor(value, dtype = dtype)$reshape(integer(0))
-  if (isTRUE(requires_grad)) out$requires_grad_(TRUE)
+  if (.flag(requires_grad)) out$requires_grad_(TRUE)
   out
 }
 
@@ -61,9 +61,11 @@ torch_scalar_tensor <- function(value, dtype = NULL, device = NULL, requires_gra
   })
 }
 
-.sized <- function(name, size, dtype, device, requires_grad) {
+.sized <- function(name, size, dtype, device, requires_grad, generator = NULL) {
   .check_device(device)
-  .fn(name, size, list(dtype = .a(dtype), requires_grad = isTRUE(requires_grad)))
+  kw <- list(dtype = .a(dtype), requires_grad = .flag(requires_grad))
+  if (!is.null(generator)) kw$generator <- .a(generator)
+  .fn(name, size, kw)
 }
 
 #' Tensors filled with constants or random values
@@ -105,15 +107,15 @@ torch_empty <- function(..., names = NULL, dtype = NULL, layout = NULL, device =
 #' @rdname tensor-creation
 #' @export
 torch_rand <- function(..., names = NULL, dtype = NULL, layout = NULL, device = NULL,
-                       requires_grad = FALSE) {
-  .sized("torch_rand", .size_args(...), dtype, device, requires_grad)
+                       requires_grad = FALSE, generator = NULL) {
+  .sized("torch_rand", .size_args(...), dtype, device, requires_grad, generator)
 }
 
 #' @rdname tensor-creation
 #' @export
 torch_randn <- function(..., names = NULL, dtype = NULL, layout = NULL, device = NULL,
-                        requires_grad = FALSE) {
-  .sized("torch_randn", .size_args(...), dtype, device, requires_grad)
+                        requires_grad = FALSE, generator = NULL) {
+  .sized("torch_randn", .size_args(...), dtype, device, requires_grad, generator)
 }
 
 #' @rdname tensor-creation
@@ -124,7 +126,7 @@ torch_full <- function(size, fill_value, names = NULL, dtype = NULL, layout = NU
                        device = NULL, requires_grad = FALSE) {
   .check_device(device)
   .fn("torch_full", list(.size_args(size), fill_value),
-      list(dtype = .a(dtype), requires_grad = isTRUE(requires_grad)))
+      list(dtype = .a(dtype), requires_grad = .flag(requires_grad)))
 }
 
 #' @rdname tensor-creation
@@ -134,26 +136,28 @@ torch_eye <- function(n, m = n, dtype = NULL, layout = NULL, device = NULL,
                       requires_grad = FALSE) {
   .check_device(device)
   .fn("torch_eye", list(as.integer(n), as.integer(m)),
-      list(dtype = .a(dtype), requires_grad = isTRUE(requires_grad)))
+      list(dtype = .a(dtype), requires_grad = .flag(requires_grad)))
 }
 
 #' @rdname tensor-creation
 #' @param low,high Integers are drawn from `low` (inclusive) to `high` (exclusive).
 #' @export
-torch_randint <- function(low, high, size, dtype = NULL, layout = NULL, device = NULL,
-                          requires_grad = FALSE) {
+torch_randint <- function(low, high, size, generator = NULL, dtype = NULL, layout = NULL,
+                          device = NULL, requires_grad = FALSE) {
   .check_device(device)
-  .fn("torch_randint", list(low, high, .size_args(size)),
-      list(dtype = .a(dtype), requires_grad = isTRUE(requires_grad)))
+  kw <- list(dtype = .a(dtype), requires_grad = .flag(requires_grad))
+  if (!is.null(generator)) kw$generator <- .a(generator)
+  .fn("torch_randint", list(low, high, .size_args(size)), kw)
 }
 
 #' @rdname tensor-creation
 #' @export
 torch_randperm <- function(n, dtype = torch_int64(), layout = NULL, device = NULL,
-                           requires_grad = FALSE) {
+                           requires_grad = FALSE, generator = NULL) {
   .check_device(device)
-  .fn("torch_randperm", list(as.integer(n)),
-      list(dtype = .a(dtype), requires_grad = isTRUE(requires_grad)))
+  kw <- list(dtype = .a(dtype), requires_grad = .flag(requires_grad))
+  if (!is.null(generator)) kw$generator <- .a(generator)
+  .fn("torch_randperm", list(as.integer(n)), kw)
 }
 
 #' Tensors shaped like another
@@ -169,7 +173,7 @@ NULL
 
 .like <- function(name, input, args = list(), dtype, requires_grad) {
   .fn(name, c(list(.h(input)), args), list(dtype = .a(dtype),
-                                            requires_grad = isTRUE(requires_grad)))
+                                            requires_grad = .flag(requires_grad)))
 }
 
 #' @rdname tensor-creation-like
@@ -248,7 +252,7 @@ torch_arange <- function(start, end, step = 1L, dtype = NULL, layout = NULL, dev
     start <- if (is.integer(end)) 1L else 1
   }
   all_int <- is.integer(start) && is.integer(end) && is.integer(step)
-  .bridge("arange", start, end, step, .a(dtype), all_int, isTRUE(requires_grad))
+  .bridge("arange", start, end, step, .a(dtype), all_int, .flag(requires_grad))
 }
 
 #' @rdname torch_arange
@@ -257,7 +261,7 @@ torch_linspace <- function(start, end, steps = 100, dtype = NULL, layout = NULL,
                            device = NULL, requires_grad = FALSE) {
   .check_device(device)
   .fn("torch_linspace", list(start, end, as.integer(steps)),
-      list(dtype = .a(dtype), requires_grad = isTRUE(requires_grad)))
+      list(dtype = .a(dtype), requires_grad = .flag(requires_grad)))
 }
 
 #' @rdname torch_arange
@@ -266,16 +270,6 @@ torch_logspace <- function(start, end, steps = 100, base = 10, dtype = NULL, lay
                            device = NULL, requires_grad = FALSE) {
   .check_device(device)
   .fn("torch_logspace", list(start, end, as.integer(steps), base),
-      list(dtype = .a(dtype), requires_grad = isTRUE(requires_grad)))
+      list(dtype = .a(dtype), requires_grad = .flag(requires_grad)))
 }
 
-#' Seed the random number generator
-#'
-#' Makes `torch_randn()` and friends reproducible. The values differ from libtorch's.
-#' @param seed An integer.
-#' @return `NULL`, invisibly.
-#' @export
-torch_manual_seed <- function(seed) {
-  .fn("torch_manual_seed", list(as.integer(seed)))
-  invisible(NULL)
-}

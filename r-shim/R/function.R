@@ -215,7 +215,7 @@ NULL
 
 # The methods and the active binding: each context gets copies whose environment is itself
 # (.context_methods and .context_active, after them, list them).
-.context_save <- function(...) {
+.context_save <- function(ptr, ...) {
   args <- list2(...)
   nms <- names(args)
   if (is.null(nms)) nms <- rep("", length(args))
@@ -228,19 +228,19 @@ NULL
   invisible(NULL)
 }
 
-.context_mark_dirty <- function(...) {
+.context_mark_dirty <- function(ptr, ...) {
   .bridge("ctx_mark", .h(ptr), "mark_dirty", unname(lapply(list(...), .h)))
   invisible(NULL)
 }
 
-.context_mark_non_differentiable <- function(...) {
+.context_mark_non_differentiable <- function(ptr, ...) {
   .bridge("ctx_mark", .h(ptr), "mark_non_differentiable", unname(lapply(list(...), .h)))
   invisible(NULL)
 }
 
 # Python sends the names ("" for none) and whether any is set, and each value: a tensor's
 # handle, ["r", key] for an R value kept in .rt$rvalues, ["v", value] for a plain one.
-.context_saved <- function() {
+.context_saved <- function(ptr) {
   r <- .bridge("ctx_saved", .Call(rtp_handle, ptr))
   vals <- r[[3L]]
   for (i in seq_along(vals)) {
@@ -290,9 +290,21 @@ NULL
   invisible()
 }
 
-.context_methods <- list(save_for_backward = .context_save, mark_dirty = .context_mark_dirty,
-                         mark_non_differentiable = .context_mark_non_differentiable)
-.context_active <- list(saved_variables = .context_saved)
+# A method of the context (made per context in C, src/context.c): the formals and body of a
+# closure of the context that calls `impl` (compiled with the package; the function itself
+# stands in the call) with the context's `ptr`; `dots`: the method takes arguments.
+.ctx_spec <- function(impl, dots = TRUE) {
+  if (dots) {
+    list(as.pairlist(alist(... = )), as.call(list(impl, quote(ptr), quote(...))))
+  } else {
+    list(NULL, as.call(list(impl, quote(ptr))))
+  }
+}
+
+.context_methods <- list(save_for_backward = .ctx_spec(.context_save),
+                         mark_dirty = .ctx_spec(.context_mark_dirty),
+                         mark_non_differentiable = .ctx_spec(.context_mark_non_differentiable))
+.context_active <- list(saved_variables = .ctx_spec(.context_saved, dots = FALSE))
 
 # -- gradcheck, jacobian, hessian, vjp, jvp ------------------------------------------------------
 

@@ -39,6 +39,7 @@
 #' @param equal_nan See the Python documentation of the op of the same name (R conventions apply).
 #' @param equation See the Python documentation of the op of the same name (R conventions apply).
 #' @param exponent See the Python documentation of the op of the same name (R conventions apply).
+#' @param generator See the Python documentation of the op of the same name (R conventions apply).
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
 #' @param input2 See the Python documentation of the op of the same name (R conventions apply).
@@ -174,7 +175,9 @@ torch_atanh <- function(self) { .r <- .External(rtp_opx, "atanh", self); if (is.
 
 #' @rdname torch_ops
 #' @export
-torch_bernoulli <- function(self, p = NULL) { .r <- .External(rtp_opx, "bernoulli", self, p); if (is.object(.r)) .r else .op_reply("bernoulli", list(self, p), .r, sys.call()) }
+torch_bernoulli <- function(self, p = NULL, generator = NULL) { .r <- .External(rtp_opx, "bernoulli", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli", list(self, p, generator), .r, sys.call()) }
+
+`.m_bernoulli_` <- function(self, p = 0.5, generator = NULL) { .r <- .External(rtp_opx, "bernoulli_", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli_", list(self, p, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -335,6 +338,8 @@ torch_expand_as <- function(self, other) { .r <- .External(rtp_opx, "expand_as",
 #' @rdname torch_ops
 #' @export
 torch_expm1 <- function(self) { .r <- .External(rtp_opx, "expm1", self); if (is.object(.r)) .r else .op_reply("expm1", list(self), .r, sys.call()) }
+
+`.m_exponential_` <- function(self, lambd = 1.0, generator = NULL) { .r <- .External(rtp_opx, "exponential_", self, lambd, generator); if (is.object(.r)) .r else .op_reply("exponential_", list(self, lambd, generator), .r, sys.call()) }
 
 `.m_fill_` <- function(self, value) { .r <- .External(rtp_opx, "fill_", self, value); if (is.object(.r)) .r else .op_reply("fill_", list(self, value), .r, sys.call()) }
 
@@ -530,7 +535,7 @@ torch_mul <- function(self, other) { .r <- .External(rtp_opx, "mul", self, other
 
 #' @rdname torch_ops
 #' @export
-torch_multinomial <- function(self, num_samples, replacement = FALSE) { .r <- .External(rtp_opx, "multinomial", self, num_samples, replacement); if (is.object(.r)) .r else .op_reply("multinomial", list(self, num_samples, replacement), .r, sys.call()) }
+torch_multinomial <- function(self, num_samples, replacement = FALSE, generator = NULL) { .r <- .External(rtp_opx, "multinomial", self, num_samples, replacement, generator); if (is.object(.r)) .r else .op_reply("multinomial", list(self, num_samples, replacement, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -586,9 +591,9 @@ torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) { .r <- .Exter
 
 #' @rdname torch_ops
 #' @export
-torch_normal <- function(mean, std = 1.0, size = NULL, dtype = NULL, requires_grad = FALSE) { .r <- .External(rtp_opx, "normal", mean, std, size, dtype, requires_grad); if (is.object(.r)) .r else .op_reply("normal", list(mean, std, size, dtype, requires_grad), .r, sys.call()) }
+torch_normal <- function(mean, std = 1.0, size = NULL, dtype = NULL, requires_grad = FALSE, generator = NULL) { .r <- .External(rtp_opx, "normal", mean, std, size, dtype, requires_grad, generator); if (is.object(.r)) .r else .op_reply("normal", list(mean, std, size, dtype, requires_grad, generator), .r, sys.call()) }
 
-`.m_normal_` <- function(self, mean = 0.0, std = 1.0) { .r <- .External(rtp_opx, "normal_", self, mean, std); if (is.object(.r)) .r else .op_reply("normal_", list(self, mean, std), .r, sys.call()) }
+`.m_normal_` <- function(self, mean = 0.0, std = 1.0, generator = NULL) { .r <- .External(rtp_opx, "normal_", self, mean, std, generator); if (is.object(.r)) .r else .op_reply("normal_", list(self, mean, std, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -600,7 +605,7 @@ torch_permute <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <-
 
 #' @rdname torch_ops
 #' @export
-torch_poisson <- function(self) { .r <- .External(rtp_opx, "poisson", self); if (is.object(.r)) .r else .op_reply("poisson", list(self), .r, sys.call()) }
+torch_poisson <- function(self, generator = NULL) { .r <- .External(rtp_opx, "poisson", self, generator); if (is.object(.r)) .r else .op_reply("poisson", list(self, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -621,6 +626,8 @@ torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- 
 #' @rdname torch_ops
 #' @export
 torch_quantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .r <- .External(rtp_opx, "quantile", self, q, dim, keepdim, interpolation); if (is.object(.r)) .r else .op_reply("quantile", list(self, q, dim, keepdim, interpolation), .r, sys.call()) }
+
+`.m_random_` <- function(self, from_ = NULL, to = NULL, generator = NULL) { .r <- .External(rtp_opx, "random_", self, from_, to, generator); if (is.object(.r)) .r else .op_reply("random_", list(self, from_, to, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -812,7 +819,7 @@ torch_unbind <- function(self, dim = 1L) { .r <- .External(rtp_opx, "unbind", se
 #' @export
 torch_unflatten <- function(self, dim, sizes) { .r <- .External(rtp_opx, "unflatten", self, dim, sizes); if (is.object(.r)) .r else .op_reply("unflatten", list(self, dim, sizes), .r, sys.call()) }
 
-`.m_uniform_` <- function(self, a = 0.0, b = 1.0) { .r <- .External(rtp_opx, "uniform_", self, a, b); if (is.object(.r)) .r else .op_reply("uniform_", list(self, a, b), .r, sys.call()) }
+`.m_uniform_` <- function(self, a = 0.0, b = 1.0, generator = NULL) { .r <- .External(rtp_opx, "uniform_", self, a, b, generator); if (is.object(.r)) .r else .op_reply("uniform_", list(self, a, b, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -865,6 +872,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `atan2` = "torch_atan2",
   `atanh` = "torch_atanh",
   `bernoulli` = "torch_bernoulli",
+  `bernoulli_` = ".m_bernoulli_",
   `bmm` = "torch_bmm",
   `bool` = ".m_bool",
   `broadcast_to` = "torch_broadcast_to",
@@ -903,6 +911,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `expand` = "torch_expand",
   `expand_as` = "torch_expand_as",
   `expm1` = "torch_expm1",
+  `exponential_` = ".m_exponential_",
   `fill_` = ".m_fill_",
   `flatten` = "torch_flatten",
   `flip` = "torch_flip",
@@ -981,6 +990,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `pow_` = ".m_pow_",
   `prod` = "torch_prod",
   `quantile` = "torch_quantile",
+  `random_` = ".m_random_",
   `reciprocal` = "torch_reciprocal",
   `relu` = "torch_relu",
   `relu_` = ".m_relu_",

@@ -27,7 +27,7 @@ NULL
 `[.torch_tensor` <- function(x, ..., drop = TRUE) {
   exprs <- as.list(substitute(list(...)))[-1L]
   if (!length(exprs)) return(x)
-  .bridge("index", .h(x), .index_items(x, exprs, parent.frame()), isTRUE(drop))
+  .bridge("index", .h(x), .index_items(x, exprs, parent.frame()), .flag(drop))
 }
 
 #' @rdname tensor-indexing
@@ -119,7 +119,15 @@ newaxis <- NULL
   # items are evaluated and before the call reads it ("this object was freed"); the call
   # passes it as its handle (C's to_py, or .ptr_h)
   if (is_torch_tensor(v)) return(list("i", v))
-  if (inherits(v, "slice")) return(list("s", v$start, v$end, v$step))
+  if (inherits(v, "slice")) {
+    for (part in c("start", "end", "step")) {
+      if (length(v[[part]]) == 1L && !is_torch_tensor(v[[part]]) && is.na(v[[part]])) {
+        .index_na(paste0("the slice's `", part, "`"))
+      }
+    }
+    return(list("s", v$start, v$end, v$step))
+  }
+  if ((is.logical(v) || is.numeric(v)) && anyNA(v)) .index_na("an index")
   # a single TRUE/FALSE is a scalar mask: it adds a dim of size 1 (0 for FALSE), as in R torch
   if (is.logical(v)) return(list("m", if (length(v) == 1L) v else as.list(v)))
   if (is.numeric(v)) {
@@ -132,6 +140,13 @@ newaxis <- NULL
 .index_number <- function(e, env) {
   v <- eval(e, env)
   if (is_torch_tensor(v)) v <- v$item()
+  if (length(v) == 1L && is.atomic(v) && is.na(v)) .index_na("a range's bound")
   if (!is.numeric(v) || length(v) != 1L) stop("Unsupported index.", call. = FALSE)
   v
+}
+
+# R indexes a vector with NA by giving NA; a tensor has no NA, so an NA index is an error
+# (taking a logical NA as TRUE would read or overwrite every element).
+.index_na <- function(what) {
+  .nn_error(what, " is NA: a tensor can't be indexed with NA (use TRUE/FALSE or numbers)")
 }

@@ -45,7 +45,7 @@ OneCycleLR <- R6::R6Class("lr_one_cycle", inherit = LRScheduler, lock_objects = 
         list(end_step = end_step, start_lr = start_lr, end_lr = end_lr,
              start_momentum = start_m, end_momentum = end_m)
       }
-      self$phases <- if (isTRUE(three_phase)) {
+      self$phases <- if (.flag(three_phase)) {
         list(phase(pct_start * n - 1, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
              phase(2 * pct_start * n - 2, "max_lr", "initial_lr", "base_momentum",
                    "max_momentum"),
@@ -57,7 +57,7 @@ OneCycleLR <- R6::R6Class("lr_one_cycle", inherit = LRScheduler, lock_objects = 
       groups <- optimizer$param_groups
       ng <- length(groups)
       max_lrs <- .per_group("max_lr", max_lr, ng)
-      self$cycle_momentum <- isTRUE(cycle_momentum)
+      self$cycle_momentum <- .flag(cycle_momentum)
       if (self$cycle_momentum) {
         defaults <- names(optimizer$defaults)
         if (!"momentum" %in% defaults && !"betas" %in% defaults) {

@@ -55,7 +55,7 @@ NULL
     add_module = function(name, module) self$register_module(name, module),
 
     train = function(mode = TRUE) {
-      self$training <- isTRUE(mode)
+      self$training <- .flag(mode)
       for (m in private$modules_) m$train(mode)
       invisible(.nn_callable(self))
     },
@@ -193,7 +193,11 @@ NULL
 
 .nn_check_device <- function(device) {
   if (is.null(device)) return(invisible())
-  type <- if (inherits(device, "torch_device")) device$type else as.character(device)
+  if (!inherits(device, "torch_device") &&
+      !(is.character(device) && length(device) == 1L && !is.na(device))) {
+    .nn_error("`device` must be a device or a string such as \"cpu\", got ", .what(device))
+  }
+  type <- if (inherits(device, "torch_device")) device$type else device
   if (!identical(sub(":.*", "", type), "cpu")) {
     .nn_error("device '", type, "' is not available: rtorchpy computes on the CPU")
   }

@@ -133,7 +133,7 @@ nn_utils_clip_grad_norm_ <- function(parameters, max_norm, norm_type = 2,
                                      error_if_nonfinite = FALSE) {
   .fn("nn_utils_clip_grad_norm_", list(.param_list(parameters, "nn_utils_clip_grad_norm_"),
                                        as.numeric(max_norm), as.numeric(norm_type),
-                                       isTRUE(error_if_nonfinite)))
+                                       .flag(error_if_nonfinite)))
 }
 
 #' @rdname nn_utils_clip_grad_norm_

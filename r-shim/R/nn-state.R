@@ -90,7 +90,7 @@
 # A copy of the module; deep: its parameters and buffers copied too (a tensor shared by two
 # places stays shared in the copy), requires_grad kept, no history.
 .nn_clone <- function(x, deep = FALSE) {
-  if (!isTRUE(deep)) return(.nn_callable(.subset2(x, "clone")(deep = FALSE)))
+  if (!.flag(deep)) return(.nn_callable(.subset2(x, "clone")(deep = FALSE)))
   top <- is.null(.rt$clone_memo)
   if (top) {
     .rt$clone_memo <- new.env(parent = emptyenv())

@@ -140,7 +140,7 @@ Optimizer <- R6::R6Class("torch_optimizer",
         for (p in group$params) {
           g <- p$grad
           if (is.null(g) || is_undefined_tensor(g)) next
-          if (isTRUE(set_to_none)) {
+          if (.flag(set_to_none)) {
             p$grad <- NULL
           } else {
             g$detach_()

@@ -235,7 +235,7 @@ PyOptimizer <- R6::R6Class("torch_optimizer",
     # lookups of `$` on an R6 object, one per class)
     zero_grad = function(set_to_none = FALSE) {
       .optim_bridge(sys.call(), "optim_zero_grad", .h(.subset2(self, "ptr")),
-                    isTRUE(set_to_none))
+                    .flag(set_to_none))
       invisible(NULL)
     },
     step = function(closure = NULL) {

@@ -28,7 +28,6 @@
   .rt$n_free <- 0L
   .rt$stashed <- 0L  # (values kept since R last asked Python which it dropped)
   .build_method_table()
-  .register_fast_dollar(pkgname)
   .register_compare_methods()
   .register_matrix_ops()
 }

@@ -10,9 +10,14 @@
 #' `torch_load()` returns what was saved: tensors as new leaf tensors (`requires_grad` as
 #' saved), named lists for dicts.
 #'
-#' A module (`torch_save(model, path)`, as in R torch) is saved as its tensors plus the R
-#' object serialized by R (`serialize()`), so loading it needs its code (the generator's
-#' definition) in the session, as in R torch; Python sees a dict of tensors. The portable way,
+#' A module (`torch_save(model, path)`, as in R torch) is saved as data: for each of its
+#' modules the class name, the training flag, the parameters, buffers and children, and its
+#' plain fields (numbers, strings, logicals, tensors and lists of them; a module with a field of
+#' another kind, such as a function, can't be saved whole: save its state dict). Loading
+#' finds the generator of that class (defined in the session, as R torch needs the module's
+#' code too, or one of the package's layers) and fills a new module from the file without
+#' running `initialize`. Nothing in a file is ever evaluated: `torch_load()` reads only arrays
+#' and plain values, so a crafted file cannot run code. Python sees a dict. The portable way,
 #' readable from Python too, is the state dict: `torch_save(model$state_dict(), path)` and
 #' `model$load_state_dict(torch_load(path))`.
 #'
@@ -34,62 +39,10 @@ torch_load <- function(path, device = "cpu") {
   .nn_check_device(device)
   if (!file.exists(path)) .nn_error("torch_load(): no such file: ", path)
   obj <- .load_node(.bridge("load", path.expand(path)))
-  if (is.list(obj) && identical(names(obj), .MODULE_KEYS)) obj <- .module_from_payload(obj)
+  if (is.list(obj) && length(obj) >= 1L && identical(names(obj)[[1L]], .MODULE_TAG)) {
+    obj <- .module_from_payload(obj, path, parent.frame())
+  }
   obj
-}
-
-# A module in a file: its tensors by key, and the R object (an R6 object whose tensors are
-# replaced by placeholders naming those keys) serialized with R's serialize() as a uint8
-# tensor. Loading needs the module's code (a generator defined in the session, or a package's).
-.MODULE_KEYS <- c("__rtorchpy_r_nn_module__", "tensors")
-
-.module_payload <- function(module) {
-  copy <- attr(module$clone(deep = TRUE), "module")
-  tensors <- new.env(parent = emptyenv())
-  tensors$list <- list()
-  .module_strip(copy, tensors)
-  blob <- serialize(copy, NULL)
-  list2 <- list(torch_tensor(blob, dtype = torch_uint8()), tensors$list)
-  names(list2) <- .MODULE_KEYS
-  list2
-}
-
-.module_envs <- function(x, out = list()) {
-  out <- c(out, list(x))
-  for (m in .nn_private(x)$modules_) if (!is.null(m)) out <- .module_envs(attr(m, "module"), out)
-  out
-}
-
-.module_strip <- function(x, tensors) {
-  ref <- function(t) {
-    key <- paste0("t", length(tensors$list))
-    tensors$list[[key]] <- t
-    structure(list(key = key, class = class(t), persistent = attr(t, "persistent")),
-              class = "rtorchpy_saved_tensor")
-  }
-  for (m in unique(.module_envs(x))) {
-    priv <- .nn_private(m)
-    priv$parameters_ <- lapply(priv$parameters_, function(t) if (!is.null(t)) ref(t))
-    priv$buffers_ <- lapply(priv$buffers_, function(t) if (!is.null(t)) ref(t))
-  }
-}
-
-.module_from_payload <- function(obj) {
-  module <- unserialize(as.raw(as_array(obj[[1L]])))
-  tensors <- obj[[2L]]
-  back <- function(r) {
-    if (!inherits(r, "rtorchpy_saved_tensor")) return(r)
-    t <- tensors[[r$key]]
-    class(t) <- r$class
-    if (!is.null(r$persistent)) attr(t, "persistent") <- r$persistent
-    t
-  }
-  for (m in unique(.module_envs(module))) {
-    priv <- .nn_private(m)
-    priv$parameters_ <- lapply(priv$parameters_, back)
-    priv$buffers_ <- lapply(priv$buffers_, back)
-  }
-  .nn_callable(module)
 }
 
 .save_node <- function(x, where) {

@@ -20,25 +20,15 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
                "device", "is_cuda", "names", "ptr")
 
 # x$grad and methods are made in C (src/direct.c rtp_dollar), which calls .dollar for the rest.
-# .onLoad registers the `.External` primitive in this method's place: a tensor is an external
-# pointer that .External takes as its routine (src/handles.c), so x$name calls C with no R
-# closure of ours in between. This closure is what R CMD check sees, what `x[["name"]]` calls,
-# and the method if the probe fails. It is not named `$.torch_tensor`: R looks a method up by
-# that name in the calling code's namespace before its table of registered methods, so the
-# package's own `x$name` calls would find the closure.
+# (The method is registered under another name than `$.torch_tensor`, as it was while a faster
+# method could take its place; either name works now.)
 #' @rawNamespace S3method("$", torch_tensor, .dollar_closure)
 .dollar_closure <- function(x, name) .Call(rtp_dollar, x, name, .protos)
-
-.register_fast_dollar <- function(pkgname) {
-  probe <- tryCatch(.External(.undefined_tensor(), "\001rtorchpy-probe"), error = function(e) NULL)
-  if (isTRUE(probe)) {
-    registerS3method("$", "torch_tensor", .External, envir = asNamespace(pkgname))
-  }
-}
 
 # `r`: what rtp_dollar's fast path found (NULL, or a bare handle of x$grad with flags to act on)
 .dollar <- function(x, name, r = NULL) {
   if (is.complex(r)) return(.t(r))
+  .h(x)  # (a tensor restored from a file: R torch's "external pointer is not valid", here)
   switch(name,
     grad = , requires_grad = , grad_fn = , is_leaf = , shape = , dtype = , ndim = .attr(x, name),
     device = torch_device("cpu"),
@@ -62,7 +52,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 #' @export
 `$<-.torch_tensor` <- function(x, name, value) {
   switch(name,
-    requires_grad = .bridge("set_requires_grad", .h(x), isTRUE(value)),
+    requires_grad = .bridge("set_requires_grad", .h(x), .flag(value, "requires_grad")),
     grad = .bridge("set_grad", .h(x), if (is.null(value)) NULL else .a(.as_grad(value))),
     stop("cannot add bindings to a locked environment", call. = FALSE)
   )
@@ -98,24 +88,27 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 
 .methods <- new.env(parent = emptyenv())
 
-# x$name for a method `f(self, ...)`: a closure with f's other arguments and f's body (compiled)
-# whose environment, made per call by rtp_dollar, binds `self` to x and has f's environment as
-# its parent; one R call fewer than `function(...) f(x, ...)`, and no R-level call to make it.
-# Made on first use; never holds the names of the active bindings.
+# x$name for a method `f(self, ...)`: the formals, body and enclosure of the closure rtp_dollar
+# makes per call, in a fresh environment (enclosed by f's) binding `self` to x: f's other
+# arguments and f's body, compiled once here (compiler::compile; the per-call closure is made
+# by R's `function` primitive, src/closures.c), so a missing argument is reported against the
+# user's call and nothing is left for R's JIT. A method whose first argument is not `self`
+# becomes `function(...) f(self, ...)`, f itself in the call. Made on first use; never holds the
+# names of the active bindings.
 .protos <- new.env(parent = emptyenv())
 
 .method_proto <- function(f) {
   fm <- formals(f)
+  env <- environment(f)
   if (!length(fm) || names(fm)[[1L]] != "self") {
-    # (finds f here, self in the frame rtp_dollar makes; compiled like the others: R's JIT
-    # would compile each new closure made from an uncompiled prototype on its first call)
-    return(compiler::cmpfun(function(...) f(self, ...)))
+    fm <- alist(self = , ... = )
+    body <- as.call(list(f, quote(self), quote(...)))
+    env <- baseenv()
+  } else {
+    body <- body(f)
   }
-  proto <- function() NULL
-  formals(proto) <- fm[-1L]
-  body(proto) <- body(f)
-  environment(proto) <- environment(f)
-  compiler::cmpfun(proto)
+  list(as.pairlist(fm[-1L]), compiler::compile(body, env, options = list(suppressAll = TRUE)),
+       env)
 }
 
 .build_method_table <- function() {
@@ -149,11 +142,11 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
     }
     if (is.list(gradient) && !length(gradient)) gradient <- NULL
     if (is.null(gradient) && is.null(inputs)) {  # the usual loss$backward(): fewer R calls
-      args <- list(self, retain_graph, if (missing(create_graph)) FALSE else isTRUE(create_graph))
+      args <- list(self, retain_graph, if (missing(create_graph)) FALSE else .flag(create_graph))
       r <- .Call(rtp_bcall, "backward", args)  # (.bridge's body: NULL, or a reply to decode)
       if (!is.null(r)) .bridge_reply("backward", args, r)
     } else {
-      .call_method(self, "backward", list(.a(gradient), retain_graph, isTRUE(create_graph),
+      .call_method(self, "backward", list(.a(gradient), retain_graph, .flag(create_graph),
                                           .a(inputs)))
     }
     invisible(NULL)
@@ -169,7 +162,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
   },
   retains_grad = function(self) .attr(self, "retains_grad"),
   requires_grad_ = function(self, requires_grad = TRUE) {
-    .bridge("set_requires_grad", .h(self), isTRUE(requires_grad))
+    .bridge("set_requires_grad", .h(self), .flag(requires_grad))
     self
   },
   register_hook = function(self, hook) .register_hook(self, hook),
@@ -227,8 +220,8 @@ str.torch_tensor <- function(object, ...) {
 #'
 #' Works on tensors that require grad (no `detach()` needed). A 0-d or 1-d tensor gives a
 #' vector, a 2-d tensor a matrix, more dims an array with the same `[i, j, k]` positions.
-#' Floats give doubles, integers R integers (`NA`, with a warning, for a value beyond R's
-#' integer range), bools logicals.
+#' Floats give doubles, integers R integers, bools logicals. An integer tensor with a value
+#' beyond R's integer range gives doubles, exact up to 2^53 (with a warning beyond that).
 #' @param x A tensor.
 #' @return An R vector, matrix or array.
 #' @export
@@ -244,10 +237,10 @@ as_array.torch_tensor <- function(x) {
   kind <- r[[2L]]
   shape <- as.integer(unlist(r[[3L]]))
   n <- if (length(shape)) prod(shape) else 1L
-  if (kind == "integer_overflow") {
-    warning("NAs introduced by coercion to integer range: the tensor has values beyond ",
-            "+/-.Machine$integer.max (convert it to float first to keep them)", call. = FALSE)
-    kind <- "integer"
+  if (kind == "double_rounded") {
+    warning("the tensor has int64 values beyond 2^53 that R's doubles round (R's integers ",
+            "are 32-bit: int64 values beyond their range are returned as doubles)", call. = FALSE)
+    kind <- "double"
   }
   v <- switch(kind,
     double = readBin(bytes, "double", n = n, size = 8L, endian = "little"),
@@ -286,11 +279,13 @@ as.vector.torch_tensor <- function(x, mode = "any") as.vector(as_array(x), mode 
 as.list.torch_tensor <- function(x, ...) as.list(as_array(x))
 
 #' @export
-dim.torch_tensor <- function(x) .attr(x, "shape")
+# (A tensor restored from a file has no dims and no elements here, so that code summarising
+# objects, such as a condition's backtrace, works; using it is R torch's error.)
+dim.torch_tensor <- function(x) if (.Call(rtp_live, x)) .attr(x, "shape")
 
 #' @export
 length.torch_tensor <- function(x) {
-  if (is_undefined_tensor(x)) return(0L)
+  if (!.Call(rtp_live, x) || is_undefined_tensor(x)) return(0L)
   .call_method(x, "numel")
 }
 
@@ -335,6 +330,11 @@ torch_get_default_dtype <- function() .fn("torch_get_default_dtype", list())
 #' @rdname torch_get_default_dtype
 #' @export
 torch_set_default_dtype <- function(d) {
+  if (!inherits(d, "torch_dtype")) {
+    stop(structure(class = c("rtorchpy_error", "error", "condition"), list(
+      message = paste0("torch_set_default_dtype(): `d` must be a floating point dtype such as ",
+                       "torch_float64(), got ", .what(d)), call = NULL)))
+  }
   .fn("torch_set_default_dtype", list(.a(d)))
   invisible(NULL)
 }

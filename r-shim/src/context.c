@@ -9,20 +9,22 @@
  * those is an R closure around an .Internal. Here it is a few thousand.
  *
  * The object has the layout R6 gives a non-portable object: one environment (enclosed by the
- * package namespace) holding the fields, the methods (copies of the templates whose environment
- * is the object itself, so that they read `ptr` from it) and the active binding; locked as R6
- * locks it (no new bindings; the methods and needs_input_grad read-only; `ptr` writable).
+ * package namespace) holding the fields, the methods (closures of the object itself that call
+ * the package's function with the object's `ptr`) and the active binding; locked as R6 locks it
+ * (no new bindings; the methods and needs_input_grad read-only; `ptr` writable).
  */
 #include <R.h>
 #include <Rinternals.h>
+#include "closures.h"
 
-/* A copy of the closure `f` whose environment is `env` (formals and body shared). */
-static SEXP closure_in(SEXP f, SEXP env) {
-  if (TYPEOF(f) != CLOSXP) Rf_error("rtorchpy: a context template is not a function");
-  SEXP g = PROTECT(Rf_shallow_duplicate(f));
-  SET_CLOENV(g, env);
-  UNPROTECT(1);
-  return g;
+/* A method of the object: a closure of `env` made from `spec`, a list of its formals and its
+ * body (R/function.R, .ctx_spec: a call of the package's compiled function with the object's
+ * `ptr`). */
+static SEXP closure_in(SEXP spec, SEXP env) {
+  if (TYPEOF(spec) != VECSXP || XLENGTH(spec) != 2) {
+    Rf_error("rtorchpy: a context template is not a (formals, body) pair");
+  }
+  return rtp_closure(VECTOR_ELT(spec, 0), VECTOR_ELT(spec, 1), env);
 }
 
 /* ctx$needs_input_grad: a named list of TRUE/FALSE, one per forward argument, from the
@@ -45,8 +47,8 @@ static SEXP needs_list(SEXP needs, SEXP arg_names) {
 
 /* rtp_new_context(ptr, needs, arg_names, methods, active, cls, enclos):
  *   needs    the logical vector of ctx$needs_input_grad, one per name in arg_names;
- *   methods  a named list of template closures (bound read-only);
- *   active   a named list of template closures for the active bindings;
+ *   methods  a named list of (formals, body) pairs of the methods (bound read-only);
+ *   active   the same for the active bindings;
  *   cls      the class attribute; enclos the environment enclosing the object. */
 SEXP rtp_new_context(SEXP ptr, SEXP needs, SEXP arg_names, SEXP methods, SEXP active, SEXP cls,
                      SEXP enclos) {

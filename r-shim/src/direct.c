@@ -122,7 +122,7 @@ static int direct_arg(SEXP a, int *nstr) {
   case REALSXP: case INTSXP: case LGLSXP: case STRSXP: break;
   default: return 0;
   }
-  if (ATTRIB(a) != R_NilValue || XLENGTH(a) != 1) return 0;
+  if (HAS_ATTRIB(a) || XLENGTH(a) != 1) return 0;
   switch (TYPEOF(a)) {
   case INTSXP: return INTEGER(a)[0] != NA_INTEGER;
   case LGLSXP: return LOGICAL(a)[0] != NA_LOGICAL;
@@ -245,6 +245,7 @@ PyObj *direct_function(int t, SEXP key, int *dims) {
 /* Release every handle R collected (TRUE), or FALSE when the direct path is off (R then
  * releases through reticulate). */
 SEXP rtp_release_dead(void) {
+  rtp_reregister_pending();
   if (!direct_ready) return Rf_ScalarLogical(0);
   int gil = gil_ensure();
   release_queued(1);
@@ -319,26 +320,20 @@ static int grad_slot(PyObj *g) {
   return (int) (((uintptr_t) g >> 4) % GRAD_SLOTS);
 }
 
-/* Whether a collection found the key of weak reference w unreachable: R's READY_TO_FINALIZE bit
- * of the reference's general-purpose bits (memory.c, unchanged since R 2.x; set for every weak
- * reference whose key a collection found unreachable, with or without a finalizer). */
-#define WEAKREF_FOUND_DEAD(w) ((LEVELS(w) & 1) != 0)
-
-/* The live handle object that wraps tensor g, or NULL (GIL held). */
+/* The live handle object that wraps tensor g, or NULL (GIL held). An object handed out again
+ * is marked so (rtp_mark_reissued): a collection may have found it dead before this (R runs
+ * finalizers some time after that collection, and until then the weak reference still gives its
+ * key), and its finalizer then keeps it instead of releasing it in use (src/handles.c). */
 static SEXP known_grad(PyObj *g) {
   int i = grad_slot(g);
   if (grad_refs == NULL || grad_objs[i] != g) return NULL;
   SEXP w = VECTOR_ELT(grad_refs, i);
-  /* A handle object a collection found dead must not come back. R runs finalizers some time
-   * after that collection (every 1000 evaluations, or at gc()), and until then the weak
-   * reference still gives its key: handed out again, the object would be cleared in use by its
-   * own finalizer ("external pointer is not valid" in the middle of a training loop). Running
-   * the pending finalizers first would not do: a collection made while they run (by a
-   * finalizer that allocates) leaves what it finds dead pending, and R's flag cleared. */
-  if (TYPEOF(w) != WEAKREFSXP || WEAKREF_FOUND_DEAD(w)) return NULL;
+  if (TYPEOF(w) != WEAKREFSXP) return NULL;
   SEXP ptr = R_WeakRefKey(w);
   if (TYPEOF(ptr) != EXTPTRSXP || !rtp_is_live(ptr)) return NULL;
-  return object_of(R_ExternalPtrProtected(ptr)) == g ? ptr : NULL;
+  if (object_of(R_ExternalPtrProtected(ptr)) != g) return NULL;
+  rtp_mark_reissued(ptr);
+  return ptr;
 }
 
 /* Remember `ptr`, the handle object just made for tensor g (GIL released). */
@@ -360,6 +355,7 @@ static void remember_grad(PyObj *g, SEXP ptr) {
 static SEXP tensor_grad(SEXP x) {
   SEXP h = handle_of(x);
   if (!direct_ready || h == NULL) return R_NilValue;
+  rtp_reregister_pending();  /* (before the GIL: it allocates) */
   ensure_unwind_token();
   int gil = gil_ensure();
   release_queued(0);
@@ -390,9 +386,9 @@ static SEXP tensor_grad(SEXP x) {
   return u;
 }
 
-/* x$grad, or x$name for a method whose prototype is in `protos` (a closure of the method's
- * arguments but `self`, see .method_proto in R/tensor.R), made into a closure whose environment
- * binds `self` to x; NULL for anything else. */
+/* x$grad, or x$name for a method whose prototype is in `protos` (the formals and body of a
+ * closure calling the method with `self`, see .method_proto in R/tensor.R), made into a closure
+ * whose environment binds `self` to x; NULL for anything else. */
 static SEXP dollar_fast(SEXP x, SEXP name, SEXP protos) {
   static SEXP self_sym = NULL;
   if (TYPEOF(name) != STRSXP || XLENGTH(name) != 1 || TYPEOF(protos) != ENVSXP) {
@@ -400,16 +396,13 @@ static SEXP dollar_fast(SEXP x, SEXP name, SEXP protos) {
   }
   SEXP nm = STRING_ELT(name, 0);
   if (strcmp(CHAR(nm), "grad") == 0) return tensor_grad(x);
-  SEXP proto = Rf_findVarInFrame(protos, Rf_installTrChar(nm));
-  if (TYPEOF(proto) != CLOSXP) return R_NilValue;
+  SEXP proto = GET_VAR(Rf_installTrChar(nm), protos);
+  if (TYPEOF(proto) != VECSXP || XLENGTH(proto) != 3) return R_NilValue;
   if (self_sym == NULL) self_sym = Rf_install("self");
-  SEXP env = PROTECT(R_NewEnv(CLOENV(proto), FALSE, 0));
+  SEXP env = PROTECT(R_NewEnv(VECTOR_ELT(proto, 2), FALSE, 0));
   Rf_defineVar(self_sym, x, env);
-  SEXP f = PROTECT(Rf_allocSExp(CLOSXP));
-  SET_FORMALS(f, FORMALS(proto));
-  SET_BODY(f, BODY(proto));
-  SET_CLOENV(f, env);
-  UNPROTECT(2);
+  SEXP f = rtp_closure(VECTOR_ELT(proto, 0), VECTOR_ELT(proto, 1), env);
+  UNPROTECT(1);
   return f;
 }
 
@@ -431,32 +424,13 @@ static SEXP package_ns(void) {
 SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos) {
   static SEXP dollar_sym = NULL;
   SEXP r = dollar_fast(x, name, protos);
-  if (TYPEOF(r) == CLOSXP || OBJECT(r)) return r;
+  if (TYPEOF(r) == CLOSXP || Rf_isObject(r)) return r;
   if (dollar_sym == NULL) dollar_sym = Rf_install(".dollar");
   PROTECT(r);
   SEXP call = PROTECT(Rf_lang4(dollar_sym, x, name, r));
   SEXP out = Rf_eval(call, package_ns());
   UNPROTECT(2);
   return out;
-}
-
-/* `$.torch_tensor` as the .External primitive (see handles.c): .External(x, name) with the
- * tensor x as the routine comes here with the list (x, name). Another name than a string is
- * left to rtp_dollar's R fallback; the probe .onLoad makes answers TRUE. */
-SEXP rtp_dollar_ext(SEXP args) {
-  static SEXP protos = NULL;
-  SEXP x = CAR(args), rest = CDR(args);
-  SEXP name = rest == R_NilValue ? R_NilValue : CAR(rest);
-  if (TYPEOF(name) == STRSXP && XLENGTH(name) == 1 &&
-      strcmp(CHAR(STRING_ELT(name, 0)), "\001rtorchpy-probe") == 0) {
-    return Rf_ScalarLogical(1);
-  }
-  if (protos == NULL) {
-    /* (evaluated: a lazy-loaded namespace holds its objects as promises) */
-    protos = Rf_eval(Rf_install(".protos"), package_ns());
-    R_PreserveObject(protos);
-  }
-  return rtp_dollar(x, name, protos);
 }
 
 /* Whether CHARSXPs a and b hold the same string (as R's `[[` compares names). */
@@ -482,10 +456,10 @@ SEXP rtp_nn_get(SEXP x, SEXP name) {
   }
   if (TYPEOF(x) == ENVSXP && TYPEOF(name) == STRSXP && XLENGTH(name) == 1) {
     SEXP key = STRING_ELT(name, 0);
-    SEXP enc = Rf_findVarInFrame(x, enclos_sym);
-    SEXP priv = TYPEOF(enc) == ENVSXP ? Rf_findVarInFrame(enc, private_sym) : R_NilValue;
+    SEXP enc = GET_VAR(enclos_sym, x);
+    SEXP priv = TYPEOF(enc) == ENVSXP ? GET_VAR(private_sym, enc) : R_NilValue;
     for (int l = 0; l < 3 && TYPEOF(priv) == ENVSXP; l++) {
-      SEXP lst = Rf_findVarInFrame(priv, lists[l]);
+      SEXP lst = GET_VAR(lists[l], priv);
       if (TYPEOF(lst) != VECSXP) continue;
       SEXP nms = Rf_getAttrib(lst, R_NamesSymbol);
       if (TYPEOF(nms) != STRSXP) continue;

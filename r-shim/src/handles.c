@@ -9,17 +9,19 @@
  * vector of length 2: the handle, then the tensor's size in bytes as the real part. Its key goes
  * to a queue of its own, which direct.c empties itself (rtp_pop_cdead).
  *
- * The pointer's address is a record of its own (malloc'd; one shared record for handles
- * without a key), laid out as R's record of a registered native routine, and its tag is R's
- * "registered native symbol". So `.External(x, name)` with a tensor `x` as the routine calls
- * rtp_dollar_ext(x, name): `$.torch_tensor` is the `.External` primitive itself (registered in
- * .onLoad after a probe), and `x$name` skips the R closure an S3 method otherwise costs (~4k
- * instructions of R's ~11k for `x$name`: a frame, a context, argument matching, the body).
- * The address also makes handles distinct: identical() compares external pointers by address,
- * so two tensors must not look identical (waldo and testthat skip comparing identical
+ * The pointer's address is a small record of ours (malloc'd; one shared record for handles
+ * without a key) and its tag a symbol of ours, so a handle is told from any other external
+ * pointer. The address also makes handles distinct: identical() compares external pointers by
+ * address, so two tensors must not look identical (waldo and testthat skip comparing identical
  * objects). R does not serialize addresses: a handle object restored with readRDS()/load()
  * has a NULL address (but still its handle, a key that means nothing, or another object, in
  * this session), so rtp_handle refuses it.
+ *
+ * The record says whether the object was handed out again (x$grad's cache, direct.c) since its
+ * finalizer was registered: R runs finalizers some time after the collection that found their
+ * objects dead, and until then the object can still be reached through a weak reference; if it
+ * was given out again in between, it is in use, so the finalizer registers itself again instead
+ * of releasing the key (the next collection that finds the object dead finalizes it).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,23 +30,12 @@
 #include <Rinternals.h>
 #include <R_ext/Rdynload.h>
 
-SEXP rtp_dollar_ext(SEXP args);  /* direct.c */
-
-/* R's record of a registered native routine (Rdynpriv.h's R_RegisteredNativeSymbol, which
- * .External reads through an external pointer tagged "registered native symbol"; its layout has
- * not changed since R 2.x, and .onLoad's probe keeps the closure method if it ever does). */
 typedef struct {
-  NativeSymbolType type;
-  union {
-    const void *c, *call, *fortran;
-    const R_ExternalMethodDef *external;
-  } symbol;
-  const void *dll;
-} native_record;
+  int reissued;  /* handed out again since its finalizer was registered */
+} handle_record;
 
-static const R_ExternalMethodDef dollar_def = {"rtp_dollar_ext", (DL_FUNC) &rtp_dollar_ext, -1};
-static native_record keyless = {R_EXTERNAL_SYM, {.external = &dollar_def}, NULL};
-static SEXP native_tag = NULL;  /* (set by R_init_rtorchpy) */
+static handle_record keyless = {0};
+static SEXP handle_tag = NULL;  /* (set by R_init_rtorchpy) */
 
 /* A queue of doubles (keys; or key, size pairs), grown as needed. */
 typedef struct {
@@ -67,7 +58,35 @@ static int reserve(queue_t *q, R_xlen_t k) {
   return 1;
 }
 
+/* Handle objects whose finalizer must be registered again (see finalize_handle), kept here
+ * until rtp_reregister_pending does it: registering a finalizer while R runs finalizers can
+ * lose the new registration (R unlinks each finalized entry from its list with a pointer taken
+ * before the finalizer ran), so it is done later, outside. */
+static SEXP reregister = NULL;  /* a preserved list of one element: a pairlist of objects */
+
+static void finalize_handle(SEXP ptr);
+
+void rtp_reregister_pending(void) {
+  if (reregister == NULL || VECTOR_ELT(reregister, 0) == R_NilValue) return;
+  SEXP l = PROTECT(VECTOR_ELT(reregister, 0));
+  SET_VECTOR_ELT(reregister, 0, R_NilValue);
+  for (; l != R_NilValue; l = CDR(l)) R_RegisterCFinalizerEx(CAR(l), finalize_handle, FALSE);
+  UNPROTECT(1);
+}
+
 static void finalize_handle(SEXP ptr) {
+  handle_record *rec = (handle_record *) R_ExternalPtrAddr(ptr);
+  if (rec != NULL && rec != &keyless && rec->reissued) {
+    /* given out again after a collection found it dead: in use, or maybe; it is finalized
+     * by a later collection instead */
+    rec->reissued = 0;
+    if (reregister == NULL) {
+      reregister = Rf_allocVector(VECSXP, 1);
+      R_PreserveObject(reregister);
+    }
+    SET_VECTOR_ELT(reregister, 0, Rf_cons(ptr, VECTOR_ELT(reregister, 0)));
+    return;
+  }
   SEXP h = R_ExternalPtrProtected(ptr);
   if (TYPEOF(h) == CPLXSXP && XLENGTH(h) >= 1 && COMPLEX(h)[0].r != 0) {
     if (XLENGTH(h) == 2) {
@@ -79,9 +98,14 @@ static void finalize_handle(SEXP ptr) {
       dead.v[dead.n++] = COMPLEX(h)[0].r;
     }
   }
-  void *rec = R_ExternalPtrAddr(ptr);
   R_ClearExternalPtr(ptr);
   if (rec != NULL && rec != &keyless) free(rec);
+}
+
+/* The handle object `ptr` is being handed out again (x$grad's cache): see the header. */
+void rtp_mark_reissued(SEXP ptr) {
+  handle_record *rec = (handle_record *) R_ExternalPtrAddr(ptr);
+  if (rec != NULL && rec != &keyless) rec->reissued = 1;
 }
 
 /* Take one queued (key, bytes) pair of a tensor direct.c registered; 0 when none is left.
@@ -119,14 +143,14 @@ SEXP rtp_wrap(SEXP h, SEXP cls) {
     h = copy;
   }
   PROTECT(h);
-  SEXP ptr = PROTECT(R_MakeExternalPtr(&keyless, native_tag, h));
+  SEXP ptr = PROTECT(R_MakeExternalPtr(&keyless, handle_tag, h));
   if (TYPEOF(h) == CPLXSXP && XLENGTH(h) >= 1 && COMPLEX(h)[0].r != 0) {
     R_RegisterCFinalizerEx(ptr, finalize_handle, FALSE);
     /* (after the calls that may fail: the finalizer frees the record; out of memory, the
      * handle keeps the shared record and works, only identical() to other such handles) */
-    native_record *rec = (native_record *) malloc(sizeof(native_record));
+    handle_record *rec = (handle_record *) malloc(sizeof(handle_record));
     if (rec != NULL) {
-      *rec = keyless;
+      rec->reissued = 0;
       R_SetExternalPtrAddr(ptr, rec);
     }
   }
@@ -135,12 +159,15 @@ SEXP rtp_wrap(SEXP h, SEXP cls) {
   return ptr;
 }
 
-/* Whether `ptr` (an external pointer) was made by rtp_wrap in this session: its address is one
- * of our records (another package's registered routine has R's own record there, which points
- * to another method definition). */
+/* Whether `ptr` (an external pointer) was made by rtp_wrap in this session (restored from a
+ * file, its address is NULL). */
 int rtp_is_live(SEXP ptr) {
-  const native_record *rec = (const native_record *) R_ExternalPtrAddr(ptr);
-  return rec != NULL && R_ExternalPtrTag(ptr) == native_tag && rec->symbol.external == &dollar_def;
+  return R_ExternalPtrTag(ptr) == handle_tag && R_ExternalPtrAddr(ptr) != NULL;
+}
+
+/* rtp_is_live for R: whether `x` is a handle object of this session. */
+SEXP rtp_live(SEXP x) {
+  return Rf_ScalarLogical(TYPEOF(x) == EXTPTRSXP && rtp_is_live(x));
 }
 
 /* The handle of a handle object. */
@@ -183,6 +210,7 @@ SEXP rtp_ndead(void) {
 
 /* The keys Python registered of the handles collected since the last call. */
 SEXP rtp_take_dead(void) {
+  rtp_reregister_pending();
   SEXP out = PROTECT(Rf_allocVector(REALSXP, dead.n));
   if (dead.n) memcpy(REAL(out), dead.v, (size_t) dead.n * sizeof(double));
   dead.n = 0;
@@ -191,6 +219,7 @@ SEXP rtp_take_dead(void) {
 }
 
 
+SEXP rtp_live(SEXP x);
 SEXP rtp_pyinit(SEXP path, SEXP bridge);
 SEXP rtp_call(SEXP f, SEXP args, SEXP cls);
 SEXP rtp_setup(SEXP ops, SEXP binary, SEXP unary, SEXP bfns, SEXP fns, SEXP cls,
@@ -220,6 +249,7 @@ SEXP rtp_new_context(SEXP ptr, SEXP needs, SEXP arg_names, SEXP methods, SEXP ac
 static const R_CallMethodDef call_methods[] = {
   {"rtp_wrap", (DL_FUNC) &rtp_wrap, 2},
   {"rtp_handle", (DL_FUNC) &rtp_handle, 1},
+  {"rtp_live", (DL_FUNC) &rtp_live, 1},
   {"rtp_ndead", (DL_FUNC) &rtp_ndead, 0},
   {"rtp_take_dead", (DL_FUNC) &rtp_take_dead, 0},
   {"rtp_pyinit", (DL_FUNC) &rtp_pyinit, 2},
@@ -254,7 +284,7 @@ static const R_ExternalMethodDef external_methods[] = {
 };
 
 void R_init_rtorchpy(DllInfo *dll) {
-  native_tag = Rf_install("registered native symbol");
+  handle_tag = Rf_install("rtorchpy_handle");
   R_registerRoutines(dll, NULL, call_methods, NULL, external_methods);
   R_useDynamicSymbols(dll, FALSE);
 }

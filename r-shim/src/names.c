@@ -73,7 +73,7 @@ static PyObj *lookup(int t, SEXP name, PyObj **direct, int *dims) {
     }
     if (tab_key[t][i] == NULL) break;
   }
-  SEXP f = Rf_findVarInFrame(tab_env[t], Rf_installTrChar(key));
+  SEXP f = GET_VAR(Rf_installTrChar(key), tab_env[t]);
   if (f == R_UnboundValue || f == R_NilValue) return NULL;
   PyObj *fn = pyobject(f);
   if (fn == NULL) return NULL;

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <R.h>
 #include <Rinternals.h>
+#include "rapi.h"
+#include "closures.h"
 
 #define bridge_module rtp_bridge_module
 #define c_held rtp_c_held
@@ -176,6 +178,8 @@ extern SEXP tensor_cls;
 SEXP rtp_wrap(SEXP h, SEXP cls);
 int rtp_ndead_int(void);
 int rtp_is_live(SEXP ptr);
+void rtp_mark_reissued(SEXP ptr);
+void rtp_reregister_pending(void);
 int rtp_pop_cdead(double *key, double *bytes);
 int rtp_pop_dead(double *key);
 R_xlen_t rtp_ncdead(void);

@@ -90,7 +90,7 @@ SEXP raw1(int v) {
 PyObj *pyobject(SEXP x) {
   if (TYPEOF(x) == CLOSXP) x = Rf_getAttrib(x, Rf_install("py_object"));
   if (TYPEOF(x) != ENVSXP) return NULL;
-  SEXP p = Rf_findVarInFrame(x, Rf_install("pyobj"));
+  SEXP p = GET_VAR(Rf_install("pyobj"), x);
   if (TYPEOF(p) != EXTPTRSXP) return NULL;
   return (PyObj *) R_ExternalPtrAddr(p);
 }
@@ -217,12 +217,12 @@ static int simple_args_at(SEXP args, int depth, int *nstr) {
     case NILSXP: continue;
     case EXTPTRSXP: if (handle_of(a) == NULL) return 0; continue;
     case VECSXP:
-      if (ATTRIB(a) != R_NilValue || depth > 3 || !simple_args_at(a, depth + 1, nstr)) return 0;
+      if (HAS_ATTRIB(a) || depth > 3 || !simple_args_at(a, depth + 1, nstr)) return 0;
       continue;
     case CPLXSXP: case REALSXP: case INTSXP: case LGLSXP: case STRSXP: break;
     default: return 0;
     }
-    if (ATTRIB(a) != R_NilValue || XLENGTH(a) != 1) return 0;
+    if (HAS_ATTRIB(a) || XLENGTH(a) != 1) return 0;
     switch (TYPEOF(a)) {
     case INTSXP: if (INTEGER(a)[0] == NA_INTEGER) return 0; break;
     case LGLSXP: if (LOGICAL(a)[0] == NA_LOGICAL) return 0; break;

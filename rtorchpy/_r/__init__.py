@@ -9,7 +9,14 @@ values reticulate converts cheaply in C++:
   functions) lives in :data:`_OBJECTS` under an integer key. R sees the key as a *complex* number
   ``key + MAGIC*1i``: R keeps every handle with exactly that imaginary part, and a complex
   argument with another one is an R complex number, refused (rtorchpy has no complex dtype), so
-  any argument can carry a tensor. Key 0 is the undefined tensor (Python ``None``). R frees a
+  any argument can carry a tensor. Keys are sparse (a random start and step each session,
+  below 2^53), so a complex number a user types with that imaginary part names no object and is
+  refused as well. Key 0 is the undefined tensor (Python ``None``).
+* **R's NA.** reticulate sends ``NA_integer_`` as -2^31, a value R's integers never take; the R
+  side sends a logical NA and ``NA_character_`` the same way (reticulate would make them
+  ``True`` and ``"NA"``), and every caller here refuses it naming the argument
+  (:data:`handles.R_NA_INT`). The C crossing never passes an NA (it leaves such calls to
+  reticulate). R frees a
   key with :func:`release` when the R object holding it is garbage collected. A handle Python
   returns may carry flags in its imaginary part (:data:`FLAG_GC`, :data:`FLAG_WARN`).
 * **Results.** A tensor comes back as its handle; anything else as a tagged Python list (lists
@@ -28,7 +35,9 @@ from __future__ import annotations
 
 from .callbacks import (call_function, ctx_mark, ctx_save, ctx_saved, dead_rvalues, gradcheck,
                         make_function, r_function, register_hook, remove_hook)
+from .data import export_tensor, import_tensor, take_rows
 from .direct import direct_setup
+from .distributions import distr_call, distr_get, distr_new
 from .errors import RCallbackError
 from .handles import collected, release, stats
 from .index import index, set_index
@@ -37,6 +46,9 @@ from .optim import (optim_add_param_group, optim_defaults, optim_groups, optim_l
                     optim_state_dict, optim_step, optim_zero_grad)
 from .ops import (binary_callers, fn_caller, method_names, op_caller, op_callers,
                   unary_callers)
+from .random import (generator_current_seed, generator_get_state, generator_new,
+                     generator_set_current_seed, generator_set_state, rng_initial_seed,
+                     rng_manual_seed)
 from .serial import load, save
 from .session import collect_warnings, live_counts, take_warnings, tune_gc
 from .tensor import (arange, autograd_backward, autograd_grad, backward, get_attr, grad_mode,

@@ -14,6 +14,16 @@ class RIndexError(IndexError):
     """An R-convention error raised before Python is reached (its text is R torch's)."""
 
 
+class RNAError(ValueError):
+    """An R ``NA`` where the bridge needs a value (a number, a dim, a flag, a string)."""
+
+
+def na_message(name=None):
+    what = f"'{name}'" if name else "an argument"
+    return (f"{what} is NA: rtorchpy needs a value here (R's NA is not a number, a dim, a "
+            "flag or a string; use NaN for a missing number in tensor data)")
+
+
 ZERO_DIM = "Indexing starts at 1 but found a 0."
 ZERO_INDEX = "Indexing in R is 1-based and found a 0."
 
@@ -64,9 +74,21 @@ _TYPE_RULES = [
     (re.compile(rf"'({_PY_NAMES})' object has no attribute '\w+'"),
      lambda m: f"expected a tensor, got an R value of type '{_R_TYPES[m.group(1)]}'"),
     (re.compile(rf"\bgot ({_PY_NAMES})\b"), lambda m: f"got R type '{_R_TYPES[m.group(1)]}'"),
+    # "argument 'n' must be int, not NoneType"
+    (re.compile(rf"must be ({_PY_NAMES}), not ({_PY_NAMES})\b"),
+     lambda m: f"must be R type '{_R_TYPES[m.group(1)]}', not R type '{_R_TYPES[m.group(2)]}'"),
+    # a flag given something else (the boundary's check, rtorchpy/ops/boundary.py)
+    (re.compile(rf"must be bool, not ({_PY_NAMES})\b"),
+     lambda m: f"must be TRUE or FALSE, not R type '{_R_TYPES[m.group(1)]}'"),
+    # "has a value of type NoneType it cannot use" (the boundary's translation of an internal
+    # error)
+    (re.compile(rf"of type (None|{_PY_NAMES}) it cannot use"),
+     lambda m: f"of R type '{_R_TYPES.get(m.group(1), 'NULL')}' it cannot use"),
     # the op's own check: "argument 'self' must be a Tensor, not NoneType"
     (re.compile(rf"must be a Tensor, not ({_PY_NAMES})\b"),
      lambda m: f"must be a tensor, not R type '{_R_TYPES[m.group(1)]}'"),
+    # any other "..., not NoneType" (the checks of nn_init_*, normal(), ...)
+    (re.compile(rf", not ({_PY_NAMES})\b"), lambda m: f", not R type '{_R_TYPES[m.group(1)]}'"),
 ]
 # R's NULL and the undefined tensor (what x$grad is before a backward computes it) both arrive
 # in Python as None: a message about a NULL argument says so, since most such values in real
@@ -82,7 +104,8 @@ def translate_error(msg: str) -> str:
     translated = msg
     for rx, repl in _TYPE_RULES:
         translated = rx.sub(repl, translated)
-    if "NoneType" in msg and "'NULL'" in translated and _UNDEFINED_NOTE not in translated:
+    if ("NoneType" in msg or "type None " in msg) and "'NULL'" in translated and \
+            _UNDEFINED_NOTE not in translated:
         translated += _UNDEFINED_NOTE
     return translated
 

@@ -2,26 +2,44 @@
 indices. The protocol is described in ``rtorchpy/_r/__init__.py``, the module R imports."""
 from __future__ import annotations
 
+import inspect
 import itertools
+import secrets
 
 import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.graph import Node
 from ..tensor import Tensor
-from .errors import ZERO_DIM, ZERO_INDEX, RIndexError, _err
+from .errors import ZERO_DIM, ZERO_INDEX, RIndexError, RNAError, _err, na_message
 
 MAGIC = -7.25      # imaginary part of every handle R holds
 FLAG_GC = 0.25     # subtracted from MAGIC in a returned handle: R should collect garbage
 FLAG_WARN = 0.5    # subtracted from MAGIC: Python warnings are waiting (_WARNINGS)
 MAGIC_GC = MAGIC - FLAG_GC
 
+# R's NA_integer_ as reticulate sends it (R's integers never take this value). The R side sends
+# a logical NA and NA_character_ as NA_integer_ too (r-shim/R/bridge.R, .a), since reticulate
+# would make them True and "NA"; so every R NA argument is refused here, by its name where known.
+R_NA_INT = -2147483648
+
 # Python warnings raised during a call from R (collected by session.py), shown by R as R
 # warnings when the reply arrives.
 _WARNINGS: list = []
 
+# Keys are sparse and start at a random place each session: an R complex number a user types
+# (say 3-7.25i) then never names a live object (it is refused as a complex value), and a key
+# the bridge gave out is not given out again. Keys stay below 2^53, exact in R's doubles.
+# (0 is the undefined tensor.) The C bridge draws its keys from the same counter.
+_KEY_START = 2 ** 40 + secrets.randbelow(2 ** 40)
+_KEY_STEP = 2 ** 20 + 2 * secrets.randbelow(2 ** 19) + 1
 _OBJECTS: dict = {0: None}
-_counter = itertools.count(1)
+_counter = itertools.count(_KEY_START, _KEY_STEP)
+
+
+def is_key(k) -> bool:
+    """Whether ``k`` is of the form of the keys this session gives out."""
+    return type(k) is int and k >= _KEY_START and (k - _KEY_START) % _KEY_STEP == 0
 
 # Tensors held only by dead-but-not-yet-collected R objects keep NumPy memory alive; R's
 # garbage collector knows nothing of it. Count the bytes R holds and ask R to collect when they
@@ -72,20 +90,29 @@ COMPLEX_VALUE = ("complex numbers are not supported by rtorchpy (an R complex va
                  "where a tensor or a real number is expected)")
 
 
+_MISSING = object()
+
+
 def _get(h):
     if h.imag != MAGIC:
         raise TypeError(COMPLEX_VALUE)
-    try:
-        return _OBJECTS[int(h.real)]
-    except KeyError:
+    r = h.real
+    v = _OBJECTS.get(r, _MISSING)  # (5.0 finds key 5; 5.5 finds nothing)
+    if v is not _MISSING:
+        return v
+    if r.is_integer() and is_key(int(r)):
         raise RuntimeError("this object was freed (its R handle is no longer valid)") from None
+    raise TypeError(COMPLEX_VALUE)
 
 
 def _dec(a):
-    """An R argument as Python: handles become their objects, lists are decoded element-wise."""
+    """An R argument as Python: handles become their objects, lists are decoded element-wise;
+    R's NA is refused (RNAError)."""
     t = type(a)
     if t is complex:
         return _get(a)
+    if t is int and a == R_NA_INT:
+        raise RNAError(na_message())
     if t is list:
         if a and a[0] == "__rarray__":
             return _array_from_r(a[1], a[2], a[3])
@@ -114,6 +141,8 @@ def _enc(r):
 
 
 def _enc_value(r, t):
+    if t is int and not -2147483647 <= r <= 2147483647:
+        return ["v", float(r)]  # beyond R's 32-bit integers: a double (exact up to 2^53)
     if r is None or t in (bool, int, float, str):
         return ["v", r]
     if t in (tuple, list):
@@ -123,7 +152,7 @@ def _enc_value(r, t):
     if isinstance(r, _dt.dtype):
         return ["D", r.numpy.name, r.word]
     if isinstance(r, np.generic):
-        return ["v", r.item()]
+        return _enc_value(r.item(), type(r.item()))
     return ["O", _put(r)]
 
 
@@ -137,10 +166,46 @@ def _enc_item(v):
 
 # ----------------------------------------------------------------------------- entry points
 
+def has_na(a) -> bool:
+    """Whether an R argument (before decoding) is or holds R's NA."""
+    t = type(a)
+    if t is int:
+        return a == R_NA_INT
+    if t is list:
+        return not (a and a[0] == "__rarray__") and any(has_na(v) for v in a)
+    if t is dict:
+        return any(has_na(v) for v in a.values())
+    return False
+
+
+def na_argument_name(fn, args, kwargs, names=None):
+    """The name of the first argument of a call of ``fn`` that holds R's NA (None if none)."""
+    if names is None:
+        try:
+            names = [p.name for p in inspect.signature(fn).parameters.values()
+                     if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            names = []
+    for i, a in enumerate(args):
+        if has_na(a):
+            return names[i] if i < len(names) else f"argument {i + 1}"
+    for k, v in kwargs.items():
+        if has_na(v):
+            return k
+    return None
+
+
 def guarded(fn):
-    """Wrap a bridge entry point: results encoded, exceptions returned as ["E", msg]."""
+    """Wrap a bridge entry point: results encoded, exceptions returned as ["E", msg]. An R NA
+    among the arguments is refused before the call, by the argument's name."""
     def entry(*args, **kwargs):
         try:
+            for a in args:
+                if has_na(a):
+                    raise RNAError(na_message(na_argument_name(fn, args, kwargs)))
+            for a in kwargs.values():
+                if has_na(a):
+                    raise RNAError(na_message(na_argument_name(fn, args, kwargs)))
             return _enc(fn(*args, **kwargs))
         except Exception as exc:  # noqa: BLE001 - every error goes back to R as an R error
             return _err(exc)

@@ -9,12 +9,14 @@ import numpy as np
 import rtorchpy  # the public names: fn_caller looks creation and other functions up there
 
 from ..ops import arith, elementwise, linalg, nnf
+from ..ops.boundary import boundary, translate
 from ..ops.creation import torch_zeros_like
 from ..ops.registry import OPS
 from ..tensor import Tensor
-from .errors import ZERO_INDEX, RIndexError, _err
+from .errors import ZERO_INDEX, RIndexError, RNAError, _err, na_message
 from .handles import (
     _OBJECTS,
+    COMPLEX_VALUE,
     MAGIC,
     _dec,
     _enc,
@@ -22,6 +24,8 @@ from .handles import (
     _plus_one,
     _put,
     _r_int,
+    has_na,
+    na_argument_name,
     r_dim,
     r_index_arg,
     r_value_tensor,
@@ -41,6 +45,7 @@ class _Plan:
     def __init__(self, fn, dims=(), index_args=(), returns_index=False, name="", conv=None,
                  generated=False):
         self.fn, self.name = fn, name
+        self.r_name = name if name.startswith("nnf_") or not generated else "torch_" + name
         params = list(inspect.signature(fn).parameters.values())
         self.names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
                                                              p.POSITIONAL_OR_KEYWORD)]
@@ -91,7 +96,7 @@ class _Plan:
                 # tensor alone is looked up here (no call per argument)
                 if len(args) == 1:
                     a = args[0]
-                    if type(a) is complex and a.imag == MAGIC and int(a.real) in _OBJECTS:
+                    if type(a) is complex and a.imag == MAGIC and a.real in _OBJECTS:
                         r = self.fn(_OBJECTS[int(a.real)])
                     else:
                         r = self.fn(_dec(a))
@@ -113,11 +118,27 @@ class _Plan:
                 args, kwargs = self.convert(args, kwargs)
             r = self.fn(*args, **kwargs)
             return _enc(self.fix_result(r) if self.returns_index else r)
+        except RNAError:
+            return _err(RNAError(na_message(self.na_name(args, kwargs))))
         except Exception as exc:  # noqa: BLE001
-            return _err(exc)
+            # an internal error (NumPy's or Python's own text) as the public function gives it,
+            # naming the argument (rtorchpy/ops/boundary.py)
+            new = translate(exc, self.fn, self.r_name, args, kwargs) \
+                if isinstance(exc, (AttributeError, MemoryError, OverflowError, TypeError,
+                                    ValueError)) else None
+            return _err(new if new is not None else exc)
+
+    def na_name(self, args, kwargs):
+        """Which argument held R's NA (the failed call's arguments, as R sent them)."""
+        names = list(self.names)
+        if self.varpos:
+            names += [self.varpos] * max(0, len(args) - len(names))
+        return na_argument_name(self.fn, args, kwargs, names)
 
 
 def _where(condition, self=None, other=None):
+    if not isinstance(condition, Tensor):
+        condition = r_value_tensor(condition)  # an R value, as R torch's torch_tensor() reads it
     if self is None and other is None:
         return tuple(_plus_one(i) for i in arith.where(condition))
     return arith.where(condition, self, other)
@@ -163,11 +184,11 @@ def _op_plans():
     for key, info in OPS.items():
         if key.startswith("_"):
             continue
-        fn = _where if key == "where" else info.fn
+        fn = _where if key == "where" else boundary(info.fn, "torch_" + key)
         plans[key] = _Plan(fn, info.dim_args, info.index_args, info.returns_index, key,
                            conv=_POSITIONS.get(key), generated=True)
         if info.method_fn is not None:  # x$op(...) with its own argument order
-            plans[key + ".method"] = _Plan(info.method_fn, info.dim_args, info.index_args,
+            plans[key + ".method"] = _Plan(boundary(info.method_fn, key), info.dim_args, info.index_args,
                                            info.returns_index, key, conv=_POSITIONS.get(key),
                                            generated=True)
     return plans
@@ -230,7 +251,7 @@ _NNF_CONV = {"nnf_nll_loss": _CLASS_TARGETS, "nnf_cross_entropy": _CLASS_TARGETS
 _NNF_CONV.update({f"nnf_max_unpool{k}d": {"indices": r_index_arg} for k in (1, 2, 3)})
 _NNF_RETURNS_INDEX = {f"nnf_{kind}max_pool{k}d" for kind in ("", "adaptive_") for k in (1, 2, 3)}
 
-_NNF = {name: _Plan(getattr(nnf, name), _NNF_DIMS.get(name, ()), name=name,
+_NNF = {name: _Plan(boundary(getattr(nnf, name), name), _NNF_DIMS.get(name, ()), name=name,
                     conv=_NNF_CONV.get(name), generated=True,
                     returns_index=name in _NNF_RETURNS_INDEX)
         for name in nnf.__all__}
@@ -256,16 +277,28 @@ def _unary_plus(x):
 def _binary(fn):
     objects = _OBJECTS
 
-    def call(a, b):
+    def call(e1, e2):
         try:
-            a = objects[int(a.real)] if type(a) is complex and a.imag == MAGIC else \
-                r_value_tensor(_dec(a))
+            a = objects[e1.real] if type(e1) is complex and e1.imag == MAGIC else \
+                r_value_tensor(_dec(e1))
+            b = e2
+            if has_na(b):
+                raise RNAError(na_message("e2"))
             if type(b) is complex:
-                b = objects[int(b.real)] if b.imag == MAGIC else _get(b)
+                b = objects[b.real] if b.imag == MAGIC else _get(b)  # (KeyError: below)
             elif type(b) is list:
                 b = r_value_tensor(_dec(b))
             r = fn(a, b)
             return _put(r) if type(r) is Tensor else _enc(r)
+        except KeyError:
+            # a handle that names no object: freed, or an R complex number (_get says which)
+            try:
+                for h in (e1, e2):
+                    if type(h) is complex:
+                        _get(h)
+            except Exception as exc:  # noqa: BLE001
+                return _err(exc)
+            return _err(TypeError(COMPLEX_VALUE))
         except Exception as exc:  # noqa: BLE001
             return _err(exc)
     return call

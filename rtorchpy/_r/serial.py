@@ -32,6 +32,8 @@ def _to_r(obj):
         return ["D", list(obj.keys()), [_to_r(v) for v in obj.values()]]
     if isinstance(obj, (list, tuple)):
         return ["L", [_to_r(v) for v in obj]]
+    if type(obj) is int and not -2147483647 <= obj <= 2147483647:
+        return ["V", float(obj)]  # beyond R's 32-bit integers: a double (exact up to 2^53)
     return ["V", obj]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import tensor
+from ..numerics.args import flag
 from ..numerics.broadcast import check_grad_shape, sum_to_shape
 from ..tensor import Tensor
 from .engine import execute
@@ -64,10 +65,19 @@ def _roots(tensors, grads, create_graph, check_shapes=True):
     return roots
 
 
+def _flags(where, **flags):
+    """Refuse a flag that is not a real boolean (retain_graph may also be None) before any
+    work: ``create_graph='no'`` must not mean True."""
+    for name, value in flags.items():
+        if not (value is None and name == "retain_graph"):
+            flag(value, name, where)
+
+
 def autograd_backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                       inputs=None):
     """Accumulate into the leaves' ``.grad`` the gradient of ``tensors`` (each weighted by its
     entry of ``grad_tensors``; None means ones for a one-element tensor)."""
+    _flags("backward", retain_graph=retain_graph, create_graph=create_graph)
     tensors = _as_list(tensors, "tensors")
     grad_tensors = _as_list(grad_tensors, "grad_tensors")
     if retain_graph is None:
@@ -114,6 +124,8 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
     ``grad_outputs`` entry is passed on unchecked, and an unused input is reported in that
     function's words. The R face uses it.
     """
+    _flags("autograd_grad", retain_graph=retain_graph, create_graph=create_graph,
+           allow_unused=allow_unused)
     outputs = _as_list(outputs, "outputs")
     inputs = _as_list(inputs, "inputs")
     grad_outputs = _as_list(grad_outputs, "grad_outputs")

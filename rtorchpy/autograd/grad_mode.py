@@ -10,6 +10,8 @@ import functools
 import threading
 import warnings
 
+from ..numerics.args import flag
+
 __all__ = [
     "is_grad_enabled", "autograd_set_grad_mode", "with_no_grad", "with_enable_grad",
     "set_grad_enabled", "with_detect_anomaly", "is_anomaly_enabled", "autograd_set_detect_anomaly",
@@ -41,7 +43,7 @@ def is_grad_enabled() -> bool:
 
 def autograd_set_grad_mode(enabled: bool) -> None:
     """Set grad mode for this thread until changed again (nothing restores it)."""
-    STATE.grad_enabled = bool(enabled)
+    STATE.grad_enabled = flag(enabled, "enabled", "autograd_set_grad_mode")
 
 
 class _ModeSetter:
@@ -102,7 +104,7 @@ class set_grad_enabled(_ModeSetter):
     def __new__(cls, mode):
         self = object.__new__(cls)
         self._saved = []
-        self._value = bool(mode)
+        self._value = flag(mode, "mode", "set_grad_enabled")
         return self
 
     def __init__(self, mode):
@@ -128,7 +130,7 @@ def is_anomaly_enabled() -> bool:
 
 
 def autograd_set_detect_anomaly(enabled: bool) -> None:
-    _set_anomaly(bool(enabled))
+    _set_anomaly(flag(enabled, "enabled", "autograd_set_detect_anomaly"))
 
 
 class with_detect_anomaly:
@@ -137,7 +139,7 @@ class with_detect_anomaly:
     Warns on entry, as R torch does."""
 
     def __init__(self, enabled: bool = True):
-        self._enabled = bool(enabled)
+        self._enabled = flag(enabled, "enabled", "with_detect_anomaly")
         self._saved = []
 
     def __enter__(self):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import operator
 
+from ..numerics.args import int64
 from ..numerics.dims import normalize_dim
 from ..ops import shape as _ops_shape
 from .module import is_nn_module, nn_module
@@ -181,7 +182,9 @@ class nn_unflatten(nn_module):
     """Expands dim ``dim`` (0-based in Python) into the sizes ``unflattened_size``."""
 
     def __init__(self, dim, unflattened_size):
-        self.dim, self.unflattened_size = dim, tuple(int(s) for s in unflattened_size)
+        self.dim = dim
+        self.unflattened_size = tuple(int64(s, "unflattened_size", "nn_unflatten")
+                                      for s in unflattened_size)
 
     def forward(self, input):
         d = normalize_dim(self.dim, input.ndim)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..autograd.grad_mode import with_no_grad
+from ..numerics.args import int64, size
 from ..ops.creation import torch_empty
 from ..ops.nnf import nnf_embedding
 from ..tensor import Tensor
@@ -20,9 +21,10 @@ class nn_embedding(nn_module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, weight=None,
                  dtype=None):
-        self.num_embeddings, self.embedding_dim = int(num_embeddings), int(embedding_dim)
+        self.num_embeddings = size(num_embeddings, "num_embeddings", "nn_embedding")
+        self.embedding_dim = size(embedding_dim, "embedding_dim", "nn_embedding")
         if padding_idx is not None:
-            padding_idx = int(padding_idx)
+            padding_idx = int64(padding_idx, "padding_idx", "nn_embedding")
             if not -self.num_embeddings <= padding_idx < self.num_embeddings:
                 raise ValueError("Padding_idx must be within num_embeddings")
             padding_idx %= self.num_embeddings

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ..numerics.args import size
 from ..ops.creation import torch_empty
 from ..ops.nnf import nnf_bilinear, nnf_linear
 from .init import nn_init_kaiming_uniform_, nn_init_uniform_
@@ -17,7 +18,8 @@ class nn_linear(nn_module):
     ``a = sqrt(5)`` (U(-1/sqrt(in), 1/sqrt(in))), bias U(-1/sqrt(in), 1/sqrt(in))."""
 
     def __init__(self, in_features, out_features, bias=True, dtype=None):
-        self.in_features, self.out_features = int(in_features), int(out_features)
+        self.in_features = size(in_features, "in_features", "nn_linear")
+        self.out_features = size(out_features, "out_features", "nn_linear")
         self.weight = nn_parameter(torch_empty(self.out_features, self.in_features, dtype=dtype))
         if bias:
             self.bias = nn_parameter(torch_empty(self.out_features, dtype=dtype))
@@ -41,8 +43,9 @@ class nn_bilinear(nn_module):
     ``bias`` (out_features), all initialized U(-1/sqrt(in1), 1/sqrt(in1))."""
 
     def __init__(self, in1_features, in2_features, out_features, bias=True, dtype=None):
-        self.in1_features, self.in2_features = int(in1_features), int(in2_features)
-        self.out_features = int(out_features)
+        self.in1_features = size(in1_features, "in1_features", "nn_bilinear")
+        self.in2_features = size(in2_features, "in2_features", "nn_bilinear")
+        self.out_features = size(out_features, "out_features", "nn_bilinear")
         self.weight = nn_parameter(torch_empty(self.out_features, self.in1_features,
                                                self.in2_features, dtype=dtype))
         if bias:

@@ -375,6 +375,8 @@ class nn_module:
         """Cast floating-point parameters and buffers (and their gradients) to ``dtype``, in
         place: the tensors stay the same objects, as in PyTorch. ``device`` may only be
         "cpu"; ``tensor``: take the dtype from that tensor."""
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"to(): tensor must be a Tensor, not {type(tensor).__name__}")
         if isinstance(dtype, str) and dtype.lower() == "cpu":
             dtype, device = None, dtype
         if device is not None and str(device).lower() != "cpu":
@@ -413,6 +415,8 @@ class nn_module:
         """The module's state: an ordered dict from nested names to tensors (parameters and
         persistent buffers, each module's own before its submodules'), detached unless
         ``keep_vars`` (they share memory with the module's tensors)."""
+        if not isinstance(prefix, str):
+            raise TypeError(f"state_dict(): prefix must be a string, not {type(prefix).__name__}")
         out = collections.OrderedDict()
         for path, m in self._walk():
             d = m.__dict__

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.graph import bump_version
+from ..numerics.args import size
 from ..ops.creation import torch_ones, torch_zeros
 from ..ops.nnf import nnf_batch_norm, nnf_group_norm, nnf_instance_norm, nnf_layer_norm
 from ..tensor import Tensor
@@ -20,7 +21,7 @@ class nn_layer_norm(nn_module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
                  dtype=None):
         shape = (normalized_shape,) if isinstance(normalized_shape, int) else \
-            tuple(int(s) for s in normalized_shape)
+            tuple(size(s, "normalized_shape", "nn_layer_norm") for s in normalized_shape)
         self.normalized_shape, self.eps = shape, eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
@@ -47,7 +48,8 @@ class nn_batch_norm1d(nn_module):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, dtype=None):
-        self.num_features, self.eps, self.momentum = int(num_features), eps, momentum
+        self.num_features = size(num_features, "num_features", type(self).__name__)
+        self.eps, self.momentum = eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = nn_parameter(torch_ones(self.num_features, dtype=dtype))

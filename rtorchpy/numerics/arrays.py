@@ -54,13 +54,20 @@ def scalar_array(value, dtype):
     return a
 
 
+def clamp_offset(a, offset, dim1, dim2):
+    """A diagonal offset NumPy can take, with the same (possibly empty) diagonal: an offset past
+    the plane gives an empty diagonal, as in libtorch, but NumPy must never see it (its C int
+    wraps: -2**31 gives a diagonal over memory outside the array, and a crash)."""
+    return max(-a.shape[dim1], min(a.shape[dim2], int(offset)))
+
+
 def diagonal_view(a, offset, dim1, dim2):
     """A view of the diagonal of ``a`` over the (non-negative, distinct) dims ``dim1`` and
     ``dim2``, as the last dim; the other dims keep their order. ``np.diagonal`` makes this very
     view but read-only, which would refuse writes through it (libtorch's
     ``x.diagonal().zero_()``); it is made writable whenever ``a`` is (its elements never share
     memory unless ``a``'s do, and those arrays are read-only)."""
-    d = np.diagonal(a, offset, dim1, dim2)
+    d = np.diagonal(a, clamp_offset(a, offset, dim1, dim2), dim1, dim2)
     if a.flags.writeable:
         d.flags.writeable = True
     return d

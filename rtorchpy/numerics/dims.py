@@ -2,6 +2,12 @@
 from __future__ import annotations
 
 
+def _shown(value):
+    """A value for an error message: its repr when short and on one line, else its type."""
+    text = repr(value)
+    return text if len(text) <= 40 and "\n" not in text else f"a {type(value).__name__}"
+
+
 def normalize_dim(dim, ndim):
     """A dim in [-ndim, ndim) as a non-negative int, with libtorch's error text otherwise."""
     if type(dim) is int:  # the common case, without the conversions and checks below
@@ -10,10 +16,10 @@ def normalize_dim(dim, ndim):
             return dim + n if dim < 0 else dim
     try:
         d = int(dim)
-    except (TypeError, ValueError):
-        raise TypeError(f"dim must be an integer, got {dim!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"dim must be an integer, got {_shown(dim)}") from None
     if d != dim or isinstance(dim, bool):
-        raise TypeError(f"dim must be an integer, got {dim!r}")
+        raise TypeError(f"dim must be an integer, got {_shown(dim)}")
     n = max(ndim, 1)  # a 0-dim tensor accepts dims 0 and -1, as libtorch does
     if not -n <= d < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import conv, pool, rounded, special
-from .arrays import broadcast_view, cumsum_of, diagonal_view, insert_axis, sgn
+from .arrays import broadcast_view, clamp_offset, cumsum_of, diagonal_view, insert_axis, sgn
 from .formula_linalg import ArrayLinalg
 from .index_order import add_at, has_arrays, put, scatter_add_into, take
 from .losses import nll_grad_array
@@ -235,7 +235,7 @@ class _ArrayOps(ArrayLinalg):
 
     @staticmethod
     def diagonal(x, offset, dim1, dim2):
-        return np.diagonal(x, offset, dim1, dim2)
+        return np.diagonal(x, clamp_offset(x, offset, dim1, dim2), dim1, dim2)
 
     @staticmethod
     def diagonal_backward(g, shape, offset, dim1, dim2):

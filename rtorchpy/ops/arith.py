@@ -346,7 +346,12 @@ def _fmod_like(name, np_fn, node0, node1):
             other = _number(other)
             x, dt = scalar_operand(self, other)
             _no_integer_zero(other, dt)
-            out = Tensor._make(fix_dtype(np_fn(x, other), dt))
+            try:  # (in the result dtype: NumPy 1 makes an object array of a huge Python int)
+                scalar = np.asarray(other, dtype=dt)
+            except OverflowError:
+                raise RuntimeError(f"value cannot be converted to type {dt.name} without "
+                                   f"overflow") from None
+            out = Tensor._make(fix_dtype(np_fn(x, scalar), dt))
             if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
                 record(NODES[node1], (self,), (out,))
             return out

@@ -12,27 +12,17 @@ import numbers
 import numpy as np
 
 from .. import dtypes as _dt
+from ..numerics import draws
 from ..tensor import Tensor, _infer, as_array  # noqa: F401  (as_array: part of this module's API)
+from .random_state import engine, normal_array
 
 __all__ = [
     "torch_tensor", "torch_scalar_tensor", "torch_ones", "torch_zeros", "torch_full",
     "torch_empty", "torch_eye", "torch_arange", "torch_linspace", "torch_logspace", "torch_rand",
     "torch_randn", "torch_randint", "torch_randperm", "torch_ones_like", "torch_zeros_like",
     "torch_full_like", "torch_empty_like", "torch_rand_like", "torch_randn_like",
-    "torch_randint_like", "torch_manual_seed", "torch_from_numpy",
+    "torch_randint_like", "torch_from_numpy",
 ]
-
-_generator = [np.random.default_rng()]
-
-
-def generator():
-    """The random generator every random function draws from (reseeded by torch_manual_seed)."""
-    return _generator[0]
-
-
-def torch_manual_seed(seed):
-    """Make the random functions reproducible. (The values differ from libtorch's generator.)"""
-    _generator[0] = np.random.default_rng(int(seed))
 
 
 def _finish(data, requires_grad):
@@ -181,22 +171,35 @@ def torch_logspace(start, end, steps=100, base=10.0, dtype=None, device=None,
                    requires_grad)
 
 
-def torch_rand(*size_args, size=None, dtype=None, device=None, requires_grad=False):
-    """Uniform random values in [0, 1)."""
+def torch_rand(*size_args, size=None, dtype=None, device=None, requires_grad=False,
+               generator=None):
+    """Uniform random values in [0, 1) (libtorch's for the same seed)."""
     _check_device(device)
     target = _random_float_dtype(dtype, "torch_rand")
-    return _finish(generator().random(_size_of(size_args, size)).astype(target), requires_grad)
+    shape = _size_of(size_args, size)
+    flat = draws.uniform(engine(generator), int(np.prod(shape, dtype=np.int64)), target)
+    return _finish(flat.astype(target, copy=False).reshape(shape), requires_grad)
 
 
-def torch_randn(*size_args, size=None, dtype=None, device=None, requires_grad=False):
-    """Standard normal random values."""
+def torch_randn(*size_args, size=None, dtype=None, device=None, requires_grad=False,
+                generator=None):
+    """Standard normal random values (libtorch's for the same seed)."""
     _check_device(device)
     target = _random_float_dtype(dtype, "torch_randn")
-    return _finish(generator().standard_normal(_size_of(size_args, size)).astype(target),
-                   requires_grad)
+    like = np.empty(_size_of(size_args, size), target)
+    return _finish(normal_array(like, generator=generator), requires_grad)
 
 
-def torch_randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False):
+def random_integers(n, low, high, dtype, generator=None):
+    """``n`` integers in [low, high) as libtorch's ``random_(low, high)`` draws them for
+    ``dtype`` (int64 array)."""
+    dt = np.dtype(dtype)
+    wide = dt.kind == "f" or dt.itemsize == 8
+    return draws.integers(engine(generator), n, int(high) - int(low), int(low), wide)
+
+
+def torch_randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False,
+                  generator=None):
     """Random integers in [low, high); ``torch_randint(10, (2, 2))`` draws from [0, 10)."""
     _check_device(device)
     if size is None:
@@ -207,14 +210,22 @@ def torch_randint(low, high=None, size=None, dtype=None, device=None, requires_g
         low, high = 0, low
     size = _size(size if isinstance(size, (tuple, list)) else (size,))
     target = _dt.as_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
-    return _finish(generator().integers(int(low), int(high), size).astype(target), requires_grad)
+    if not int(low) < int(high):
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
+                           f">= to={high}")
+    n = int(np.prod(size, dtype=np.int64))
+    values = random_integers(n, low, high, target, generator)
+    return _finish(values.astype(target).reshape(size), requires_grad)
 
 
-def torch_randperm(n, dtype=None, device=None, requires_grad=False):
-    """A random permutation of 0..n-1."""
+def torch_randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
+    """A random permutation of 0..n-1 (libtorch's for the same seed)."""
     _check_device(device)
     target = _dt.as_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
-    return _finish(generator().permutation(int(n)).astype(target), requires_grad)
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    return _finish(draws.permutation(engine(generator), n).astype(target), requires_grad)
 
 
 def _like(fn, input, dtype, requires_grad, **kw):

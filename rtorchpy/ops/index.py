@@ -20,6 +20,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.record import record
 from ..autograd.rows import NODES
 from ..autograd.views import gained_grad, share_view
+from ..numerics.args import INT64_MAX, INT64_MIN
 from ..numerics.dims import normalize_dim
 from ..numerics.format import type_word_for
 from ..numerics.formula_arrays import ARRAY_OPS
@@ -52,6 +53,8 @@ def _index_array(k):
     if arr.dtype.kind in "iu":
         if arr.ndim == 0 and isinstance(k, Tensor):
             return None  # a 0-dim integer tensor indexes like an int
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+            raise IndexError(f"index {arr.max()} is out of bounds (beyond int64)")
         return arr.astype(np.int64, copy=False)
     raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
 
@@ -276,8 +279,7 @@ def index_select(self, dim, index):
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
                            f"{idx.size} value(s)")
     n = 1 if scalar else self._data.shape[d]
-    lowest = 0 if scalar else -n  # libtorch takes no -1 for a 0-dim self
-    if idx.size and (idx.min() < lowest or idx.max() >= n):
+    if idx.size and (idx.min() < 0 or idx.max() >= n):  # (negative indices too, as libtorch)
         raise IndexError("index out of range in self" if scalar else
                          f"index out of range in self (dimension {d} has size {n})")
     # a 0-dim self: a 1-element view to index, then back to 0 dims
@@ -315,6 +317,9 @@ def masked_fill(self, mask, value):
         if recording(self, value):
             record(NODES["MaskedFillBackward1"], (self, value), (out,), (m,))
         return out
+    if x.dtype.kind in "iu" and isinstance(value, int) and not isinstance(value, bool) and \
+            not INT64_MIN <= value <= INT64_MAX:
+        raise RuntimeError(f"value cannot be converted to type int64 without overflow: {value}")
     out = wrap(np.where(m, np.asarray(value).astype(x.dtype), x))
     if recording(self):
         record(NODES["MaskedFillBackward0"], (self,), (out,), (m,))

@@ -29,12 +29,15 @@ from ..autograd.views import (
     regenerate,
     view_positions,
 )
+from ..numerics.args import INT64_MAX, INT64_MIN
+from ..numerics import draws
 from ..numerics.format import type_word_for
 from ..numerics.shape_errors import shape_error
 from ..tensor import Tensor
 from . import arith, elementwise
 from . import index as index_ops
-from .creation import generator
+from .creation import random_integers
+from .random_state import engine, lay_out, normal_array, uniform_array
 from .registry import as_tensor, op, recording
 
 
@@ -233,6 +236,9 @@ def fill_(self, value):
     """Set every element to ``value``; returns self."""
     if isinstance(value, Tensor):
         value = value.item()
+    if self._data.dtype.kind in "iu" and type(value) is int and \
+            not INT64_MIN <= value <= INT64_MAX:  # (NumPy 1 would wrap it around)
+        raise RuntimeError(f"value cannot be converted to type int64 without overflow: {value}")
     data = _unrecorded(self)
     if data is None:
         return inplace(self, lambda t: _filled(t, value, "FillBackward0"), write=_write_uniform)
@@ -252,19 +258,115 @@ def zero_(self):
     return self
 
 
+def _float_kernel(self, kernel):
+    if self._data.dtype.kind != "f":
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{type_word_for(self._data.dtype)}'")
+
+
+def _number(v, name):
+    if isinstance(v, Tensor):
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, not {type(v).__name__}")
+    return v
+
+
 @op("uniform_", namespace=False)
-def uniform_(self, a=0.0, b=1.0):
-    """Fill with values drawn uniformly from [a, b); returns self."""
+def uniform_(self, a=0.0, b=1.0, generator=None):
+    """Fill with values drawn uniformly from [a, b) (libtorch's for the same seed); returns
+    self."""
     self._check_inplace()
-    values = generator().uniform(a, b, self._data.shape)
+    a, b = float(_number(a, "from")), float(_number(b, "to"))
+    _float_kernel(self, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g}"
+                           f" > to={b:g}")
+    values = uniform_array(self._data, a, b, generator)
     return inplace(self, lambda t: _filled_values(t, values))
 
 
 @op("normal_", namespace=False)
-def normal_(self, mean=0.0, std=1.0):
-    """Fill with normal draws of the given mean and std; returns self."""
+def normal_(self, mean=0.0, std=1.0, generator=None):
+    """Fill with normal draws of the given mean and std (libtorch's for the same seed);
+    returns self."""
     self._check_inplace()
-    values = generator().normal(mean, std, self._data.shape)
+    mean, std = float(_number(mean, "mean")), float(_number(std, "std"))
+    _float_kernel(self, "normal_kernel_cpu")
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    values = normal_array(self._data, mean, std, generator)
+    return inplace(self, lambda t: _filled_values(t, values))
+
+
+@op("exponential_", namespace=False)
+def exponential_(self, lambd=1.0, generator=None):
+    """Fill with exponential draws of rate ``lambd`` (libtorch's for the same seed); returns
+    self."""
+    self._check_inplace()
+    lambd = float(_number(lambd, "lambd"))
+    _float_kernel(self, "exponential_cpu")
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    flat = draws.exponential(engine(generator), self._data.size, lambd)
+    values = lay_out(flat.astype(self._data.dtype), self._data)
+    return inplace(self, lambda t: _filled_values(t, values))
+
+
+@op("bernoulli_", namespace=False)
+def bernoulli_(self, p=0.5, generator=None):
+    """Fill with 0/1 draws, 1 with probability ``p``: a number, or a tensor of probabilities
+    broadcast to ``self``'s shape (float32 probabilities draw float32 uniforms, others float64
+    ones, as libtorch); returns self."""
+    self._check_inplace()
+    gen = engine(generator)
+    shape = self._data.shape
+    if isinstance(p, Tensor):
+        probs = p._data
+        if probs.dtype.kind != "f":
+            raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for '
+                                      f"'{type_word_for(probs.dtype)}'")
+        if not np.all((probs >= 0) & (probs <= 1)):
+            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        try:
+            probs = np.broadcast_to(probs, shape)
+        except ValueError:
+            raise shape_error(ValueError("bernoulli_"), shape, probs.shape) from None
+        draw = draws.unit_float32 if probs.dtype == np.float32 else draws.unit_float64
+        flat = draw(gen, self._data.size)
+        values = lay_out(flat, self._data) < probs
+    else:
+        p = float(_number(p, "p"))
+        if not 0.0 <= p <= 1.0:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+        values = lay_out(draws.unit_float64(gen, self._data.size), self._data) < p
+    values = values.astype(self._data.dtype)
+    return inplace(self, lambda t: _filled_values(t, values))
+
+
+_INT_MAX = {"i": lambda dt: np.iinfo(dt).max, "u": lambda dt: np.iinfo(dt).max,
+            "b": lambda dt: 1, "f": lambda dt: 1 << np.finfo(dt).nmant + 1}
+
+
+@op("random_", namespace=False)
+def random_(self, from_=None, to=None, generator=None):
+    """Fill with integers drawn uniformly: ``random_()`` from [0, 2^m] (m: the dtype's
+    significand bits or its largest integer, as libtorch), ``random_(to)`` from [0, to),
+    ``random_(from_, to)`` from [from_, to); returns self."""
+    self._check_inplace()
+    dt = self._data.dtype
+    if from_ is not None and to is None:
+        from_, to = 0, from_
+    if from_ is None:
+        from_ = 0
+        top = _INT_MAX[dt.kind](dt)
+        to = top + 1
+    from_, to = int(_number(from_, "from")), int(_number(to, "to"))
+    if not from_ < to:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} "
+                           f">= to={to}")
+    flat = random_integers(self._data.size, from_, to, dt, generator)
+    values = lay_out(flat.astype(dt), self._data)
     return inplace(self, lambda t: _filled_values(t, values))
 
 

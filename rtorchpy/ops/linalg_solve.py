@@ -15,6 +15,7 @@ import numpy as np
 from ..autograd.record import record
 from ..autograd.rows import NODES
 from ..numerics import linalg as lnp
+from ..numerics.args import int64
 from ..numerics.formula_arrays import ARRAY_OPS
 from ..numerics.linalg import c_array as _c
 from ..numerics.shape_errors import broadcast_error
@@ -249,8 +250,8 @@ def _int_power(n):
         n = n.item()
     if isinstance(n, float) and n.is_integer():  # an R number
         n = int(n)
-    try:
-        return operator.index(n)
+    try:  # (int64's range, as libtorch: binary powering then takes at most 63 squarings)
+        return int64(operator.index(n), "n", "linalg_matrix_power")
     except TypeError:
         raise TypeError(f"linalg_matrix_power(): argument 'n' (position 2) must be int, not "
                         f"{type(n).__name__}") from None

@@ -9,6 +9,7 @@ it into permutes, products and sums, while here it is one ``np.einsum`` with one
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -19,6 +20,7 @@ from ..autograd.rows import NODES
 from ..derivatives import matops as _rows  # noqa: F401  (the rows, before NODES is read below)
 from ..derivatives.matops import _CDIST_BLOCK
 from ..numerics import rounded
+from ..numerics.args import int64
 from ..numerics.arrays import diagonal_view
 from ..numerics.dims import normalize_dim
 from ..tensor import Tensor
@@ -34,10 +36,11 @@ def _word(t):
 
 def _int(value, what):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral,)):
-        if isinstance(value, numbers.Real) and float(value).is_integer():
-            return int(value)
+        if isinstance(value, numbers.Real) and math.isfinite(value) and \
+                float(value).is_integer():
+            return int64(value, what)
         raise TypeError(f"{what} must be an integer, got {value!r}")
-    return int(value)
+    return int64(value, what)
 
 
 # ------------------------------------------------------------------------------ products
@@ -304,6 +307,8 @@ def _triangle(name, np_fn, node):
         if self._data.ndim < 2:
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         k = _int(diagonal, "diagonal")
+        # past the matrix it keeps all or nothing; NumPy's int must not overflow on the way
+        k = max(-self._data.shape[-2], min(self._data.shape[-1], k))
         out = wrap(np_fn(self._data, k))
         if recording(self):
             record(NODES[node], (self,), (out,), params=(k,))
@@ -391,7 +396,7 @@ def diag(self, diagonal=0):
         return diag_embed(self, k, 0, 1)
     if x.ndim != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.ndim}D")
-    out = wrap(np.diagonal(x, k).copy())
+    out = wrap(diagonal_view(x, k, 0, 1).copy())
     if recording(self):
         record(NODES["DiagonalBackward0_copy"], (self,), (out,), params=(x.shape, k, 0, 1))
     return out

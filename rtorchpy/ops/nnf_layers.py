@@ -23,14 +23,15 @@ from ..autograd.graph import bump_version
 from ..autograd.record import record
 from ..autograd.rows import NODES
 from ..derivatives import nn as _derivatives_nn  # noqa: F401  (registers the rows used below)
-from ..numerics import rounded, special
+from ..numerics import draws, rounded, special
 from ..numerics.arrays import mean_of
 from ..numerics.format import type_word_for
 from ..numerics.shape_errors import shape_error
 from ..tensor import Tensor
 from . import inplace as inplace_ops
 from .arith import mul, sub
-from .creation import _size, generator
+from .creation import _size
+from .random_state import engine
 from .registry import as_tensor, operands, recording, wrap
 
 __all__ = [
@@ -305,7 +306,8 @@ def nnf_dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the others by ``1 / (1 - p)`` during
     training; the input itself otherwise (or when ``p = 0``). As libtorch on the CPU, the input
     is multiplied by the scaled Bernoulli mask (``MulBackward0``). The mask draws from
-    rtorchpy's generator (``torch_manual_seed``)."""
+    the generator as libtorch's does (a float64 uniform per element, kept when below
+    ``1 - p``), so a seed gives R torch's and PyTorch's mask."""
     p = float(p)
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
@@ -316,8 +318,8 @@ def nnf_dropout(input, p=0.5, training=True, inplace=False):
     if p == 1.0:
         mask = Tensor._make(np.zeros((), dt))
     else:
-        keep = generator().random(input.shape) >= p
-        mask = Tensor._make((keep / (1.0 - p)).astype(dt))
+        keep = draws.unit_float64(engine(), input._data.size) < 1.0 - p
+        mask = Tensor._make(keep.reshape(input.shape).astype(dt) / dt.type(1.0 - p))
     return input.mul_(mask) if inplace else mul(input, mask)
 
 

@@ -17,8 +17,10 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import STATE
 from ..autograd.views import gained_grad
+from ..numerics.args import INT64_MAX, INT64_MIN
 from ..numerics.dims import normalize_dim, normalize_dims  # noqa: F401  (ops import them here)
 from ..tensor import Tensor
+from .boundary import boundary
 from .creation import torch_tensor
 
 # ------------------------------------------------------------------------------ registry
@@ -58,9 +60,9 @@ def op(name=None, *, method=True, namespace=True, dims=(), index_args=(), return
         OPS[key] = info
         for alias in aliases:
             OPS[alias] = info
-        if method:
+        if method:  # (Python's method form: flags checked, internal errors translated)
             for n in (key,) + tuple(aliases):
-                setattr(Tensor, n, method_fn or fn)
+                setattr(Tensor, n, boundary(method_fn or fn, n))
         return fn
     return register
 
@@ -143,6 +145,10 @@ def scalar_operand(a, value):
     if dt.kind == "f" and type(value) in (float, int):
         return a._data, dt  # the common case: no cast (NumPy keeps float32 with Python scalars)
     dt = scalar_dtype(dt, value)
+    if dt.kind in "iu" and type(value) is int and not INT64_MIN <= value <= INT64_MAX:
+        # (NumPy 2 raises OverflowError, NumPy 1 computes in float or object: neither is ours)
+        raise RuntimeError(f"value cannot be converted to type int64 without overflow: "
+                           f"{value}")
     return a._data.astype(dt, copy=False), dt
 
 

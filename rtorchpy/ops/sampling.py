@@ -1,8 +1,10 @@
 """Sampling ops named as R torch names them: ``torch_normal``, ``torch_poisson``,
 ``torch_bernoulli`` and ``torch_multinomial`` (the last three also as methods).
 
-Every draw comes from the one generator of ``creation.generator()``, so ``torch_manual_seed``
-makes them reproducible; the values differ from libtorch's generator. libtorch's samplers are
+The draws are libtorch's for the same seed (``random_state.py``): normal, bernoulli and
+multinomial consume the generator as libtorch's CPU kernels do. Poisson draws come from a
+NumPy generator seeded by one word of the generator (reproducible by seed, not libtorch's
+values: its sampler is a rejection loop per element). libtorch's samplers are
 not reparameterised, and neither are these: a draw from a tensor of parameters that requires
 grad records libtorch's node (``NormalBackward1/2/3``, ``PoissonBackward0``,
 ``BernoulliBackward0``), whose gradient is 0; ``bernoulli(x, p)`` with a number ``p``
@@ -25,12 +27,9 @@ from ..derivatives import special as _derivatives_special  # noqa: F401
 from ..numerics.shape_errors import shape_error
 from ..tensor import Tensor
 from .creation import _size as parse
-from .creation import generator
+from .random_state import engine, normal_array
 from .registry import default_float, op, recording
-
-
-def _generator():
-    return generator()
+from ..numerics import draws as _draws
 
 
 def _word(dt):
@@ -53,7 +52,7 @@ def _size(size):
 
 
 @op("normal", method=False)
-def normal(mean, std=1.0, size=None, dtype=None, requires_grad=False):
+def normal(mean, std=1.0, size=None, dtype=None, requires_grad=False, generator=None):
     """Normal draws with the given ``mean`` and ``std`` (numbers or tensors, broadcast
     together). With two numbers, ``size`` gives the shape (and ``dtype``, ``requires_grad``
     apply); with a tensor, the result has the broadcast shape and the dtype of ``mean`` (of
@@ -76,8 +75,8 @@ def normal(mean, std=1.0, size=None, dtype=None, requires_grad=False):
         target = _dt.as_dtype(dtype).numpy if dtype is not None else np.dtype(default_float())
         if target.kind != "f":
             raise _not_float("normal_kernel_cpu", target)
-        draws = _generator().standard_normal(_size(size)) * std + float(mean)
-        out = Tensor._make(np.asarray(draws).astype(target))
+        out = Tensor._make(normal_array(np.empty(_size(size), target), float(mean), std,
+                                        generator))
         if requires_grad:
             out.requires_grad_(True)
         return out
@@ -87,8 +86,8 @@ def normal(mean, std=1.0, size=None, dtype=None, requires_grad=False):
     dt = (mean if mean_t else std)._data.dtype
     if dt.kind != "f":
         raise _not_float("normal_kernel_cpu", dt)
-    m = mean._data.astype(np.float64) if mean_t else np.float64(mean)
-    s = std._data.astype(np.float64) if std_t else np.float64(std)
+    m = mean._data.astype(dt, copy=False) if mean_t else np.float64(mean)
+    s = std._data.astype(dt, copy=False) if std_t else np.float64(std)
     if std_t:
         if not np.all(s >= 0):
             raise RuntimeError("normal expects all elements of std >= 0.0")
@@ -98,8 +97,14 @@ def normal(mean, std=1.0, size=None, dtype=None, requires_grad=False):
         shape = np.broadcast_shapes(np.shape(m), np.shape(s))
     except ValueError as e:
         raise shape_error(e, np.shape(m), np.shape(s)) from None
-    draws = _generator().standard_normal(shape) * s + m
-    out = Tensor._make(np.asarray(draws).astype(dt))
+    # as libtorch: standard draws (or with the number std) made, then scaled and shifted in
+    # the tensor's dtype, one operation at a time
+    if std_t:
+        z = normal_array(np.empty(shape, dt), 0.0, 1.0, generator)
+        z = z * s
+    else:
+        z = normal_array(np.empty(shape, dt), 0.0, float(s), generator)
+    out = Tensor._make(np.asarray(z + (m if mean_t else dt.type(m)), dtype=dt))
     if mean_t and std_t:
         if recording(mean, std):
             record(NODES["NormalBackward3"], (mean, std), (out,))
@@ -112,7 +117,7 @@ def normal(mean, std=1.0, size=None, dtype=None, requires_grad=False):
 
 
 @op("poisson")
-def poisson(self):
+def poisson(self, generator=None):
     """Poisson draws with the rates in ``self`` (a float tensor of non-negative rates); the
     result has its dtype. Rates above ~9.2e18 (and inf) are refused (NumPy's sampler cannot
     draw them; libtorch returns garbage there)."""
@@ -122,7 +127,8 @@ def poisson(self):
     if not np.all(x >= 0):  # also NaN
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     try:
-        draws = _generator().poisson(x.astype(np.float64))
+        draws = np.random.default_rng(engine(generator).word64()).poisson(
+            x.astype(np.float64))
     except ValueError:
         raise RuntimeError("invalid Poisson rate, expected rate to be at most 9.2e18") from None
     out = Tensor._make(np.asarray(draws).astype(x.dtype))
@@ -136,16 +142,18 @@ _P_RANGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could 
 
 
 @op("bernoulli")
-def bernoulli(self, p=None):
+def bernoulli(self, p=None, generator=None):
     """0/1 draws of ``self``'s shape and dtype: 1 with probability ``self`` (elementwise,
-    values in [0, 1]) or, when given, with probability ``p`` (a number) everywhere."""
+    values in [0, 1]) or, when given, with probability ``p`` (a number) everywhere. As
+    libtorch: a uniform per element (float32 probabilities: a float32 uniform; float64 ones
+    and a number ``p``: a float64 uniform), 1 when below the probability."""
     x = self._data
     if p is None:
         if x.dtype.kind != "f":
             raise _not_float("bernoulli_tensor_cpu_p_", x.dtype)
         if not np.all((x >= 0) & (x <= 1)):
             raise RuntimeError(_P_RANGE)
-        draws = _generator().random(x.shape) < x
+        draws = _uniform_for(x, generator) < x
         out = Tensor._make(np.asarray(draws).astype(x.dtype))
         if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
             record(NODES["BernoulliBackward0"], (self,), (out,))
@@ -157,15 +165,21 @@ def bernoulli(self, p=None):
     p = float(p)
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
-    draws = _generator().random(x.shape) < p
+    draws = _draws.unit_float64(engine(generator), x.size).reshape(x.shape) < p
     out = Tensor._make(np.asarray(draws).astype(x.dtype))
     if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
         record(NODES["torch::autograd::NotImplemented"], (self,), (out,), params=("bernoulli",))
     return out
 
 
+def _uniform_for(p, generator):
+    u = (_draws.unit_float64 if p.dtype == np.float64 else _draws.unit_float32)(
+        engine(generator), p.size)
+    return u.reshape(p.shape)
+
+
 @op("multinomial", returns_index=True)
-def multinomial(self, num_samples, replacement=False):
+def multinomial(self, num_samples, replacement=False, generator=None):
     """``num_samples`` category indices per row of ``self`` (1-d: one distribution; 2-d: one
     per row), drawn with probability proportional to the row's non-negative weights; int64,
     0-based here (1-based in R). Without replacement each category is drawn at most once
@@ -195,19 +209,23 @@ def multinomial(self, num_samples, replacement=False):
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if np.any(rows.sum(axis=1) <= 0):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    gen = _generator()
+    gen = engine(generator)
+    if not replacement or n == 1:
+        # libtorch's way: the n largest p / q with q ~ Exp(1) (one exponential per category
+        # per row, in float64 rounded to the dtype), by argmax or a descending stable sort
+        q = _draws.exponential(gen, x.size, 1.0).astype(x.dtype).reshape(rows.shape)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            keys = x.reshape(rows.shape) / q
+        order = np.argsort(-keys, axis=1, kind="stable")[:, :n]
+        return Tensor._make(order.astype(np.int64).reshape(x.shape[:-1] + (n,)))
+    # with replacement: the cumulative distribution in the dtype (summed in order, divided
+    # by the total, the last set to 1) and, per draw, a float64 uniform located by bisection
+    # (the first category whose cumulative value is not below it)
     out = np.empty((rows.shape[0], n), np.int64)
-    for i, w in enumerate(rows):
-        if replacement:
-            cdf = np.cumsum(w)
-            out[i] = np.searchsorted(cdf, gen.random(n) * cdf[-1], side="right")
-            # (u * total can round up to total: the last category of positive weight then)
-            np.minimum(out[i], np.flatnonzero(w)[-1], out=out[i])
-        else:
-            # exponential race: the n smallest Exp(1)/w are a draw without replacement;
-            # weight-0 categories (key inf) come last, in random order
-            with np.errstate(divide="ignore"):
-                keys = gen.standard_exponential(categories) / w
-            order = np.lexsort((gen.random(categories), keys))
-            out[i] = order[:n]
+    for i, w in enumerate(x.reshape(rows.shape)):
+        cdf = np.cumsum(w, dtype=x.dtype)
+        cdf = cdf / cdf[-1]
+        cdf[-1] = 1
+        out[i] = np.searchsorted(cdf.astype(np.float64), _draws.unit_float64(gen, n),
+                                 side="left")
     return Tensor._make(out.reshape(x.shape[:-1] + (n,)))

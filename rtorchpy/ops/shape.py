@@ -15,6 +15,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.record import record, record1
 from ..autograd.rows import NODES
 from ..autograd.views import gained_grad, mark_multi_output, share_view
+from ..numerics.args import int64
 from ..numerics.arrays import broadcast_view, diagonal_view, insert_axis
 from ..numerics.dims import normalize_dim, normalize_dims
 from ..numerics.formula_arrays import ARRAY_OPS
@@ -262,6 +263,11 @@ def repeat(self, *repeats):
     if len(repeats) < self._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")
+    if any(r < 0 for r in repeats):
+        lead = (1,) * (len(repeats) - self._data.ndim) + self._data.shape
+        sizes = [n * r for n, r in zip(lead, repeats)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{min(sizes)}: {sizes}")
     out = wrap(np.tile(self._data, repeats))
     if recording(self):
         record(NODES["RepeatBackward0"], (self,), (out,), (self._data.shape, repeats))
@@ -280,23 +286,25 @@ def flip(self, dims):
     return out
 
 
-def _ints(v):
-    """An int or a sequence of ints as a tuple."""
-    return tuple(int(i) for i in v) if isinstance(v, (list, tuple, np.ndarray)) else (int(v),)
+def _ints(v, name):
+    """An int or a sequence of ints (int64's range) as a tuple."""
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return tuple(int64(i, name) for i in v)
+    return (int64(v, name),)
 
 
 @op("roll", dims=("dims",))
 def roll(self, shifts, dims=None):
     """Shift the elements by ``shifts`` along ``dims``, those that fall off one end coming back
     at the other; without ``dims``, along the flattened tensor (the shape is kept)."""
-    shifts = _ints(shifts)
+    shifts = _ints(shifts, "shifts")
     n = self._data.ndim
     if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         dims = None
     else:
-        dims = tuple(normalize_dim(d, n) for d in _ints(dims))
+        dims = tuple(normalize_dim(d, n) for d in _ints(dims, "dims"))
         if len(dims) != len(shifts):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                                f"dims:{len(dims)}")
@@ -311,8 +319,8 @@ def movedim(self, source, destination):
     """Move dims ``source`` to positions ``destination`` (ints or sequences of the same length);
     the other dims keep their order. A view (``permute``)."""
     n = self._data.ndim
-    src = tuple(normalize_dim(d, n) for d in _ints(source))
-    dst = tuple(normalize_dim(d, n) for d in _ints(destination))
+    src = tuple(normalize_dim(d, n) for d in _ints(source, "source"))
+    dst = tuple(normalize_dim(d, n) for d in _ints(destination, "destination"))
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} "
                            f"dims) should contain the same number of dims as destination "
@@ -548,7 +556,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     a, b = normalize_dim(dim1, n), normalize_dim(dim2, n)
     if a == b:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    offset = int(offset)
+    offset = int64(offset, "offset", "diagonal")
     return _view_of(self, diagonal_view(self._data, offset, a, b), NODES["DiagonalBackward0"],
                     (self._data.shape, offset, a, b), view=True)
 

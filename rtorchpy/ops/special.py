@@ -73,6 +73,9 @@ def _polygamma_method(self, n):
     return polygamma(n, self)
 
 
+POLYGAMMA_MAX_ORDER = 10000
+
+
 @op("polygamma", method_fn=_polygamma_method)
 def polygamma(n, self):
     """The n-th derivative of digamma (``n`` a non-negative integer; n = 0 is digamma,
@@ -86,6 +89,9 @@ def polygamma(n, self):
     n = int(n)
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
+    if n > POLYGAMMA_MAX_ORDER:  # the series' cost grows with n, and n! overflows from 171
+        raise RuntimeError(f"polygamma(n, x): n = {n} is too large (at most "
+                           f"{POLYGAMMA_MAX_ORDER}; every result is inf or NaN beyond n = 170)")
     out = _wrap(special.polygamma(n, float_data(self)))
     if STATE.grad_enabled and (self._requires_grad or gained_grad(self)):
         record(NODES["PolygammaBackward0"], (self,), (out,), params=(n,))

@@ -116,12 +116,15 @@ test_that("R values Python dropped are let go during a loop, not only when count
   x <- torch_randn(3, 4)
   kept <- function() length(ls(rtorchpy:::.rt$rvalues))
   before <- kept()
-  for (i in 1:1500) {
+  for (i in 1:4500) {
     s <- x$t()$stride()
     w <- torch_randn(5, requires_grad = TRUE)
     scaled(w, 2)$sum()$backward()
   }
-  expect_lt(kept() - before, 600)  # (3000 values were kept; the bound allows 2 x 256 + slack)
+  # (the leak kept 2 per step. Values whose outputs R has not collected yet are alive, so the
+  # count swings with R's collector, by 650-1500 here whatever the loop's length: bounded,
+  # where the leak grows; the bound is one per step)
+  expect_lt(kept() - before, 4500)
 })
 
 # A custom function whose forward and backward capture tensors (made in their own frame).
@@ -206,11 +209,9 @@ test_that("a tensor restored with readRDS is refused, not another tensor", {
   expect_error(y + 1, "external pointer is not valid")
   expect_error(torch_add(x, y), "external pointer is not valid")
   expect_error(as_array(y), "external pointer is not valid")
-  # (x$name goes straight to .External, which refuses the restored pointer with R's own
-  # message: see docs/differences.md)
   in_global <- function(code) eval(substitute(code), list(y = y), globalenv())
-  expect_error(in_global(y$sin()), "NULL value passed as symbol address")
-  expect_error(in_global(y$grad), "NULL value passed as symbol address")
+  expect_error(in_global(y$sin()$sum()), "external pointer is not valid")
+  expect_error(in_global(y$grad), "external pointer is not valid")
   # in another session, where the key may name another tensor
   rscript <- file.path(R.home("bin"), "Rscript")
   code <- sprintf(paste0("suppressMessages(library(rtorchpy)); a <- torch_tensor(c(7, 8)); ",
@@ -435,18 +436,17 @@ test_that("a missing argument is reported against the user's call, not the bridg
   }
 })
 
-test_that("x$name is the .External primitive, and other external pointers are not tensors", {
-  # (.onLoad's probe registered it in R's table of methods, where code anywhere finds it, the
-  # package's own included; the closure stays for x[["name"]])
+test_that("x$name is the package's method, and other external pointers are not tensors", {
+  # (registered in R's table of methods, where code anywhere finds it, the package's own
+  # included)
   table <- get(".__S3MethodsTable__.", envir = baseenv())
-  expect_identical(get("$.torch_tensor", envir = table), .External)
-  expect_false(exists("$.torch_tensor", envir = asNamespace("rtorchpy"), inherits = FALSE))
+  expect_identical(get("$.torch_tensor", envir = table), rtorchpy:::.dollar_closure)
   x <- torch_tensor(c(1, 2), requires_grad = TRUE)
   expect_equal(as_array(x[["sin"]]()), sin(c(1, 2)), tolerance = 1e-6)
   expect_true(x[["requires_grad"]])
   expect_false(identical(x, x * 1))
   expect_true(identical(x, x))
-  # R's own records of registered routines carry the same tag as a tensor's pointer
+  # another package's external pointer (R's record of a registered routine) is not a tensor
   routine <- getNativeSymbolInfo("rtp_wrap", "rtorchpy")$address
   expect_error(torch_add(x, routine))
   expect_error(x + routine)

@@ -73,7 +73,7 @@ test_that("as_array and friends", {
   expect_true(is.matrix(as_array(torch_ones(2, 3))))
   expect_identical(as_array(torch_tensor(1:3)), 1:3)            # long: integer
   expect_identical(as_array(torch_tensor(c(TRUE, NA, FALSE))), c(TRUE, TRUE, FALSE))
-  expect_warning(as_array(torch_tensor(3e9, dtype = torch_long())), "integer range")
+  expect_identical(as_array(torch_tensor(3e9, dtype = torch_long())), 3e9)
   x <- torch_tensor(c(1, 2), requires_grad = TRUE)
   y <- x * 2
   expect_equal(as_array(y), c(2, 4))                            # no detach needed
@@ -313,11 +313,31 @@ test_that("is_contiguous() and stride() describe the memory layout (1-based dims
   expect_error(x$stride(3), "Dimension out of range")
 })
 
-test_that("int64 values beyond R's integer range become NA with a warning, as as.integer()", {
+test_that("int64 values beyond R's integer range come back exactly, as doubles", {
   x <- torch_tensor(c(3e9, -3e9, 5, 2147483647, -2147483647), dtype = torch_long())
-  expect_warning(v <- as_array(x), "NAs introduced by coercion to integer range")
-  expect_identical(v, c(NA, NA, 5L, .Machine$integer.max, -.Machine$integer.max))
-  expect_no_warning(as_array(x[3:5]))
+  expect_no_warning(v <- as_array(x))
+  expect_identical(v, c(3e9, -3e9, 5, 2147483647, -2147483647))
+  expect_identical(as_array(x[3:5]), c(5L, .Machine$integer.max, -.Machine$integer.max))
+  big <- torch_tensor(2^33, dtype = torch_long())
+  expect_identical(big$item(), 2^33)
+  expect_identical(torch_tensor(3e9, dtype = torch_long())$sum()$item(), 3e9)
+  expect_identical((big * 2L)$item(), 2^34)
+  expect_identical(torch_tensor(-2^52, dtype = torch_long())$item(), -2^52)
+  expect_identical(torch_tensor(5L)$item(), 5L)
+  # beyond 2^53 a double can't hold every int64: said, not silent
+  huge <- torch_tensor(2^53, dtype = torch_long()) + 1L
+  expect_warning(v <- huge$item(), "beyond 2\\^53")
+  expect_equal(v, 2^53)
+  expect_warning(as_array(huge), "beyond 2\\^53")
+})
+
+test_that("int64 beyond 32 bits crosses torch_save()/torch_load() exactly", {
+  path <- withr::local_tempfile(fileext = ".pt")
+  torch_save(list(a = torch_tensor(c(2^33, -2^40), dtype = torch_long()), n = 2^33), path)
+  back <- torch_load(path)
+  expect_identical(as_array(back$a), c(2^33, -2^40))
+  expect_equal(back$a$dtype, torch_long())
+  expect_identical(back$n, 2^33)
 })
 
 test_that("torch_round() takes decimals", {
@@ -340,4 +360,15 @@ test_that("torch_roll() and torch_movedim() take 1-based dims; gradients flow", 
   expect_equal(torch_movedim(y, 1, 3)$shape, c(3L, 4L, 2L))
   expect_equal(y$movedim(c(1, 2), c(3, 1))$shape, c(3L, 4L, 2L))
   expect_equal(as_array(torch_movedim(y, 1, 3)[, , 2]), as_array(y[2, , ]))
+})
+
+test_that("an int64 number saved from Python loads in R exactly", {
+  torch_ones(1)
+  path <- gsub("\\\\", "/", withr::local_tempfile(fileext = ".pt"))
+  reticulate::py_run_string(paste0(
+    "import rtorchpy as _rt\n",
+    "_rt.torch_save({'n': 2**33, 't': _rt.torch_tensor([2**33, -5])}, '", path, "')\n"))
+  back <- torch_load(path)
+  expect_identical(back$n, 2^33)
+  expect_identical(as_array(back$t), c(2^33, -5))
 })

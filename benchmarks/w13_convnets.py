@@ -1,4 +1,4 @@
-"""W10 Convolutional networks: a LeNet-5 training step, a 1-D convnet training step and one
+"""W13 Convolutional networks: a LeNet-5 training step, a 1-D convnet training step and one
 large ``conv2d`` forward, rtorchpy against PyTorch.
 
 * LeNet-5: batch 64 of 1x28x28 float32 images, ``conv 6@5x5 - relu - max_pool 2 - conv
@@ -159,7 +159,7 @@ def main():
         if torch is not None:
             short = "LeNet-5 step" if case.startswith("LeNet") else "1-D convnet step"
             targets.append(_common.target(
-                f"W10 {short} ≤ 2× PyTorch", paired(res, "rtorchpy", "torch"), 2.0,
+                f"W13 {short} ≤ 2× PyTorch", paired(res, "rtorchpy", "torch"), 2.0,
                 f"paired median; medians {res['rtorchpy']['median'] * 1e3:.2f} vs "
                 f"{res['torch']['median'] * 1e3:.2f} ms/step"))
 
@@ -181,14 +181,14 @@ def main():
                          max=r["max"] * 1e3, samples=r["n"]) for e, r in res.items()]
     if torch is not None:
         targets.append(_common.target(
-            "W10 conv2d forward (32, 64, 56, 56) * 64 3x3 ≤ 2× PyTorch",
+            "W13 conv2d forward (32, 64, 56, 56) * 64 3x3 ≤ 2× PyTorch",
             paired(res, "rtorchpy", "torch"), 2.0,
             f"paired median; medians {res['rtorchpy']['median'] * 1e3:.1f} vs "
             f"{res['torch']['median'] * 1e3:.1f} ms" + (" (quick: batch 8)" if args.quick else
                                                          "")))
     notes.append("engines interleaved in one process; both start from the same weights and "
                  "agree on three steps' losses (and the forward's values) before timing")
-    _common.emit(args, "W10", rows, targets, notes,
+    _common.emit(args, "W13", rows, targets, notes,
                  description="LeNet-5 and 1-D convnet training steps, conv2d forward")
 
 

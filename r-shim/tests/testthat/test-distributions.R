@@ -1,0 +1,110 @@
+# distr_* from R: values recorded from PyTorch 2.13 (float64), R torch's 1-based categorical
+# values, value_error conditions, gradients through log_prob, and no leak per object.
+
+test_that("distr_normal's log_prob, gradients and fields", {
+  mu <- torch_tensor(c(0.5, -1), dtype = torch_float64(), requires_grad = TRUE)
+  sd <- torch_tensor(c(1.5, 0.3), dtype = torch_float64(), requires_grad = TRUE)
+  d <- distr_normal(mu, sd)
+  x <- torch_tensor(c(1, -0.5), dtype = torch_float64())
+  lp <- d$log_prob(x)
+  # -(x - mu)^2 / (2 sd^2) - log(sd) - log(2 pi) / 2
+  want <- -(c(1, -0.5) - c(0.5, -1))^2 / (2 * c(1.5, 0.3)^2) - log(c(1.5, 0.3)) - log(2 * pi) / 2
+  expect_equal(as_array(lp), want, tolerance = 1e-12)
+  lp$sum()$backward()
+  expect_equal(as_array(mu$grad), (c(1, -0.5) - c(0.5, -1)) / c(1.5, 0.3)^2, tolerance = 1e-12)
+  expect_equal(d$batch_shape, 2L)
+  expect_equal(d$event_shape, integer(0))
+  expect_equal(as_array(d$mean), c(0.5, -1))
+  expect_equal(as_array(d$stddev), c(1.5, 0.3))
+  expect_true(d$has_rsample)
+  expect_equal(d$sample(c(3, 4))$shape, c(3, 4, 2))
+  expect_equal(d$expand(c(5, 2))$batch_shape, c(5L, 2L))
+})
+
+test_that("a seed gives R torch's samples", {
+  torch_manual_seed(1)
+  expect_equal(as_array(distr_normal(0, 1)$sample(3)), c(0.6614, 0.2669, 0.0617),
+               tolerance = 1e-4)
+})
+
+test_that("categorical values are 1-based, as in R torch", {
+  d <- distr_categorical(probs = torch_tensor(c(0.2, 0.3, 0.5)))
+  s <- as_array(d$sample(100))
+  expect_true(all(s %in% 1:3))
+  expect_equal(as_array(d$log_prob(torch_tensor(3L))), log(0.5), tolerance = 1e-6)
+  expect_equal(as_array(d$probs), c(0.2, 0.3, 0.5), tolerance = 1e-6)
+})
+
+test_that("the other distributions give PyTorch's log_prob", {
+  # values from PyTorch 2.13, float64
+  expect_equal(as_array(distr_poisson(torch_tensor(3, dtype = torch_float64()))$log_prob(
+    torch_tensor(2, dtype = torch_float64()))), dpois(2, 3, log = TRUE), tolerance = 1e-12)
+  expect_equal(as_array(distr_gamma(torch_tensor(2, dtype = torch_float64()), 3)$log_prob(
+    torch_tensor(1, dtype = torch_float64()))), dgamma(1, 2, 3, log = TRUE), tolerance = 1e-12)
+  expect_equal(as_array(distr_chi2(torch_tensor(3, dtype = torch_float64()))$log_prob(
+    torch_tensor(1.5, dtype = torch_float64()))), dchisq(1.5, 3, log = TRUE),
+    tolerance = 1e-12)
+  expect_equal(as_array(distr_bernoulli(probs = torch_tensor(0.3, dtype = torch_float64()))
+                        $log_prob(torch_tensor(1, dtype = torch_float64()))), log(0.3),
+               tolerance = 1e-12)
+  expect_equal(as_array(distr_beta(torch_tensor(2, dtype = torch_float64()), 3)$log_prob(
+    torch_tensor(0.4, dtype = torch_float64()))), dbeta(0.4, 2, 3, log = TRUE),
+    tolerance = 1e-12)
+  S <- rbind(c(2, 0.5), c(0.5, 1))
+  mv <- distr_multivariate_normal(torch_zeros(2, dtype = torch_float64()),
+                                  torch_tensor(S, dtype = torch_float64()))
+  x <- c(0.3, -1.2)
+  want <- -0.5 * (2 * log(2 * pi) + log(det(S)) + drop(t(x) %*% solve(S) %*% x))
+  expect_equal(as_array(mv$log_prob(torch_tensor(x, dtype = torch_float64()))), want,
+               tolerance = 1e-12)
+  mix <- distr_mixture_same_family(
+    distr_categorical(probs = torch_tensor(c(0.3, 0.7), dtype = torch_float64())),
+    distr_normal(torch_tensor(c(-1, 1), dtype = torch_float64()), 1))
+  want <- log(0.3 * dnorm(0.2, -1) + 0.7 * dnorm(0.2, 1))
+  expect_equal(as_array(mix$log_prob(torch_tensor(0.2, dtype = torch_float64()))), want,
+               tolerance = 1e-12)
+})
+
+test_that("invalid parameters and values are value_error conditions", {
+  expect_error(distr_normal(0, -1), "The parameter scale has invalid values",
+               class = "value_error")
+  expect_error(distr_poisson(2)$log_prob(torch_tensor(-1)), "within the support",
+               class = "value_error")
+  expect_error(distr_multivariate_normal(torch_zeros(2), torch_tensor(rbind(c(1, 2), c(2, 1)))),
+               "covariance_matrix has invalid values", class = "value_error")
+  expect_error(distr_bernoulli(probs = torch_tensor(1.5)), "invalid values",
+               class = "value_error")
+})
+
+test_that("distributions do not leak across the bridge", {
+  live <- function() unlist(rtorchpy:::.bridge_counts())
+  run <- function(n) for (i in seq_len(n)) {
+    d <- distr_normal(torch_zeros(3), 1)
+    d$log_prob(torch_ones(3))$sum()
+    d$sample(2)
+    d$mean
+  }
+  run(20)
+  before <- live()
+  run(300)
+  grown <- live() - before
+  expect_true(all(grown < 50), info = paste(grown, collapse = ", "))
+})
+
+test_that("student_t, negative_binomial, binomial, dirichlet and half_normal from R", {
+  f64 <- function(x) torch_tensor(x, dtype = torch_float64())
+  expect_equal(as_array(distr_student_t(f64(4))$log_prob(f64(0.7))), dt(0.7, 4, log = TRUE),
+               tolerance = 1e-12)
+  # PyTorch's negative binomial: failures before total_count successes, probs = P(failure)
+  expect_equal(as_array(distr_negative_binomial(f64(3), probs = f64(0.4))$log_prob(f64(2))),
+               dnbinom(2, size = 3, prob = 0.6, log = TRUE), tolerance = 1e-12)
+  expect_equal(as_array(distr_binomial(f64(10), probs = f64(0.3))$log_prob(f64(4))),
+               dbinom(4, 10, 0.3, log = TRUE), tolerance = 1e-12)
+  expect_equal(as_array(distr_half_normal(f64(2))$log_prob(f64(1))),
+               log(2) + dnorm(1, 0, 2, log = TRUE), tolerance = 1e-12)
+  d <- distr_dirichlet(f64(c(1, 2, 3)))
+  expect_equal(d$event_shape, 3L)
+  expect_equal(as_array(d$log_prob(f64(c(0.2, 0.3, 0.5)))),
+               lgamma(6) - lgamma(1) - lgamma(2) - lgamma(3) + log(0.3) + 2 * log(0.5),
+               tolerance = 1e-12)
+})

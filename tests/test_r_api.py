@@ -1,0 +1,37 @@
+"""The R package's C code calls R's public API only: none of the entry points current R's
+``R CMD check`` reports as non-API (listed in r-shim/tools/r-nonapi-symbols.txt) is among the
+symbols the built library takes from R, whatever R is installed here."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LIST = ROOT / "r-shim" / "tools" / "r-nonapi-symbols.txt"
+LIB = ROOT / ".rlib" / "rtorchpy" / "libs" / "rtorchpy.so"
+
+
+def non_api():
+    return {ln.strip() for ln in LIST.read_text().splitlines()
+            if ln.strip() and not ln.startswith("#")}
+
+
+def test_the_list_is_r_checks_list():
+    names = non_api()
+    assert len(names) > 90 and {"BODY", "CLOENV", "LEVELS", "SET_BODY"} <= names
+
+
+def test_the_built_library_calls_no_non_api_entry_point():
+    if not LIB.exists():
+        pytest.skip("the R package is not built (make r)")
+    if shutil.which("nm") is None:
+        pytest.skip("nm is not installed")
+    out = subprocess.run(["nm", "-D", "--undefined-only", str(LIB)], capture_output=True,
+                         text=True, check=True).stdout
+    used = {ln.split()[-1].split("@")[0] for ln in out.splitlines() if ln.strip()}
+    assert used, "nm listed no symbols"
+    assert "Rf_eval" in used  # (the listing is what the library takes from R)
+    assert not (used & non_api()), f"non-API entry points called: {sorted(used & non_api())}"
