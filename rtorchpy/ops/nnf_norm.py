@@ -17,10 +17,11 @@ from ..autograd.graph import bump_version
 from ..autograd.record import record
 from ..autograd.rows import NODES
 from ..derivatives import norm as _derivatives_norm  # noqa: F401  (registers the row)
+from ..numerics import draws
 from ..tensor import Tensor
 from .arith import mul
-from .creation import generator
 from .nnf_layers import _float_input, _in_f64, _same_dtype, _three_inputs, nnf_batch_norm
+from .random_state import engine
 from .registry import as_tensor, recording, wrap
 
 __all__ = ["nnf_group_norm", "nnf_instance_norm", "nnf_dropout2d", "nnf_dropout3d",
@@ -111,7 +112,9 @@ def _channel_dropout(input, p, training, inplace, nd, name):
     if p == 1.0:
         mask = Tensor._make(np.zeros(shape, dt))
     else:
-        keep = generator().random(shape) >= p
+        # (libtorch: a noise tensor of this shape, bernoulli_(1 - p): a float64 uniform per
+        # element, kept when below 1 - p, as nnf_dropout draws its mask)
+        keep = draws.unit_float64(engine(), int(np.prod(shape))).reshape(shape) < 1.0 - p
         mask = Tensor._make((keep / (1.0 - p)).astype(dt))
     return input.mul_(mask) if inplace else mul(input, mask)
 
@@ -143,7 +146,8 @@ def nnf_alpha_dropout(input, p=0.5, training=False, inplace=False):
     if p == 1.0:
         return input.mul_(0.0) if inplace else mul(input, 0.0)
     dt = input._data.dtype
-    keep = (generator().random(input.shape) >= p).astype(np.float64)
+    keep = (draws.unit_float64(engine(), input.numel()).reshape(input.shape) <
+            1.0 - p).astype(np.float64)
     a = 1.0 / np.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
     noise = Tensor._make((keep * a).astype(dt))
     shift = Tensor._make(((keep - 1) * _SELU_ALPHA * a + _SELU_ALPHA * a * p).astype(dt))
