@@ -1161,6 +1161,14 @@ from _nn_derivative_samples import add_samples  # noqa: E402
 
 add_samples(builder, Case, shape, anyv, away0, const)
 
+# convolution, padding and pooling rows: samples in their own file
+from _conv_derivative_samples import add_adaptive_samples, add_interpolate_samples  # noqa: E402
+from _conv_derivative_samples import add_samples as add_conv_samples  # noqa: E402
+
+add_conv_samples(builder, Case, anyv)
+add_adaptive_samples(builder, Case, anyv)
+add_interpolate_samples(builder, Case, anyv)
+
 # matrix, shape and sorting rows (derivatives/matops.py): samples in their own file
 from _matops_builders import add_builders  # noqa: E402
 

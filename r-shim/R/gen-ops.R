@@ -1195,42 +1195,69 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #'
 #' R torch's `nnf_*` functions; dims and class targets are 1-based.
 #'
+#' @param align_corners See the Python documentation of the op of the same name (R conventions apply).
 #' @param alpha See the Python documentation of the op of the same name (R conventions apply).
 #' @param approximate See the Python documentation of the op of the same name (R conventions apply).
 #' @param beta See the Python documentation of the op of the same name (R conventions apply).
 #' @param bias See the Python documentation of the op of the same name (R conventions apply).
+#' @param ceil_mode See the Python documentation of the op of the same name (R conventions apply).
+#' @param count_include_pad See the Python documentation of the op of the same name (R conventions apply).
 #' @param delta See the Python documentation of the op of the same name (R conventions apply).
+#' @param dilation See the Python documentation of the op of the same name (R conventions apply).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @param divisor_override See the Python documentation of the op of the same name (R conventions apply).
+#' @param downscale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
+#' @param grid See the Python documentation of the op of the same name (R conventions apply).
+#' @param groups See the Python documentation of the op of the same name (R conventions apply).
 #' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
+#' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
 #' @param inplace See the Python documentation of the op of the same name (R conventions apply).
 #' @param input A tensor.
 #' @param input1 See the Python documentation of the op of the same name (R conventions apply).
 #' @param input2 See the Python documentation of the op of the same name (R conventions apply).
+#' @param k `torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order (1 is the smallest, in R as in PyTorch).
+#' @param kernel_size See the Python documentation of the op of the same name (R conventions apply).
 #' @param log_input Whether `input` holds the log of the rate.
 #' @param log_target Whether `target` holds log-probabilities.
 #' @param max_norm See the Python documentation of the op of the same name (R conventions apply).
 #' @param max_val See the Python documentation of the op of the same name (R conventions apply).
 #' @param min_val See the Python documentation of the op of the same name (R conventions apply).
+#' @param mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param momentum See the Python documentation of the op of the same name (R conventions apply).
 #' @param negative_slope See the Python documentation of the op of the same name (R conventions apply).
 #' @param norm_type See the Python documentation of the op of the same name (R conventions apply).
 #' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
 #' @param num_classes The number of classes; -1 (the default) takes the largest class value.
+#' @param num_groups See the Python documentation of the op of the same name (R conventions apply).
+#' @param output_padding See the Python documentation of the op of the same name (R conventions apply).
+#' @param output_size See the Python documentation of the op of the same name (R conventions apply).
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
+#' @param pad See the Python documentation of the op of the same name (R conventions apply).
+#' @param padding See the Python documentation of the op of the same name (R conventions apply).
 #' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
+#' @param padding_mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
+#' @param recompute_scale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).
+#' @param return_indices See the Python documentation of the op of the same name (R conventions apply).
 #' @param running_mean See the Python documentation of the op of the same name (R conventions apply).
 #' @param running_var See the Python documentation of the op of the same name (R conventions apply).
+#' @param scale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param scale_grad_by_freq See the Python documentation of the op of the same name (R conventions apply).
+#' @param size The shape of the draws when `mean` and `std` are numbers.
 #' @param sparse See the Python documentation of the op of the same name (R conventions apply).
+#' @param stride See the Python documentation of the op of the same name (R conventions apply).
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param tensor Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).
+#' @param theta See the Python documentation of the op of the same name (R conventions apply).
 #' @param threshold See the Python documentation of the op of the same name (R conventions apply).
 #' @param training See the Python documentation of the op of the same name (R conventions apply).
+#' @param upscale_factor See the Python documentation of the op of the same name (R conventions apply).
+#' @param use_input_stats See the Python documentation of the op of the same name (R conventions apply).
+#' @param value See the Python documentation of the op of the same name (R conventions apply).
 #' @param var The variances: a tensor (input's shape, or one dim of size 1 or missing) or a number.
 #' @param weight See the Python documentation of the op of the same name (R conventions apply).
 #' @return A tensor.
@@ -1360,6 +1387,162 @@ nnf_poisson_nll_loss <- function(input, target, log_input = TRUE, full = FALSE, 
 #' @rdname nnf
 #' @export
 nnf_gaussian_nll_loss <- function(input, target, var, full = FALSE, eps = 1e-06, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_gaussian_nll_loss", input, target, var, full, eps, reduction); if (is.object(.r)) .r else .fn_reply("nnf_gaussian_nll_loss", list(input, target, var, full, eps, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_conv1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "nnf_conv1d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("nnf_conv1d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_conv2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "nnf_conv2d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("nnf_conv2d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_conv3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "nnf_conv3d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("nnf_conv3d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_conv_transpose1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "nnf_conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("nnf_conv_transpose1d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_conv_transpose2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "nnf_conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("nnf_conv_transpose2d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_conv_transpose3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "nnf_conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("nnf_conv_transpose3d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_pad <- function(input, pad, mode = "constant", value = NULL) { .r <- .External(rtp_fnx, "nnf_pad", input, pad, mode, value); if (is.object(.r)) .r else .fn_reply("nnf_pad", list(input, pad, mode, value), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_max_pool1d <- function(input, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_max_pool1d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_max_pool1d", list(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_max_pool2d <- function(input, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_max_pool2d", list(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_max_pool3d <- function(input, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_max_pool3d", list(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_avg_pool1d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil_mode = FALSE, count_include_pad = TRUE) { .r <- .External(rtp_fnx, "nnf_avg_pool1d", input, kernel_size, stride, padding, ceil_mode, count_include_pad); if (is.object(.r)) .r else .fn_reply("nnf_avg_pool1d", list(input, kernel_size, stride, padding, ceil_mode, count_include_pad), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_avg_pool2d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil_mode = FALSE, count_include_pad = TRUE, divisor_override = NULL) { .r <- .External(rtp_fnx, "nnf_avg_pool2d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); if (is.object(.r)) .r else .fn_reply("nnf_avg_pool2d", list(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_avg_pool3d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil_mode = FALSE, count_include_pad = TRUE, divisor_override = NULL) { .r <- .External(rtp_fnx, "nnf_avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); if (is.object(.r)) .r else .fn_reply("nnf_avg_pool3d", list(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_adaptive_avg_pool1d <- function(input, output_size) { .r <- .External(rtp_fnx, "nnf_adaptive_avg_pool1d", input, output_size); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_avg_pool1d", list(input, output_size), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_adaptive_avg_pool2d <- function(input, output_size) { .r <- .External(rtp_fnx, "nnf_adaptive_avg_pool2d", input, output_size); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_avg_pool2d", list(input, output_size), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_adaptive_avg_pool3d <- function(input, output_size) { .r <- .External(rtp_fnx, "nnf_adaptive_avg_pool3d", input, output_size); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_avg_pool3d", list(input, output_size), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_adaptive_max_pool1d <- function(input, output_size, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_adaptive_max_pool1d", input, output_size, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_max_pool1d", list(input, output_size, return_indices), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_adaptive_max_pool2d <- function(input, output_size, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_adaptive_max_pool2d", input, output_size, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_max_pool2d", list(input, output_size, return_indices), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_adaptive_max_pool3d <- function(input, output_size, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_adaptive_max_pool3d", input, output_size, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_max_pool3d", list(input, output_size, return_indices), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_max_unpool1d <- function(input, indices, kernel_size, stride = NULL, padding = 0L, output_size = NULL) { .r <- .External(rtp_fnx, "nnf_max_unpool1d", input, indices, kernel_size, stride, padding, output_size); if (is.object(.r)) .r else .fn_reply("nnf_max_unpool1d", list(input, indices, kernel_size, stride, padding, output_size), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_max_unpool2d <- function(input, indices, kernel_size, stride = NULL, padding = 0L, output_size = NULL) { .r <- .External(rtp_fnx, "nnf_max_unpool2d", input, indices, kernel_size, stride, padding, output_size); if (is.object(.r)) .r else .fn_reply("nnf_max_unpool2d", list(input, indices, kernel_size, stride, padding, output_size), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_max_unpool3d <- function(input, indices, kernel_size, stride = NULL, padding = 0L, output_size = NULL) { .r <- .External(rtp_fnx, "nnf_max_unpool3d", input, indices, kernel_size, stride, padding, output_size); if (is.object(.r)) .r else .fn_reply("nnf_max_unpool3d", list(input, indices, kernel_size, stride, padding, output_size), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_group_norm <- function(input, num_groups, weight = NULL, bias = NULL, eps = 1e-05) { .r <- .External(rtp_fnx, "nnf_group_norm", input, num_groups, weight, bias, eps); if (is.object(.r)) .r else .fn_reply("nnf_group_norm", list(input, num_groups, weight, bias, eps), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_instance_norm <- function(input, running_mean = NULL, running_var = NULL, weight = NULL, bias = NULL, use_input_stats = TRUE, momentum = 0.1, eps = 1e-05) { .r <- .External(rtp_fnx, "nnf_instance_norm", input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps); if (is.object(.r)) .r else .fn_reply("nnf_instance_norm", list(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_dropout2d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_dropout2d", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_dropout2d", list(input, p, training, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_dropout3d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_dropout3d", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_dropout3d", list(input, p, training, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_alpha_dropout <- function(input, p = 0.5, training = FALSE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_alpha_dropout", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_alpha_dropout", list(input, p, training, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_unfold <- function(input, kernel_size, dilation = 1L, padding = 0L, stride = 1L) { .r <- .External(rtp_fnx, "nnf_unfold", input, kernel_size, dilation, padding, stride); if (is.object(.r)) .r else .fn_reply("nnf_unfold", list(input, kernel_size, dilation, padding, stride), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_fold <- function(input, output_size, kernel_size, dilation = 1L, padding = 0L, stride = 1L) { .r <- .External(rtp_fnx, "nnf_fold", input, output_size, kernel_size, dilation, padding, stride); if (is.object(.r)) .r else .fn_reply("nnf_fold", list(input, output_size, kernel_size, dilation, padding, stride), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_pixel_shuffle <- function(input, upscale_factor) { .r <- .External(rtp_fnx, "nnf_pixel_shuffle", input, upscale_factor); if (is.object(.r)) .r else .fn_reply("nnf_pixel_shuffle", list(input, upscale_factor), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_pixel_unshuffle <- function(input, downscale_factor) { .r <- .External(rtp_fnx, "nnf_pixel_unshuffle", input, downscale_factor); if (is.object(.r)) .r else .fn_reply("nnf_pixel_unshuffle", list(input, downscale_factor), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_interpolate <- function(input, size = NULL, scale_factor = NULL, mode = "nearest", align_corners = NULL, recompute_scale_factor = NULL) { .r <- .External(rtp_fnx, "nnf_interpolate", input, size, scale_factor, mode, align_corners, recompute_scale_factor); if (is.object(.r)) .r else .fn_reply("nnf_interpolate", list(input, size, scale_factor, mode, align_corners, recompute_scale_factor), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_upsample <- function(input, size = NULL, scale_factor = NULL, mode = "nearest", align_corners = NULL) { .r <- .External(rtp_fnx, "nnf_upsample", input, size, scale_factor, mode, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_upsample", list(input, size, scale_factor, mode, align_corners), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_normalize <- function(input, p = 2.0, dim = 2L, eps = 1e-12) { .r <- .External(rtp_fnx, "nnf_normalize", input, p, dim, eps); if (is.object(.r)) .r else .fn_reply("nnf_normalize", list(input, p, dim, eps), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_lp_pool1d <- function(input, norm_type, kernel_size, stride = NULL, ceil_mode = FALSE) { .r <- .External(rtp_fnx, "nnf_lp_pool1d", input, norm_type, kernel_size, stride, ceil_mode); if (is.object(.r)) .r else .fn_reply("nnf_lp_pool1d", list(input, norm_type, kernel_size, stride, ceil_mode), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_lp_pool2d <- function(input, norm_type, kernel_size, stride = NULL, ceil_mode = FALSE) { .r <- .External(rtp_fnx, "nnf_lp_pool2d", input, norm_type, kernel_size, stride, ceil_mode); if (is.object(.r)) .r else .fn_reply("nnf_lp_pool2d", list(input, norm_type, kernel_size, stride, ceil_mode), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_local_response_norm <- function(input, size, alpha = 0.0001, beta = 0.75, k = 1.0) { .r <- .External(rtp_fnx, "nnf_local_response_norm", input, size, alpha, beta, k); if (is.object(.r)) .r else .fn_reply("nnf_local_response_norm", list(input, size, alpha, beta, k), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_affine_grid <- function(theta, size, align_corners = FALSE) { .r <- .External(rtp_fnx, "nnf_affine_grid", theta, size, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_affine_grid", list(theta, size, align_corners), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_grid_sample <- function(input, grid, mode = "bilinear", padding_mode = "zeros", align_corners = FALSE) { .r <- .External(rtp_fnx, "nnf_grid_sample", input, grid, mode, padding_mode, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_grid_sample", list(input, grid, mode, padding_mode, align_corners), .r, sys.call()) }
 
 #' Data types
 #'

@@ -212,7 +212,7 @@ def method_names():
 
 
 # nnf_* functions are not in the op registry; their R conventions are listed here.
-_NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",)}
+_NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",), "nnf_normalize": ("dim",)}
 
 
 def _nnf_classes(t):
@@ -247,9 +247,13 @@ _CLASS_TARGETS = {"target": _nnf_target, "ignore_index": _nnf_ignore_index}
 _NNF_CONV = {"nnf_nll_loss": _CLASS_TARGETS, "nnf_cross_entropy": _CLASS_TARGETS,
              "nnf_embedding": {"input": r_index_arg, "padding_idx": _nnf_padding_idx},
              "nnf_one_hot": {"tensor": _nnf_classes}}
+# pooling's indices (R torch's are 1-based): returned by max pooling, taken by unpooling
+_NNF_CONV.update({f"nnf_max_unpool{k}d": {"indices": r_index_arg} for k in (1, 2, 3)})
+_NNF_RETURNS_INDEX = {f"nnf_{kind}max_pool{k}d" for kind in ("", "adaptive_") for k in (1, 2, 3)}
 
 _NNF = {name: _Plan(boundary(getattr(nnf, name), name), _NNF_DIMS.get(name, ()), name=name,
-                    conv=_NNF_CONV.get(name), generated=True)
+                    conv=_NNF_CONV.get(name), generated=True,
+                    returns_index=name in _NNF_RETURNS_INDEX)
         for name in nnf.__all__}
 
 

@@ -5,6 +5,8 @@ from .activation import *  # noqa: F401,F403
 from .activation import __all__ as _activation
 from .containers import *  # noqa: F401,F403
 from .containers import __all__ as _containers
+from .conv import *  # noqa: F401,F403
+from .conv import __all__ as _conv
 from .dropout import *  # noqa: F401,F403
 from .dropout import __all__ as _dropout
 from .embedding import *  # noqa: F401,F403
@@ -17,10 +19,12 @@ from .loss import *  # noqa: F401,F403
 from .loss import __all__ as _loss
 from .module import *  # noqa: F401,F403
 from .module import __all__ as _module
+from .pooling import *  # noqa: F401,F403
+from .pooling import __all__ as _pooling
 from .normalization import *  # noqa: F401,F403
 from .normalization import __all__ as _normalization
 from .utils import *  # noqa: F401,F403
 from .utils import __all__ as _utils
 
-__all__ = sorted(set(_activation + _containers + _dropout + _embedding + _init + _linear +
-                     _loss + _module + _normalization + _utils))
+__all__ = sorted(set(_activation + _containers + _conv + _dropout + _embedding + _init + _linear +
+                     _loss + _module + _normalization + _pooling + _utils))

@@ -1,10 +1,10 @@
-"""``nn_dropout``: zeroes elements with probability ``p`` in training mode only."""
+"""``nn_dropout``, ``nn_dropout2d``, ``nn_dropout3d``: zero elements (or whole channels) with\nprobability ``p`` in training mode only."""
 from __future__ import annotations
 
-from ..ops.nnf import nnf_dropout
+from ..ops.nnf import nnf_alpha_dropout, nnf_dropout, nnf_dropout2d, nnf_dropout3d
 from .module import nn_module
 
-__all__ = ["nn_dropout"]
+__all__ = ["nn_dropout", "nn_dropout2d", "nn_dropout3d", "nn_alpha_dropout"]
 
 
 class nn_dropout(nn_module):
@@ -18,3 +18,25 @@ class nn_dropout(nn_module):
 
     def forward(self, input):
         return nnf_dropout(input, self.p, self.training, self.inplace)
+
+
+class nn_dropout2d(nn_dropout):
+    """During training, zero whole channels of (N, C, H, W) inputs with probability ``p`` and
+    scale the rest by ``1 / (1 - p)``; the identity in evaluation mode."""
+
+    def forward(self, input):
+        return nnf_dropout2d(input, self.p, self.training, self.inplace)
+
+
+class nn_dropout3d(nn_dropout):
+    """As ``nn_dropout2d``, for (N, C, D, H, W) inputs."""
+
+    def forward(self, input):
+        return nnf_dropout3d(input, self.p, self.training, self.inplace)
+
+
+class nn_alpha_dropout(nn_dropout):
+    """Dropout for SELU networks (``nnf_alpha_dropout``), in training mode only."""
+
+    def forward(self, input):
+        return nnf_alpha_dropout(input, self.p, self.training, self.inplace)

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import rounded, special
+from . import conv, pool, rounded, special
 from .arrays import broadcast_view, clamp_offset, cumsum_of, diagonal_view, insert_axis, sgn
 from .formula_linalg import ArrayLinalg
 from .index_order import add_at, has_arrays, put, scatter_add_into, take
@@ -292,6 +292,52 @@ class _ArrayOps(ArrayLinalg):
     @staticmethod
     def nll_backward(g, shape, target, weight, reduction, ignore_index, total_weight):
         return nll_grad_array(g, shape, target, weight, reduction, ignore_index, total_weight)
+
+    @staticmethod
+    def convolution(x, w, stride, padding, dilation, transposed, output_padding, groups):
+        return conv.convolution(x, w, stride, padding, dilation, transposed, output_padding,
+                                groups)
+
+    @staticmethod
+    def convolution_weight(x, g, kernel, stride, padding, dilation, transposed, groups):
+        return conv.convolution_weight(x, g, kernel, stride, padding, dilation, transposed,
+                                       groups)
+
+    @staticmethod
+    def constant_pad(x, pads):
+        return conv.constant_pad(x, pads)
+
+    @staticmethod
+    def gather_pad(x, indices, sizes, kind):
+        return np.ascontiguousarray(conv.gather_pad(x, indices))
+
+    @staticmethod
+    def gather_pad_backward(g, indices, sizes, kind):
+        return conv.gather_pad_adjoint(g, indices, sizes)
+
+    @staticmethod
+    def max_pool_backward(g, indices, shape, nd):
+        return pool.max_pool_backward(g, indices, shape, nd)
+
+    @staticmethod
+    def im2col(x, kernel, dilation, padding, stride):
+        return conv.unfold(x, kernel, dilation, padding, stride)
+
+    @staticmethod
+    def col2im(x, sizes, kernel, dilation, padding, stride):
+        return conv.fold(x, sizes, kernel, dilation, padding, stride)
+
+    @staticmethod
+    def pixel_shuffle(x, factor, up):
+        return conv.pixel_shuffle(x, factor, up)
+
+    @staticmethod
+    def apply_matrices(x, mats, node, partner):
+        return pool.apply_matrices(x, mats)
+
+    @staticmethod
+    def avg_pool_backward(g, kernel, stride, padding, divisor, shape):
+        return pool.avg_pool_backward(g, kernel, stride, padding, divisor, shape)
 
     # matrix, shape and sorting ops (rows in derivatives/matops.py)
     @staticmethod

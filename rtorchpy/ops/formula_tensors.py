@@ -8,7 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd import graph
+from ..numerics import pool as pool_arrays
 from ..tensor import Tensor
+from . import conv, fold, pad, pool_adaptive
 from .arith import where
 from .creation import torch_zeros_like
 from .formula_linalg import TensorLinalg
@@ -281,6 +283,62 @@ class _TensorOps(TensorLinalg):
         return nll_grad_tensor(g, shape, target, weight, reduction, ignore_index, total_weight)
 
     # matrix, shape and sorting ops (rows in derivatives/matops.py)
+    @staticmethod
+    def convolution(x, w, stride, padding, dilation, transposed, output_padding, groups):
+        return conv.convolution(x, w, None, stride, padding, dilation, transposed,
+                                output_padding, groups)
+
+    @staticmethod
+    def convolution_weight(x, g, kernel, stride, padding, dilation, transposed, groups):
+        return conv.convolution_weight(x, g, kernel, stride, padding, dilation, transposed,
+                                       groups)
+
+    @staticmethod
+    def constant_pad(x, pads):
+        return pad.constant_pad(x, pads)
+
+    @staticmethod
+    def gather_pad(x, indices, sizes, kind):
+        return pad.gather_pad(x, indices, sizes, kind)
+
+    @staticmethod
+    def gather_pad_backward(g, indices, sizes, kind):
+        return pad.gather_pad_backward(g, indices, sizes, kind)
+
+    @staticmethod
+    def max_pool_backward(g, indices, shape, nd):
+        nc, plane = int(np.prod(shape[:-nd])), int(np.prod(shape[-nd:]))
+        rows = np.arange(nc).reshape(nc, 1)
+        flat = index_backward(g.reshape(nc, -1), (nc, plane), (rows, indices.reshape(nc, -1)))
+        return flat.reshape(shape)
+
+    @staticmethod
+    def im2col(x, kernel, dilation, padding, stride):
+        return fold.im2col(x, kernel, dilation, padding, stride)
+
+    @staticmethod
+    def col2im(x, sizes, kernel, dilation, padding, stride):
+        return fold.col2im(x, sizes, kernel, dilation, padding, stride)
+
+    @staticmethod
+    def pixel_shuffle(x, factor, up):
+        return fold.shuffle(x, factor, up)
+
+    @staticmethod
+    def apply_matrices(x, mats, node, partner):
+        return pool_adaptive.apply_matrices(x, mats, node, partner)
+
+    @staticmethod
+    def avg_pool_backward(g, kernel, stride, padding, divisor, shape):
+        nd = len(kernel)
+        out = tuple(g.shape[-nd:])
+        gd = (g / Tensor._make(np.asarray(divisor, g._data.dtype))).reshape(-1, 1, *out)
+        ones = Tensor._make(np.ones((1, 1) + tuple(kernel), g._data.dtype))
+        spread = conv.convolution(gd, ones, None, stride, (0,) * nd, (1,) * nd, True, (0,) * nd,
+                                  1)
+        pads = pool_arrays.full_pads(shape[-nd:], kernel, stride, padding, out)
+        return pad.constant_pad(spread, pads).reshape(shape)
+
     @staticmethod
     def einsum(equation, operands):
         return einsum(equation, *operands)

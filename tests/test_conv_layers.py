@@ -1,0 +1,240 @@
+"""Convolution, padding and pooling against PyTorch 2.13: values, backward node names, first
+and second derivatives on random kernels, strides, paddings, dilations and groups. Live when
+PyTorch is installed; the recorded answers (``fixtures/conv_recorded.json``, made by
+``record_conv.py``) are checked either way."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+import rtorchpy as rt
+from _conv_cases import (adaptive_case, conv_case, fold_case, inputs, interp_case, pad_case,
+                         pool_case)
+
+MAKERS = {"conv_case": conv_case, "pad_case": pad_case, "pool_case": pool_case,
+          "adaptive_case": adaptive_case, "fold_case": fold_case, "interp_case": interp_case}
+RECORDED = json.loads((pathlib.Path(__file__).parent / "fixtures" /
+                       "conv_recorded.json").read_text())
+
+
+def ours(fn, args, arrays, rng):
+    """rtorchpy's answer in the recorder's layout (same draws from ``rng``)."""
+    ts = [rt.torch_tensor(a, requires_grad=True) for a in arrays]
+    out = getattr(rt, "nnf_" + fn)(*ts, **args)
+    gy = rt.torch_tensor(rng.standard_normal(out.shape), requires_grad=True)
+    grads = rt.autograd_grad([out], ts, [gy], create_graph=True)
+    ws = [rt.torch_tensor(rng.standard_normal(t.shape)) for t in ts]
+    total = None
+    for g, w in zip(grads, ws):
+        if g.requires_grad:
+            total = (g * w).sum() if total is None else total + (g * w).sum()
+    second = ([None] * (len(ts) + 1) if total is None else
+              rt.autograd_grad([total], [gy] + ts, allow_unused=True))
+    return out, grads, second
+
+
+def _close(a, b):
+    np.testing.assert_allclose(a, np.asarray(b, dtype=np.float64), rtol=1e-7, atol=1e-8)
+
+
+def _same_second(ours_, want):
+    """A second derivative; an unused input (None) on either side is a zero one."""
+    if want is None:
+        assert ours_ is None or not np.any(ours_._data)
+    elif ours_ is None:
+        assert not np.any(want)
+    else:
+        _close(ours_._data, want)
+
+
+@pytest.mark.parametrize("case", RECORDED, ids=lambda c: f"{c['maker']}-{c['seed']}")
+def test_recorded(case):
+    fn, args, shapes = MAKERS[case["maker"]](case["seed"])
+    arrays, rng = inputs(case["seed"], shapes)
+    if "error" in case:
+        with pytest.raises(RuntimeError) as info:
+            ours(fn, args, arrays, rng)
+        if "wrapping" not in str(info.value):
+            assert str(info.value) == case["error"]
+        return
+    if fn == "pad" and args["mode"] == "circular" and "CopySlices" in case["name"]:
+        case = dict(case, name="CircularPad%dDBackward0" % (len(args["pad"]) // 2))
+    out, grads, second = ours(fn, args, arrays, rng)
+    assert out.grad_fn.name == case["name"]
+    _close(out.detach()._data, case["out"])
+    for g, want in zip(grads, case["grads"]):
+        _close(g.detach()._data, want)
+    for s, want in zip(second, case["second"]):
+        _same_second(s, want)
+
+
+@pytest.mark.parametrize("seed", range(100, 140))
+@pytest.mark.parametrize("maker", sorted(MAKERS))
+def test_live_against_pytorch(maker, seed):
+    torch = pytest.importorskip("torch")
+    import record_conv
+    fn, args, shapes = MAKERS[maker](seed)
+    arrays, rng = inputs(seed, shapes)
+    try:
+        want = record_conv.torch_answer(fn, args, arrays, rng)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as info:
+            ours(fn, args, *inputs(seed, shapes))
+        if "wrapping" not in str(info.value):
+            assert str(info.value) == str(e).split("\n")[0]
+        return
+    del torch
+    out, grads, second = ours(fn, args, *inputs(seed, shapes))
+    if not (fn == "pad" and args["mode"] == "circular"):
+        assert out.grad_fn.name == want["name"]
+    _close(out.detach()._data, want["out"])
+    for g, w in zip(grads, want["grads"]):
+        _close(g.detach()._data, w)
+    for s, w in zip(second, want["second"]):
+        _same_second(s, w)
+
+
+def test_float32_conv2d_close_to_float64():
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((2, 3, 9, 9)), rng.standard_normal((4, 3, 3, 3))
+    y64 = rt.nnf_conv2d(rt.torch_tensor(x), rt.torch_tensor(w), padding=1)._data
+    y32 = rt.nnf_conv2d(rt.torch_tensor(x.astype(np.float32)),
+                        rt.torch_tensor(w.astype(np.float32)), padding=1)
+    assert y32._data.dtype == np.float32
+    np.testing.assert_allclose(y32._data, y64, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: rt.nnf_conv2d(rt.torch_randn(1, 5, 8, 8), rt.torch_randn(4, 3, 3, 3)),
+     "Given groups=1, weight of size [4, 3, 3, 3], expected input[1, 5, 8, 8] to have 3 "
+     "channels, but got 5 channels instead"),
+    (lambda: rt.nnf_conv2d(rt.torch_randn(1, 3, 2, 2), rt.torch_randn(4, 3, 3, 3)),
+     "Calculated padded input size per channel: (2 x 2). Kernel size: (3 x 3). Kernel size "
+     "can't be greater than actual input size"),
+    (lambda: rt.nnf_conv2d(rt.torch_randn(1, 6, 8, 8), rt.torch_randn(3, 3, 3, 3), groups=2),
+     "Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of "
+     "size [[3, 3, 3, 3]] instead"),
+    (lambda: rt.nnf_conv2d(rt.torch_randn(1, 3, 8, 8), rt.torch_randn(4, 3, 3, 3), stride=2,
+                           padding="same"),
+     "padding='same' is not supported for strided convolutions"),
+    (lambda: rt.nnf_conv2d(rt.torch_randn(2, 3), rt.torch_randn(4, 3, 3, 3)),
+     "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [2, 3]"),
+    (lambda: rt.nnf_max_pool2d(rt.torch_randn(1, 1, 4, 4), 3, padding=2),
+     "pad should be at most half of effective kernel size, but got pad=2, kernel_size=3 and "
+     "dilation=1"),
+    (lambda: rt.nnf_pad(rt.torch_randn(2, 3, 5), [5, 5], mode="reflect"),
+     "Argument #4: Padding size should be less than the corresponding input dimension, but "
+     "got: padding (5, 5) at dimension 2 of input [2, 3, 5]"),
+])
+def test_libtorch_error_texts(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_modules_padding_modes_and_gradients():
+    rt.torch_manual_seed(0)
+    x = rt.torch_randn(2, 3, 6, 6, dtype=rt.torch_float64(), requires_grad=True)
+    for mode in ("zeros", "reflect", "replicate", "circular"):
+        m = rt.nn_conv2d(3, 4, 3, padding="same", padding_mode=mode, dtype=rt.torch_float64())
+        assert m(x).shape == (2, 4, 6, 6)
+        assert rt.autograd_gradcheck(lambda a: m(a), (x,))
+    m = rt.nn_conv_transpose2d(3, 2, 3, stride=2, output_padding=1)
+    assert m(rt.torch_randn(1, 3, 4, 4)).shape == (1, 2, 10, 10)
+    assert rt.nn_conv1d(4, 8, 3, groups=4).weight.shape == (8, 1, 3)
+
+
+COMPOSITES = [("normalize", {}, (3, 4, 5)), ("normalize", {"p": 1.0, "dim": 2}, (3, 4, 5)),
+              ("lp_pool2d", {"norm_type": 2, "kernel_size": 2}, (2, 3, 6, 7)),
+              ("lp_pool1d", {"norm_type": 3, "kernel_size": 3, "stride": 2}, (2, 3, 9)),
+              ("local_response_norm", {"size": 3}, (2, 5, 7)),
+              ("local_response_norm", {"size": 4, "alpha": 0.1, "beta": 0.5, "k": 2.0},
+               (2, 6, 4, 5))]
+
+
+@pytest.mark.parametrize("fn, args, shape", COMPOSITES)
+def test_composites_against_pytorch(fn, args, shape):
+    torch = pytest.importorskip("torch")
+    x = np.abs(np.random.default_rng(len(shape)).standard_normal(shape)) + 0.1
+    tx = torch.tensor(x, requires_grad=True)
+    rx = rt.torch_tensor(x, requires_grad=True)
+    ty = getattr(torch.nn.functional, fn)(tx, **args)
+    ry = getattr(rt, "nnf_" + fn)(rx, **args)
+    assert ry.grad_fn.name == ty.grad_fn.name()
+    _close(ry.detach()._data, ty.detach().numpy())
+    (tg,) = torch.autograd.grad(ty.sum(), tx)
+    (rg,) = rt.autograd_grad([ry.sum()], [rx])
+    _close(rg._data, tg.numpy())
+
+
+def test_composites_against_their_formulas():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((2, 5, 7))
+    r = rt.torch_tensor(x)
+    np.testing.assert_allclose(rt.nnf_normalize(r)._data,
+                               x / np.linalg.norm(x, axis=1, keepdims=True))
+    # lp pooling with norm_type 1 on positive values is sum pooling
+    pos = np.abs(x)
+    np.testing.assert_allclose(rt.nnf_lp_pool1d(rt.torch_tensor(pos), 1, 7)._data,
+                               pos.sum(axis=2, keepdims=True))
+    sq = np.pad(x * x, ((0, 0), (1, 1), (0, 0)))
+    mean = (sq[:, :-2] + sq[:, 1:-1] + sq[:, 2:]) / 3
+    np.testing.assert_allclose(rt.nnf_local_response_norm(r, 3)._data,
+                               x / (1 + 1e-4 * mean) ** 0.75)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_grid_sample_against_pytorch(seed):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(seed)
+    n, c, h, w = 2, int(rng.integers(1, 3)), int(rng.integers(1, 6)), int(rng.integers(1, 6))
+    ho, wo = int(rng.integers(1, 5)), int(rng.integers(1, 5))
+    args = {"mode": str(rng.choice(["bilinear", "nearest"])),
+            "padding_mode": str(rng.choice(["zeros", "border"])),
+            "align_corners": bool(rng.random() < 0.5)}
+    x, g = rng.standard_normal((n, c, h, w)), rng.uniform(-1.3, 1.3, (n, ho, wo, 2))
+    tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(g, requires_grad=True)
+    rx, rg = rt.torch_tensor(x, requires_grad=True), rt.torch_tensor(g, requires_grad=True)
+    ty = torch.nn.functional.grid_sample(tx, tg, **args)
+    ry = rt.nnf_grid_sample(rx, rg, **args)
+    _close(ry.detach()._data, ty.detach().numpy())
+    go = rng.standard_normal(tuple(ty.shape))
+    want = torch.autograd.grad(ty, [tx, tg], torch.tensor(go))
+    got = rt.autograd_grad([ry], [rx, rg], [rt.torch_tensor(go)], allow_unused=True)
+    for a, b in zip(got, want):  # nearest: the grid is unused here, a zero gradient there
+        _close(np.zeros(b.shape) if a is None else a._data, b.numpy())
+
+
+def test_grid_sample_identity_and_gradcheck():
+    rng = np.random.default_rng(5)
+    x = rt.torch_tensor(rng.standard_normal((2, 3, 4, 5)), requires_grad=True)
+    theta = rt.torch_tensor(np.tile([[1.0, 0, 0], [0, 1.0, 0]], (2, 1, 1)))
+    for corners in (False, True):
+        grid = rt.nnf_affine_grid(theta, (2, 3, 4, 5), corners)
+        same = rt.nnf_grid_sample(x, grid, align_corners=corners)
+        np.testing.assert_allclose(same.detach()._data, x.detach()._data, atol=1e-12)
+    grid = rt.torch_tensor(rng.uniform(-1.2, 1.2, (2, 3, 2, 2)), requires_grad=True)
+    assert rt.autograd_gradcheck(lambda a, g: rt.nnf_grid_sample(a, g, padding_mode="border"),
+                                 (x, grid))
+    assert rt.autograd_gradgradcheck(lambda a, g: rt.nnf_grid_sample(a, g), (x, grid))
+
+
+def test_more_image_modules_and_alpha_dropout():
+    assert rt.nn_pixel_shuffle(2)(rt.torch_randn(1, 8, 2, 2)).shape == (1, 2, 4, 4)
+    assert rt.nn_unfold(2)(rt.torch_randn(1, 2, 3, 3)).shape == (1, 8, 4)
+    assert rt.nn_fold((3, 3), 2)(rt.torch_randn(1, 8, 4)).shape == (1, 2, 3, 3)
+    assert rt.nn_lp_pool2d(2, 2)(rt.torch_rand(1, 1, 4, 4)).shape == (1, 1, 2, 2)
+    assert rt.nn_local_response_norm(2)(rt.torch_randn(1, 3, 4)).shape == (1, 3, 4)
+    assert rt.nn_upsample(scale_factor=2, mode="bilinear")(rt.torch_randn(1, 1, 2, 2)).shape \
+        == (1, 1, 4, 4)
+    # alpha dropout keeps a standard normal input's mean and variance
+    x = rt.torch_randn(200_000, dtype=rt.torch_float64())
+    y = rt.nnf_alpha_dropout(x, 0.2, training=True)
+    assert abs(float(y.mean())) < 0.01 and abs(float(y.std()) - 1) < 0.01
+    assert rt.nnf_alpha_dropout(x, 0.2) is x
+    d = rt.nn_alpha_dropout(0.5)
+    d.eval()
+    assert d(x) is x
