@@ -7,6 +7,7 @@ same): ``batch_shape``/``event_shape``, ``sample(sample_shape)`` without gradien
 R torch's words (``ValueError``; the R package turns them into R conditions)."""
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -23,9 +24,17 @@ def as_shape(shape):
         return ()
     if isinstance(shape, Tensor):
         shape = shape.tolist()
-    if isinstance(shape, (numbers.Integral, np.integer)):
-        return (int(shape),)
-    return tuple(int(s) for s in shape)
+    if isinstance(shape, (numbers.Integral, np.integer)) and not isinstance(shape, bool):
+        shape = (shape,)
+    try:
+        sizes = list(shape)
+    except TypeError:
+        sizes = None
+    if sizes is None or not all(isinstance(s, numbers.Real) and not isinstance(s, bool) and
+                                math.isfinite(s) and s == int(s) and s >= 0 for s in sizes):
+        raise TypeError(f"a shape must be a sequence of non-negative whole numbers, got "
+                        f"{shape!r}")
+    return tuple(int(s) for s in sizes)
 
 
 def broadcast_all(*values):
