@@ -35,7 +35,7 @@ def test_new_from_handles_and_groups():
 def test_errors_come_back_as_messages():
     w, _ = _params()
     assert glue.optim_new("optim_adam", [_put(w)], {"lr": -1.0}) == \
-        ["E", "Invalid learning rate: -1.0"]
+        ["E", "Invalid learning rate: -1.0", "value_error"]
     assert glue.optim_new("optim_adam", [], {})[0] == "E"
     assert "non-leaf" in glue.optim_new("optim_sgd", [_put(w * 2)], {"lr": 0.1})[1]
     assert "unknown optimizer option 'foo'" in glue.optim_new(

@@ -30,10 +30,10 @@ def test_a_complex_value_is_not_read_as_a_handle(handle):
             handles._dec(value)
         # through an op caller and an operator, the error comes back as R's error reply
         assert ops.op_caller("add")(h, value)[0] == "E"
-        tag, msg = ops.BINARY["+"](h, value)
-        assert tag == "E" and "complex numbers are not supported" in msg
-        tag, msg = ops.BINARY["*"](value, h)
-        assert tag == "E" and "complex numbers are not supported" in msg
+        tag, msg, kind = ops.BINARY["+"](h, value)
+        assert tag == "E" and "complex numbers are not supported" in msg and kind == "type_error"
+        tag, msg, kind = ops.BINARY["*"](value, h)
+        assert tag == "E" and "complex numbers are not supported" in msg and kind == "type_error"
 
 
 def test_error_messages_name_r_types():

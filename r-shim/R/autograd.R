@@ -74,9 +74,8 @@ local_enable_grad <- function(.env = parent.frame()) {
 
 .check_env <- function(env) {
   if (!is.environment(env)) {
-    stop(structure(class = c("rtorchpy_error", "error", "condition"), list(
-      message = paste0("`.env` must be an environment (the frame whose exit restores the ",
-                       "grad mode), got ", .what(env)), call = NULL)))
+    .type_error("`.env` must be an environment (the frame whose exit restores the ",
+                              "grad mode), got ", .what(env))
   }
 }
 

@@ -107,7 +107,7 @@
 .reply_t <- function(f, args, r, call) {
   if (is.raw(r)) r <- .call_slow(f, args, r, .a)
   if (is.complex(r)) return(.t(r))
-  if (is.character(r[[1L]]) && r[[1L]] == "E") .raise(r[[2L]], call)
+  if (is.character(r[[1L]]) && r[[1L]] == "E") .raise(r[[2L]], call, r[[3L]])
   .res(r)
 }
 
@@ -220,7 +220,7 @@
   switch(r[[1L]],
     v = r[[2L]],
     L = lapply(r[[2L]], .res_item),
-    E = .raise(r[[2L]]),
+    E = .raise(r[[2L]], kind = r[[3L]]),
     R = .reraise(r[[2L]]),
     N = .node(r[[2L]], r[[3L]]),
     D = .dtype(r[[2L]], r[[3L]]),
@@ -230,19 +230,18 @@
       .show_warnings(r[[2L]])
       .res(r[[3L]])
     },
-    stop("rtorchpy: unexpected reply from Python", call. = FALSE)
+    .runtime_error("rtorchpy: unexpected reply from Python")
   )
 }
 
 .res_item <- function(x) if (is.complex(x)) .t(x) else .res(x)
 
-.raise <- function(msg, call = sys.call(-3L)) {
+# `kind`: the condition class Python chose for its exception (rtorchpy/_r/errors.py).
+.raise <- function(msg, call = sys.call(-3L), kind = "runtime_error") {
   # warnings the failing call raised belong to it, not to the next call's reply: shown first
   # (R prints them after the error, as "In addition")
   .py_warnings()
-  cond <- structure(class = c("rtorchpy_error", "error", "condition"),
-                    list(message = msg, call = call))
-  stop(cond)
+  stop(.condition(msg, kind, call))
 }
 
 # An R error raised inside an R function called by Python (hook, custom forward/backward):
@@ -256,7 +255,7 @@
   .rt$callback_error <- NULL
   if (inherits(cond, "interrupt")) rlang::interrupt()
   if (inherits(cond, "condition")) stop(cond)
-  stop(msg, call. = FALSE)
+  .runtime_error(msg)
 }
 
 # Run an R callback for Python when reticulate makes the callable (.py_callback's fallback):
@@ -336,16 +335,13 @@
   } else {
     .what(x)
   }
-  stop(structure(class = c("rtorchpy_error", "error", "condition"), list(
-    message = paste0("`", name, "` must be TRUE or FALSE, got ", what), call = NULL)))
+  .type_error("`", name, "` must be TRUE or FALSE, got ", what)
 }
 
 .bad_argument <- function(v) {
   what <- if (is.function(v)) "a function" else paste0("an object of type '", typeof(v), "'")
-  stop(structure(class = c("rtorchpy_error", "error", "condition"), list(
-    message = paste0("can't use ", what, " as a tensor or a number (expected a tensor, ",
-                     "a number or a vector)"),
-    call = NULL)))
+  .type_error("can't use ", what, " as a tensor or a number (expected a tensor, ",
+                            "a number or a vector)")
 }
 
 .a_object <- function(v) {
@@ -371,11 +367,9 @@
     bad <- nms[nzchar(nms) & !nms %in% .SIZE_ARG_NAMES]
     # a misspelled argument (require_grad = TRUE) would otherwise become a size
     if (length(bad)) {
-      stop(structure(class = c("rtorchpy_error", "error", "condition"), list(
-        message = paste0("unused argument", if (length(bad) > 1L) "s", " ",
-                         paste0("`", bad, "`", collapse = ", "),
-                         " (sizes and dims are given unnamed, or as one vector)"),
-        call = NULL)))
+      .value_error("unused argument", if (length(bad) > 1L) "s", " ",
+                                 paste0("`", bad, "`", collapse = ", "),
+                                 " (sizes and dims are given unnamed, or as one vector)")
     }
   }
   as.list(unlist(lapply(d, function(v) if (is_torch_tensor(v)) as_array(v) else v),
@@ -395,8 +389,8 @@
     integer = writeBin(as.vector(data), raw(), endian = "little"),
     logical = writeBin(as.integer(data), raw(), endian = "little"),
     raw = as.vector(data),
-    complex = stop("complex tensors are not supported by rtorchpy", call. = FALSE),
-    stop("can't convert an R object of type '", kind, "' to a tensor", call. = FALSE)
+    complex = .not_implemented_error("complex tensors are not supported by rtorchpy"),
+    .type_error("can't convert an R object of type '", kind, "' to a tensor")
   )
   list("__rarray__", bytes, kind, as.list(as.integer(d)))
 }

@@ -25,7 +25,7 @@ torch_tensor <- function(data, dtype = NULL, device = NULL, requires_grad = FALS
     return(.fn("torch_tensor", list(.h(data), .a(dtype), NULL, .flag(requires_grad))))
   }
   # as R torch: only atomic vectors, matrices and arrays (lists and data frames are not)
-  if (is.list(data)) stop("R type not handled", call. = FALSE)
+  if (is.list(data)) .type_error("R type not handled")
   .bridge("from_r", .r_array(data), .a(dtype), .flag(requires_grad))
 }
 
@@ -55,7 +55,7 @@ torch_scalar_tensor <- function(value, dtype = NULL, device = NULL, requires_gra
   s <- .dots(...)
   lapply(s, function(v) {
     if (!is.numeric(v) || is.na(v) || v != round(v)) {
-      stop("size must be given as whole numbers", call. = FALSE)
+      .value_error("size must be given as whole numbers")
     }
     as.integer(v)
   })

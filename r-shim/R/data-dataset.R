@@ -6,8 +6,7 @@
 NULL
 
 .data_error <- function(...) {
-  stop(structure(class = c("rtorchpy_error", "error", "condition"),
-                 list(message = paste0(...), call = NULL)))
+  .value_error(...)
 }
 
 .Dataset <- R6::R6Class(

@@ -7,7 +7,8 @@
 
 .distr_error <- function(e) {
   # invalid parameters or values: R torch's condition class as well
-  if (grepl("invalid values|within the support|must be specified|must match event_shape",
+  if (!inherits(e, "value_error") &&
+      grepl("invalid values|within the support|must be specified|must match event_shape",
             conditionMessage(e)))
     class(e) <- c("value_error", class(e))
   stop(e)

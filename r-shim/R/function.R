@@ -70,9 +70,9 @@ autograd_function <- function(forward, backward) {
   for (i in seq_along(dots)) {
     v <- dots[[i]]
     if (inherits(v, "torch_tensor") && isTRUE(v$requires_grad)) {
-      stop("autograd_function(): argument ", i, " of `...` is a tensor that requires grad; ",
-           "tensors passed through forward's `...` get no gradient, so give forward a named ",
-           "argument for it", call. = FALSE)
+      .value_error("autograd_function(): argument ", i, " of `...` is a tensor that requires grad; ",
+                   "tensors passed through forward's `...` get no gradient, so give forward a named ",
+                   "argument for it")
     }
   }
   dots
@@ -135,7 +135,7 @@ autograd_function <- function(forward, backward) {
     if (is.null(v)) return(complex(real = 0, imaginary = .MAGIC))
     if (is_torch_tensor(v)) return(.h(v))
     if (is.atomic(v)) return(.rt_keep(torch_tensor(v)))
-    stop("Expected a torch_tensor.", call. = FALSE)
+    .type_error("Expected a torch_tensor.")
   }
   if (is.list(res) && !is.object(res)) return(list("__list__", unname(lapply(res, one))))
   one(res)
@@ -165,7 +165,7 @@ autograd_function <- function(forward, backward) {
 # An unnamed list names none: every gradient is zero (as in R torch). (Plain loops: lapply,
 # which and %in% each cost an R call more than the work on a few elements.)
 .backward_result <- function(res, arg_names, keys) {
-  if (!is.list(res)) stop("Unsupported index.", call. = FALSE)  # (a tensor too)
+  if (!is.list(res)) .value_error("Unsupported index.")  # (a tensor too)
   out <- list()
   if (is.null(names(res))) return(out)
   for (i in seq_along(arg_names)) {
@@ -176,7 +176,7 @@ autograd_function <- function(forward, backward) {
     } else if (is.atomic(v)) {
       .rt_keep(torch_tensor(v))
     } else {
-      stop("Expected a torch_tensor.", call. = FALSE)
+      .type_error("Expected a torch_tensor.")
     }
   }
   out

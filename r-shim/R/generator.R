@@ -25,7 +25,7 @@ torch_initial_seed <- function() .bridge("rng_initial_seed")
 
 .check_seed <- function(seed) {
   if (!is.numeric(seed) || length(seed) != 1L || is.na(seed) || seed != trunc(seed))
-    stop("`seed` must be a single whole number", call. = FALSE)
+    .value_error("`seed` must be a single whole number")
 }
 
 #' Random number generators

@@ -134,14 +134,14 @@ newaxis <- NULL
     if (length(v) == 1L) return(list("i", as.vector(v)))
     return(list("v", as.list(as.vector(v))))
   }
-  stop("Unsupported index.", call. = FALSE)
+  .value_error("Unsupported index.")
 }
 
 .index_number <- function(e, env) {
   v <- eval(e, env)
   if (is_torch_tensor(v)) v <- v$item()
   if (length(v) == 1L && is.atomic(v) && is.na(v)) .index_na("a range's bound")
-  if (!is.numeric(v) || length(v) != 1L) stop("Unsupported index.", call. = FALSE)
+  if (!is.numeric(v) || length(v) != 1L) .value_error("Unsupported index.")
   v
 }
 

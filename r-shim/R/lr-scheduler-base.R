@@ -36,10 +36,10 @@
 lr_scheduler <- function(classname = NULL, inherit = LRScheduler, ...,
                          parent_env = parent.frame()) {
   if (inherits(inherit, "lr_scheduler_generator")) inherit <- attr(inherit, "scheduler")
-  if (!R6::is.R6Class(inherit)) stop("inherit must be a scheduler class", call. = FALSE)
+  if (!R6::is.R6Class(inherit)) .type_error("inherit must be a scheduler class")
   if (is.null(classname)) classname <- "lr_scheduler"
   if (!is.character(classname) || length(classname) != 1L) {
-    stop("classname must be a string", call. = FALSE)
+    .type_error("classname must be a string")
   }
   # inherit passed as the class itself (R6 would evaluate its expression in parent_env)
   Class <- do.call(R6::R6Class, list(classname = classname, inherit = inherit,
@@ -57,18 +57,18 @@ print.lr_scheduler_generator <- function(x, ...) {
 
 .as_count <- function(name, value, minimum, message = NULL) {
   if (!is.numeric(value) || length(value) != 1L || is.na(value) || value != round(value)) {
-    stop(name, " must be an integer, got ", deparse(value), call. = FALSE)
+    .value_error(name, " must be an integer, got ", deparse(value))
   }
   if (value < minimum) {
-    stop(if (is.null(message)) paste0(name, " must be an integer >= ", minimum, ", got ", value)
-         else sprintf(message, format(value)), call. = FALSE)
+    .value_error(if (is.null(message)) paste0(name, " must be an integer >= ", minimum, ", got ", value)
+                 else sprintf(message, format(value)))
   }
   as.integer(value)
 }
 
 .check_real <- function(name, value) {
   if (!is.numeric(value) || length(value) != 1L || is.na(value)) {
-    stop(name, " must be a number", call. = FALSE)
+    .type_error(name, " must be a number")
   }
   invisible(value)
 }
@@ -77,8 +77,8 @@ print.lr_scheduler_generator <- function(x, ...) {
 .per_group <- function(name, value, n) {
   if (length(value) == 1L) return(rep(list(value), n))
   if (length(value) != n) {
-    stop(name, " must have the same length as optimizer$param_groups. ", name, " has ",
-         length(value), " values, param_groups has ", n, ".", call. = FALSE)
+    .value_error(name, " must have the same length as optimizer$param_groups. ", name, " has ",
+                 length(value), " values, param_groups has ", n, ".")
   }
   as.list(value)
 }
@@ -91,7 +91,7 @@ LRScheduler <- R6::R6Class("lr_scheduler",
     last_epoch = NULL,
     initialize = function(optimizer, last_epoch = -1) {
       if (!is_optimizer(optimizer)) {
-        stop(class(optimizer)[[1L]], " is not an Optimizer", call. = FALSE)
+        .type_error(class(optimizer)[[1L]], " is not an Optimizer")
       }
       last_epoch <- .as_count("last_epoch", last_epoch, -1L)
       self$optimizer <- optimizer
@@ -105,8 +105,8 @@ LRScheduler <- R6::R6Class("lr_scheduler",
       } else {
         for (i in seq_along(groups)) {
           if (is.null(groups[[i]]$initial_lr)) {
-            stop("param 'initial_lr' is not specified in param_groups[[", i, "]] when ",
-                 "resuming scheduler with last_epoch >= 0", call. = FALSE)
+            .value_error("param 'initial_lr' is not specified in param_groups[[", i, "]] when ",
+                         "resuming scheduler with last_epoch >= 0")
           }
         }
       }
@@ -118,7 +118,7 @@ LRScheduler <- R6::R6Class("lr_scheduler",
       self$step()
     },
     get_lr = function() {
-      stop(class(self)[[1L]], " does not implement get_lr()", call. = FALSE)
+      .not_implemented_error(class(self)[[1L]], " does not implement get_lr()")
     },
     get_last_lr = function() private$last_lr,
     step = function() {
@@ -129,8 +129,8 @@ LRScheduler <- R6::R6Class("lr_scheduler",
       groups <- private$groups
       private$groups <- NULL
       if (length(values) != length(groups)) {
-        stop(class(self)[[1L]], "$get_lr() gave ", length(values), " learning rates for ",
-             length(groups), " parameter groups", call. = FALSE)
+        .value_error(class(self)[[1L]], "$get_lr() gave ", length(values), " learning rates for ",
+                     length(groups), " parameter groups")
       }
       for (i in seq_along(groups)) groups[[i]]$lr <- values[[i]]
       self$optimizer$param_groups <- groups
@@ -164,15 +164,14 @@ LRScheduler <- R6::R6Class("lr_scheduler",
 .lambdas <- function(optimizer, lr_lambda) {
   n <- length(optimizer$param_groups)
   if (!is.function(lr_lambda) && !is.list(lr_lambda)) {
-    stop("lr_lambda should be a function, or a list of functions (one per parameter group)",
-         call. = FALSE)
+    .type_error("lr_lambda should be a function, or a list of functions (one per parameter group)")
   }
   fns <- if (is.function(lr_lambda)) rep(list(lr_lambda), n) else lr_lambda
   if (length(fns) != n) {
-    stop("Expected ", n, " lr_lambdas, but got ", length(fns), call. = FALSE)
+    .value_error("Expected ", n, " lr_lambdas, but got ", length(fns))
   }
   for (f in fns) {
-    if (!is.function(f)) stop("lr_lambda should be a function", call. = FALSE)
+    if (!is.function(f)) .type_error("lr_lambda should be a function")
   }
   fns
 }
@@ -182,7 +181,7 @@ LambdaLR <- R6::R6Class("lr_lambda", inherit = LRScheduler, lock_objects = FALSE
     lr_lambdas = NULL,
     initialize = function(optimizer, lr_lambda, last_epoch = -1) {
       if (!is_optimizer(optimizer)) {
-        stop(class(optimizer)[[1L]], " is not an Optimizer", call. = FALSE)
+        .type_error(class(optimizer)[[1L]], " is not an Optimizer")
       }
       self$lr_lambdas <- .lambdas(optimizer, lr_lambda)
       super$initialize(optimizer, last_epoch)
@@ -310,7 +309,7 @@ CosineAnnealingLR <- R6::R6Class("lr_cosine_annealing", inherit = LRScheduler,
     eta_min = NULL,
     initialize = function(optimizer, T_max, eta_min = 0, last_epoch = -1) {
       if (!is.numeric(T_max) || length(T_max) != 1L || is.na(T_max) || T_max <= 0) {
-        stop("T_max must be a positive number, got ", deparse(T_max), call. = FALSE)
+        .value_error("T_max must be a positive number, got ", deparse(T_max))
       }
       self$T_max <- T_max
       self$eta_min <- .check_real("eta_min", eta_min)

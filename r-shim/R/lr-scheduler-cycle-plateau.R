@@ -16,7 +16,7 @@ OneCycleLR <- R6::R6Class("lr_one_cycle", inherit = LRScheduler, lock_objects = 
                           div_factor = 25, final_div_factor = 1e4, three_phase = FALSE,
                           last_epoch = -1) {
       if (!is_optimizer(optimizer)) {
-        stop(class(optimizer)[[1L]], " is not an Optimizer", call. = FALSE)
+        .type_error(class(optimizer)[[1L]], " is not an Optimizer")
       }
       if (!is.null(total_steps)) {
         self$total_steps <- .as_count("total_steps", total_steps, 1L,
@@ -27,17 +27,15 @@ OneCycleLR <- R6::R6Class("lr_one_cycle", inherit = LRScheduler, lock_objects = 
                                      "Expected positive integer steps_per_epoch, but got %s")
         self$total_steps <- epochs * steps_per_epoch
       } else {
-        stop("You must define either total_steps OR (epochs AND steps_per_epoch)",
-             call. = FALSE)
+        .value_error("You must define either total_steps OR (epochs AND steps_per_epoch)")
       }
       if (!is.numeric(pct_start) || length(pct_start) != 1L || is.na(pct_start) ||
           pct_start < 0 || pct_start > 1) {
-        stop("Expected float between 0 and 1 pct_start, but got ", deparse(pct_start),
-             call. = FALSE)
+        .value_error("Expected float between 0 and 1 pct_start, but got ", deparse(pct_start))
       }
       if (!identical(anneal_strategy, "cos") && !identical(anneal_strategy, "linear")) {
-        stop("anneal_strategy must be one of 'cos' or 'linear', instead got ",
-             deparse(anneal_strategy), call. = FALSE)
+        .value_error("anneal_strategy must be one of 'cos' or 'linear', instead got ",
+                     deparse(anneal_strategy))
       }
       self$anneal_strategy <- anneal_strategy
       n <- self$total_steps
@@ -61,8 +59,7 @@ OneCycleLR <- R6::R6Class("lr_one_cycle", inherit = LRScheduler, lock_objects = 
       if (self$cycle_momentum) {
         defaults <- names(optimizer$defaults)
         if (!"momentum" %in% defaults && !"betas" %in% defaults) {
-          stop("optimizer must support momentum or beta1 with `cycle_momentum` option enabled",
-               call. = FALSE)
+          .value_error("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
         }
         self$use_beta1 <- "betas" %in% defaults
         max_ms <- .per_group("max_momentum", max_momentum, ng)
@@ -90,8 +87,8 @@ OneCycleLR <- R6::R6Class("lr_one_cycle", inherit = LRScheduler, lock_objects = 
     get_lr = function() {
       step_num <- self$last_epoch
       if (step_num > self$total_steps) {
-        stop("Tried to step ", step_num, " times. The specified number of total steps is ",
-             self$total_steps, call. = FALSE)
+        .runtime_error("Tried to step ", step_num, " times. The specified number of total steps is ",
+                       self$total_steps)
       }
       anneal <- function(start, end, pct) {
         if (self$anneal_strategy == "cos") end + (start - end) / 2 * (cos(pi * pct) + 1)
@@ -150,15 +147,15 @@ ReduceLROnPlateau <- R6::R6Class("lr_reduce_on_plateau", inherit = LRScheduler,
                           threshold = 1e-4, threshold_mode = "rel", cooldown = 0, min_lr = 0,
                           eps = 1e-8) {
       .check_real("factor", factor)
-      if (factor >= 1) stop("Factor should be < 1.0.", call. = FALSE)
+      if (factor >= 1) .value_error("Factor should be < 1.0.")
       if (!is_optimizer(optimizer)) {
-        stop(class(optimizer)[[1L]], " is not an Optimizer", call. = FALSE)
+        .type_error(class(optimizer)[[1L]], " is not an Optimizer")
       }
       if (!identical(mode, "min") && !identical(mode, "max")) {
-        stop("mode ", mode, " is unknown!", call. = FALSE)
+        .value_error("mode ", mode, " is unknown!")
       }
       if (!identical(threshold_mode, "rel") && !identical(threshold_mode, "abs")) {
-        stop("threshold mode ", threshold_mode, " is unknown!", call. = FALSE)
+        .value_error("threshold mode ", threshold_mode, " is unknown!")
       }
       self$patience <- .as_count("patience", patience, 0L,
                                  "patience must be a non-negative integer, got %s")
@@ -169,7 +166,7 @@ ReduceLROnPlateau <- R6::R6Class("lr_reduce_on_plateau", inherit = LRScheduler,
       groups <- optimizer$param_groups
       if (length(min_lr) > 1L) {
         if (length(min_lr) != length(groups)) {
-          stop("expected ", length(groups), " min_lrs, got ", length(min_lr), call. = FALSE)
+          .value_error("expected ", length(groups), " min_lrs, got ", length(min_lr))
         }
         self$min_lrs <- as.numeric(min_lr)
       } else {
@@ -191,7 +188,7 @@ ReduceLROnPlateau <- R6::R6Class("lr_reduce_on_plateau", inherit = LRScheduler,
       current <- if (is_torch_tensor(metrics)) as.numeric(as_array(metrics)) else
         as.numeric(metrics)
       if (length(current) != 1L || is.na(current)) {
-        stop("metrics must be one number (or a one-element tensor)", call. = FALSE)
+        .value_error("metrics must be one number (or a one-element tensor)")
       }
       self$last_epoch <- self$last_epoch + 1L
       if (private$is_better(current, self$best)) {
@@ -229,11 +226,11 @@ ReduceLROnPlateau <- R6::R6Class("lr_reduce_on_plateau", inherit = LRScheduler,
       groups <- self$optimizer$param_groups
       if (length(groups) != length(self$min_lrs)) {
         if (is.null(self$default_min_lr)) {
-          stop("The number of param groups in the `optimizer` (", length(groups), ") differs ",
-               "from when `lr_reduce_on_plateau` was initialized (", length(self$min_lrs),
-               "), usually due to a new param group being added to the optimizer. Please ",
-               "modify the `min_lrs` field to match the length of the `optimizer` param ",
-               "groups.", call. = FALSE)
+          .value_error("The number of param groups in the `optimizer` (", length(groups), ") differs ",
+                       "from when `lr_reduce_on_plateau` was initialized (", length(self$min_lrs),
+                       "), usually due to a new param group being added to the optimizer. Please ",
+                       "modify the `min_lrs` field to match the length of the `optimizer` param ",
+                       "groups.")
         }
         self$min_lrs <- rep(self$default_min_lr, length(groups))
       }

@@ -7,8 +7,7 @@ NULL
 .nn_private <- function(x) .subset2(x, ".__enclos_env__")$private
 
 .nn_error <- function(...) {
-  stop(structure(class = c("rtorchpy_error", "error", "condition"),
-                 list(message = paste0(...), call = NULL)))
+  .value_error(...)
 }
 
 .tensor_key <- function(x) Re(.h(x))

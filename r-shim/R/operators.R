@@ -40,7 +40,7 @@ Ops.torch_tensor <- function(e1, e2) {
   if (is.null(f)) {
     .ensure_python()
     f <- .rt$unary[[generic]]
-    if (is.null(f)) stop("unary `", generic, "` is not defined for tensors", call. = FALSE)
+    if (is.null(f)) .not_implemented_error("unary `", generic, "` is not defined for tensors")
   }
   if (is.raw(r)) {
     r <- if (r == as.raw(4L) || r == as.raw(1L)) .call(f, list(.h(e1)))
@@ -56,7 +56,7 @@ Ops.torch_tensor <- function(e1, e2) {
   if (is.null(f)) {
     .ensure_python()
     f <- .rt$binary[[generic]]
-    if (is.null(f)) stop("`", generic, "` is not defined for tensors", call. = FALSE)
+    if (is.null(f)) .not_implemented_error("`", generic, "` is not defined for tensors")
   }
   args <- list(e1, e2)
   if (is.raw(r) && r == as.raw(4L)) {
@@ -102,7 +102,7 @@ Ops.torch_tensor <- function(e1, e2) {
 .register_matrix_ops <- function() {
   if (getRversion() >= "4.3.0") {
     registerS3method("matrixOps", "torch_tensor", function(x, y) {
-      if (.Generic != "%*%") stop("`", .Generic, "()` is not implemented for tensors", call. = FALSE)
+      if (.Generic != "%*%") .not_implemented_error("`", .Generic, "()` is not implemented for tensors")
       .tensor_matmul(x, y)
     }, envir = baseenv())
   }
@@ -136,7 +136,7 @@ Math.torch_tensor <- function(x, ...) {
     trigamma = return(torch_polygamma(1L, x)))
   op <- .MATH[.Generic]
   if (is.na(op) || !.has_op(op)) {
-    stop("`", .Generic, "()` is not implemented for tensors", call. = FALSE)
+    .not_implemented_error("`", .Generic, "()` is not implemented for tensors")
   }
   .op(op, list(.h(x)))
 }
@@ -155,19 +155,19 @@ Summary.torch_tensor <- function(..., na.rm = FALSE) {
   if (!is.null(named)) {
     extra <- setdiff(named[nzchar(named)], "dim")
     if (length(extra)) {
-      stop("unused argument", if (length(extra) > 1) "s", " to `", .Generic, "()`: ",
-           paste(extra, collapse = ", "), call. = FALSE)
+      .value_error("unused argument", if (length(extra) > 1) "s", " to `", .Generic, "()`: ",
+                   paste(extra, collapse = ", "))
     }
     dim <- args$dim
     args <- args[!nzchar(named)]
   }
   if (!.Generic %in% c("sum", "prod", "max", "min", "all", "any", "range")) {
-    stop("`", .Generic, "()` is not implemented for tensors", call. = FALSE)
+    .not_implemented_error("`", .Generic, "()` is not implemented for tensors")
   }
   if (length(args) > 1L) {
     if (!is.null(dim)) {
-      stop("`", .Generic, "()` of several tensors reduces all of their elements: it takes ",
-           "no `dim`", call. = FALSE)
+      .value_error("`", .Generic, "()` of several tensors reduces all of their elements: it takes ",
+                   "no `dim`")
     }
     # as base R: the reduction of all the elements of all the arguments together
     parts <- lapply(args, function(a) torch_flatten(if (is_torch_tensor(a)) a else
@@ -181,7 +181,7 @@ Summary.torch_tensor <- function(..., na.rm = FALSE) {
     max = torch_max(x, dim = dim), min = torch_min(x, dim = dim),
     all = torch_all(x, dim = dim), any = torch_any(x, dim = dim),
     range = {
-      if (!is.null(dim)) stop("`range()` of a tensor takes no `dim`", call. = FALSE)
+      if (!is.null(dim)) .value_error("`range()` of a tensor takes no `dim`")
       torch_stack(list(torch_min(x), torch_max(x)))
     })
 }

@@ -52,18 +52,18 @@ optimizer <- function(name = NULL, inherit = Optimizer, ..., private = NULL, act
                       parent_env = parent.frame()) {
   if (inherits(inherit, "torch_optimizer_generator")) inherit <- attr(inherit, "Optimizer")
   if (is.function(inherit) && !R6::is.R6Class(inherit)) {
-    stop("inherit must be an optimizer defined in R with optimizer(); the built-in ",
-         "optimizers run in Python and cannot be inherited from", call. = FALSE)
+    .type_error("inherit must be an optimizer defined in R with optimizer(); the built-in ",
+                "optimizers run in Python and cannot be inherited from")
   }
-  if (!R6::is.R6Class(inherit)) stop("inherit must be an optimizer class", call. = FALSE)
+  if (!R6::is.R6Class(inherit)) .type_error("inherit must be an optimizer class")
   if (is.null(name)) name <- "optimizer"
   if (!is.character(name) || length(name) != 1L) {
-    stop("name must be a string", call. = FALSE)
+    .type_error("name must be a string")
   }
   methods <- list(...)
   for (nm in c("initialize", "step")) {
     if (!is.null(methods[[nm]]) && !is.function(methods[[nm]])) {
-      stop(nm, " must be a function", call. = FALSE)
+      .type_error(nm, " must be a function")
     }
   }
   # inherit passed as the class itself (R6 would evaluate its expression in parent_env)
@@ -116,13 +116,13 @@ Optimizer <- R6::R6Class("torch_optimizer",
     state = NULL,
     initialize = function(params, defaults) {
       if (!is.list(defaults) || (length(defaults) && is.null(names(defaults)))) {
-        stop("defaults must be a named list of the optimizer's options", call. = FALSE)
+        .type_error("defaults must be a named list of the optimizer's options")
       }
       if (is_torch_tensor(params)) params <- list(params)
       if (!is.list(params)) {
-        stop("params must be a list of tensors or a list of parameter groups", call. = FALSE)
+        .type_error("params must be a list of tensors or a list of parameter groups")
       }
-      if (!length(params)) stop("optimizer got an empty parameter list", call. = FALSE)
+      if (!length(params)) .value_error("optimizer got an empty parameter list")
       groups <- if (is_torch_tensor(params[[1L]])) list(list(params = params)) else params
       self$defaults <- defaults
       self$state <- OptimizerState$new()
@@ -151,7 +151,7 @@ Optimizer <- R6::R6Class("torch_optimizer",
       invisible(NULL)
     },
     step = function(closure = NULL) {
-      stop(class(self)[[1L]], " does not implement step()", call. = FALSE)
+      .not_implemented_error(class(self)[[1L]], " does not implement step()")
     },
     state_dict = function() {
       index <- 0L
@@ -171,14 +171,12 @@ Optimizer <- R6::R6Class("torch_optimizer",
     },
     load_state_dict = function(state_dict, ...) {
       if (!is.list(state_dict) || !all(c("state", "param_groups") %in% names(state_dict))) {
-        stop("state_dict must be a list with entries 'state' and 'param_groups'",
-             call. = FALSE)
+        .type_error("state_dict must be a list with entries 'state' and 'param_groups'")
       }
       saved <- state_dict$param_groups
       if (length(saved) != length(self$param_groups)) {
-        stop("loaded state dict has a different number of parameter groups (",
-             length(saved), ") than the optimizer (", length(self$param_groups), ")",
-             call. = FALSE)
+        .value_error("loaded state dict has a different number of parameter groups (",
+                     length(saved), ") than the optimizer (", length(self$param_groups), ")")
       }
       by_index <- list()
       new_groups <- self$param_groups
@@ -186,18 +184,17 @@ Optimizer <- R6::R6Class("torch_optimizer",
         s <- saved[[i]]
         own <- self$param_groups[[i]]
         if (!is.list(s) || is.null(s$params)) {
-          stop("loaded parameter group ", i, " is not a named list with 'params'",
-               call. = FALSE)
+          .value_error("loaded parameter group ", i, " is not a named list with 'params'")
         }
         if (length(s$params) != length(own$params)) {
-          stop("loaded state dict contains a parameter group that doesn't match the size of ",
-               "optimizer's group (group ", i, ": ", length(s$params), " parameters saved, ",
-               length(own$params), " in the optimizer)", call. = FALSE)
+          .value_error("loaded state dict contains a parameter group that doesn't match the size of ",
+                       "optimizer's group (group ", i, ": ", length(s$params), " parameters saved, ",
+                       length(own$params), " in the optimizer)")
         }
         unknown <- setdiff(names(s), c("params", names(own), .SCHEDULER_KEYS))
         if (length(unknown)) {
-          stop("loaded parameter group ", i, " has options unknown to ", class(self)[[1L]],
-               ": ", paste0("'", unknown, "'", collapse = ", "), call. = FALSE)
+          .value_error("loaded parameter group ", i, " has options unknown to ", class(self)[[1L]],
+                       ": ", paste0("'", unknown, "'", collapse = ", "))
         }
         for (j in seq_along(s$params)) by_index[[as.character(s$params[[j]])]] <- own$params[[j]]
         g <- s
@@ -208,8 +205,8 @@ Optimizer <- R6::R6Class("torch_optimizer",
       st <- state_dict$state
       for (k in names(st)) {
         if (is.null(by_index[[k]])) {
-          stop("loaded state refers to parameter ", k, ", which no loaded parameter group ",
-               "contains", call. = FALSE)
+          .value_error("loaded state refers to parameter ", k, ", which no loaded parameter group ",
+                       "contains")
         }
       }
       # everything checked: swap in
@@ -251,9 +248,9 @@ Optimizer <- R6::R6Class("torch_optimizer",
 .check_lr <- function(lr) {
   if (is.null(lr) || is_optim_required(lr)) return(invisible())
   if (!is.numeric(lr) || length(lr) != 1L || is.na(lr)) {
-    stop("lr must be a number", call. = FALSE)
+    .type_error("lr must be a number")
   }
-  if (lr < 0) stop("Invalid learning rate: ", lr, call. = FALSE)
+  if (lr < 0) .value_error("Invalid learning rate: ", lr)
   invisible()
 }
 
@@ -261,43 +258,42 @@ Optimizer <- R6::R6Class("torch_optimizer",
 # nothing is changed).
 .check_param_group <- function(param_group, defaults, existing, classname) {
   if (!is.list(param_group) || is.null(names(param_group)) || is.null(param_group$params)) {
-    stop("a parameter group must be a named list with an entry 'params'", call. = FALSE)
+    .type_error("a parameter group must be a named list with an entry 'params'")
   }
   params <- param_group$params
   if (is_torch_tensor(params)) params <- list(params)
-  if (!is.list(params)) stop("params must be a tensor or a list of tensors", call. = FALSE)
-  if (!length(params)) stop("optimizer got an empty parameter list", call. = FALSE)
+  if (!is.list(params)) .type_error("params must be a tensor or a list of tensors")
+  if (!length(params)) .value_error("optimizer got an empty parameter list")
   for (p in params) {
     if (!is_torch_tensor(p)) {
-      stop("optimizer can only optimize Tensors, but one of the params is ",
-           class(p)[[1L]], call. = FALSE)
+      .type_error("optimizer can only optimize Tensors, but one of the params is ",
+                  class(p)[[1L]])
     }
-    if (!isTRUE(p$is_leaf)) stop("can't optimize a non-leaf Tensor", call. = FALSE)
+    if (!isTRUE(p$is_leaf)) .value_error("can't optimize a non-leaf Tensor")
   }
   unknown <- setdiff(names(param_group), c("params", names(defaults), .SCHEDULER_KEYS))
   if (length(unknown)) {
-    stop("unknown optimizer option", if (length(unknown) > 1L) "s", " ",
-         paste0("'", unknown, "'", collapse = ", "), " in parameter group; ", classname,
-         " knows: ", paste(names(defaults), collapse = ", "), call. = FALSE)
+    .value_error("unknown optimizer option", if (length(unknown) > 1L) "s", " ",
+                 paste0("'", unknown, "'", collapse = ", "), " in parameter group; ", classname,
+                 " knows: ", paste(names(defaults), collapse = ", "))
   }
   group <- param_group
   group$params <- params
   for (nm in names(defaults)) {
     if (!is.null(param_group[[nm]])) next
     if (is_optim_required(defaults[[nm]])) {
-      stop("parameter group didn't specify a value of required optimization parameter ", nm,
-           call. = FALSE)
+      .value_error("parameter group didn't specify a value of required optimization parameter ", nm)
     }
     group[nm] <- list(defaults[[nm]])
   }
   .check_lr(group[["lr"]])
   keys <- vapply(params, function(p) Re(.h(p)), 0)
   if (anyDuplicated(keys)) {
-    stop("optimizer contains a parameter group with duplicate parameters", call. = FALSE)
+    .value_error("optimizer contains a parameter group with duplicate parameters")
   }
   for (other in existing) {
     if (any(vapply(other$params, function(p) Re(.h(p)), 0) %in% keys)) {
-      stop("some parameters appear in more than one parameter group", call. = FALSE)
+      .value_error("some parameters appear in more than one parameter group")
     }
   }
   group

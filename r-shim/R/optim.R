@@ -145,8 +145,8 @@ is_optimizer <- function(x) inherits(x, "torch_optimizer")
 .optim_params <- function(params) {
   if (is_torch_tensor(params)) params <- list(params)
   if (!is.list(params)) {
-    stop("params must be a list of tensors or a list of parameter groups, got an object of ",
-         "class '", class(params)[[1L]], "'", call. = FALSE)
+    .type_error("params must be a list of tensors or a list of parameter groups, got an object of ",
+                "class '", class(params)[[1L]], "'")
   }
   lapply(unname(params), .optim_arg)
 }
@@ -155,8 +155,8 @@ is_optimizer <- function(x) inherits(x, "torch_optimizer")
   if (is_torch_tensor(v)) return(.h(v))
   if (is.list(v) && !is.object(v)) return(lapply(v, .optim_arg))
   if (is.function(v) || is.environment(v)) {
-    stop("a parameter group holds ", if (is.function(v)) "a function" else "an environment",
-         ", expected tensors and numbers", call. = FALSE)
+    .value_error("a parameter group holds ", if (is.function(v)) "a function" else "an environment",
+                 ", expected tensors and numbers")
   }
   .a(v)
 }
@@ -164,7 +164,7 @@ is_optimizer <- function(x) inherits(x, "torch_optimizer")
 .optim_groups_value <- function(groups) {
   lapply(groups, function(g) {
     if (!is.list(g) || is.null(names(g))) {
-      stop("each parameter group must be a named list with an entry 'params'", call. = FALSE)
+      .type_error("each parameter group must be a named list with an entry 'params'")
     }
     .optim_arg(g)
   })
@@ -178,7 +178,7 @@ is_optimizer <- function(x) inherits(x, "torch_optimizer")
   r <- .Call(rtp_bcall, name, args)
   if (is.object(r) || is.null(r)) return(r)
   if (is.list(r) && is.character(r[[1L]])) {
-    if (r[[1L]] == "E") .raise(r[[2L]], call)
+    if (r[[1L]] == "E") .raise(r[[2L]], call, r[[3L]])
     if (r[[1L]] == "v") return(r[[2L]])
   }
   tryCatch(.bridge_reply(name, args, r), rtorchpy_error = function(e) {
@@ -244,7 +244,7 @@ PyOptimizer <- R6::R6Class("torch_optimizer",
         return(invisible(NULL))
       }
       if (!is.function(closure)) {
-        stop("closure must be a function returning the loss", call. = FALSE)
+        .type_error("closure must be a function returning the loss")
       }
       .closure_dispatcher()
       if (is.null(.rt$closures)) .rt$closures <- list()
@@ -255,7 +255,7 @@ PyOptimizer <- R6::R6Class("torch_optimizer",
     },
     add_param_group = function(param_group) {
       if (!is.list(param_group) || is.null(names(param_group))) {
-        stop("param_group must be a named list with an entry 'params'", call. = FALSE)
+        .type_error("param_group must be a named list with an entry 'params'")
       }
       .optim_bridge(sys.call(), "optim_add_param_group", .h(self$ptr), .optim_arg(param_group))
       invisible(self)
@@ -270,17 +270,15 @@ PyOptimizer <- R6::R6Class("torch_optimizer",
     },
     load_state_dict = function(state_dict, ...) {
       if (!is.list(state_dict) || !all(c("state", "param_groups") %in% names(state_dict))) {
-        stop("state_dict must be a list with entries 'state' and 'param_groups'",
-             call. = FALSE)
+        .type_error("state_dict must be a list with entries 'state' and 'param_groups'")
       }
       state <- state_dict$state
       if (length(state) && is.null(names(state))) {
-        stop("the state dict's 'state' must be named by the parameters' indices",
-             call. = FALSE)
+        .value_error("the state dict's 'state' must be named by the parameters' indices")
       }
       state <- if (length(state)) lapply(state, .optim_arg) else NULL
       groups <- lapply(state_dict$param_groups, function(g) {
-        if (!is.list(g)) stop("each of 'param_groups' must be a named list", call. = FALSE)
+        if (!is.list(g)) .type_error("each of 'param_groups' must be a named list")
         g$params <- as.list(g$params)
         .optim_arg(g)
       })
@@ -298,13 +296,12 @@ PyOptimizer <- R6::R6Class("torch_optimizer",
         return(lapply(.bridge("optim_groups", .h(self$ptr)), .named_from))
       }
       if (!is.list(value) || !length(value)) {
-        stop("param_groups must be a non-empty list of parameter groups", call. = FALSE)
+        .value_error("param_groups must be a non-empty list of parameter groups")
       }
       .optim_bridge(NULL, "optim_set_groups", .h(self$ptr), .optim_groups_value(value))
     },
     defaults = function(value) {
-      if (!missing(value)) stop("the defaults of a built-in optimizer are read-only",
-                                call. = FALSE)
+      if (!missing(value)) .value_error("the defaults of a built-in optimizer are read-only")
       .named_from(.bridge("optim_defaults", .h(self$ptr)))
     }
   )
@@ -332,10 +329,10 @@ rm(.name)
 
 .run_top_closure <- function() {
   n <- length(.rt$closures)
-  if (!n) stop("no optimizer step with a closure is in progress", call. = FALSE)
+  if (!n) .runtime_error("no optimizer step with a closure is in progress")
   loss <- .rt$closures[[n]]()
   if (!is_torch_tensor(loss)) {
-    stop("the closure must return the loss as a tensor", call. = FALSE)
+    .type_error("the closure must return the loss as a tensor")
   }
   .h(loss)
 }

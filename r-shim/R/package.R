@@ -35,12 +35,12 @@
 # Start Python and the bridge module on first use; one clear error when that is impossible.
 .ensure_python <- function() {
   if (isTRUE(.rt$ready)) return(invisible(TRUE))
-  if (!is.null(.rt$init_error)) stop(.rt$init_error, call. = FALSE)
+  if (!is.null(.rt$init_error)) .runtime_error(.rt$init_error)
   bridge <- tryCatch(.start_python(), error = function(e) e)
   if (inherits(bridge, "error")) {
     # Python starts once per R session, so the same message is the answer to every later call
     .rt$init_error <- paste0("rtorchpy: ", conditionMessage(bridge))
-    stop(.rt$init_error, call. = FALSE)
+    .runtime_error(.rt$init_error)
   }
   .rt$bridge <- bridge
   .rt$impl <- .reticulate_call()
@@ -83,9 +83,9 @@
 .start_python <- function() {
   forced <- Sys.getenv("RETICULATE_PYTHON")
   if (nzchar(forced) && !file.exists(forced)) {
-    stop("RETICULATE_PYTHON is set to '", forced, "', which does not exist.\nFix: point ",
-         "RETICULATE_PYTHON at a Python (>= 3.9) that has NumPy, or unset it and ", .FIX_ENV,
-         ".", call. = FALSE)
+    .runtime_error("RETICULATE_PYTHON is set to '", forced, "', which does not exist.\nFix: point ",
+                   "RETICULATE_PYTHON at a Python (>= 3.9) that has NumPy, or unset it and ", .FIX_ENV,
+                   ".")
   }
   # the environment install_rtorchpy() made, unless the user chose a Python
   if (!nzchar(forced) && !reticulate::py_available() &&
@@ -94,20 +94,19 @@
   }
   started <- tryCatch(reticulate::py_available(initialize = TRUE), error = function(e) e)
   if (!isTRUE(started)) {
-    stop("no Python was found (rtorchpy needs Python >= 3.9 with NumPy",
-         if (inherits(started, "error")) paste0("; ", conditionMessage(started)), ").\n",
-         "Fix: install Python 3.9 or later (reticulate::install_python() does), then ",
-         .FIX_ENV, ".", call. = FALSE)
+    .runtime_error("no Python was found (rtorchpy needs Python >= 3.9 with NumPy",
+                   if (inherits(started, "error")) paste0("; ", conditionMessage(started)), ").\n",
+                   "Fix: install Python 3.9 or later (reticulate::install_python() does), then ",
+                   .FIX_ENV, ".")
   }
   cfg <- reticulate::py_config()
   if (utils::compareVersion(as.character(cfg$version), "3.9") < 0) {
-    stop("Python ", cfg$version, " (", cfg$python, ") is too old: rtorchpy needs Python >= 3.9.",
-         "\nFix: rtorchpy::install_rtorchpy(python = \"<a Python >= 3.9>\"), then restart R.",
-         call. = FALSE)
+    .runtime_error("Python ", cfg$version, " (", cfg$python, ") is too old: rtorchpy needs Python >= 3.9.",
+                   "\nFix: rtorchpy::install_rtorchpy(python = \"<a Python >= 3.9>\"), then restart R.")
   }
   if (!reticulate::py_module_available("numpy")) {
-    stop("Python ", cfg$python, " has no NumPy.\nFix: ", .FIX_ENV, " (or install NumPy ",
-         "into that Python: ", cfg$python, " -m pip install numpy).", call. = FALSE)
+    .runtime_error("Python ", cfg$python, " has no NumPy.\nFix: ", .FIX_ENV, " (or install NumPy ",
+                   "into that Python: ", cfg$python, " -m pip install numpy).")
   }
   .import_rtorchpy()
   reticulate::import("rtorchpy._r", convert = FALSE)
@@ -137,24 +136,24 @@
     if (nzchar(imported) &&
         normalizePath(dirname(dirname(imported)), mustWork = FALSE) !=
           normalizePath(bundled, mustWork = FALSE)) {
-      stop("this Python session already imported another rtorchpy (", imported, "), not the ",
-           "copy this R package carries (", bundled, ").\nFix: restart R and load ",
-           "library(rtorchpy) before importing rtorchpy from Python.", call. = FALSE)
+      .runtime_error("this Python session already imported another rtorchpy (", imported, "), not the ",
+                     "copy this R package carries (", bundled, ").\nFix: restart R and load ",
+                     "library(rtorchpy) before importing rtorchpy from Python.")
     }
     sys <- reticulate::import("sys", convert = FALSE)
     if (!bundled %in% unlist(reticulate::py_to_r(sys$path))) sys$path$insert(0L, bundled)
   }
   mod <- tryCatch(reticulate::import("rtorchpy", convert = TRUE), error = function(e) e)
   if (inherits(mod, "error")) {
-    stop("the Python package rtorchpy could not be imported: this build of the R package does ",
-         "not carry it (", conditionMessage(mod), ").\nFix: reinstall the R package from a ",
-         "tarball made by `make r-tarball` in the repository (or `make r`).", call. = FALSE)
+    .runtime_error("the Python package rtorchpy could not be imported: this build of the R package does ",
+                   "not carry it (", conditionMessage(mod), ").\nFix: reinstall the R package from a ",
+                   "tarball made by `make r-tarball` in the repository (or `make r`).")
   }
   have <- as.character(mod$`__version__`)
   if (!identical(have, wanted)) {
-    stop("the Python package rtorchpy ", have, " (", mod$`__file__`, ") does not match this R ",
-         "package (it needs ", wanted, ").\nFix: reinstall the R package from a tarball made by ",
-         "`make r-tarball`, which carries the matching Python package.", call. = FALSE)
+    .runtime_error("the Python package rtorchpy ", have, " (", mod$`__file__`, ") does not match this R ",
+                   "package (it needs ", wanted, ").\nFix: reinstall the R package from a tarball made by ",
+                   "`make r-tarball`, which carries the matching Python package.")
   }
   invisible(mod)
 }

@@ -54,7 +54,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
   switch(name,
     requires_grad = .bridge("set_requires_grad", .h(x), .flag(value, "requires_grad")),
     grad = .bridge("set_grad", .h(x), if (is.null(value)) NULL else .a(.as_grad(value))),
-    stop("cannot add bindings to a locked environment", call. = FALSE)
+    .runtime_error("cannot add bindings to a locked environment")
   )
   invisible(x)
 }
@@ -63,7 +63,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 `[[<-.torch_tensor` <- function(x, name, value) `$<-.torch_tensor`(x, name, value)
 
 .as_grad <- function(value) {
-  if (!is_torch_tensor(value)) stop("the gradient must be a tensor", call. = FALSE)
+  if (!is_torch_tensor(value)) .type_error("the gradient must be a tensor")
   if (is_undefined_tensor(value)) NULL else value
 }
 
@@ -123,7 +123,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 # x$size(dim) and x$stride(dim): one integer per dim, or the one of 1-based `dim`.
 .per_dim <- function(self, name, dim) {
   if (!is.null(dim) && isTRUE(all(dim == 0))) {
-    stop("Indexing starts at 1 and got a 0.", call. = FALSE)
+    .value_error("Indexing starts at 1 and got a 0.")
   }
   as.integer(unlist(.call_method(self, name, list(dim))))
 }
@@ -175,8 +175,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
   stride = function(self, dim = NULL) .per_dim(self, "stride", dim),
   is_contiguous = function(self) .call_method(self, "is_contiguous"),
   cpu = function(self) self,
-  cuda = function(self, ...) stop("CUDA is not available: rtorchpy computes on the CPU",
-                                  call. = FALSE),
+  cuda = function(self, ...) .not_implemented_error("CUDA is not available: rtorchpy computes on the CPU"),
   print = function(self, n = 30) print.torch_tensor(self, n = n),
   numpy = function(self) as_array(self),
   element_size = function(self) .attr(self, "dtype")$itemsize
@@ -317,7 +316,7 @@ Ops.torch_dtype <- function(e1, e2) {
   switch(.Generic,
     "==" = name(e1) == name(e2),
     "!=" = name(e1) != name(e2),
-    stop("`", .Generic, "` is not defined for dtypes", call. = FALSE))
+    .not_implemented_error("`", .Generic, "` is not defined for dtypes"))
 }
 
 #' The default floating point dtype
@@ -331,9 +330,8 @@ torch_get_default_dtype <- function() .fn("torch_get_default_dtype", list())
 #' @export
 torch_set_default_dtype <- function(d) {
   if (!inherits(d, "torch_dtype")) {
-    stop(structure(class = c("rtorchpy_error", "error", "condition"), list(
-      message = paste0("torch_set_default_dtype(): `d` must be a floating point dtype such as ",
-                       "torch_float64(), got ", .what(d)), call = NULL)))
+    .type_error("torch_set_default_dtype(): `d` must be a floating point dtype such as ",
+                              "torch_float64(), got ", .what(d))
   }
   .fn("torch_set_default_dtype", list(.a(d)))
   invisible(NULL)
@@ -349,7 +347,7 @@ torch_set_default_dtype <- function(d) {
 #' @export
 torch_device <- function(type = "cpu", index = NULL) {
   if (!identical(tolower(type), "cpu")) {
-    stop("rtorchpy computes on the CPU only; got device '", type, "'", call. = FALSE)
+    .not_implemented_error("rtorchpy computes on the CPU only; got device '", type, "'")
   }
   structure(list(type = "cpu"), class = "torch_device")
 }

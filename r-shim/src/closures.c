@@ -5,6 +5,7 @@
  * custom function's ctx build their closures with a small body that calls a compiled function,
  * so nothing is left for R's JIT to compile per closure. */
 #include "closures.h"
+#include "errors.h"
 
 SEXP rtp_closure(SEXP formals, SEXP body, SEXP env) {
   static SEXP function_prim = NULL;
@@ -13,7 +14,7 @@ SEXP rtp_closure(SEXP formals, SEXP body, SEXP env) {
     R_PreserveObject(function_prim);
   }
   if (formals != R_NilValue && TYPEOF(formals) != LISTSXP) {
-    Rf_error("rtorchpy: a closure's formals must be a pairlist");
+    rtp_error("runtime_error", "rtorchpy: a closure's formals must be a pairlist");
   }
   /* the primitive itself stands in the call (not its name), so no binding of `function` in
    * env or its parents can take its place */

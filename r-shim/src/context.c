@@ -15,6 +15,7 @@
  */
 #include <R.h>
 #include <Rinternals.h>
+#include "errors.h"
 #include "closures.h"
 
 /* A method of the object: a closure of `env` made from `spec`, a list of its formals and its
@@ -22,7 +23,7 @@
  * `ptr`). */
 static SEXP closure_in(SEXP spec, SEXP env) {
   if (TYPEOF(spec) != VECSXP || XLENGTH(spec) != 2) {
-    Rf_error("rtorchpy: a context template is not a (formals, body) pair");
+    rtp_error("runtime_error", "rtorchpy: a context template is not a (formals, body) pair");
   }
   return rtp_closure(VECTOR_ELT(spec, 0), VECTOR_ELT(spec, 1), env);
 }
@@ -33,7 +34,7 @@ static SEXP closure_in(SEXP spec, SEXP env) {
 static SEXP needs_list(SEXP needs, SEXP arg_names) {
   if (TYPEOF(needs) != LGLSXP || TYPEOF(arg_names) != STRSXP ||
       XLENGTH(needs) != XLENGTH(arg_names)) {
-    Rf_error("rtorchpy: needs_input_grad does not match the arguments");
+    rtp_error("runtime_error", "rtorchpy: needs_input_grad does not match the arguments");
   }
   R_xlen_t n = XLENGTH(needs);
   SEXP out = PROTECT(Rf_allocVector(VECSXP, n));
@@ -53,7 +54,7 @@ static SEXP needs_list(SEXP needs, SEXP arg_names) {
 SEXP rtp_new_context(SEXP ptr, SEXP needs, SEXP arg_names, SEXP methods, SEXP active, SEXP cls,
                      SEXP enclos) {
   if (TYPEOF(methods) != VECSXP || TYPEOF(active) != VECSXP || TYPEOF(enclos) != ENVSXP) {
-    Rf_error("rtorchpy: bad arguments for a context");
+    rtp_error("runtime_error", "rtorchpy: bad arguments for a context");
   }
   needs = PROTECT(needs_list(needs, arg_names));
   SEXP ctx = PROTECT(R_NewEnv(enclos, TRUE, 29));
@@ -88,7 +89,7 @@ SEXP rtp_new_context(SEXP ptr, SEXP needs, SEXP arg_names, SEXP methods, SEXP ac
  * values stand in the call as they are. */
 SEXP rtp_call_with(SEXP fn, SEXP first, SEXP args, SEXP env) {
   if (!Rf_isFunction(fn) || TYPEOF(args) != VECSXP || TYPEOF(env) != ENVSXP) {
-    Rf_error("rtorchpy: bad arguments for a custom function's call");
+    rtp_error("runtime_error", "rtorchpy: bad arguments for a custom function's call");
   }
   R_xlen_t n = XLENGTH(args);
   SEXP names = Rf_getAttrib(args, R_NamesSymbol);
@@ -109,6 +110,6 @@ SEXP rtp_call_with(SEXP fn, SEXP first, SEXP args, SEXP env) {
 
 /* The key of an R weak reference (NULL once collected). */
 SEXP rtp_wref_key(SEXP w) {
-  if (TYPEOF(w) != WEAKREFSXP) Rf_error("rtorchpy: not a weak reference");
+  if (TYPEOF(w) != WEAKREFSXP) rtp_error("runtime_error", "rtorchpy: not a weak reference");
   return R_WeakRefKey(w);
 }

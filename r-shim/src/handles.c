@@ -28,6 +28,7 @@
 #include <string.h>
 #include <R.h>
 #include <Rinternals.h>
+#include "errors.h"
 #include <R_ext/Rdynload.h>
 
 typedef struct {
@@ -172,12 +173,12 @@ SEXP rtp_live(SEXP x) {
 
 /* The handle of a handle object. */
 SEXP rtp_handle(SEXP ptr) {
-  if (TYPEOF(ptr) != EXTPTRSXP) Rf_error("not an rtorchpy object");
+  if (TYPEOF(ptr) != EXTPTRSXP) rtp_error("type_error", "not an rtorchpy object");
   if (!rtp_is_live(ptr)) {
-    Rf_errorcall(R_NilValue,
-                 "external pointer is not valid: this object was restored from a file "
-                 "(saveRDS(), save()) or another session, and its data did not survive; save "
-                 "as_array(x) instead and make a tensor of it again");
+    rtp_error("runtime_error",
+              "external pointer is not valid: this object was restored from a file "
+              "(saveRDS(), save()) or another session, and its data did not survive; save "
+              "as_array(x) instead and make a tensor of it again");
   }
   SEXP h = R_ExternalPtrProtected(ptr);
   /* the handle alone (a tensor direct.c registered also carries its size) */
@@ -187,7 +188,7 @@ SEXP rtp_handle(SEXP ptr) {
 /* The arguments of a custom function's call as Python gets them: each tensor's handle, NULL for
  * any other value (it stays in R); names dropped. */
 SEXP rtp_handles_or_null(SEXP args) {
-  if (TYPEOF(args) != VECSXP) Rf_error("rtorchpy: the arguments must be a list");
+  if (TYPEOF(args) != VECSXP) rtp_error("runtime_error", "rtorchpy: the arguments must be a list");
   R_xlen_t n = XLENGTH(args);
   SEXP out = PROTECT(Rf_allocVector(VECSXP, n));
   for (R_xlen_t i = 0; i < n; i++) {

@@ -35,6 +35,7 @@
 #include <dlfcn.h>
 #endif
 #include "pyapi.h"
+#include "errors.h"
 
 int ready = 0;
 SEXP unwind_token = NULL;
@@ -394,7 +395,7 @@ SEXP finish(PyObj *res, int gil, SEXP cls, int encode) {
     if (err_occurred()) err_clear();
     gil_release(gil);
     /* -- GIL released ----------------------------------------------------------------- */
-    if (!ok) Rf_error("rtorchpy: could not register a tensor for R");
+    if (!ok) rtp_error("runtime_error", "rtorchpy: could not register a tensor for R");
     SEXP out = PROTECT(Rf_allocVector(CPLXSXP, 2));
     COMPLEX(out)[0].r = key;
     COMPLEX(out)[0].i = MAGIC - flags;
@@ -409,7 +410,7 @@ SEXP finish(PyObj *res, int gil, SEXP cls, int encode) {
     if (enc == NULL) {
       if (err_occurred()) err_clear();
       gil_release(gil);
-      Rf_error("rtorchpy: could not encode a Python result for R");
+      rtp_error("runtime_error", "rtorchpy: could not encode a Python result for R");
     }
     res = enc;
   }
@@ -439,40 +440,59 @@ SEXP finish(PyObj *res, int gil, SEXP cls, int encode) {
   if (failed && err_occurred()) err_clear();
   gil_release(gil);
   /* -- GIL released --------------------------------------------------------------------- */
-  if (failed) Rf_error("rtorchpy: could not keep a Python result for R");
+  if (failed) rtp_error("runtime_error", "rtorchpy: could not keep a Python result for R");
   return raw1(2);
 }
 
-/* The Python error now set (GIL held; released here): raw 03 for an interrupt; with `reply`
- * (the direct path), an Exception becomes the reply the Python caller would have given
- * (["E", message] in R's terms); else an R error with Python's message. */
+/* The text of a Python str (or NULL), copied into memory R frees when this .Call ends. */
+static const char *r_copy_text(PyObj *s) {
+  const char *c = s ? unicode_utf8(s) : NULL;
+  if (c == NULL || *c == '\0') return NULL;
+  size_t n = strlen(c);
+  char *copy = R_alloc(n + 1, 1);
+  memcpy(copy, c, n + 1);
+  return copy;
+}
+
+/* The Python error now set (GIL held; released here): raw 03 for an interrupt. Once the direct
+ * path is set up, an Exception goes through error_reply (rtorchpy/_r/errors.py: R's dims and
+ * type names, the condition class): with `reply` (the direct path) its ["E", message, class]
+ * is the reply, as the Python caller would have given it; else that message and class are
+ * raised as an R condition here. Otherwise an R runtime_error with Python's whole message. */
 SEXP py_error(int gil, int reply, SEXP cls) {
-  char msg[1000] = "a Python error";
+  const char *msg = NULL, *kind = "runtime_error";
   int interrupted = 0;
   if (err_occurred()) {
     PyObj *type = NULL, *value = NULL, *tb = NULL;
     err_fetch(&type, &value, &tb);
-    if (reply && type != NULL) {
+    if (direct_ready && type != NULL) {
       err_normalize(&type, &value, &tb);
       if (value != NULL && exc_matches(type, *exc_exception)) {
         incref(value);
-        PyObj *rep = call_one(error_reply_fn, value);
-        decref(type);
-        decref(value);
-        if (tb) decref(tb);
-        if (rep != NULL) return finish(rep, gil, cls, 0);
-        type = value = tb = NULL;
-        if (err_occurred()) err_fetch(&type, &value, &tb);
+        PyObj *rep = call_one(error_reply_fn, value);  /* (steals the new reference) */
+        if (rep != NULL && reply) {
+          decref(type);
+          decref(value);
+          if (tb) decref(tb);
+          return finish(rep, gil, cls, 0);
+        }
+        if (rep != NULL) {  /* ["E", message, class]; an R callback's ["R", message] is not */
+          if (list_size(rep) == 3) {
+            msg = r_copy_text(list_getitem(rep, 1));
+            kind = r_copy_text(list_getitem(rep, 2));
+            if (kind == NULL) kind = "runtime_error";
+          }
+          decref(rep);
+        }
+        if (err_occurred()) err_clear();
       }
     }
     interrupted = type != NULL && exc_matches(type, *exc_keyboard_interrupt);
-    PyObj *s = value ? object_str(value) : NULL;
-    const char *c = s ? unicode_utf8(s) : NULL;
-    if (c && *c) {
-      strncpy(msg, c, sizeof(msg) - 1);
-      msg[sizeof(msg) - 1] = '\0';
+    if (msg == NULL && value != NULL) {
+      PyObj *s = object_str(value);
+      msg = r_copy_text(s);
+      if (s) decref(s);
     }
-    if (s) decref(s);
     if (type) decref(type);
     if (value) decref(value);
     if (tb) decref(tb);
@@ -480,7 +500,7 @@ SEXP py_error(int gil, int reply, SEXP cls) {
   }
   gil_release(gil);
   if (interrupted) return raw1(3);
-  Rf_error("%s", msg);
+  rtp_error(kind, msg ? msg : "a Python error");
   return R_NilValue;  /* not reached */
 }
 

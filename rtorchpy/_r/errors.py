@@ -116,11 +116,31 @@ def translate_error(msg: str) -> str:
     return translated
 
 
+# The R condition class each Python exception becomes (R torch's classes: code that catches
+# `value_error` or tests `expect_error(..., class = "type_error")` behaves as with R torch). The
+# R side adds the parents (an index_error is also a value_error) and "rtorchpy_error", "error".
+_CONDITION_CLASSES = ((NotImplementedError, "not_implemented_error"),
+                      (StopIteration, "stop_iteration_error"),
+                      (TypeError, "type_error"),
+                      (IndexError, "index_error"),
+                      (KeyError, "index_error"),
+                      (ValueError, "value_error"))
+
+
+def condition_class(exc):
+    """The R condition class of a Python exception (runtime_error when no other fits)."""
+    for kind, name in _CONDITION_CLASSES:
+        if isinstance(exc, kind):
+            return name
+    return "runtime_error"
+
+
 def _err(exc):
+    """The reply for an exception: ["E", message (R's dims and types), condition class]."""
     if isinstance(exc, RCallbackError):
         return ["R", str(exc)]
     if isinstance(exc, RIndexError):
-        return ["E", str(exc.args[0]) if exc.args else ""]
+        return ["E", str(exc.args[0]) if exc.args else "", "index_error"]
     if isinstance(exc, KeyError) and exc.args:
-        return ["E", translate_error(str(exc.args[0]))]
-    return ["E", translate_error(str(exc))]
+        return ["E", translate_error(str(exc.args[0])), "index_error"]
+    return ["E", translate_error(str(exc)), condition_class(exc)]

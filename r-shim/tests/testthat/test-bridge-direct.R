@@ -292,7 +292,7 @@ test_that("ops give the same results, dtypes, grad_fns and errors with and witho
                    info = paste0("direct:  ", a[differ], "\ncallers: ", b[differ],
                                  collapse = "\n"))
   # and the script really exercised what it says (a few spot checks of the shared output)
-  expect_true(any(grepl("^shape mismatch \\+ \\| error < rtorchpy_error/error/condition > The size of tensor a \\(3\\) must match the size of tensor b \\(4\\) at non-singleton dimension 1",
+  expect_true(any(grepl("^shape mismatch \\+ \\| error < runtime_error/rtorchpy_error/error/condition > The size of tensor a \\(3\\) must match the size of tensor b \\(4\\) at non-singleton dimension 1",
                         a)))
   expect_true(any(grepl("^2 \\* w : .*MulBackward0", a)))
   expect_true(any(grepl("^w \\* 2 : .*MulBackward1", a)))
