@@ -7,6 +7,7 @@ package it fails. R uses this interpreter (``sys.executable``) through reticulat
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -69,18 +70,65 @@ def run_testthat(rscript, run, setup=""):
     return dict(f.split("=") for f in summary[-1].split()[1:]), output
 
 
-def test_testthat_suite():
+TESTTHAT = SHIM / "tests" / "testthat"
+R_TEST_FILES = sorted(p.name for p in TESTTHAT.glob("test-*.R"))
+
+# One Rscript runs every selected testthat file (R and the Python package load once, not once
+# a file); each file is then reported as its own pytest case, so one failure hides nothing and
+# `pytest tests/test_r_shim.py -k nn-conv` runs just that file.
+_PER_FILE_R = r"""
+res <- as.data.frame(testthat::test_dir('r-shim/tests/testthat', package = 'rtorchpy',
+  load_package = 'installed', reporter = 'summary', stop_on_failure = FALSE,
+  filter = '%(filter)s'))
+for (f in unique(res$file)) {
+  rows <- res[res$file == f, ]
+  cat(sprintf('RTORCHPY-FILE %%s tests=%%d failed=%%d errors=%%d skipped=%%d passed=%%d\n', f,
+              nrow(rows), sum(rows$failed), sum(rows$error), sum(rows$skipped),
+              sum(rows$passed)))
+}
+"""
+
+
+@pytest.fixture(scope="session")
+def testthat_results(request):
+    """Run the testthat files this session selected; return {file: (counts, output)}."""
     rscript = _rscript()
     installed = _r(rscript, "library(rtorchpy)")
     assert installed.returncode == 0, (
         f"the R package rtorchpy is not installed in {RLIB} (run `make r`):\n"
         f"{installed.stderr}")
-    fields, output = run_testthat(
-        rscript, "testthat::test_dir('r-shim/tests/testthat', package = 'rtorchpy', "
-        "load_package = 'installed', reporter = 'summary', stop_on_failure = FALSE)")
-    print(output)
-    assert fields["failed"] == "0" and fields["errors"] == "0", f"testthat failures:\n{output}"
-    assert int(fields["passed"]) > 0, f"no expectation passed:\n{output}"
+    wanted = sorted({item.callspec.params["r_file"] for item in request.session.items
+                     if getattr(item, "callspec", None) is not None
+                     and "r_file" in item.callspec.params})
+    stems = [name[len("test-"):-len(".R")] for name in wanted]
+    assert all(re.fullmatch(r"[\w-]+", stem) for stem in stems), stems  # (no regex characters)
+    stems = "|".join(stems)
+    res = _r(rscript, _PER_FILE_R % {"filter": f"^({stems})$"}, timeout=1800)
+    output = res.stdout + "\n" + res.stderr
+    counts = {}
+    for line in res.stdout.splitlines():
+        if line.startswith("RTORCHPY-FILE "):
+            _, name, *fields = line.split()
+            counts[name] = dict(f.split("=") for f in fields)
+    return {name: (counts.get(name), output) for name in wanted}
+
+
+def _failure_report(name, output):
+    """The part of testthat's summary output that concerns one file (its failures name it)."""
+    lines = output.splitlines()
+    keep = [i for i, line in enumerate(lines) if name in line]
+    if not keep:
+        return output[-6000:]
+    return "\n".join(lines[max(0, keep[0] - 2):keep[-1] + 25])
+
+
+@pytest.mark.parametrize("r_file", R_TEST_FILES)
+def test_testthat_file(r_file, testthat_results):
+    counts, output = testthat_results[r_file]
+    assert counts is not None, f"testthat did not report {r_file} (R stopped?):\n{output[-6000:]}"
+    assert counts["failed"] == "0" and counts["errors"] == "0", (
+        f"testthat failures in {r_file}:\n{_failure_report(r_file, output)}")
+    assert int(counts["passed"]) + int(counts["skipped"]) > 0, f"{r_file} ran no expectation"
 
 
 def test_generated_r_ops_are_current():
@@ -117,6 +165,20 @@ def test_error_messages_become_1_based():
                                     "in dim 2 and second has size 2 in dim 1")
     assert t("grad can be implicitly created only for scalar outputs") == \
         "grad can be implicitly created only for scalar outputs"
+
+
+def test_python_exceptions_become_r_torch_condition_classes():
+    from rtorchpy._r.errors import RIndexError, RNAError, _err, condition_class
+    assert condition_class(ValueError("x")) == "value_error"
+    assert condition_class(RNAError("x")) == "value_error"
+    assert condition_class(TypeError("x")) == "type_error"
+    assert condition_class(IndexError("x")) == "index_error"
+    assert condition_class(NotImplementedError("x")) == "not_implemented_error"
+    assert condition_class(RuntimeError("x")) == "runtime_error"
+    assert condition_class(ZeroDivisionError("x")) == "runtime_error"
+    assert _err(RIndexError("Indexing starts at 1")) == ["E", "Indexing starts at 1",
+                                                          "index_error"]
+    assert _err(KeyError("no such key"))[2] == "index_error"
 
 
 def test_r_dims_and_positions():
