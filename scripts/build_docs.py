@@ -384,6 +384,35 @@ def _anchor(name):
     return "rd-" + re.sub(r"[^A-Za-z0-9]+", "-", name).strip("-").lower()
 
 
+# ------------------------------------------------------------------------------ MathJax
+# The site renders formulas with a MathJax served from the site itself, so it works offline
+# (behind a firewall, from a USB stick). Debian's libjs-mathjax (MathJax 2) provides the files;
+# only what TeX input and CommonHTML output load is copied (~1.5 MB of the package's 54 MB).
+MATHJAX_SOURCE = Path(os.environ.get("RTORCHPY_MATHJAX", "/usr/share/javascript/mathjax"))
+MATHJAX_PARTS = ("MathJax.js", "config/TeX-AMS_CHTML.js", "jax/input/TeX",
+                 "jax/output/CommonHTML", "jax/element", "extensions",
+                 "fonts/HTML-CSS/TeX/woff")
+
+
+def copy_mathjax(docs, source=None):
+    """Copy MathJax's parts into ``docs/assets/mathjax``; returns problems (a missing install)."""
+    source = Path(source or MATHJAX_SOURCE)
+    if not (source / "MathJax.js").is_file():
+        return [f"MathJax is not installed at {source} (apt-get install libjs-mathjax, or set "
+                "RTORCHPY_MATHJAX to a MathJax 2 directory): the site's formulas need it"]
+    dest = Path(docs) / "assets" / "mathjax"
+    if dest.exists():
+        shutil.rmtree(dest)
+    for part in MATHJAX_PARTS:
+        src, out = source / part, dest / part
+        out.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, out)
+        else:
+            shutil.copy(src, out)
+    return []
+
+
 # ------------------------------------------------------------------------------ main
 def build(docs, only=(), with_r=None, write=True):
     """Run every vignette and write the generated pages into ``docs``. Returns problems."""
@@ -421,6 +450,7 @@ def build(docs, only=(), with_r=None, write=True):
         _write(docs / "internals" / "derivatives.md", derivatives_page())
         _write(docs / "internals" / "modules.md", modules_page())
         _write(docs / "reference" / "ops.md", ops_page())
+        problems += copy_mathjax(docs)
         try:
             _write(docs / "reference" / "r.md", r_reference_page())
         except VignetteError as e:

@@ -4,10 +4,11 @@
 set -euo pipefail
 # r-base-dev brings the compiler the shim's small C file needs.
 PKGS=(r-base-core r-base-dev r-cran-reticulate r-cran-testthat r-cran-r6 r-cran-withr r-cran-rlang
-      r-cran-knitr r-cran-rmarkdown r-cran-ggplot2 r-cran-roxygen2 pandoc)
+      r-cran-knitr r-cran-rmarkdown r-cran-ggplot2 r-cran-roxygen2 pandoc libjs-mathjax)
 have_all() {
   command -v Rscript >/dev/null 2>&1 && command -v pandoc >/dev/null 2>&1 &&
     command -v gcc >/dev/null 2>&1 && command -v make >/dev/null 2>&1 &&
+    [ -f /usr/share/javascript/mathjax/MathJax.js ] &&
     Rscript -e 'for (p in c("reticulate","testthat","R6","withr","rlang","knitr","rmarkdown","ggplot2","roxygen2")) if (!requireNamespace(p, quietly = TRUE)) quit(status = 1)' >/dev/null 2>&1
 }
 if have_all; then

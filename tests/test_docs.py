@@ -18,7 +18,7 @@ from test_vignettes import ROOT, bd
 
 MKDOCS = Path(sys.executable).with_name("mkdocs")
 GENERATED = {"vignettes", "reference/ops.md", "reference/r.md", "internals/derivatives.md",
-             "internals/modules.md"}
+             "internals/modules.md", "assets/mathjax"}
 HAND_WRITTEN = ["index.md", "get-started/python.md", "get-started/r.md"]
 
 
@@ -86,6 +86,23 @@ def test_plots_appear_as_images(site):
     for src in images:
         png = (site / "vignettes" / "autograd-exercises" / src).resolve()
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+
+
+def test_the_site_needs_no_network(site):
+    """Formulas, fonts and search come from the site itself: no page loads a script, style or
+    font from another host, and MathJax with its TeX fonts is part of the site."""
+    for page in site.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        external = re.findall(r'<(?:script|link)[^>]+(?:src|href)="(https?://[^"]+)"', html)
+        assert not external, f"{page.relative_to(site)} loads {external}"
+    mathjax = site / "assets" / "mathjax"
+    assert (mathjax / "MathJax.js").is_file() and (mathjax / "config" / "TeX-AMS_CHTML.js").is_file()
+    assert any((mathjax / "fonts" / "HTML-CSS" / "TeX" / "woff").rglob("*.woff"))
+    assert "arithmatex" in _html(site, "vignettes/gaussian-likelihood")
+
+
+def test_missing_mathjax_is_named(tmp_path):
+    assert "libjs-mathjax" in bd.copy_mathjax(tmp_path, source=tmp_path / "nowhere")[0]
 
 
 def test_tabs_are_linked_site_wide():
