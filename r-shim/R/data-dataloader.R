@@ -166,6 +166,26 @@ dataloader <- function(dataset, batch_size = 1, shuffle = FALSE, sampler = NULL,
   )
 )
 
+# Whether a pass of `loader` can run in Python (rtorchpy/_r/data.py TensorEpoch): a
+# tensor_dataset whose .getbatch is the built-in one, the built-in batch sampler, the default
+# collation, no workers. The batches are the same either way; only the crossings differ.
+.tensor_epoch_ok <- function(loader) {
+  ds <- loader$dataset
+  bs <- loader$batch_sampler
+  loader$num_workers == 0L && inherits(ds, "tensor_dataset") &&
+    identical(class(bs)[[1L]], "utils_sampler_batch") &&
+    identical(loader$collate_fn, utils_data_default_convert) &&
+    identical(body(ds$.getbatch),
+              body(attr(tensor_dataset, "Dataset")$public_methods$.getbatch))
+}
+
+# A pass's order as a tensor of 0-based positions: drawn as one by the built-in random sampler,
+# else any sampler's indices (which .epoch_indices() checks) made into one.
+.epoch_order <- function(s) {
+  if (identical(class(s)[[1L]], "utils_sampler_random")) return(s$.order())
+  torch_tensor(.epoch_indices(s) - 1L, dtype = torch_long())
+}
+
 # One pass. The indices of the built-in samplers are drawn when the pass starts (one
 # torch_randperm() per pass); other samplers are stepped batch by batch.
 .DataLoaderIter <- R6::R6Class(
@@ -189,7 +209,12 @@ dataloader <- function(dataset, batch_size = 1, shuffle = FALSE, sampler = NULL,
       self$n <- length(self$dataset)
       bs <- loader$batch_sampler
       s <- bs %||% loader$sampler
-      if (!is.null(bs$.batches)) {
+      self$epoch <- NULL
+      if (.tensor_epoch_ok(loader)) {
+        # the whole pass in Python: its order sent once, then one plain crossing a batch
+        self$epoch <- .bridge("tensor_epoch", self$dataset$tensors, .epoch_order(bs$sampler),
+                              bs$batch_size, bs$drop_last)
+      } else if (!is.null(bs$.batches)) {
         self$batches <- bs$.batches()
         self$next_index <- NULL
       } else if (is.null(bs) && !is.null(s$.indices)) {
@@ -259,7 +284,9 @@ dataloader <- function(dataset, batch_size = 1, shuffle = FALSE, sampler = NULL,
     },
     .next = function() {
       if (self$done) return(.exhausted())
-      out <- if (!is.null(self$pool)) {
+      out <- if (!is.null(self$epoch)) {
+        .bridge("tensor_epoch_next", self$epoch) %||% .exhausted()
+      } else if (!is.null(self$pool)) {
         self$pool$next_batch()
       } else if (self$loader$.dataset_kind == "iterable") {
         self$.next_iterable()

@@ -94,15 +94,18 @@ NULL
       self$replacement <- isTRUE(replacement)
       self$num_samples <- num_samples
     },
-    # drawn with torch_randperm()/torch_randint(), so torch_manual_seed() makes them reproducible
-    .indices = function() {
+    # drawn with torch_randperm()/torch_randint(), so torch_manual_seed() makes them
+    # reproducible; .order() is the pass as a tensor of 0-based positions (what a
+    # tensor_dataset's pass in Python takes), .indices() the same draws as R's 1-based indices
+    .order = function() {
       n <- length(self$data_source)
       if (self$replacement) {
-        as.integer(torch_randint(1L, n + 1L, self$.length()))
+        torch_randint(0L, n, self$.length(), dtype = torch_long())
       } else {
-        as.integer(torch_randperm(n)) + 1L
+        torch_randperm(n)
       }
     },
+    .indices = function() as.integer(self$.order()) + 1L,
     .iter = function() .vector_iter(self$.indices()),
     .length = function() {
       if (is.null(self$num_samples)) length(self$data_source) else as.integer(self$num_samples)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from .callbacks import (call_function, ctx_mark, ctx_save, ctx_saved, dead_rvalues, gradcheck,
                         make_function, r_function, register_hook, remove_hook)
-from .data import export_tensor, import_tensor, take_rows
+from .data import export_tensor, import_tensor, take_rows, tensor_epoch, tensor_epoch_next
 from .direct import direct_setup
 from .distributions import distr_call, distr_get, distr_new
 from .errors import RCallbackError

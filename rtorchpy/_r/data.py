@@ -83,6 +83,52 @@ def take_rows(tensors, index, drop=False):
     return [t.squeeze(0) for t in out] if drop and len(idx) == 1 else out
 
 
+class TensorEpoch:
+    """One pass of R's dataloader over a ``tensor_dataset`` with the built-in samplers: the
+    pass's order (R's 1-based indices, drawn by the R side's sampler) is sent once, and each
+    batch is then one crossing with nothing to convert, the rows taken here."""
+
+    __slots__ = ("tensors", "order", "size", "stop", "pos")
+
+    def __init__(self, tensors, order, size, stop):
+        self.tensors, self.order, self.size, self.stop, self.pos = tensors, order, size, stop, 0
+
+    def next_batch(self):
+        """The next batch's tensors, or None at the end of the pass."""
+        if self.pos >= self.stop:
+            return None
+        idx = self.order[self.pos:min(self.pos + self.size, self.stop)]
+        self.pos += self.size
+        return [_take(t, idx) for t in self.tensors]
+
+
+@guarded
+def tensor_epoch(tensors, order, batch_size, drop_last):
+    """A :class:`TensorEpoch` over the tensors (handles) in ``order`` (a tensor of 0-based
+    positions)."""
+    tensors = [_get(h) for h in tensors]
+    order = _get(order)
+    if not isinstance(order, Tensor) or order.ndim != 1 or order._data.dtype.kind not in "iu":
+        raise TypeError("dataloader: a pass's order must be a 1-d integer tensor")
+    idx = order._data.astype(np.int64, copy=False)
+    n = tensors[0].shape[0]
+    bad = idx[(idx < 0) | (idx >= n)]
+    if bad.size:
+        raise IndexError(f"dataloader: the sampler gave index {int(bad[0]) + 1}, out of range "
+                         f"for a dataset of {n} items")
+    size = int(batch_size)
+    if size < 1:
+        raise ValueError(f"batch_size must be a whole number >= 1, got {batch_size}")
+    stop = len(idx) - len(idx) % size if drop_last else len(idx)
+    return TensorEpoch(tensors, idx, size, stop)
+
+
+@guarded
+def tensor_epoch_next(h):
+    """The next batch of a :func:`tensor_epoch` pass (None at its end)."""
+    return _get(h).next_batch()
+
+
 @guarded
 def export_tensor(h):
     """A tensor as (raw bytes in C order, NumPy dtype name, shape, requires_grad): what a data

@@ -60,6 +60,52 @@ test_that("tensor_dataset batches come from .getbatch, one call per batch", {
   expect_equal(as_array(b[[2]]), 1:4)
 })
 
+test_that("a tensor_dataset's pass in Python gives the batches the R path gives", {
+  batches <- function(dl) {
+    out <- list()
+    it <- dataloader_make_iter(dl)
+    while (!is.null(b <- dataloader_next(it))) out[[length(out) + 1]] <- b
+    out
+  }
+  x <- torch_randn(23, 3)
+  y <- torch_arange(1, 23)
+  ds <- tensor_dataset(x, y)
+  # a collate_fn other than the default takes the general path: batch by batch from R
+  general <- function(b) utils_data_default_convert(b)
+  cases <- list(
+    list(shuffle = TRUE), list(shuffle = FALSE, drop_last = TRUE),
+    list(sampler = sampler_random(ds, replacement = TRUE, num_samples = 30))
+  )
+  for (opts in cases) {
+    fast <- do.call(dataloader, c(list(ds, batch_size = 5), opts))
+    slow <- do.call(dataloader, c(list(ds, batch_size = 5, collate_fn = general), opts))
+    it <- dataloader_make_iter(fast)
+    expect_false(is.null(it$epoch))
+    expect_null(dataloader_make_iter(slow)$epoch)
+    torch_manual_seed(11)
+    a <- all_batches(fast, 2)
+    torch_manual_seed(11)
+    b <- all_batches(slow, 2)
+    expect_identical(a, b)
+    torch_manual_seed(11)
+    xa <- unlist(lapply(batches(fast), function(bt) as_array(bt[[1]])))
+    torch_manual_seed(11)
+    xb <- unlist(lapply(batches(slow), function(bt) as_array(bt[[1]])))
+    expect_identical(xa, xb)
+  }
+  # a subclass with its own .getbatch keeps it
+  own <- dataset(inherit = tensor_dataset,
+                 .getbatch = function(index) list(torch_tensor(index)))(x)
+  it <- dataloader_make_iter(dataloader(own, batch_size = 4))
+  expect_null(it$epoch)
+  expect_equal(as_array(dataloader_next(it)[[1]]), 1:4)
+  # a pass left half-way and a new one started: each complete
+  dl <- dataloader(ds, batch_size = 10, shuffle = TRUE)
+  it <- dataloader_make_iter(dl)
+  dataloader_next(it)
+  expect_equal(length(batches(dl)), 3)
+})
+
 test_that("shuffling is reproducible under torch_manual_seed() and differs per pass", {
   ds <- tensor_dataset(torch_arange(1, 20))
   dl <- dataloader(ds, batch_size = 5, shuffle = TRUE)
