@@ -17,7 +17,7 @@ R_SHIM_FILES := $(shell find r-shim -type f 2>/dev/null | grep -v -e '\.Rcheck' 
 # the Python package the R package carries (copied into r-shim/inst/python by tools/bundle_python.py)
 PY_SOURCES := $(shell find rtorchpy -name '*.py' 2>/dev/null)
 
-.PHONY: demo test bench docs venv r r-bundle r-tarball clean
+.PHONY: demo test test-fast lint bench docs venv r r-bundle r-tarball clean
 
 demo: $(STAMPS)/venv $(STAMPS)/r-shim
 	$(PY) examples/demo.py
@@ -25,6 +25,16 @@ demo: $(STAMPS)/venv $(STAMPS)/r-shim
 
 test: $(STAMPS)/venv-docs $(STAMPS)/r-shim $(STAMPS)/venv-np1
 	$(PY) -m pytest -q
+
+# A representative subset for the edit-test loop: the engine, views, printing, modules,
+# optimizers, data loading, distributions, the bridge's Python side and three testthat files
+# (under a minute on an idle 2-core machine). `make test` runs everything.
+FAST_TESTS := tests/test_engine.py tests/test_function.py tests/test_views.py \
+	tests/test_format.py tests/test_tensor_face.py tests/test_nn_module.py tests/test_optim.py \
+	tests/test_data.py tests/test_distributions.py tests/test_r_shim.py
+FAST_R_FILES := not testthat_file or test-autograd.R or test-tensor.R or test-conditions.R
+test-fast: $(STAMPS)/venv $(STAMPS)/r-shim
+	$(PY) -m pytest -q -m "not slow" -k "$(FAST_R_FILES)" $(FAST_TESTS)
 
 bench: $(STAMPS)/venv-bench $(STAMPS)/r-shim
 	$(PY) benchmarks/run.py
