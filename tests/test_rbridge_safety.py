@@ -58,25 +58,62 @@ def test_error_messages_name_r_types():
 
 def test_python_warnings_are_collected_for_r(handle):
     from rtorchpy._r.session import _collect
+    from rtorchpy.numerics.warn import warn
     t, _ = handle
     collect_warnings(True)
     try:
         take_warnings()
+        assert warnings.showwarning is not _collect  # the global hook is left alone
         with warnings.catch_warnings():
             warnings.simplefilter("always")
-            warnings.warn("first")
+            warn("first")
             h = handles._put(t)
             assert h.imag == handles.MAGIC - handles.FLAG_WARN      # R fetches the warnings
             assert take_warnings() == ["first"]
             assert handles._put(t).imag == handles.MAGIC           # cleared
-            warnings.warn("second")
+            warn("second")
             assert handles._enc(3) == ["W", ["second"], ["v", 3]]
+            assert handles._enc(3) == ["v", 3]
+            warnings.warn("not the package's")                     # Python shows it itself
             assert handles._enc(3) == ["v", 3]
             handles.release([h.real])
     finally:
         collect_warnings(False)
         take_warnings()
     assert warnings.showwarning is not _collect
+
+
+def test_every_python_warning_goes_to_r_only_when_asked_for():
+    from rtorchpy._r.session import _collect
+    collect_warnings(True, True)
+    try:
+        assert warnings.showwarning is _collect
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.showwarning = _collect  # (catch_warnings restores the hook it found)
+            warnings.warn("anyone's")
+            assert take_warnings() == ["anyone's"]
+    finally:
+        collect_warnings(False)
+        take_warnings()
+    assert warnings.showwarning is warnings._showwarning_orig
+
+
+def test_the_package_warns_only_through_numerics_warn():
+    """R receives the package's warnings through numerics.warn (the global hook is left alone),
+    so a direct warnings.warn in the package would never reach an R user."""
+    import ast
+    from pathlib import Path
+    pkg = Path(__file__).resolve().parents[1] / "rtorchpy"
+    direct = []
+    for path in pkg.rglob("*.py"):
+        if path.name == "warn.py" and path.parent.name == "numerics":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr == "warn" and \
+                    isinstance(node.value, ast.Name) and node.value.id == "warnings":
+                direct.append(f"{path.relative_to(pkg)}:{node.lineno}")
+    assert not direct, f"use rtorchpy.numerics.warn.warn: {direct}"
 
 
 def test_live_counts_count_registry_and_tensors(handle):

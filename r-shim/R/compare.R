@@ -33,21 +33,11 @@ all.equal.torch_tensor <- function(target, current, ...) {
 .tensor_values <- function(x) if (is_undefined_tensor(x)) NULL else as_array(x)
 
 # waldo's compare_proxy() method: what waldo::compare() (and so testthat 3e's expect_equal())
-# sees instead of the tensor.
-.tensor_compare_proxy <- function(x, path = "x") {
+# sees instead of the tensor. waldo is only suggested (testthat brings it): NAMESPACE registers
+# the method for when waldo is loaded (R's delayed S3 registration).
+#' @exportS3Method waldo::compare_proxy
+compare_proxy.torch_tensor <- function(x, path = "x") {
   list(object = list(dtype = .tensor_dtype(x), shape = .tensor_shape(x),
                      values = .tensor_values(x)),
        path = path)
-}
-
-# waldo is only suggested (testthat brings it): register the method when waldo is loaded, now
-# or later.
-.register_compare_methods <- function() {
-  register <- function(...) {
-    registerS3method("compare_proxy", "torch_tensor", .tensor_compare_proxy,
-                     envir = asNamespace("waldo"))
-  }
-  if (isNamespaceLoaded("waldo")) register()
-  setHook(packageEvent("waldo", "onLoad"), register)
-  invisible(NULL)
 }

@@ -97,16 +97,12 @@ Ops.torch_tensor <- function(e1, e2) {
   .res(.call(f, list(.a(x), .a(y))))
 }
 
-# R >= 4.3 dispatches base's %*% to S3 methods of the matrixOps group (R 4.2 has no such group,
-# so the method is registered only where it exists).
-.register_matrix_ops <- function() {
-  if (getRversion() >= "4.3.0") {
-    registerS3method("matrixOps", "torch_tensor", function(x, y) {
-      if (.Generic != "%*%") .not_implemented_error("`", .Generic, "()` is not implemented for tensors")
-      .tensor_matmul(x, y)
-    }, envir = baseenv())
-  }
-  invisible(NULL)
+# R >= 4.3 dispatches base's %*% to S3 methods of the matrixOps group; R 4.2 has no such group,
+# so NAMESPACE registers the method only where it exists.
+#' @rawNamespace if (getRversion() >= "4.3.0") S3method(matrixOps, torch_tensor)
+matrixOps.torch_tensor <- function(x, y) {
+  if (.Generic != "%*%") .not_implemented_error("`", .Generic, "()` is not implemented for tensors")
+  .tensor_matmul(x, y)
 }
 
 # R's Math group members and the elementwise op each one is (R torch's names)

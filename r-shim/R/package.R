@@ -28,8 +28,6 @@
   .rt$n_free <- 0L
   .rt$stashed <- 0L  # (values kept since R last asked Python which it dropped)
   .build_method_table()
-  .register_compare_methods()
-  .register_matrix_ops()
 }
 
 # Start Python and the bridge module on first use; one clear error when that is impossible.
@@ -49,8 +47,13 @@
   .rt$bridge_collected <- reticulate::py_get_attr(bridge, "collected")
   .rt$take_stash <- reticulate::py_get_attr(bridge, "take_stash")
   .rt$take_warnings <- reticulate::py_get_attr(bridge, "take_warnings")
-  reticulate::py_call(reticulate::py_get_attr(bridge, "collect_warnings"), TRUE)
-  reticulate::py_call(reticulate::py_get_attr(bridge, "tune_gc"))
+  # the package's own warnings become R warnings; every Python warning, and Python's collector
+  # tuned for R's pace, only when asked for: both change a Python other packages may share
+  reticulate::py_call(reticulate::py_get_attr(bridge, "collect_warnings"), TRUE,
+                      identical(getOption("rtorchpy.python_warnings"), "all"))
+  if (isTRUE(getOption("rtorchpy.tune_python_gc"))) {
+    reticulate::py_call(reticulate::py_get_attr(bridge, "tune_gc"))
+  }
   # RTORCHPY_DIRECT=0 sends every call through reticulate (the C bridge stays uninitialised);
   # RTORCHPY_DIRECT=1 crosses in C but always through the Python callers (no direct op calls)
   level <- Sys.getenv("RTORCHPY_DIRECT")

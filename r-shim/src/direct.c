@@ -90,16 +90,23 @@ static void keep(PyObj **slot, PyObj *o) {
   *slot = o;
 }
 
-/* Take the direct path's state from `d`, the list direct.py's direct_setup() returns (NULL: no
- * direct path); whether the direct path is on. */
+/* Take the direct path's state from `d`, the dict direct.py's direct_setup() returns, by name
+ * (NULL: no direct path); whether the direct path is on. */
 int setup_direct(PyObj *d) {
   direct_ready = 0;
   if (d == NULL) return 0;
   int gil = gil_ensure();
-  int ok = d->ob_type == t_list && list_size(d) == 9;
+  int ok = d->ob_type == t_dict;
+  const char *fields[9] = {"objects", "counter", "tensor_type", "warnings", "error_reply",
+                           "encode", "direct_fn", "release", "grad_state"};
   PyObj **slots[9] = {&objects_dict, &key_counter, &tensor_type, &warnings_list,
                       &error_reply_fn, &encode_fn, &direct_fn_getter, &release_fn, &grad_state};
-  for (int i = 0; i < 9 && ok; i++) keep(slots[i], list_getitem(d, i));
+  for (int i = 0; i < 9 && ok; i++) {
+    PyObj *key = unicode_from(fields[i]);
+    PyObj *v = key ? dict_getitem(d, key) : NULL;  /* (borrowed; NULL: a field is missing) */
+    if (key) decref(key);
+    if (v == NULL) ok = 0; else keep(slots[i], v);
+  }
   const char *names[4] = {"_data", "nbytes", "grad", "grad_enabled"};
   PyObj **strs[4] = {&s_data, &s_nbytes, &s_grad, &s_grad_enabled};
   for (int i = 0; i < 4 && ok; i++) {

@@ -79,6 +79,7 @@
 #define t_complex rtp_t_complex
 #define t_float rtp_t_float
 #define t_list rtp_t_list
+#define t_dict rtp_t_dict
 #define t_long rtp_t_long
 #define t_unicode rtp_t_unicode
 #define tensor_cls rtp_tensor_cls
@@ -117,7 +118,7 @@ extern ptrdiff_t (*list_size)(PyObj *);
 extern PyObj *(*list_getitem)(PyObj *, ptrdiff_t);
 extern double (*float_as)(PyObj *);
 extern long (*long_as)(PyObj *, int *);
-extern void *t_list, *t_bool;
+extern void *t_list, *t_bool, *t_dict;
 extern int (*tuple_setitem)(PyObj *, ptrdiff_t, PyObj *);
 extern PyObj *(*complex_from)(double, double);
 extern double (*complex_real)(PyObj *);

@@ -53,7 +53,7 @@ ptrdiff_t (*list_size)(PyObj *);
 PyObj *(*list_getitem)(PyObj *, ptrdiff_t);
 double (*float_as)(PyObj *);
 long (*long_as)(PyObj *, int *);
-void *t_list, *t_bool;
+void *t_list, *t_bool, *t_dict;
 int (*tuple_setitem)(PyObj *, ptrdiff_t, PyObj *);
 PyObj *(*complex_from)(double, double);
 double (*complex_real)(PyObj *);
@@ -136,7 +136,9 @@ SEXP rtp_pyinit(SEXP path, SEXP bridge) {
 #ifdef _WIN32
   return Rf_ScalarLogical(0);  /* no dlsym: every call goes through reticulate */
 #else
-  void *lib = dlopen(CHAR(STRING_ELT(path, 0)), RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+  /* RTLD_NOLOAD: only a handle on the libpython reticulate loaded (its symbols are looked up
+   * through the handle, so their visibility to other libraries is left as reticulate set it) */
+  void *lib = dlopen(CHAR(STRING_ELT(path, 0)), RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
   if (lib == NULL) lib = dlopen(NULL, RTLD_NOW);  /* a Python linked into the process */
   if (lib == NULL) return Rf_ScalarLogical(0);
   SYM(gil_ensure, "PyGILState_Ensure");
@@ -150,6 +152,7 @@ SEXP rtp_pyinit(SEXP path, SEXP bridge) {
   SYM(float_as, "PyFloat_AsDouble");
   SYM(long_as, "PyLong_AsLongAndOverflow");
   SYM(t_list, "PyList_Type");
+  SYM(t_dict, "PyDict_Type");
   SYM(t_bool, "PyBool_Type");
   SYM(complex_from, "PyComplex_FromDoubles");
   SYM(complex_real, "PyComplex_RealAsDouble");

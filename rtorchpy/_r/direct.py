@@ -54,6 +54,7 @@ def error_reply(exc):
 
 
 def direct_setup():
-    """The objects C keeps (in this order; direct.c's setup_direct reads them by position)."""
-    return [handles._OBJECTS, handles._counter, Tensor, handles._WARNINGS, error_reply,
-            handles._enc, direct_fn, handles.release, _gm.STATE]
+    """The objects C keeps, by the names direct.c's setup_direct reads them by."""
+    return {"objects": handles._OBJECTS, "counter": handles._counter, "tensor_type": Tensor,
+            "warnings": handles._WARNINGS, "error_reply": error_reply, "encode": handles._enc,
+            "direct_fn": direct_fn, "release": handles.release, "grad_state": _gm.STATE}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import warnings
 
+from ..numerics.warn import route_to
 from ..tensor import Tensor
 from . import handles
 from .handles import guarded
@@ -13,15 +14,19 @@ _python_showwarning = warnings.showwarning
 
 
 def _collect(message, category, filename, lineno, file=None, line=None):
-    """``warnings.showwarning`` while R drives Python: keep the message for R (the next reply
-    carries a flag, see ``handles._put``) instead of printing it on stderr."""
+    """``warnings.showwarning`` while R drives Python and its user asked for every Python
+    warning: keep the message for R (the next reply carries a flag, see ``handles._put``)
+    instead of printing it on stderr."""
     handles._WARNINGS.append(str(message))
 
 
-def collect_warnings(on):
-    """Route Python warnings to R (``on``) or back to Python's own display. Python's warning
-    filters still decide which warnings are shown (by default once per place in the code)."""
-    warnings.showwarning = _collect if on else _python_showwarning
+def collect_warnings(on, everything=False):
+    """Route warnings to R (``on``) or back to Python's own display. By default only this
+    package's warnings (``numerics.warn``), so Python's global warning hook stays as it was;
+    with ``everything``, every Python warning that passes Python's filters (R's
+    ``options(rtorchpy.python_warnings = "all")``), by replacing ``warnings.showwarning``."""
+    route_to(handles._WARNINGS if on else None)
+    warnings.showwarning = _collect if on and everything else _python_showwarning
     return None
 
 
@@ -33,7 +38,9 @@ def take_warnings():
 
 
 def tune_gc():
-    """Python's cyclic collector, set for an R session (called once when R starts the bridge).
+    """Python's cyclic collector, set for an R session: only when the R user asks for it
+    (``options(rtorchpy.tune_python_gc = TRUE)``), since it changes a collector other packages
+    in the same Python share.
 
     R frees its handles only when R's collector runs (every ~20,000 ops or more), so the tensors
     and graph nodes of intermediate results stay alive that long instead of dying young; with

@@ -1,10 +1,9 @@
 """Values between R and Python: R vectors (column-major bytes) to tensors and back, printing."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
+from ..numerics.warn import warn
 from .handles import Raw, _array_from_r, _get, guarded
 
 # ----------------------------------------------------------------------------- values <-> R
@@ -60,7 +59,7 @@ def item(h):
     v = _get(h).item()
     if type(v) is int and not -2147483647 <= v <= 2147483647:
         if abs(v) > _EXACT and int(float(v)) != v:
-            warnings.warn(f"the int64 value {v} is beyond 2^53: R's double rounds it to "
-                          f"{float(v):.17g}", stacklevel=2)
+            warn(f"the int64 value {v} is beyond 2^53: R's double rounds it to "
+                 f"{float(v):.17g}", stacklevel=2)
         return float(v)
     return v

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import functools
 import threading
-import warnings
 
 from ..numerics.args import flag
+from ..numerics.warn import warn
 
 __all__ = [
     "is_grad_enabled", "autograd_set_grad_mode", "with_no_grad", "with_enable_grad",
@@ -143,7 +143,7 @@ class with_detect_anomaly:
         self._saved = []
 
     def __enter__(self):
-        warnings.warn(ANOMALY_WARNING, UserWarning, stacklevel=2)
+        warn(ANOMALY_WARNING, UserWarning, stacklevel=2)
         self._saved.append(STATE.anomaly_enabled)
         _set_anomaly(self._enabled)
         return self

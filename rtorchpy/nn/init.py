@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 
 import numpy as np
 
 from ..autograd.graph import bump_version
 from ..numerics import rounded
+from ..numerics.warn import warn
 from ..ops.random_state import normal_array, uniform_array
 from ..tensor import Tensor
 
@@ -197,8 +197,8 @@ def nn_init_trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0):
     if math.isinf(std) and not (math.isfinite(a) and math.isfinite(b)):
         raise RuntimeError(f"{where}(): an infinite std needs finite bounds a and b")
     if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
-                      "distribution of values may be incorrect.", stacklevel=3)
+        warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+             "distribution of values may be incorrect.", stacklevel=3)
     like = tensor._data
     dt = like.dtype
     if a == b:
@@ -320,7 +320,7 @@ def _kaiming_std(tensor, a, mode, nonlinearity):
 def _empty_is_a_no_op(tensor):
     """A tensor without elements is left as it is, with PyTorch's warning."""
     if tensor.numel() == 0:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        warn("Initializing zero-element tensors is a no-op", stacklevel=3)
         return True
     return False
 

@@ -13,7 +13,6 @@ as libtorch does. Other ``padding_mode``\\ s are the modules' business (``nn/con
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 
@@ -22,6 +21,7 @@ from ..autograd.rows import NODES
 from ..derivatives import conv as _derivatives_conv  # noqa: F401  (registers the row)
 from ..numerics import conv as conv_arrays
 from ..numerics.format import type_word_for
+from ..numerics.warn import warn
 from ..tensor import Tensor
 from .pad import nnf_pad
 from .registry import as_tensor, recording, wrap
@@ -179,8 +179,8 @@ def _same_padding(input, weight, stride, dilation, nd):
     total = [d * (k - 1) for k, d in zip(weight.shape[2:], dilation)]
     padding = tuple(t // 2 for t in total)
     if any(t % 2 for t in total):
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may "
-                      "require a zero-padded copy of the input be created", stacklevel=4)
+        warn("Using padding='same' with even kernel lengths and odd dilation may "
+             "require a zero-padded copy of the input be created", stacklevel=4)
         extra = []
         for t in reversed(total):  # nnf_pad's order: last dim first
             extra += [0, t % 2]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numbers
 import re
-import warnings
 
 import numpy as np
 
@@ -26,6 +25,7 @@ from ..numerics.format import type_word_for
 from ..numerics.formula_arrays import ARRAY_OPS
 from ..numerics.index_order import add_at, has_arrays, put, scatter_add_into, split_key, take
 from ..numerics.shape_errors import broadcast_error, expand_error, shape_error
+from ..numerics.warn import warn
 from ..tensor import Tensor
 from .registry import as_tensor, op, recording, wrap
 
@@ -35,8 +35,8 @@ def _index_array(k):
     if isinstance(k, Tensor):
         arr = k._data
         if arr.dtype == np.uint8:  # a byte tensor is a mask in libtorch (deprecated there)
-            warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
-                          "torch.bool instead.", UserWarning, stacklevel=3)
+            warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                 "torch.bool instead.", UserWarning, stacklevel=3)
             arr = arr.astype(np.bool_)
     elif isinstance(k, np.ndarray):
         arr = k

@@ -3,11 +3,10 @@ new tensors with ``x``'s dtype (unless ``dtype=`` says otherwise), as PyTorch's 
 them. Methods only, as in PyTorch; they record nothing (the result is a fresh leaf)."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import dtypes as _dt
+from ..numerics.warn import warn
 from ..tensor import Tensor
 from .creation import torch_empty, torch_full, torch_ones, torch_tensor, torch_zeros
 from .registry import op
@@ -53,10 +52,10 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     converted to ``self``'s dtype unless ``dtype`` is given. From a tensor the copy is
     detached, with PyTorch's warning that ``data.detach().clone()`` says it better."""
     if isinstance(data, Tensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use "
-                      "sourceTensor.detach().clone() or "
-                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
-                      "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+        warn("To copy construct from a tensor, it is recommended to use "
+             "sourceTensor.detach().clone() or "
+             "sourceTensor.detach().clone().requires_grad_(True), rather than "
+             "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
         data = np.array(data._data)  # (a copy: the result shares nothing with data)
     return torch_tensor(data, dtype=_dtype(self, dtype), device=device,
                         requires_grad=requires_grad)

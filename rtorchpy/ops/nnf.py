@@ -5,8 +5,6 @@ in Python (the R package converts R torch's 1-based targets).
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from ..autograd.record import record
@@ -15,31 +13,33 @@ from ..numerics import rounded
 from ..numerics.arrays import mean_of
 from ..numerics.losses import nll_coefficients, nll_terms, to_layout
 from ..numerics.shape_errors import shape_error
+from ..numerics.warn import warn
 from . import elementwise, linalg, reduce
-from .index import index_backward
-from .matrix import _int
+
 # activations, losses, normalization, dropout, embedding, bilinear
 from .conv import *  # noqa: F401,F403  (convolutions)
 from .conv import __all__ as _conv_names
+from .fold import *  # noqa: F401,F403  (unfold/fold, pixel shuffle)
+from .fold import __all__ as _fold_names
+from .grid_sample import *  # noqa: F401,F403  (affine grids, grid sampling)
+from .grid_sample import __all__ as _grid_names
+from .index import index_backward
+from .interpolate import *  # noqa: F401,F403  (interpolation)
+from .interpolate import __all__ as _interp_names
+from .matrix import _int
+from .nnf_composite import *  # noqa: F401,F403  (normalize, lp pooling, local response norm)
+from .nnf_composite import __all__ as _composite_names
+from .nnf_layers import *  # noqa: F401,F403
+from .nnf_layers import __all__ as _layer_names
+from .nnf_losses import *  # noqa: F401,F403  (kl_div, poisson_nll_loss, gaussian_nll_loss)
+from .nnf_losses import __all__ as _loss_names
+from .nnf_norm import *  # noqa: F401,F403  (group and instance norm, channel dropout)
+from .nnf_norm import __all__ as _norm_names
 from .pad import nnf_pad  # noqa: F401
 from .pool import *  # noqa: F401,F403  (pooling)
 from .pool import __all__ as _pool_names
 from .pool_adaptive import *  # noqa: F401,F403  (adaptive pooling, unpooling)
 from .pool_adaptive import __all__ as _adaptive_names
-from .nnf_norm import *  # noqa: F401,F403  (group and instance norm, channel dropout)
-from .nnf_norm import __all__ as _norm_names
-from .fold import *  # noqa: F401,F403  (unfold/fold, pixel shuffle)
-from .fold import __all__ as _fold_names
-from .interpolate import *  # noqa: F401,F403  (interpolation)
-from .interpolate import __all__ as _interp_names
-from .nnf_composite import *  # noqa: F401,F403  (normalize, lp pooling, local response norm)
-from .nnf_composite import __all__ as _composite_names
-from .grid_sample import *  # noqa: F401,F403  (affine grids, grid sampling)
-from .grid_sample import __all__ as _grid_names
-from .nnf_layers import *  # noqa: F401,F403
-from .nnf_layers import __all__ as _layer_names
-from .nnf_losses import *  # noqa: F401,F403  (kl_div, poisson_nll_loss, gaussian_nll_loss)
-from .nnf_losses import __all__ as _loss_names
 from .registry import as_tensor, operands, recording, wrap
 
 __all__ = ["nnf_relu", "nnf_sigmoid", "nnf_tanh", "nnf_softmax", "nnf_log_softmax",
@@ -90,9 +90,9 @@ def nnf_mse_loss(input, target, reduction="mean"):
     _check_reduction(reduction)
     input, target = as_tensor(input), as_tensor(target)
     if input.shape != target.shape:
-        warnings.warn(f"Using a target size ({list(target.shape)}) that is different to the input "
-                      f"size ({list(input.shape)}). This will likely lead to incorrect results due "
-                      "to broadcasting. Please ensure they have the same size.", stacklevel=2)
+        warn(f"Using a target size ({list(target.shape)}) that is different to the input "
+             f"size ({list(input.shape)}). This will likely lead to incorrect results due "
+             "to broadcasting. Please ensure they have the same size.", stacklevel=2)
     x, y, dt = operands(input, target)
     try:
         sq = (x - y) ** 2

@@ -14,7 +14,6 @@ These functions are re-exported by ``rtorchpy.nnf`` (and so reach the R package'
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
@@ -27,6 +26,7 @@ from ..numerics import draws, rounded, special
 from ..numerics.arrays import mean_of
 from ..numerics.format import type_word_for
 from ..numerics.shape_errors import shape_error
+from ..numerics.warn import warn
 from ..tensor import Tensor
 from . import inplace as inplace_ops
 from .arith import mul, sub
@@ -97,9 +97,9 @@ def _pair(input, target, name):
     """Loss operands as tensors; warn (as PyTorch) when their shapes differ."""
     input, target = as_tensor(input), as_tensor(target)
     if input.shape != target.shape:
-        warnings.warn(f"Using a target size ({list(target.shape)}) that is different to the input "
-                      f"size ({list(input.shape)}). This will likely lead to incorrect results due "
-                      "to broadcasting. Please ensure they have the same size.", stacklevel=3)
+        warn(f"Using a target size ({list(target.shape)}) that is different to the input "
+             f"size ({list(input.shape)}). This will likely lead to incorrect results due "
+             "to broadcasting. Please ensure they have the same size.", stacklevel=3)
     return input, target
 
 

@@ -10,9 +10,9 @@ Scalar overloads; PyTorch's Python records ``...Backward0`` there, with the same
 from __future__ import annotations
 
 import math
-import warnings
 
 from ..autograd.grad_mode import with_no_grad
+from ..numerics.warn import warn
 from .creation import torch_ones_like
 from .elementwise import exp, log
 from .registry import as_tensor
@@ -42,10 +42,10 @@ def nnf_kl_div(input, target, reduction="mean", log_target=False):
     divergence), "batchmean" (the sum divided by the size of the first dim), "sum" or "none"."""
     _check(reduction, ("none", "mean", "sum", "batchmean"))
     if reduction == "mean":
-        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
-                      "support size.'batchmean' divides only by the batch size, and aligns with "
-                      "the KL div math definition.'mean' will be changed to behave the same as "
-                      "'batchmean' in the next major release.", UserWarning, stacklevel=2)
+        warn("reduction: 'mean' divides the total loss by both the batch size and the "
+             "support size.'batchmean' divides only by the batch size, and aligns with "
+             "the KL div math definition.'mean' will be changed to behave the same as "
+             "'batchmean' in the next major release.", UserWarning, stacklevel=2)
     input, target = as_tensor(input), as_tensor(target)
     if log_target:
         out = exp(target) * (target - input)

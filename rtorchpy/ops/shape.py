@@ -6,8 +6,6 @@ an in-place change through one is seen, and version-checked, through the other.
 """
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import dtypes as _dt
@@ -20,6 +18,7 @@ from ..numerics.arrays import broadcast_view, diagonal_view, insert_axis
 from ..numerics.dims import normalize_dim, normalize_dims
 from ..numerics.formula_arrays import ARRAY_OPS
 from ..numerics.shape_errors import expand_error
+from ..numerics.warn import warn
 from ..tensor import Tensor
 from .registry import as_tensor, op, promote, recording, wrap
 
@@ -179,14 +178,14 @@ def _numpy_T(self):
     in PyTorch."""
     n = self._data.ndim
     if n == 0:
-        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
-                      "these cases.", UserWarning, stacklevel=2)
+        warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in "
+             "these cases.", UserWarning, stacklevel=2)
     elif n != 2:
-        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
-                      "shape is deprecated and it will throw an error in a future release. "
-                      "Consider `x.mT` to transpose batches of matrices or "
-                      "`x.permute(*range(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
-                      "tensor.", UserWarning, stacklevel=2)
+        warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+             "shape is deprecated and it will throw an error in a future release. "
+             "Consider `x.mT` to transpose batches of matrices or "
+             "`x.permute(*range(x.ndim - 1, -1, -1))` to reverse the dimensions of a "
+             "tensor.", UserWarning, stacklevel=2)
     return permute(self, *range(n - 1, -1, -1))
 
 

@@ -407,7 +407,7 @@ test_that("Python warnings are R warnings", {
   }, function(ctx, g) list(a = g * ctx$saved_variables$k))
   x <- torch_ones(2, requires_grad = TRUE)
   f(x)  # made: the next call's first reply from Python is forward's context
-  reticulate::py_run_string("import warnings; warnings.warn('waiting in Python')")
+  reticulate::py_run_string("from rtorchpy.numerics.warn import warn; warn('waiting in Python')")
   expect_warning(y <- f(x), "waiting in Python")
   y$sum()$backward()
   expect_equal(as_array(x$grad), c(2, 2))
