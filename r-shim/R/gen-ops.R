@@ -9,25 +9,25 @@
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param ... Sizes or dimensions, as separate numbers or one vector.
-#' @param a See the Python documentation of the op of the same name (R conventions apply).
-#' @param accumulate See the Python documentation of the op of the same name (R conventions apply).
-#' @param alpha See the Python documentation of the op of the same name (R conventions apply).
-#' @param append See the Python documentation of the op of the same name (R conventions apply).
+#' @param a `tensordot`: the first tensor; `x$uniform_()`: the lower bound of the draws.
+#' @param accumulate `TRUE`: add `values` at the indices (repeated indices add up); `FALSE`: write them.
+#' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
+#' @param append Values put after `self` along `dim` before differencing (`torch_diff`).
 #' @param as_list `TRUE`: a list of index tensors, one per dimension, instead of one matrix with a row per element (`torch_nonzero`); the indices are 1-based either way.
-#' @param atol See the Python documentation of the op of the same name (R conventions apply).
-#' @param b See the Python documentation of the op of the same name (R conventions apply).
-#' @param beta See the Python documentation of the op of the same name (R conventions apply).
-#' @param chunks See the Python documentation of the op of the same name (R conventions apply).
-#' @param col See the Python documentation of the op of the same name (R conventions apply).
-#' @param compute_mode See the Python documentation of the op of the same name (R conventions apply).
+#' @param atol The absolute tolerance: a number (`torch_isclose`, `torch_allclose`) or, for `linalg_matrix_rank`/`linalg_pinv`, the singular value below which one counts as zero (a number or a tensor, `NULL` for the default).
+#' @param b `tensordot`: the second tensor; `x$uniform_()`: the upper bound of the draws.
+#' @param beta A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the smooth L1 loss' switch point; LRN's exponent.
+#' @param chunks How many pieces (`torch_chunk`); the last may be smaller.
+#' @param col The number of columns of the matrix whose triangle is indexed (`NULL`: `row`).
+#' @param compute_mode How `torch_cdist` computes Euclidean distances: "use_mm_for_euclid_dist_if_necessary" (the default), "use_mm_for_euclid_dist" or "donot_use_mm_for_euclid_dist".
 #' @param condition A bool tensor.
-#' @param copy See the Python documentation of the op of the same name (R conventions apply).
-#' @param correction See the Python documentation of the op of the same name (R conventions apply).
-#' @param decimals See the Python documentation of the op of the same name (R conventions apply).
-#' @param descending See the Python documentation of the op of the same name (R conventions apply).
-#' @param destination See the Python documentation of the op of the same name (R conventions apply).
-#' @param device See the Python documentation of the op of the same name (R conventions apply).
-#' @param diagonal See the Python documentation of the op of the same name (R conventions apply).
+#' @param copy `TRUE`: always a new tensor, even when nothing changes.
+#' @param correction The difference between the sample size and the divisor: 1 (the default) for the unbiased estimate, 0 for the population one.
+#' @param decimals How many decimal places to round to (negative: to tens, hundreds, ...).
+#' @param descending `TRUE`: from the largest to the smallest.
+#' @param destination Where the moved dims go (1-based; one number or a vector like `source`).
+#' @param device A device: only "cpu" (or `NULL`) here.
+#' @param diagonal Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dim0 First dimension (1-based).
 #' @param dim1 Second dimension of `transpose`; first dimension of `diagonal`'s planes (1-based).
@@ -36,61 +36,61 @@
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param end_dim Last dimension to flatten (1-based, -1 is the last).
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
-#' @param equal_nan See the Python documentation of the op of the same name (R conventions apply).
-#' @param equation See the Python documentation of the op of the same name (R conventions apply).
-#' @param exponent See the Python documentation of the op of the same name (R conventions apply).
-#' @param generator See the Python documentation of the op of the same name (R conventions apply).
+#' @param equal_nan `TRUE`: two NaNs count as equal.
+#' @param equation The Einstein summation as a string, e.g. "ij,jk->ik".
+#' @param exponent A tensor or an R number: the power.
+#' @param generator A generator made by `torch_generator()`, or `NULL` for the default one.
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
-#' @param input2 See the Python documentation of the op of the same name (R conventions apply).
-#' @param interpolation See the Python documentation of the op of the same name (R conventions apply).
+#' @param input2 The second input: of the bilinear form (`nnf_bilinear`), or the Cholesky factor (`torch_cholesky_solve`).
+#' @param interpolation Between two data points: "linear" (the default), "lower", "higher", "midpoint" or "nearest".
 #' @param k `torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order (1 is the smallest, in R as in PyTorch).
 #' @param keepdim Keep reduced dimensions with size 1.
-#' @param largest See the Python documentation of the op of the same name (R conventions apply).
-#' @param length See the Python documentation of the op of the same name (R conventions apply).
-#' @param mask See the Python documentation of the op of the same name (R conventions apply).
-#' @param mat1 See the Python documentation of the op of the same name (R conventions apply).
-#' @param mat2 See the Python documentation of the op of the same name (R conventions apply).
-#' @param max See the Python documentation of the op of the same name (R conventions apply).
+#' @param largest `TRUE`: the k largest elements; `FALSE`: the k smallest.
+#' @param length How many elements the slice keeps (`torch_narrow`).
+#' @param mask A bool tensor broadcastable to `self`: where it is `TRUE` the value is written.
+#' @param mat1 The first matrix of the product.
+#' @param mat2 The second matrix of the product.
+#' @param max The upper bound: a number, a tensor, or `NULL` for none.
 #' @param mean The mean of the normal draws: a number or a tensor.
-#' @param min See the Python documentation of the op of the same name (R conventions apply).
+#' @param min The lower bound: a number, a tensor, or `NULL` for none.
 #' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
-#' @param nan See the Python documentation of the op of the same name (R conventions apply).
-#' @param neginf See the Python documentation of the op of the same name (R conventions apply).
+#' @param nan The value NaNs become (0 by default).
+#' @param neginf The value -Inf becomes (`NULL`: the dtype's lowest finite value).
 #' @param num_samples How many categories to draw per row.
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
-#' @param output_size See the Python documentation of the op of the same name (R conventions apply).
+#' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
-#' @param posinf See the Python documentation of the op of the same name (R conventions apply).
-#' @param prepend See the Python documentation of the op of the same name (R conventions apply).
-#' @param q See the Python documentation of the op of the same name (R conventions apply).
-#' @param repeats See the Python documentation of the op of the same name (R conventions apply).
+#' @param posinf The value Inf becomes (`NULL`: the dtype's largest finite value).
+#' @param prepend Values put before `self` along `dim` before differencing (`torch_diff`).
+#' @param q The probabilities of the quantiles, in \[0, 1\]: a number, a vector or a tensor.
+#' @param repeats How many times to repeat: a number, or one count per element along `dim` (`torch_repeat_interleave`); one count per dimension (`x$repeat()`).
 #' @param replacement Whether a category may be drawn more than once.
-#' @param requires_grad See the Python documentation of the op of the same name (R conventions apply).
-#' @param rounding_mode See the Python documentation of the op of the same name (R conventions apply).
-#' @param row See the Python documentation of the op of the same name (R conventions apply).
-#' @param rtol See the Python documentation of the op of the same name (R conventions apply).
-#' @param shifts See the Python documentation of the op of the same name (R conventions apply).
+#' @param requires_grad `TRUE`: the new tensor records operations for autograd.
+#' @param rounding_mode `NULL` for true division, "trunc" to round towards zero, "floor" to round down.
+#' @param row The number of rows of the matrix whose triangle is indexed.
+#' @param rtol The relative tolerance: a number (`torch_isclose`, `torch_allclose`) or, for `linalg_matrix_rank`/`linalg_pinv`, relative to the largest singular value.
+#' @param shifts By how many places to roll: a number, or one per dim in `dims`.
 #' @param size The shape of the draws when `mean` and `std` are numbers.
 #' @param sizes The sizes a dimension is split into (`torch_unflatten`); one may be -1 (inferred).
-#' @param sorted See the Python documentation of the op of the same name (R conventions apply).
-#' @param source See the Python documentation of the op of the same name (R conventions apply).
-#' @param split_size_or_sections See the Python documentation of the op of the same name (R conventions apply).
-#' @param src See the Python documentation of the op of the same name (R conventions apply).
-#' @param stable See the Python documentation of the op of the same name (R conventions apply).
-#' @param start See the Python documentation of the op of the same name (R conventions apply).
+#' @param sorted `TRUE`: the k values come sorted.
+#' @param source The dims to move (1-based: one number or a vector).
+#' @param split_size_or_sections The size of each piece (the last may be smaller), or a vector of the pieces' sizes.
+#' @param src The tensor whose values are copied (`x$copy_()`) or added (`torch_scatter_add`).
+#' @param stable `TRUE`: equal elements keep their order.
+#' @param start Where the slice starts (1-based; `torch_narrow`).
 #' @param start_dim First dimension to flatten (1-based).
 #' @param std The standard deviation of the normal draws: a number or a tensor.
 #' @param tensors A list of tensors.
-#' @param unbiased See the Python documentation of the op of the same name (R conventions apply).
+#' @param unbiased `TRUE`: divide by n - 1 (Bessel's correction); `FALSE`: by n.
 #' @param upper Use (or return) the upper triangle instead of the lower one.
-#' @param value See the Python documentation of the op of the same name (R conventions apply).
-#' @param values See the Python documentation of the op of the same name (R conventions apply).
-#' @param vec See the Python documentation of the op of the same name (R conventions apply).
-#' @param vec2 See the Python documentation of the op of the same name (R conventions apply).
-#' @param x1 See the Python documentation of the op of the same name (R conventions apply).
-#' @param x2 See the Python documentation of the op of the same name (R conventions apply).
+#' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
+#' @param values The values written (or added) at `indices`.
+#' @param vec A vector (1-d tensor) to multiply by.
+#' @param vec2 The second vector of the outer product.
+#' @param x1 The first set of points, shape `(*, P, M)`.
+#' @param x2 The second set of points, shape `(*, R, M)`.
 #' @return A tensor, a list of tensors, or an R value (e.g. `torch_equal`).
 #' @name torch_ops
 NULL
@@ -1057,27 +1057,27 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @param B A tensor: the right-hand side (matrices, or vectors where noted).
 #' @param UPLO "L" or "U": which triangle of the symmetric matrix is read.
-#' @param atol See the Python documentation of the op of the same name (R conventions apply).
-#' @param check_errors See the Python documentation of the op of the same name (R conventions apply).
+#' @param atol The absolute tolerance: a number (`torch_isclose`, `torch_allclose`) or, for `linalg_matrix_rank`/`linalg_pinv`, the singular value below which one counts as zero (a number or a tensor, `NULL` for the default).
+#' @param check_errors `TRUE`: an error when the matrix is not invertible / positive definite, instead of reporting it in `info`.
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dims Dimensions, 1-based; negative values count from the end.
-#' @param driver See the Python documentation of the op of the same name (R conventions apply).
+#' @param driver The LAPACK routine: `NULL` or "gelsd"; "gels", "gelsy", "gelss" are accepted as in R torch.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
-#' @param full_matrices See the Python documentation of the op of the same name (R conventions apply).
-#' @param hermitian See the Python documentation of the op of the same name (R conventions apply).
+#' @param full_matrices `TRUE`: U and V are square; `FALSE`: the reduced SVD.
+#' @param hermitian `TRUE`: the matrices are symmetric, so a faster eigen-decomposition is used.
 #' @param ind How many leading dims form the rows (1-based, as R torch: `ind = 3` is the first two dims).
 #' @param keepdim Keep reduced dimensions with size 1.
-#' @param left See the Python documentation of the op of the same name (R conventions apply).
-#' @param mode See the Python documentation of the op of the same name (R conventions apply).
+#' @param left `TRUE`: solve `A X = B`; `FALSE`: solve `X A = B`.
+#' @param mode `nnf_interpolate`/`nnf_upsample`: "nearest", "linear", "bilinear", "bicubic" or "trilinear"; `nnf_grid_sample`: "bilinear" or "nearest"; `nnf_pad`: "constant", "reflect", "replicate" or "circular"; `linalg_qr`: "reduced", "complete" or "r".
 #' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
 #' @param ord The order of the norm: a number (`Inf`, `-Inf` included) or "fro" / "nuc".
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
-#' @param rcond See the Python documentation of the op of the same name (R conventions apply).
-#' @param rtol See the Python documentation of the op of the same name (R conventions apply).
-#' @param tau See the Python documentation of the op of the same name (R conventions apply).
+#' @param rcond Singular values below `rcond` times the largest count as zero (`NULL`: the dtype's machine precision times the larger dimension).
+#' @param rtol The relative tolerance: a number (`torch_isclose`, `torch_allclose`) or, for `linalg_matrix_rank`/`linalg_pinv`, relative to the largest singular value.
+#' @param tau The scalar factors of the Householder reflectors, as `torch_geqrf` returns them.
 #' @param tensors A list of tensors.
-#' @param tol See the Python documentation of the op of the same name (R conventions apply).
-#' @param unitriangular See the Python documentation of the op of the same name (R conventions apply).
+#' @param tol Singular values at or below `tol` count as zero (`NULL`: chosen from the dtype).
+#' @param unitriangular `TRUE`: the diagonal is taken to be all ones (not read).
 #' @param upper Use (or return) the upper triangle instead of the lower one.
 #' @return A tensor or a list of tensors.
 #' @name linalg
@@ -1195,71 +1195,71 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #'
 #' R torch's `nnf_*` functions; dims and class targets are 1-based.
 #'
-#' @param align_corners See the Python documentation of the op of the same name (R conventions apply).
-#' @param alpha See the Python documentation of the op of the same name (R conventions apply).
-#' @param approximate See the Python documentation of the op of the same name (R conventions apply).
-#' @param beta See the Python documentation of the op of the same name (R conventions apply).
-#' @param bias See the Python documentation of the op of the same name (R conventions apply).
-#' @param ceil_mode See the Python documentation of the op of the same name (R conventions apply).
-#' @param count_include_pad See the Python documentation of the op of the same name (R conventions apply).
-#' @param delta See the Python documentation of the op of the same name (R conventions apply).
-#' @param dilation See the Python documentation of the op of the same name (R conventions apply).
+#' @param align_corners `TRUE`: the corner pixels' centres are the grid's extremes (-1 and 1, or the input's first and last samples); `FALSE`: their outer edges are. `NULL` takes `FALSE`.
+#' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
+#' @param approximate "none" for the exact GELU, "tanh" for its tanh approximation.
+#' @param beta A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the smooth L1 loss' switch point; LRN's exponent.
+#' @param bias An optional tensor added to the output (`NULL`: none): one value per output channel or feature.
+#' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
+#' @param count_include_pad `TRUE`: the padding's zeros count in each window's average.
+#' @param delta The Huber loss' switch point between the squared and the absolute part.
+#' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
-#' @param divisor_override See the Python documentation of the op of the same name (R conventions apply).
-#' @param downscale_factor See the Python documentation of the op of the same name (R conventions apply).
+#' @param divisor_override If given, every window's sum is divided by this number instead of its size.
+#' @param downscale_factor The factor by which the height and width shrink (channels grow by its square).
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
-#' @param grid See the Python documentation of the op of the same name (R conventions apply).
-#' @param groups See the Python documentation of the op of the same name (R conventions apply).
-#' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
+#' @param grid A tensor of sampling locations in \[-1, 1\]: shape `(N, H_out, W_out, 2)` (x, y) for 4-d input.
+#' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
+#' @param ignore_index A target value (1-based class) that contributes nothing to the loss or its mean.
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
-#' @param inplace See the Python documentation of the op of the same name (R conventions apply).
+#' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @param input A tensor.
-#' @param input1 See the Python documentation of the op of the same name (R conventions apply).
-#' @param input2 See the Python documentation of the op of the same name (R conventions apply).
+#' @param input1 The first input of the bilinear form, shape `(*, in1_features)`.
+#' @param input2 The second input: of the bilinear form (`nnf_bilinear`), or the Cholesky factor (`torch_cholesky_solve`).
 #' @param k `torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order (1 is the smallest, in R as in PyTorch).
-#' @param kernel_size See the Python documentation of the op of the same name (R conventions apply).
+#' @param kernel_size The window's size: a number, or one per spatial dimension.
 #' @param log_input Whether `input` holds the log of the rate.
 #' @param log_target Whether `target` holds log-probabilities.
-#' @param max_norm See the Python documentation of the op of the same name (R conventions apply).
-#' @param max_val See the Python documentation of the op of the same name (R conventions apply).
-#' @param min_val See the Python documentation of the op of the same name (R conventions apply).
-#' @param mode See the Python documentation of the op of the same name (R conventions apply).
-#' @param momentum See the Python documentation of the op of the same name (R conventions apply).
-#' @param negative_slope See the Python documentation of the op of the same name (R conventions apply).
-#' @param norm_type See the Python documentation of the op of the same name (R conventions apply).
-#' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
+#' @param max_norm If given, rows of `weight` looked up with a larger norm are rescaled to it (in place).
+#' @param max_val The upper end of the linear region (`nnf_hardtanh`).
+#' @param min_val The lower end of the linear region (`nnf_hardtanh`).
+#' @param mode `nnf_interpolate`/`nnf_upsample`: "nearest", "linear", "bilinear", "bicubic" or "trilinear"; `nnf_grid_sample`: "bilinear" or "nearest"; `nnf_pad`: "constant", "reflect", "replicate" or "circular"; `linalg_qr`: "reduced", "complete" or "r".
+#' @param momentum The weight of the current batch in the running statistics' update (`NULL`: a cumulative average).
+#' @param negative_slope The slope for negative inputs.
+#' @param norm_type The p of the p-norm (2 by default).
+#' @param normalized_shape The trailing shape normalized over (an integer vector).
 #' @param num_classes The number of classes; -1 (the default) takes the largest class value.
-#' @param num_groups See the Python documentation of the op of the same name (R conventions apply).
-#' @param output_padding See the Python documentation of the op of the same name (R conventions apply).
-#' @param output_size See the Python documentation of the op of the same name (R conventions apply).
+#' @param num_groups How many groups the channels are split into; the channels must be divisible by it.
+#' @param output_padding Extra size added to one side of each output dimension of a transposed convolution (smaller than `stride` or `dilation`), to choose among the output sizes the same input can come from.
+#' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
-#' @param pad See the Python documentation of the op of the same name (R conventions apply).
-#' @param padding See the Python documentation of the op of the same name (R conventions apply).
-#' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
-#' @param padding_mode See the Python documentation of the op of the same name (R conventions apply).
-#' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
-#' @param recompute_scale_factor See the Python documentation of the op of the same name (R conventions apply).
-#' @param reduction See the Python documentation of the op of the same name (R conventions apply).
-#' @param return_indices See the Python documentation of the op of the same name (R conventions apply).
-#' @param running_mean See the Python documentation of the op of the same name (R conventions apply).
-#' @param running_var See the Python documentation of the op of the same name (R conventions apply).
-#' @param scale_factor See the Python documentation of the op of the same name (R conventions apply).
-#' @param scale_grad_by_freq See the Python documentation of the op of the same name (R conventions apply).
+#' @param pad The padding sizes, last dimension first: `c(left, right)`, then `c(top, bottom)`, and so on.
+#' @param padding Zeros added on both sides of each spatial dimension: a number, one per dimension, or (for convolutions) "same" or "valid".
+#' @param padding_idx A row of `weight` (1-based) whose lookups get no gradient (a padding token).
+#' @param padding_mode What `nnf_grid_sample` reads outside the input: "zeros", "border" or "reflection".
+#' @param pos_weight A weight for the positive examples, one per class (broadcast over the batch).
+#' @param recompute_scale_factor `TRUE`: compute the output size from `scale_factor` and then interpolate from that size alone.
+#' @param reduction "mean" (the default), "sum" or "none" (one value per element).
+#' @param return_indices `TRUE`: also return where each maximum was (1-based flat positions), as `nnf_max_unpool*` takes them.
+#' @param running_mean The running means (updated in place when `training = TRUE`), or `NULL`.
+#' @param running_var The running variances (updated in place when `training = TRUE`), or `NULL`.
+#' @param scale_factor The factor by which each spatial size grows: a number or one per dimension (give this or `size`).
+#' @param scale_grad_by_freq `TRUE`: each row's gradient is divided by how often it was looked up in the batch.
 #' @param size The shape of the draws when `mean` and `std` are numbers.
-#' @param sparse See the Python documentation of the op of the same name (R conventions apply).
-#' @param stride See the Python documentation of the op of the same name (R conventions apply).
+#' @param sparse Accepted for R torch's sake; the gradient of `weight` is always dense here.
+#' @param stride The step of the window: a number, or one per spatial dimension (`NULL` in pooling: the kernel size).
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param tensor Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).
-#' @param theta See the Python documentation of the op of the same name (R conventions apply).
-#' @param threshold See the Python documentation of the op of the same name (R conventions apply).
-#' @param training See the Python documentation of the op of the same name (R conventions apply).
-#' @param upscale_factor See the Python documentation of the op of the same name (R conventions apply).
-#' @param use_input_stats See the Python documentation of the op of the same name (R conventions apply).
-#' @param value See the Python documentation of the op of the same name (R conventions apply).
+#' @param theta A batch of affine matrices, shape `(N, 2, 3)` for 2-d (or `(N, 3, 4)` for 3-d).
+#' @param threshold Above `input * beta` = `threshold` the softplus is linear.
+#' @param training `TRUE`: apply dropout / use the batch's statistics; `FALSE`: the identity / the running statistics.
+#' @param upscale_factor The factor by which height and width grow (channels shrink by its square).
+#' @param use_input_stats `TRUE`: normalize with the input's own statistics.
+#' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
 #' @param var The variances: a tensor (input's shape, or one dim of size 1 or missing) or a number.
-#' @param weight See the Python documentation of the op of the same name (R conventions apply).
+#' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
 #' @return A tensor.
 #' @name nnf
 NULL

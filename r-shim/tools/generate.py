@@ -70,6 +70,169 @@ PARAM_DOCS = {
     "k": "`torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order "
          "(1 is the smallest, in R as in PyTorch).",
     "num_classes": "The number of classes; -1 (the default) takes the largest class value.",
+    # -- arguments of particular ops (R terms: 1-based dims and indices, R values) ------------
+    "a": "`tensordot`: the first tensor; `x$uniform_()`: the lower bound of the draws.",
+    "b": "`tensordot`: the second tensor; `x$uniform_()`: the upper bound of the draws.",
+    "accumulate": "`TRUE`: add `values` at the indices (repeated indices add up); `FALSE`: "
+                  "write them.",
+    "align_corners": "`TRUE`: the corner pixels' centres are the grid's extremes (-1 and 1, "
+                     "or the input's first and last samples); `FALSE`: their outer edges are. "
+                     "`NULL` takes `FALSE`.",
+    "alpha": "A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product "
+             "(`torch_addmm`); the ELU's scale; LRN's scaling.",
+    "append": "Values put after `self` along `dim` before differencing (`torch_diff`).",
+    "approximate": "\"none\" for the exact GELU, \"tanh\" for its tanh approximation.",
+    "atol": "The absolute tolerance: a number (`torch_isclose`, `torch_allclose`) or, for "
+            "`linalg_matrix_rank`/`linalg_pinv`, the singular value below which one counts as "
+            "zero (a number or a tensor, `NULL` for the default).",
+    "beta": "A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the "
+            "smooth L1 loss' switch point; LRN's exponent.",
+    "bias": "An optional tensor added to the output (`NULL`: none): one value per output "
+            "channel or feature.",
+    "count_include_pad": "`TRUE`: the padding's zeros count in each window's average.",
+    "ceil_mode": "`TRUE`: the output size is rounded up, so a last partial window counts.",
+    "check_errors": "`TRUE`: an error when the matrix is not invertible / positive definite, "
+                    "instead of reporting it in `info`.",
+    "chunks": "How many pieces (`torch_chunk`); the last may be smaller.",
+    "col": "The number of columns of the matrix whose triangle is indexed (`NULL`: `row`).",
+    "compute_mode": "How `torch_cdist` computes Euclidean distances: "
+                    "\"use_mm_for_euclid_dist_if_necessary\" (the default), "
+                    "\"use_mm_for_euclid_dist\" or \"donot_use_mm_for_euclid_dist\".",
+    "copy": "`TRUE`: always a new tensor, even when nothing changes.",
+    "correction": "The difference between the sample size and the divisor: 1 (the default) "
+                  "for the unbiased estimate, 0 for the population one.",
+    "decimals": "How many decimal places to round to (negative: to tens, hundreds, ...).",
+    "delta": "The Huber loss' switch point between the squared and the absolute part.",
+    "descending": "`TRUE`: from the largest to the smallest.",
+    "destination": "Where the moved dims go (1-based; one number or a vector like `source`).",
+    "device": "A device: only \"cpu\" (or `NULL`) here.",
+    "diagonal": "Which diagonal: 0 the main one, above it when positive, below when negative.",
+    "dilation": "The spacing between the kernel's elements (a number, or one per spatial "
+                "dimension).",
+    "divisor_override": "If given, every window's sum is divided by this number instead of its "
+                        "size.",
+    "downscale_factor": "The factor by which the height and width shrink (channels grow by its "
+                        "square).",
+    "driver": "The LAPACK routine: `NULL` or \"gelsd\"; \"gels\", \"gelsy\", \"gelss\" "
+              "are accepted as in R torch.",
+    "equal_nan": "`TRUE`: two NaNs count as equal.",
+    "equation": "The Einstein summation as a string, e.g. \"ij,jk->ik\".",
+    "exponent": "A tensor or an R number: the power.",
+    "full_matrices": "`TRUE`: U and V are square; `FALSE`: the reduced SVD.",
+    "generator": "A generator made by `torch_generator()`, or `NULL` for the default one.",
+    "grid": "A tensor of sampling locations in \\[-1, 1\\]: shape `(N, H_out, W_out, 2)` "
+            "(x, y) for 4-d input.",
+    "groups": "How many groups the input channels (and the output channels) split into; "
+              "both must be divisible by it. `groups` = input channels is a depthwise "
+              "convolution.",
+    "hermitian": "`TRUE`: the matrices are symmetric, so a faster eigen-decomposition is used.",
+    "ignore_index": "A target value (1-based class) that contributes nothing to the loss or "
+                    "its mean.",
+    "inplace": "`TRUE`: overwrite the input (it must not need its old values for a gradient).",
+    "input1": "The first input of the bilinear form, shape `(*, in1_features)`.",
+    "input2": "The second input: of the bilinear form (`nnf_bilinear`), or the Cholesky factor "
+              "(`torch_cholesky_solve`).",
+    "interpolation": "Between two data points: \"linear\" (the default), \"lower\", "
+                     "\"higher\", \"midpoint\" or \"nearest\".",
+    "kernel_size": "The window's size: a number, or one per spatial dimension.",
+    "largest": "`TRUE`: the k largest elements; `FALSE`: the k smallest.",
+    "left": "`TRUE`: solve `A X = B`; `FALSE`: solve `X A = B`.",
+    "length": "How many elements the slice keeps (`torch_narrow`).",
+    "mask": "A bool tensor broadcastable to `self`: where it is `TRUE` the value is written.",
+    "mat1": "The first matrix of the product.",
+    "mat2": "The second matrix of the product.",
+    "max": "The upper bound: a number, a tensor, or `NULL` for none.",
+    "max_norm": "If given, rows of `weight` looked up with a larger norm are rescaled to it "
+                "(in place).",
+    "max_val": "The upper end of the linear region (`nnf_hardtanh`).",
+    "min": "The lower bound: a number, a tensor, or `NULL` for none.",
+    "min_val": "The lower end of the linear region (`nnf_hardtanh`).",
+    "mode": "`nnf_interpolate`/`nnf_upsample`: \"nearest\", \"linear\", \"bilinear\", "
+            "\"bicubic\" or \"trilinear\"; `nnf_grid_sample`: \"bilinear\" or \"nearest\"; "
+            "`nnf_pad`: \"constant\", \"reflect\", \"replicate\" or \"circular\"; "
+            "`linalg_qr`: \"reduced\", \"complete\" or \"r\".",
+    "momentum": "The weight of the current batch in the running statistics' update "
+                "(`NULL`: a cumulative average).",
+    "nan": "The value NaNs become (0 by default).",
+    "negative_slope": "The slope for negative inputs.",
+    "neginf": "The value -Inf becomes (`NULL`: the dtype's lowest finite value).",
+    "norm_type": "The p of the p-norm (2 by default).",
+    "normalized_shape": "The trailing shape normalized over (an integer vector).",
+    "num_groups": "How many groups the channels are split into; the channels must be divisible "
+                  "by it.",
+    "output_padding": "Extra size added to one side of each output dimension of a transposed "
+                      "convolution (smaller than `stride` or `dilation`), to choose among the "
+                      "output sizes the same input can come from.",
+    "output_size": "The size of the output: a number or one per spatial dimension "
+                   "(`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for "
+                   "`torch_repeat_interleave`, the total length if known.",
+    "pad": "The padding sizes, last dimension first: `c(left, right)`, then `c(top, bottom)`, "
+           "and so on.",
+    "padding": "Zeros added on both sides of each spatial dimension: a number, one per "
+               "dimension, or (for convolutions) \"same\" or \"valid\".",
+    "padding_idx": "A row of `weight` (1-based) whose lookups get no gradient (a padding "
+                   "token).",
+    "padding_mode": "What `nnf_grid_sample` reads outside the input: \"zeros\", \"border\" "
+                    "or \"reflection\".",
+    "pos_weight": "A weight for the positive examples, one per class (broadcast over the "
+                  "batch).",
+    "posinf": "The value Inf becomes (`NULL`: the dtype's largest finite value).",
+    "prepend": "Values put before `self` along `dim` before differencing (`torch_diff`).",
+    "q": "The probabilities of the quantiles, in \\[0, 1\\]: a number, a vector or a tensor.",
+    "rcond": "Singular values below `rcond` times the largest count as zero (`NULL`: the "
+             "dtype's machine precision times the larger dimension).",
+    "recompute_scale_factor": "`TRUE`: compute the output size from `scale_factor` and then "
+                              "interpolate from that size alone.",
+    "reduction": "\"mean\" (the default), \"sum\" or \"none\" (one value per element).",
+    "repeats": "How many times to repeat: a number, or one count per element along `dim` "
+               "(`torch_repeat_interleave`); one count per dimension (`x$repeat()`).",
+    "requires_grad": "`TRUE`: the new tensor records operations for autograd.",
+    "return_indices": "`TRUE`: also return where each maximum was (1-based flat positions), "
+                      "as `nnf_max_unpool*` takes them.",
+    "rounding_mode": "`NULL` for true division, \"trunc\" to round towards zero, "
+                     "\"floor\" to round down.",
+    "row": "The number of rows of the matrix whose triangle is indexed.",
+    "rtol": "The relative tolerance: a number (`torch_isclose`, `torch_allclose`) or, for "
+            "`linalg_matrix_rank`/`linalg_pinv`, relative to the largest singular value.",
+    "running_mean": "The running means (updated in place when `training = TRUE`), or `NULL`.",
+    "running_var": "The running variances (updated in place when `training = TRUE`), or "
+                   "`NULL`.",
+    "scale_factor": "The factor by which each spatial size grows: a number or one per "
+                    "dimension (give this or `size`).",
+    "scale_grad_by_freq": "`TRUE`: each row's gradient is divided by how often it was looked "
+                          "up in the batch.",
+    "shifts": "By how many places to roll: a number, or one per dim in `dims`.",
+    "sorted": "`TRUE`: the k values come sorted.",
+    "source": "The dims to move (1-based: one number or a vector).",
+    "sparse": "Accepted for R torch's sake; the gradient of `weight` is always dense here.",
+    "split_size_or_sections": "The size of each piece (the last may be smaller), or a vector "
+                              "of the pieces' sizes.",
+    "src": "The tensor whose values are copied (`x$copy_()`) or added (`torch_scatter_add`).",
+    "stable": "`TRUE`: equal elements keep their order.",
+    "start": "Where the slice starts (1-based; `torch_narrow`).",
+    "stride": "The step of the window: a number, or one per spatial dimension (`NULL` in "
+              "pooling: the kernel size).",
+    "tau": "The scalar factors of the Householder reflectors, as `torch_geqrf` returns them.",
+    "theta": "A batch of affine matrices, shape `(N, 2, 3)` for 2-d (or `(N, 3, 4)` for 3-d).",
+    "threshold": "Above `input * beta` = `threshold` the softplus is linear.",
+    "tol": "Singular values at or below `tol` count as zero (`NULL`: chosen from the dtype).",
+    "training": "`TRUE`: apply dropout / use the batch's statistics; `FALSE`: the identity / "
+                "the running statistics.",
+    "unbiased": "`TRUE`: divide by n - 1 (Bessel's correction); `FALSE`: by n.",
+    "unitriangular": "`TRUE`: the diagonal is taken to be all ones (not read).",
+    "upscale_factor": "The factor by which height and width grow (channels shrink by its "
+                      "square).",
+    "use_input_stats": "`TRUE`: normalize with the input's own statistics.",
+    "value": "A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every "
+             "element (`x$fill_()`), or into the padding (`nnf_pad`).",
+    "values": "The values written (or added) at `indices`.",
+    "vec": "A vector (1-d tensor) to multiply by.",
+    "vec2": "The second vector of the outer product.",
+    "weight": "The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; "
+              "embeddings: one row per index; norms: one value per channel), or, in losses, "
+              "a weight per class or element (`NULL`: all 1).",
+    "x1": "The first set of points, shape `(*, P, M)`.",
+    "x2": "The second set of points, shape `(*, R, M)`.",
 }
 # The list results R torch names (the others are unnamed lists, as in R torch).
 RESULT_NAMES = {
