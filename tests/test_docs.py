@@ -62,8 +62,15 @@ def test_site_build_leaves_the_checkout_alone(site):
     assert _r_vignettes() == R_VIGNETTES_BEFORE, "the site build rewrote r-shim/vignettes/"
 
 
+def _page(site, page):
+    """A page's HTML file: `page/index.html` (mkdocs' directory URLs), or `page.html` where a
+    site is built with `use_directory_urls: false`."""
+    flat = site / f"{page}.html"
+    return flat if flat.is_file() else site / page / "index.html"
+
+
 def _html(site, page):
-    return (site / page / "index.html").read_text(encoding="utf-8")
+    return _page(site, page).read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("path", bd.vignette_paths(), ids=lambda p: p.stem)
@@ -72,7 +79,7 @@ def test_vignette_pages_have_linked_tabs_and_existing_images(site, path):
     assert 'class="tabbed-set' in html
     assert re.search(r'<label[^>]*>R</label>', html) and re.search(
         r'<label[^>]*>Python</label>', html)
-    page_dir = site / "vignettes" / path.stem
+    page_dir = _page(site, f"vignettes/{path.stem}").parent
     for src in re.findall(r'<img[^>]+src="([^"]+)"', html):
         assert (page_dir / src).resolve().is_file(), f"{path.stem}: missing image {src}"
 
@@ -84,7 +91,7 @@ def test_plots_appear_as_images(site):
     if bd.r_status()[0]:
         assert any(s.endswith("-r.png") for s in images), images
     for src in images:
-        png = (site / "vignettes" / "autograd-exercises" / src).resolve()
+        png = (_page(site, "vignettes/autograd-exercises").parent / src).resolve()
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
 
 
