@@ -1,7 +1,6 @@
 """What CONTRIBUTING.md's release process relies on: one version in three places, and a
 changelog whose sections are `## Unreleased` and then released versions with their dates."""
 import re
-import tomllib
 from pathlib import Path
 
 import rtorchpy
@@ -15,8 +14,8 @@ def _r_version():
 
 
 def test_the_version_is_the_same_in_python_r_and_the_build():
-    with open(ROOT / "pyproject.toml", "rb") as f:
-        py = tomllib.load(f)["project"]["version"]
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    py = re.search(r'^version = "([^"]+)"', text, re.M).group(1)  # ([project]'s: the first)
     assert rtorchpy.__version__ == py
     # a development version is X.Y.Z.dev0 in Python and X.Y.Z.9000 in R; a release is X.Y.Z
     m = re.fullmatch(r"(\d+\.\d+\.\d+)(\.dev0)?", py)
