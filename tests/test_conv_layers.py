@@ -238,3 +238,33 @@ def test_more_image_modules_and_alpha_dropout():
     d = rt.nn_alpha_dropout(0.5)
     d.eval()
     assert d(x) is x
+
+
+def test_channel_dropout_ranks_and_draws_as_pytorch():
+    """dropout2d takes a 3-d input as (N, C, L) and other ranks with a warning; dropout3d adds
+    a batch dim to inputs that are not 5-d. Masks drawn from the same generator state as
+    PyTorch 2.13's: the first element of each (sample, channel) pair, recorded for seed 7."""
+    x = rt.torch_ones(3, 4, 5)
+    rt.torch_manual_seed(7)
+    with pytest.warns(UserWarning, match="3D input to dropout2d"):
+        y = rt.nnf_dropout2d(x).numpy()
+    assert (y == y[:, :, :1]).all()
+    assert y[:, :, 0].tolist() == [[2.0, 2.0, 0.0, 0.0], [0.0, 0.0, 2.0, 0.0],
+                                   [0.0, 0.0, 2.0, 2.0]]
+    with pytest.warns(UserWarning, match="2-D input to dropout3d"):
+        assert rt.nnf_dropout3d(rt.torch_ones(3, 4)).shape == (3, 4)
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        with pytest.warns(UserWarning):
+            rt.nnf_dropout2d(rt.torch_ones(5))
+
+
+def test_conv_transpose_output_size_and_normalize_out():
+    up = rt.nn_conv_transpose2d(2, 3, 3, stride=2, padding=1)
+    h = rt.torch_randn(1, 2, 5, 5)
+    assert up(h).shape == (1, 3, 9, 9)
+    assert up(h, output_size=(1, 3, 10, 9)).shape == (1, 3, 10, 9)
+    with pytest.raises(ValueError, match=r"valid sizes range from \[9, 9\] to \[10, 10\]"):
+        up(h, output_size=(11, 11))
+    out = rt.torch_empty(2)
+    assert rt.nnf_normalize(rt.torch_tensor([3.0, 4.0]), dim=0, out=out) is out
+    assert out.tolist() == pytest.approx([0.6, 0.8])

@@ -107,7 +107,7 @@
 .reply_t <- function(f, args, r, call) {
   if (is.raw(r)) r <- .call_slow(f, args, r, .a)
   if (is.complex(r)) return(.t(r))
-  if (is.character(r[[1L]]) && r[[1L]] == "E") .raise(r[[2L]], call)
+  if (is.character(r[[1L]]) && r[[1L]] == "E") .raise(r[[2L]], call, .err_class(r))
   .res(r)
 }
 
@@ -220,7 +220,7 @@
   switch(r[[1L]],
     v = r[[2L]],
     L = lapply(r[[2L]], .res_item),
-    E = .raise(r[[2L]]),
+    E = .raise(r[[2L]], cls = .err_class(r)),
     R = .reraise(r[[2L]]),
     N = .node(r[[2L]], r[[3L]]),
     D = .dtype(r[[2L]], r[[3L]]),
@@ -236,11 +236,15 @@
 
 .res_item <- function(x) if (is.complex(x)) .t(x) else .res(x)
 
-.raise <- function(msg, call = sys.call(-3L)) {
+# An error reply's R condition class beyond rtorchpy_error ("value_error" for a bad argument
+# value, as R torch classes them), NULL if none.
+.err_class <- function(r) if (length(r) > 2L) r[[3L]]
+
+.raise <- function(msg, call = sys.call(-3L), cls = NULL) {
   # warnings the failing call raised belong to it, not to the next call's reply: shown first
   # (R prints them after the error, as "In addition")
   .py_warnings()
-  cond <- structure(class = c("rtorchpy_error", "error", "condition"),
+  cond <- structure(class = c(cls, "rtorchpy_error", "error", "condition"),
                     list(message = msg, call = call))
   stop(cond)
 }

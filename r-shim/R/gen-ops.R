@@ -1232,6 +1232,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
 #' @param num_classes The number of classes; -1 (the default) takes the largest class value.
 #' @param num_groups See the Python documentation of the op of the same name (R conventions apply).
+#' @param out See the Python documentation of the op of the same name (R conventions apply).
 #' @param output_padding See the Python documentation of the op of the same name (R conventions apply).
 #' @param output_size See the Python documentation of the op of the same name (R conventions apply).
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
@@ -1522,7 +1523,7 @@ nnf_upsample <- function(input, size = NULL, scale_factor = NULL, mode = "neares
 
 #' @rdname nnf
 #' @export
-nnf_normalize <- function(input, p = 2.0, dim = 2L, eps = 1e-12) { .r <- .External(rtp_fnx, "nnf_normalize", input, p, dim, eps); if (is.object(.r)) .r else .fn_reply("nnf_normalize", list(input, p, dim, eps), .r, sys.call()) }
+nnf_normalize <- function(input, p = 2.0, dim = 2L, eps = 1e-12, out = NULL) { .r <- .External(rtp_fnx, "nnf_normalize", input, p, dim, eps, out); if (is.object(.r)) .r else .fn_reply("nnf_normalize", list(input, p, dim, eps, out), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export

@@ -178,7 +178,7 @@ is_optimizer <- function(x) inherits(x, "torch_optimizer")
   r <- .Call(rtp_bcall, name, args)
   if (is.object(r) || is.null(r)) return(r)
   if (is.list(r) && is.character(r[[1L]])) {
-    if (r[[1L]] == "E") .raise(r[[2L]], call)
+    if (r[[1L]] == "E") .raise(r[[2L]], call, .err_class(r))
     if (r[[1L]] == "v") return(r[[2L]])
   }
   tryCatch(.bridge_reply(name, args, r), rtorchpy_error = function(e) {

@@ -123,4 +123,8 @@ def _err(exc):
         return ["E", str(exc.args[0]) if exc.args else ""]
     if isinstance(exc, KeyError) and exc.args:
         return ["E", translate_error(str(exc.args[0]))]
+    if isinstance(exc, ValueError):
+        # a bad argument value: R torch raises these (its ports of PyTorch's ValueErrors) as
+        # conditions of class "value_error", which R code tests with expect_error(class = )
+        return ["E", translate_error(str(exc)), "value_error"]
     return ["E", translate_error(str(exc))]

@@ -1,0 +1,78 @@
+# Behaviour of the image layers that R torch code relies on beyond the values: a transposed
+# convolution asked for an output size, old batch-norm state dicts, condition classes, the
+# gradient through $to(), channel dropout's warnings, nnf_normalize(out = ).
+
+test_that("a transposed convolution module picks its output_padding from output_size", {
+  down <- nn_conv2d(4, 4, 3, stride = 2, padding = 1)
+  up <- nn_conv_transpose2d(4, 4, 3, stride = 2, padding = 1)
+  x <- torch_randn(2, 4, 10, 10)
+  h <- down(x)
+  expect_equal(h$shape, c(2, 4, 5, 5))
+  expect_equal(up(h)$shape, c(2, 4, 9, 9))
+  # the whole size or the spatial part only
+  expect_equal(up(h, output_size = x$size())$shape, c(2, 4, 10, 10))
+  expect_equal(up(h, output_size = c(9, 10))$shape, c(2, 4, 9, 10))
+  # a size no output_padding reaches is a value_error naming the range
+  expect_error(up(h, output_size = c(12, 12)), class = "value_error",
+               regexp = "valid sizes range from \\[9, 9\\] to \\[10, 10\\]")
+  expect_error(up(h, output_size = c(1, 2, 3)), class = "value_error",
+               regexp = "output_size must have 2 or 4 elements")
+  m1 <- nn_conv_transpose1d(3, 2, 4, stride = 3)
+  expect_equal(m1(torch_randn(1, 3, 5), output_size = 18)$shape, c(1, 2, 18))
+})
+
+test_that("a batch-norm state dict without its batch counter loads, the counter as 0", {
+  m <- nn_batch_norm2d(3)
+  m(torch_randn(4, 3, 2, 2))
+  s <- m$state_dict()
+  expect_equal(s$num_batches_tracked$item(), 1)
+  s$num_batches_tracked <- NULL
+  m$load_state_dict(s)
+  expect_length(m$state_dict(), 5)
+  expect_equal(m$num_batches_tracked$item(), 0)
+  # another missing key is still an error, of R torch's class
+  s$running_var <- NULL
+  expect_error(m$load_state_dict(s), class = "value_error", regexp = "running_var")
+})
+
+test_that("bad argument values are value_error conditions, as in R torch", {
+  x <- torch_ones(1, 1, 2, 2)
+  expect_error(nn_upsample()(x), class = "value_error")
+  expect_error(nn_upsample(size = 4, scale_factor = 2)(x), class = "value_error")
+  expect_error(nnf_interpolate(x, scale_factor = c(2, 2, 2)), class = "value_error")
+  e <- tryCatch(nnf_interpolate(x), error = identity)
+  expect_s3_class(e, "rtorchpy_error")
+  # errors that are not about a value keep their classes only
+  e <- tryCatch(nnf_conv2d(torch_randn(1, 5, 8, 8), torch_randn(4, 3, 3, 3)), error = identity)
+  expect_false(inherits(e, "value_error"))
+})
+
+test_that("$to(dtype) converts a parameter's gradient with it", {
+  net <- nn_sequential(nn_conv2d(1, 2, 3), nn_batch_norm2d(2))
+  net(torch_randn(2, 1, 5, 5))$sum()$backward()
+  net$to(dtype = torch_float64())
+  expect_true(net[[1]]$weight$grad$dtype == torch_float64())
+  expect_equal(net[[1]]$weight$grad$shape, c(2, 1, 3, 3))
+  expect_true(net[[2]]$running_mean$dtype == torch_float64())
+})
+
+test_that("channel dropout warns about inputs of other ranks, as PyTorch does", {
+  expect_warning(y <- nnf_dropout2d(torch_ones(3, 10, 10)), "3D input to dropout2d")
+  expect_equal(y$shape, c(3, 10, 10))
+  # a 3-d input is (N, C, L): one draw per row of the last dim
+  v <- as_array(y)
+  expect_true(all(v == v[, , rep(1, 10)]))
+  expect_warning(nnf_dropout2d(torch_ones(3, 10)), "2-D input to dropout2d")
+  expect_warning(nnf_dropout3d(torch_ones(3, 10)), "2-D input to dropout3d")
+  expect_error(suppressWarnings(nnf_dropout2d(torch_ones(5))), "at least 2 dimensions")
+  expect_equal(as.numeric(nnf_dropout2d(torch_randn(1, 2, 4, 4), p = 1)$abs()$sum()), 0)
+})
+
+test_that("nnf_normalize writes into out", {
+  out <- torch_empty(2, 2)
+  r <- nnf_normalize(torch_tensor(rbind(c(3, 4), c(0, 2))), dim = 2, out = out)
+  expect_equal(as_array(out), rbind(c(0.6, 0.8), c(0, 1)), tolerance = 1e-6)
+  expect_equal(as_array(r), as_array(out))
+  expect_error(nnf_normalize(torch_ones(2, requires_grad = TRUE), dim = 1, out = torch_empty(2)),
+               "don't support automatic differentiation")
+})
