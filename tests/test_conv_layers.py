@@ -268,3 +268,63 @@ def test_conv_transpose_output_size_and_normalize_out():
     out = rt.torch_empty(2)
     assert rt.nnf_normalize(rt.torch_tensor([3.0, 4.0]), dim=0, out=out) is out
     assert out.tolist() == pytest.approx([0.6, 0.8])
+
+
+# torch.conv_tbc's first time step for the arange inputs below (PyTorch 2.13)
+TBC_FIRST_ROW = [1.84, 1.08, 2.38, 1.80]
+
+
+def test_torch_layer_functions_are_the_nnf_computations():
+    rng = np.random.default_rng(5)
+    x = rt.torch_tensor(rng.standard_normal((2, 4, 6, 6)))
+    w = rt.torch_tensor(rng.standard_normal((3, 4, 3, 3)))
+    assert np.array_equal(rt.torch_conv2d(x, w, None, 2, 1).numpy(),
+                          rt.nnf_conv2d(x, w, None, 2, 1).numpy())
+    rm, rv = rt.torch_zeros(4, dtype=rt.torch_float64()), rt.torch_ones(4, dtype=rt.torch_float64())
+    y = rt.torch_batch_norm(x, None, None, rm, rv, True, 0.1, 1e-5, False)
+    assert np.array_equal(y.numpy(), rt.nnf_batch_norm(x, None, None, training=True).numpy())
+    assert abs(rm.numpy()).sum() > 0
+    s = rt.torch_channel_shuffle(rt.torch_arange(6).view(1, 6, 1), 3)
+    assert s.flatten().tolist() == [0, 2, 4, 1, 3, 5]
+    with pytest.raises(RuntimeError, match="Number of channels must be divisible by groups"):
+        rt.torch_channel_shuffle(x, 3)
+    # conv_tbc: recorded from PyTorch 2.13 (torch.conv_tbc of these arange inputs, pad 1)
+    t = rt.torch_arange(24, dtype=rt.torch_float64()).view(4, 2, 3) / 10
+    k = rt.torch_arange(18, dtype=rt.torch_float64()).view(3, 3, 2) / 10 - 0.8
+    out = rt.torch_conv_tbc(t, k, rt.torch_tensor([0.5, -0.5], dtype=rt.torch_float64()), 1)
+    assert out.shape == (4, 2, 2)
+    assert out[0].numpy().ravel().tolist() == pytest.approx(TBC_FIRST_ROW)
+
+
+def test_torch_layer_functions_against_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 6, 5, 5))
+    w = rng.standard_normal((3, 6, 2, 2))
+    tx, tw = torch.tensor(x), torch.tensor(w)
+    rx, rw = rt.torch_tensor(x), rt.torch_tensor(w)
+    pairs = [
+        (rt.torch_conv2d(rx, rw, None, 1, 1, 2), torch.conv2d(tx, tw, None, 1, 1, 2)),
+        (rt.torch_conv_transpose2d(rx, rt.torch_tensor(w.transpose(1, 0, 2, 3)), None, 2),
+         torch.conv_transpose2d(tx, tw.transpose(0, 1), None, 2)),
+        (rt.torch_max_pool2d(rx, 2, 1, 1, 2), torch.max_pool2d(tx, 2, 1, 1, 2)),
+        (rt.torch_avg_pool1d(rx[:, :, 0], 2, 2, 1, True, False),
+         torch.avg_pool1d(tx[:, :, 0], 2, 2, 1, True, False)),
+        (rt.torch_layer_norm(rx, [5, 5]), torch.layer_norm(tx, [5, 5])),
+        (rt.torch_group_norm(rx, 3), torch.group_norm(tx, 3)),
+        (rt.torch_instance_norm(rx, None, None, None, None, True, 0.1, 1e-5, False),
+         torch.instance_norm(tx, None, None, None, None, True, 0.1, 1e-5, False)),
+        (rt.torch_channel_shuffle(rx, 2), torch.channel_shuffle(tx, 2)),
+        (rt.torch_constant_pad_nd(rx, [1, -1, 2, 0], 3.0), torch.constant_pad_nd(tx, [1, -1, 2, 0], 3.0)),
+        (rt.torch_pixel_unshuffle(rx[:, :, :4, :4], 2), torch.pixel_unshuffle(tx[:, :, :4, :4], 2)),
+        (rt.torch_adaptive_max_pool1d(rx[:, :, 0], 3)[1],
+         torch.adaptive_max_pool1d(tx[:, :, 0], 3)[1]),
+        (rt.torch_embedding(rx[0, 0], rt.torch_tensor([[0, 4], [2, 2]])),
+         torch.embedding(tx[0, 0], torch.tensor([[0, 4], [2, 2]]))),
+    ]
+    for mine, theirs in pairs:
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-12)
+    t = torch.arange(24, dtype=torch.float64).view(4, 2, 3) / 10
+    k = torch.arange(18, dtype=torch.float64).view(3, 3, 2) / 10 - 0.8
+    out = torch.conv_tbc(t, k, torch.tensor([0.5, -0.5], dtype=torch.float64), 1)
+    assert out[0].numpy().ravel().tolist() == pytest.approx(TBC_FIRST_ROW)

@@ -1545,6 +1545,136 @@ nnf_affine_grid <- function(theta, size, align_corners = FALSE) { .r <- .Externa
 #' @export
 nnf_grid_sample <- function(input, grid, mode = "bilinear", padding_mode = "zeros", align_corners = FALSE) { .r <- .External(rtp_fnx, "nnf_grid_sample", input, grid, mode, padding_mode, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_grid_sample", list(input, grid, mode, padding_mode, align_corners), .r, sys.call()) }
 
+#' Layer functions with libtorch's names
+#'
+#' `torch_conv2d()`, `torch_max_pool2d()`, `torch_batch_norm()`, ...: the `nnf_*`
+#' computations with libtorch's argument names and orders, as R torch exports them.
+#' `torch_embedding()`'s indices and `padding_idx` are 1-based (-1: none);
+#' `torch_adaptive_max_pool1d()` returns 1-based indices.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param bias See the Python documentation of the op of the same name (R conventions apply).
+#' @param ceil_mode See the Python documentation of the op of the same name (R conventions apply).
+#' @param count_include_pad See the Python documentation of the op of the same name (R conventions apply).
+#' @param cudnn_enable See the Python documentation of the op of the same name (R conventions apply).
+#' @param cudnn_enabled See the Python documentation of the op of the same name (R conventions apply).
+#' @param dilation See the Python documentation of the op of the same name (R conventions apply).
+#' @param downscale_factor See the Python documentation of the op of the same name (R conventions apply).
+#' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
+#' @param groups See the Python documentation of the op of the same name (R conventions apply).
+#' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
+#' @param input A tensor.
+#' @param kernel_size See the Python documentation of the op of the same name (R conventions apply).
+#' @param momentum See the Python documentation of the op of the same name (R conventions apply).
+#' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
+#' @param num_groups See the Python documentation of the op of the same name (R conventions apply).
+#' @param output_padding See the Python documentation of the op of the same name (R conventions apply).
+#' @param output_size See the Python documentation of the op of the same name (R conventions apply).
+#' @param pad See the Python documentation of the op of the same name (R conventions apply).
+#' @param padding See the Python documentation of the op of the same name (R conventions apply).
+#' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
+#' @param running_mean See the Python documentation of the op of the same name (R conventions apply).
+#' @param running_var See the Python documentation of the op of the same name (R conventions apply).
+#' @param scale_grad_by_freq See the Python documentation of the op of the same name (R conventions apply).
+#' @param sparse See the Python documentation of the op of the same name (R conventions apply).
+#' @param stride See the Python documentation of the op of the same name (R conventions apply).
+#' @param training See the Python documentation of the op of the same name (R conventions apply).
+#' @param upscale_factor See the Python documentation of the op of the same name (R conventions apply).
+#' @param use_input_stats See the Python documentation of the op of the same name (R conventions apply).
+#' @param value See the Python documentation of the op of the same name (R conventions apply).
+#' @param weight See the Python documentation of the op of the same name (R conventions apply).
+#' @return A tensor, or a list of two tensors.
+#' @name torch_layers
+NULL
+
+#' @rdname torch_layers
+#' @export
+torch_conv1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "torch_conv1d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("torch_conv1d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_conv2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "torch_conv2d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("torch_conv2d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_conv3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "torch_conv3d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("torch_conv3d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_conv_transpose1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "torch_conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("torch_conv_transpose1d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_conv_transpose2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "torch_conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("torch_conv_transpose2d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_conv_transpose3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "torch_conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("torch_conv_transpose3d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_conv_tbc <- function(self, weight, bias, pad = 0L) { .r <- .External(rtp_fnx, "torch_conv_tbc", self, weight, bias, pad); if (is.object(.r)) .r else .fn_reply("torch_conv_tbc", list(self, weight, bias, pad), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_max_pool1d <- function(self, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE) { .r <- .External(rtp_fnx, "torch_max_pool1d", self, kernel_size, stride, padding, dilation, ceil_mode); if (is.object(.r)) .r else .fn_reply("torch_max_pool1d", list(self, kernel_size, stride, padding, dilation, ceil_mode), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_max_pool2d <- function(self, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE) { .r <- .External(rtp_fnx, "torch_max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode); if (is.object(.r)) .r else .fn_reply("torch_max_pool2d", list(self, kernel_size, stride, padding, dilation, ceil_mode), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_max_pool3d <- function(self, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE) { .r <- .External(rtp_fnx, "torch_max_pool3d", self, kernel_size, stride, padding, dilation, ceil_mode); if (is.object(.r)) .r else .fn_reply("torch_max_pool3d", list(self, kernel_size, stride, padding, dilation, ceil_mode), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_avg_pool1d <- function(self, kernel_size, stride = NULL, padding = 0L, ceil_mode = FALSE, count_include_pad = TRUE) { .r <- .External(rtp_fnx, "torch_avg_pool1d", self, kernel_size, stride, padding, ceil_mode, count_include_pad); if (is.object(.r)) .r else .fn_reply("torch_avg_pool1d", list(self, kernel_size, stride, padding, ceil_mode, count_include_pad), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_adaptive_avg_pool1d <- function(self, output_size) { .r <- .External(rtp_fnx, "torch_adaptive_avg_pool1d", self, output_size); if (is.object(.r)) .r else .fn_reply("torch_adaptive_avg_pool1d", list(self, output_size), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_adaptive_max_pool1d <- function(self, output_size) { .r <- .External(rtp_fnx, "torch_adaptive_max_pool1d", self, output_size); if (is.object(.r)) .r else .fn_reply("torch_adaptive_max_pool1d", list(self, output_size), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_batch_norm <- function(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled = TRUE) { .r <- .External(rtp_fnx, "torch_batch_norm", input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled); if (is.object(.r)) .r else .fn_reply("torch_batch_norm", list(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_instance_norm <- function(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled = TRUE) { .r <- .External(rtp_fnx, "torch_instance_norm", input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled); if (is.object(.r)) .r else .fn_reply("torch_instance_norm", list(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_layer_norm <- function(input, normalized_shape, weight = NULL, bias = NULL, eps = 1e-05, cudnn_enable = TRUE) { .r <- .External(rtp_fnx, "torch_layer_norm", input, normalized_shape, weight, bias, eps, cudnn_enable); if (is.object(.r)) .r else .fn_reply("torch_layer_norm", list(input, normalized_shape, weight, bias, eps, cudnn_enable), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_group_norm <- function(input, num_groups, weight = NULL, bias = NULL, eps = 1e-05, cudnn_enabled = TRUE) { .r <- .External(rtp_fnx, "torch_group_norm", input, num_groups, weight, bias, eps, cudnn_enabled); if (is.object(.r)) .r else .fn_reply("torch_group_norm", list(input, num_groups, weight, bias, eps, cudnn_enabled), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_pixel_shuffle <- function(self, upscale_factor) { .r <- .External(rtp_fnx, "torch_pixel_shuffle", self, upscale_factor); if (is.object(.r)) .r else .fn_reply("torch_pixel_shuffle", list(self, upscale_factor), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_pixel_unshuffle <- function(self, downscale_factor) { .r <- .External(rtp_fnx, "torch_pixel_unshuffle", self, downscale_factor); if (is.object(.r)) .r else .fn_reply("torch_pixel_unshuffle", list(self, downscale_factor), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_channel_shuffle <- function(self, groups) { .r <- .External(rtp_fnx, "torch_channel_shuffle", self, groups); if (is.object(.r)) .r else .fn_reply("torch_channel_shuffle", list(self, groups), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_constant_pad_nd <- function(self, pad, value = 0L) { .r <- .External(rtp_fnx, "torch_constant_pad_nd", self, pad, value); if (is.object(.r)) .r else .fn_reply("torch_constant_pad_nd", list(self, pad, value), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_embedding <- function(weight, indices, padding_idx = -1L, scale_grad_by_freq = FALSE, sparse = FALSE) { .r <- .External(rtp_fnx, "torch_embedding", weight, indices, padding_idx, scale_grad_by_freq, sparse); if (is.object(.r)) .r else .fn_reply("torch_embedding", list(weight, indices, padding_idx, scale_grad_by_freq, sparse), .r, sys.call()) }
+
 #' Data types
 #'
 #' `torch_float32()`, `torch_long()`, ...: dtype objects printed as R torch prints them

@@ -201,9 +201,14 @@ def generate():
             methods[key] = r_name
     nnf_blocks = []
     nnf_names = []
+    layer_blocks, layer_names = [], []
     for name in nnf.__all__:
         params = list(inspect.signature(getattr(nnf, name)).parameters.values())
         code, names = _function(name, ".nnf", name, params, _NNF_DIMS.get(name, ()))
+        if name.startswith("torch_"):  # torch_conv2d, torch_batch_norm, ...: a page of their own
+            layer_blocks.append("#' @rdname torch_layers\n#' @export\n" + code)
+            layer_names += names
+            continue
         nnf_blocks.append("#' @rdname nnf\n#' @export\n" + code)
         nnf_names += names
     dtype_blocks = []
@@ -248,6 +253,14 @@ def generate():
                "#' R torch's `nnf_*` functions; dims and class targets are 1-based.\n#'\n"
                + params_doc(nnf_names) + "\n#' @return A tensor.\n#' @name nnf\nNULL\n")
     out.extend(b + "\n" for b in nnf_blocks)
+    out.append("#' Layer functions with libtorch's names\n#'\n"
+               "#' `torch_conv2d()`, `torch_max_pool2d()`, `torch_batch_norm()`, ...: the `nnf_*`\n"
+               "#' computations with libtorch's argument names and orders, as R torch exports them.\n"
+               "#' `torch_embedding()`'s indices and `padding_idx` are 1-based (-1: none);\n"
+               "#' `torch_adaptive_max_pool1d()` returns 1-based indices.\n#'\n"
+               + params_doc(layer_names) + "\n#' @return A tensor, or a list of two tensors.\n"
+               "#' @name torch_layers\nNULL\n")
+    out.extend(b + "\n" for b in layer_blocks)
     out.append("#' Data types\n#'\n#' `torch_float32()`, `torch_long()`, ...: dtype objects "
                "printed as R torch prints them\n#' (`torch_Float`).\n#' @return A `torch_dtype`.\n"
                "#' @name torch_dtype\nNULL\n")

@@ -76,3 +76,52 @@ test_that("nnf_normalize writes into out", {
   expect_error(nnf_normalize(torch_ones(2, requires_grad = TRUE), dim = 1, out = torch_empty(2)),
                "don't support automatic differentiation")
 })
+
+test_that("layer-level torch_* functions take libtorch's arguments", {
+  x <- torch_randn(2, 4, 6, 6)
+  w <- torch_randn(3, 4, 3, 3)
+  expect_equal(as_array(torch_conv2d(x, w, stride = 2, padding = 1)),
+               as_array(nnf_conv2d(x, w, stride = 2, padding = 1)))
+  expect_grad_fn(torch_conv2d(x$requires_grad_(TRUE), w), "ConvolutionBackward0")
+  x <- x$detach()
+  expect_equal(torch_conv1d(torch_randn(1, 2, 9), torch_randn(5, 2, 3))$shape, c(1, 5, 7))
+  expect_equal(torch_conv3d(torch_randn(1, 2, 4, 4, 4), torch_randn(3, 2, 2, 2, 2))$shape,
+               c(1, 3, 3, 3, 3))
+  expect_equal(torch_conv_transpose2d(x, torch_randn(4, 2, 3, 3), stride = 2)$shape,
+               c(2, 2, 13, 13))
+  expect_equal(torch_conv_transpose1d(torch_randn(1, 2, 5), torch_randn(2, 3, 2))$shape, c(1, 3, 6))
+  expect_equal(torch_conv_transpose3d(torch_randn(1, 2, 2, 2, 2), torch_randn(2, 1, 2, 2, 2))$shape,
+               c(1, 1, 3, 3, 3))
+  # time, batch, channels; weight (kernel, in, out)
+  expect_equal(torch_conv_tbc(torch_randn(7, 2, 4), torch_randn(3, 4, 5), torch_randn(5), 1)$shape,
+               c(7, 2, 5))
+  expect_equal(torch_max_pool2d(x, 2)$shape, c(2, 4, 3, 3))
+  expect_equal(torch_max_pool1d(torch_randn(1, 2, 9), 3)$shape, c(1, 2, 3))
+  expect_equal(torch_max_pool3d(torch_randn(1, 1, 4, 4, 4), 2)$shape, c(1, 1, 2, 2, 2))
+  expect_equal(torch_avg_pool1d(torch_ones(1, 1, 4), 2, count_include_pad = FALSE)$shape,
+               c(1, 1, 2))
+  expect_equal(torch_adaptive_avg_pool1d(torch_randn(1, 2, 9), 3)$shape, c(1, 2, 3))
+  r <- torch_adaptive_max_pool1d(torch_tensor(array(c(5, 1, 2, 9), c(1, 1, 4))), 2)
+  expect_equal(as.numeric(r[[1]]), c(5, 9))
+  expect_equal(as.numeric(r[[2]]), c(1, 4))  # 1-based
+  rm <- torch_zeros(4)
+  rv <- torch_ones(4)
+  y <- torch_batch_norm(x, torch_ones(4), torch_zeros(4), rm, rv, TRUE, 0.1, 1e-5, FALSE)
+  expect_equal(as.numeric(y$mean()), 0, tolerance = 1e-5)
+  expect_true(as.numeric(rm$abs()$sum()) > 0)  # running stats updated in place
+  expect_equal(torch_instance_norm(x, NULL, NULL, NULL, NULL, TRUE, 0.1, 1e-5, FALSE)$shape,
+               x$shape)
+  expect_equal(as_array(torch_layer_norm(x, c(6, 6))), as_array(nnf_layer_norm(x, c(6, 6))))
+  expect_equal(as_array(torch_group_norm(x, 2)), as_array(nnf_group_norm(x, 2)))
+  expect_equal(torch_pixel_shuffle(x, 2)$shape, c(2, 1, 12, 12))
+  expect_equal(torch_pixel_unshuffle(x, 2)$shape, c(2, 16, 3, 3))
+  s <- torch_channel_shuffle(torch_arange(1, 6)$view(c(1, 6, 1)), 2)
+  expect_equal(as.numeric(s), c(1, 4, 2, 5, 3, 6))
+  expect_equal(as.numeric(torch_constant_pad_nd(torch_ones(2), c(1, 2), value = 7)),
+               c(7, 1, 1, 7, 7))
+  e <- torch_arange(1, 10)$view(c(5, 2))
+  expect_equal(as_array(torch_embedding(e, torch_tensor(c(1L, 5L)))), rbind(c(1, 2), c(9, 10)))
+  ew <- torch_randn(5, 2, requires_grad = TRUE)
+  torch_embedding(ew, torch_tensor(c(1L, 2L, 2L)), padding_idx = 2)$sum()$backward()
+  expect_equal(as_array(ew$grad[, 1]), c(1, 0, 0, 0, 0))
+})
