@@ -125,3 +125,33 @@ test_that("layer-level torch_* functions take libtorch's arguments", {
   torch_embedding(ew, torch_tensor(c(1L, 2L, 2L)), padding_idx = 2)$sum()$backward()
   expect_equal(as_array(ew$grad[, 1]), c(1, 0, 0, 0, 0))
 })
+
+test_that("grid sampling: bicubic, reflection padding and volumes, as PyTorch 2.13", {
+  x <- torch_arange(1, 12, dtype = torch_float64())$view(c(1, 1, 3, 4)) / 10
+  # expected values and grid gradients recorded from torch.nn.functional.grid_sample
+  cases <- list(
+    list("bicubic", "reflection", FALSE, c(0.663225, 0.28135, 1.182525),
+         c(-0.1515, 0.6705, 0.204, 0.135, -0.2715, -0.135)),
+    list("bilinear", "reflection", TRUE, c(0.625, 0.3575, 1.055),
+         c(-0.15, 0.4, 0.15, 0.4, -0.15, -0.4)),
+    list("bicubic", "border", TRUE, c(0.598590625, 0.3541871094, 1.2243),
+         c(-0.02165625, 0.492, 0.1890703125, 0.303, 0, 0.189)))
+  for (k in cases) {
+    g <- torch_tensor(c(-1.3, 0.2, 0.45, -0.9, 1.7, 1.1), dtype = torch_float64())
+    g <- g$view(c(1, 1, 3, 2))$requires_grad_(TRUE)
+    y <- nnf_grid_sample(x, g, mode = k[[1]], padding_mode = k[[2]], align_corners = k[[3]])
+    expect_equal(as.numeric(y$flatten()), k[[4]], tolerance = 1e-9)
+    y$sum()$backward()
+    expect_equal(as.numeric(g$grad$flatten()), k[[5]], tolerance = 1e-9)
+  }
+  v <- torch_arange(1, 24, dtype = torch_float64())$view(c(1, 1, 2, 3, 4))
+  g3 <- torch_tensor(c(0.3, -0.6, 0.9, -1.4, 0.2, -0.1), dtype = torch_float64())
+  y <- nnf_grid_sample(v, g3$view(c(1, 1, 1, 2, 3)), padding_mode = "reflection")
+  expect_equal(as.numeric(y$flatten()), c(15.5, 11.3), tolerance = 1e-9)
+  theta <- torch_tensor(array(c(1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0), c(1, 3, 4)))
+  expect_equal(nnf_affine_grid(theta, c(1, 1, 2, 3, 4))$shape, c(1, 2, 3, 4, 3))
+  expect_error(nnf_grid_sample(v, g3$view(c(1, 1, 1, 2, 3)), mode = "bicubic"),
+               "bicubic interpolation only supports 4D input")
+  expect_error(nnf_grid_sample(x, torch_zeros(1, 1, 1, 2), padding_mode = "mirror"),
+               class = "value_error")
+})
