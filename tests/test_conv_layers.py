@@ -384,3 +384,82 @@ def test_torch_layer_functions_against_pytorch():
     k = torch.arange(18, dtype=torch.float64).view(3, 3, 2) / 10 - 0.8
     out = torch.conv_tbc(t, k, torch.tensor([0.5, -0.5], dtype=torch.float64), 1)
     assert out[0].numpy().ravel().tolist() == pytest.approx(TBC_FIRST_ROW)
+
+
+# PyTorch 2.13, seed 5: F.fractional_max_pool{2,3}d(x, 2, output_size=..., return_indices=True)
+# of x = ((arange(n) * 37) % 101) / 10 in float32; the indices of the first and last planes
+FRACTIONAL = {
+    2: ((2, 3, 9, 9), (4, 5),
+        [10, 2, 13, 5, 8, 19, 30, 30, 24, 35, 46, 38, 49, 51, 43, 73, 65, 76, 68, 79],
+        [1, 1, 4, 15, 7, 18, 29, 31, 23, 26, 37, 37, 48, 42, 53, 64, 64, 67, 78, 80],
+        1025.300048828125),
+    3: ((1, 2, 6, 6, 6), (3, 2, 3),
+        [43, 8, 46, 30, 68, 35, 79, 117, 76, 139, 98, 106, 150, 188, 191, 210, 177, 215],
+        [43, 2, 46, 24, 32, 35, 114, 117, 76, 103, 141, 106, 144, 147, 155, 174, 177, 215],
+        326.1000061035156),
+}
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+def test_fractional_max_pool_seeded_as_pytorch(nd):
+    shape, out, first, last, total = FRACTIONAL[nd]
+    n = int(np.prod(shape))
+    x = rt.torch_tensor((((np.arange(n) * 37) % 101) / 10).astype(np.float32)).view(*shape)
+    rt.torch_manual_seed(5)
+    fn = getattr(rt, f"nnf_fractional_max_pool{nd}d")
+    v, i = fn(x.requires_grad_(), 2, output_size=out, return_indices=True)
+    assert i[0, 0].flatten().tolist() == first and i[-1, -1].flatten().tolist() == last
+    assert float(v.sum()) == pytest.approx(total, rel=1e-6)
+    assert v.grad_fn.name == f"FractionalMaxPool{nd}DBackward0"
+    v.sum().backward()
+    assert float(x.grad.sum()) == v.numel()  # every output's 1 lands on its maximum
+    # the module draws afresh at each call; output_ratio scales the input's size
+    m = getattr(rt, f"nn_fractional_max_pool{nd}d")(2, output_ratio=0.5)
+    assert m(x).shape == shape[:2] + tuple(s // 2 for s in shape[2:])
+
+
+def test_fractional_max_pool_errors():
+    x = rt.torch_randn(2, 3, 7, 6)
+    with pytest.raises(ValueError, match="requires specifying either an output_size or an "
+                                         "output_ratio"):
+        rt.nnf_fractional_max_pool2d(x, 3)
+    with pytest.raises(RuntimeError, match=r"^fractional_max_pool2d\(\): pool width 3 too large "
+                                           "relative to input width 6$"):
+        rt.nnf_fractional_max_pool2d(x, 3, output_size=(5, 6))
+    with pytest.raises(RuntimeError, match=r"^fractional_max_pool3d_out\(\): pool time 7 too "
+                                           "large relative to input time 7$"):
+        rt.nnf_fractional_max_pool3d(rt.torch_randn(2, 3, 7, 6, 5), (7, 2, 2),
+                                     output_size=(3, 2, 2))
+    with pytest.raises(RuntimeError, match=r"Expect _random_samples.size\(2\) equals to 2; got 3"):
+        rt.nnf_fractional_max_pool2d(x, 3, output_size=2, _random_samples=rt.torch_rand(2, 3, 3))
+    with pytest.raises(RuntimeError, match="same dtype as input"):
+        rt.nnf_fractional_max_pool2d(x, 3, output_size=2, _random_samples=rt.torch_rand(
+            2, 3, 2, dtype=rt.torch_float64()))
+    with pytest.raises(ValueError, match="only one of output_size and output_ratio"):
+        rt.nn_fractional_max_pool2d(2, output_size=2, output_ratio=0.5)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_fractional_max_pool_against_pytorch(seed):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(seed)
+    nd = 2 + seed % 2
+    dt = (np.float32, np.float64)[(seed // 2) % 2]
+    kernel = tuple(int(v) for v in rng.integers(1, 4, nd))
+    sizes = tuple(k + int(rng.integers(nd - 1, 6)) for k in kernel)
+    out = tuple(int(rng.integers(1, s - k + 2 - (nd == 3))) for s, k in zip(sizes, kernel))
+    x = rng.standard_normal((2, 3) + sizes).astype(dt)
+    u = rng.random((2, 3, nd)).astype(dt)
+    tx = torch.tensor(x, requires_grad=True)
+    fn = getattr(torch.nn.functional, f"fractional_max_pool{nd}d")
+    tv, ti = fn(tx, kernel, output_size=out, return_indices=True, _random_samples=torch.tensor(u))
+    rx = rt.torch_tensor(x, requires_grad=True)
+    rv, ri = getattr(rt, f"nnf_fractional_max_pool{nd}d")(
+        rx, kernel, output_size=out, return_indices=True, _random_samples=rt.torch_tensor(u))
+    assert np.array_equal(ri.numpy(), ti.numpy())
+    assert np.array_equal(rv.detach().numpy(), tv.detach().numpy())
+    g = rng.standard_normal(tuple(tv.shape)).astype(dt)
+    tv.backward(torch.tensor(g))
+    rv.backward(rt.torch_tensor(g))
+    # (float32: an element that is several windows' maximum sums in another order)
+    np.testing.assert_allclose(rx.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)

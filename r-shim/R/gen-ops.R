@@ -1234,6 +1234,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param num_groups See the Python documentation of the op of the same name (R conventions apply).
 #' @param out See the Python documentation of the op of the same name (R conventions apply).
 #' @param output_padding See the Python documentation of the op of the same name (R conventions apply).
+#' @param output_ratio See the Python documentation of the op of the same name (R conventions apply).
 #' @param output_size See the Python documentation of the op of the same name (R conventions apply).
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @param pad See the Python documentation of the op of the same name (R conventions apply).
@@ -1241,6 +1242,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
 #' @param padding_mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
+#' @param random_samples See the Python documentation of the op of the same name (R conventions apply).
 #' @param recompute_scale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).
 #' @param return_indices See the Python documentation of the op of the same name (R conventions apply).
@@ -1544,6 +1546,14 @@ nnf_affine_grid <- function(theta, size, align_corners = FALSE) { .r <- .Externa
 #' @rdname nnf
 #' @export
 nnf_grid_sample <- function(input, grid, mode = "bilinear", padding_mode = "zeros", align_corners = FALSE) { .r <- .External(rtp_fnx, "nnf_grid_sample", input, grid, mode, padding_mode, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_grid_sample", list(input, grid, mode, padding_mode, align_corners), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_fractional_max_pool2d <- function(input, kernel_size, output_size = NULL, output_ratio = NULL, return_indices = FALSE, random_samples = NULL) { .r <- .External(rtp_fnx, "nnf_fractional_max_pool2d", input, kernel_size, output_size, output_ratio, return_indices, random_samples); if (is.object(.r)) .r else .fn_reply("nnf_fractional_max_pool2d", list(input, kernel_size, output_size, output_ratio, return_indices, random_samples), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_fractional_max_pool3d <- function(input, kernel_size, output_size = NULL, output_ratio = NULL, return_indices = FALSE, random_samples = NULL) { .r <- .External(rtp_fnx, "nnf_fractional_max_pool3d", input, kernel_size, output_size, output_ratio, return_indices, random_samples); if (is.object(.r)) .r else .fn_reply("nnf_fractional_max_pool3d", list(input, kernel_size, output_size, output_ratio, return_indices, random_samples), .r, sys.call()) }
 
 #' Layer functions with libtorch's names
 #'

@@ -40,6 +40,8 @@ from .nnf_layers import *  # noqa: F401,F403
 from .nnf_layers import __all__ as _layer_names
 from .nnf_losses import *  # noqa: F401,F403  (kl_div, poisson_nll_loss, gaussian_nll_loss)
 from .nnf_losses import __all__ as _loss_names
+from .pool_fractional import *  # noqa: F401,F403  (fractional max pooling)
+from .pool_fractional import __all__ as _fractional_names
 from .torch_layers import *  # noqa: F401,F403  (torch_conv2d, torch_batch_norm, ...)
 from .torch_layers import __all__ as _torch_layer_names
 from .registry import as_tensor, operands, recording, wrap
@@ -233,4 +235,5 @@ __all__ = (__all__ + ["nnf_one_hot"] + list(_layer_names) + list(_loss_names)
            + list(_conv_names) + ["nnf_pad"]
            + list(_pool_names) + list(_adaptive_names)
            + list(_norm_names) + list(_fold_names) + list(_interp_names)
-           + list(_composite_names) + list(_grid_names) + list(_torch_layer_names))
+           + list(_composite_names) + list(_grid_names) + list(_torch_layer_names)
+           + list(_fractional_names))

@@ -155,3 +155,55 @@ test_that("grid sampling: bicubic, reflection padding and volumes, as PyTorch 2.
   expect_error(nnf_grid_sample(x, torch_zeros(1, 1, 1, 2), padding_mode = "mirror"),
                class = "value_error")
 })
+
+test_that("fractional max pooling draws PyTorch's windows for a seed, 1-based indices", {
+  n <- 2 * 3 * 9 * 9
+  x <- torch_tensor((((0:(n - 1)) * 37) %% 101) / 10)$view(c(2, 3, 9, 9))
+  torch_manual_seed(5)
+  r <- nnf_fractional_max_pool2d(x, 2, output_size = c(4, 5), return_indices = TRUE)
+  # PyTorch 2.13's indices for seed 5 (0-based there), plus one
+  expect_equal(as.numeric(r[[2]][1, 1]$flatten()),
+               c(10, 2, 13, 5, 8, 19, 30, 30, 24, 35, 46, 38, 49, 51, 43, 73, 65, 76, 68, 79) + 1)
+  expect_equal(as.numeric(r[[1]]$sum()), 1025.300048828125, tolerance = 1e-6)
+  # the indices point at the maxima in each plane
+  picked <- x$view(c(2, 3, 81))$gather(3, r[[2]]$view(c(2, 3, 20)))
+  expect_equal(as_array(picked), as_array(r[[1]]$view(c(2, 3, 20))))
+  # fixed samples give fixed windows
+  u <- torch_rand(2, 3, 2)
+  a <- nnf_fractional_max_pool2d(x, 3, output_ratio = 0.5, random_samples = u)
+  b <- nnf_fractional_max_pool2d(x, 3, output_ratio = c(0.5, 0.5), random_samples = u)
+  expect_equal(as_array(a), as_array(b))
+  expect_equal(a$shape, c(2, 3, 4, 4))
+  m <- nn_fractional_max_pool3d(2, output_size = c(2, 3, 2), return_indices = TRUE)
+  out <- m(torch_randn(1, 2, 5, 6, 5, requires_grad = TRUE))
+  expect_equal(out[[1]]$shape, c(1, 2, 2, 3, 2))
+  expect_grad_fn(out[[1]], "FractionalMaxPool3DBackward0")
+  expect_true(all(as.numeric(out[[2]]) >= 1))
+  expect_error(nn_fractional_max_pool2d(2), class = "value_error")
+  expect_error(nn_fractional_max_pool2d(2, output_ratio = 1.5), "between 0 and 1")
+  expect_error(nnf_fractional_max_pool2d(x, 3, output_size = c(8, 8)),
+               "pool height 3 too large relative to input height 9")
+})
+
+test_that("the new layer functions do not leak across the bridge", {
+  live <- function() unlist(rtorchpy:::.bridge_counts())
+  up <- nn_conv_transpose2d(2, 2, 3, stride = 2, padding = 1)
+  frac <- nn_fractional_max_pool2d(2, output_size = 3, return_indices = TRUE)
+  body <- function(i) {
+    x <- torch_randn(2, 2, 5, 5, requires_grad = TRUE)
+    y <- up(x, output_size = c(10, 10))
+    p <- frac(y)
+    g <- torch_rand(2, 3, 3, 2) * 2 - 1
+    s <- nnf_grid_sample(p[[1]], g, mode = "bicubic", padding_mode = "reflection")
+    (s$sum() + torch_conv2d(x, torch_ones(1, 2, 2, 2))$sum())$backward()
+    torch_embedding(torch_ones(4, 2), torch_tensor(c(1L, 4L)))
+    torch_adaptive_max_pool1d(torch_randn(1, 2, 6), 2)
+    tryCatch(nn_upsample()(x), value_error = function(e) NULL)
+  }
+  run <- function(n) for (i in seq_len(n)) body(i)
+  run(20)
+  before <- live()
+  run(200)
+  grown <- live() - before
+  expect_true(all(grown < 40), info = paste(grown, collapse = ", "))
+})
