@@ -1685,6 +1685,10 @@ torch_constant_pad_nd <- function(self, pad, value = 0L) { .r <- .External(rtp_f
 #' @export
 torch_embedding <- function(weight, indices, padding_idx = -1L, scale_grad_by_freq = FALSE, sparse = FALSE) { .r <- .External(rtp_fnx, "torch_embedding", weight, indices, padding_idx, scale_grad_by_freq, sparse); if (is.object(.r)) .r else .fn_reply("torch_embedding", list(weight, indices, padding_idx, scale_grad_by_freq, sparse), .r, sys.call()) }
 
+#' @rdname torch_layers
+#' @export
+nnf_conv_tbc <- function(input, weight, bias, pad = 0L) { .r <- .External(rtp_fnx, "nnf_conv_tbc", input, weight, bias, pad); if (is.object(.r)) .r else .fn_reply("nnf_conv_tbc", list(input, weight, bias, pad), .r, sys.call()) }
+
 #' Data types
 #'
 #' `torch_float32()`, `torch_long()`, ...: dtype objects printed as R torch prints them

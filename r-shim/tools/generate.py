@@ -205,7 +205,7 @@ def generate():
     for name in nnf.__all__:
         params = list(inspect.signature(getattr(nnf, name)).parameters.values())
         code, names = _function(name, ".nnf", name, params, _NNF_DIMS.get(name, ()))
-        if name.startswith("torch_"):  # torch_conv2d, torch_batch_norm, ...: a page of their own
+        if name.startswith("torch_") or name == "nnf_conv_tbc":  # a page of their own
             layer_blocks.append("#' @rdname torch_layers\n#' @export\n" + code)
             layer_names += names
             continue

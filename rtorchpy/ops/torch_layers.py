@@ -25,7 +25,7 @@ __all__ = ["torch_conv1d", "torch_conv2d", "torch_conv3d", "torch_conv_transpose
            "torch_adaptive_avg_pool1d", "torch_adaptive_max_pool1d", "torch_batch_norm",
            "torch_instance_norm", "torch_layer_norm", "torch_group_norm", "torch_pixel_shuffle",
            "torch_pixel_unshuffle", "torch_channel_shuffle", "torch_constant_pad_nd",
-           "torch_embedding"]
+           "torch_embedding", "nnf_conv_tbc"]
 
 
 def torch_conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -180,3 +180,9 @@ def torch_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, s
     ``indices``; ``padding_idx`` (a row, or negative for none) gets no gradient."""
     padding_idx = None if padding_idx is None or int(padding_idx) < 0 else int(padding_idx)
     return nnf_embedding(indices, weight, padding_idx, None, 2.0, scale_grad_by_freq, sparse)
+
+
+def nnf_conv_tbc(input, weight, bias, pad=0):
+    """``torch_conv_tbc`` under R torch's ``nnf_`` name: a 1-d convolution of ``input``
+    (time, batch, channels) with ``weight`` (kernel, in, out) and ``bias`` (out)."""
+    return torch_conv_tbc(input, weight, bias, pad)

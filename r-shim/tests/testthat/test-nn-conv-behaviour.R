@@ -95,6 +95,9 @@ test_that("layer-level torch_* functions take libtorch's arguments", {
   # time, batch, channels; weight (kernel, in, out)
   expect_equal(torch_conv_tbc(torch_randn(7, 2, 4), torch_randn(3, 4, 5), torch_randn(5), 1)$shape,
                c(7, 2, 5))
+  tbc <- list(torch_randn(6, 2, 3), torch_randn(2, 3, 4), torch_randn(4))
+  expect_equal(as_array(nnf_conv_tbc(tbc[[1]], tbc[[2]], tbc[[3]])),
+               as_array(torch_conv_tbc(tbc[[1]], tbc[[2]], tbc[[3]], 0)))
   expect_equal(torch_max_pool2d(x, 2)$shape, c(2, 4, 3, 3))
   expect_equal(torch_max_pool1d(torch_randn(1, 2, 9), 3)$shape, c(1, 2, 3))
   expect_equal(torch_max_pool3d(torch_randn(1, 1, 4, 4, 4), 2)$shape, c(1, 1, 2, 2, 2))
