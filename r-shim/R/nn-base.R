@@ -124,7 +124,7 @@ NULL
           g <- p$grad
           np <- nn_parameter(new, requires_grad = p$requires_grad)
           # the gradient goes along, converted the same way (as R torch's $to() does)
-          if (!is.null(g)) np$grad <- with_no_grad(fn(g))
+          if (!is.null(g) && !is_undefined_tensor(g)) np$grad <- with_no_grad(fn(g))
           private$parameters_[[nm]] <- np
         }
       }
