@@ -132,3 +132,24 @@ def interp_case(seed):
     if mode in ("linear", "bilinear", "bicubic", "trilinear"):
         args["align_corners"] = bool(rng.random() < 0.5)
     return "interpolate", args, [shape]
+
+
+def grid_sample_case(seed):
+    """2-d or 3-d sampling, every mode but nearest (whose grid gets no gradient here, a zero
+    one in libtorch: the live test covers it), every padding mode."""
+    rng = np.random.default_rng(seed)
+    nd = int(rng.choice([2, 3]))
+    args = {"mode": str(rng.choice(["bilinear", "bicubic"] if nd == 2 else ["bilinear"])),
+            "padding_mode": str(rng.choice(["zeros", "border", "reflection"])),
+            "align_corners": bool(rng.random() < 0.5)}
+    spatial = [int(v) for v in rng.integers(1, 5, nd)]
+    out = [int(v) for v in rng.integers(1, 4, nd)]
+    return "grid_sample", args, [[2, int(rng.integers(1, 3))] + spatial, [2] + out + [nd]]
+
+
+def affine_grid_case(seed):
+    rng = np.random.default_rng(seed)
+    nd = int(rng.choice([2, 3]))
+    args = {"size": [2, 1] + [int(v) for v in rng.integers(1, 5, nd)],
+            "align_corners": bool(rng.random() < 0.5)}
+    return "affine_grid", args, [[2, nd, nd + 1]]

@@ -120,6 +120,17 @@ def add_adaptive_samples(builder, Case, anyv):
         values = rng.permutation(np_prod(shape)).reshape(shape) * 0.1  # no ties for max
         return Case(lambda a: fn(a, out), values if "Max" in name else anyv(rng, shape))
 
+    @builder("FractionalMaxPool2DBackward0", "FractionalMaxPool3DBackward0")
+    def _fractional(draw, rng, name):
+        nd = 3 if "3D" in name else 2
+        kernel = tuple(draw(st.integers(1, 2)) for _ in range(nd))
+        shape = (draw(st.integers(1, 2)), 2) + tuple(k + draw(st.integers(1, 3)) for k in kernel)
+        out = [draw(st.integers(1, s - k)) for s, k in zip(shape[2:], kernel)]
+        fn = getattr(rt, f"nnf_fractional_max_pool{nd}d")
+        samples = rt.torch_tensor(rng.random(shape[:2] + (nd,)))
+        values = rng.permutation(np_prod(shape)).reshape(shape) * 0.1  # no ties for max
+        return Case(lambda a: fn(a, kernel, out, _random_samples=samples), values)
+
     @builder("AdaptiveAvgPool2DBackwardBackward0", "AdaptiveAvgPool3DBackwardBackward0")
     def _adaptive_backward(draw, rng, name):
         nd = 3 if "3D" in name else 2

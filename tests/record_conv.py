@@ -9,8 +9,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from _conv_cases import (adaptive_case, conv_case, fold_case, inputs, interp_case, pad_case,
-                         pool_case)
+from _conv_cases import (adaptive_case, affine_grid_case, conv_case, fold_case,
+                         grid_sample_case, inputs, interp_case, pad_case, pool_case)
 
 N_CASES = 12  # per kind of case: enough variety, a fixture of a few hundred kB
 
@@ -31,7 +31,8 @@ def torch_answer(fn, args, arrays, rng):
 
 def main():
     cases = []
-    for make in (conv_case, pad_case, pool_case, adaptive_case, fold_case, interp_case):
+    for make in (conv_case, pad_case, pool_case, adaptive_case, fold_case, interp_case,
+                 grid_sample_case, affine_grid_case):
         for seed in range(N_CASES):
             fn, args, shapes = make(seed)
             arrays, rng = inputs(seed, shapes)

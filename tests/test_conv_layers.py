@@ -11,11 +11,14 @@ import numpy as np
 import pytest
 
 import rtorchpy as rt
-from _conv_cases import (adaptive_case, conv_case, fold_case, inputs, interp_case, pad_case,
-                         pool_case)
+from _conv_cases import (adaptive_case, affine_grid_case, conv_case, fold_case,
+                         grid_sample_case, inputs, interp_case, pad_case, pool_case)
 
 MAKERS = {"conv_case": conv_case, "pad_case": pad_case, "pool_case": pool_case,
-          "adaptive_case": adaptive_case, "fold_case": fold_case, "interp_case": interp_case}
+          "adaptive_case": adaptive_case, "fold_case": fold_case, "interp_case": interp_case,
+          "grid_sample_case": grid_sample_case, "affine_grid_case": affine_grid_case}
+# composed of recorded ops: their graphs do not show libtorch's single node
+COMPOSED = ("grid_sample", "affine_grid")
 RECORDED = json.loads((pathlib.Path(__file__).parent / "fixtures" /
                        "conv_recorded.json").read_text())
 
@@ -63,7 +66,7 @@ def test_recorded(case):
     if fn == "pad" and args["mode"] == "circular" and "CopySlices" in case["name"]:
         case = dict(case, name="CircularPad%dDBackward0" % (len(args["pad"]) // 2))
     out, grads, second = ours(fn, args, arrays, rng)
-    assert out.grad_fn.name == case["name"]
+    assert fn in COMPOSED or out.grad_fn.name == case["name"]
     _close(out.detach()._data, case["out"])
     for g, want in zip(grads, case["grads"]):
         _close(g.detach()._data, want)
@@ -88,7 +91,7 @@ def test_live_against_pytorch(maker, seed):
         return
     del torch
     out, grads, second = ours(fn, args, *inputs(seed, shapes))
-    if not (fn == "pad" and args["mode"] == "circular"):
+    if not (fn == "pad" and args["mode"] == "circular") and fn not in COMPOSED:
         assert out.grad_fn.name == want["name"]
     _close(out.detach()._data, want["out"])
     for g, w in zip(grads, want["grads"]):
@@ -186,16 +189,19 @@ def test_composites_against_their_formulas():
                                x / (1 + 1e-4 * mean) ** 0.75)
 
 
-@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("seed", range(60))
 def test_grid_sample_against_pytorch(seed):
+    """2-d and 3-d, every mode and padding mode, grids reaching well outside the input."""
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(seed)
-    n, c, h, w = 2, int(rng.integers(1, 3)), int(rng.integers(1, 6)), int(rng.integers(1, 6))
-    ho, wo = int(rng.integers(1, 5)), int(rng.integers(1, 5))
-    args = {"mode": str(rng.choice(["bilinear", "nearest"])),
-            "padding_mode": str(rng.choice(["zeros", "border"])),
+    nd = 2 if seed % 3 else 3
+    n, c = 2, int(rng.integers(1, 3))
+    spatial = tuple(int(v) for v in rng.integers(1, 6, nd))
+    out = tuple(int(v) for v in rng.integers(1, 5, nd))
+    args = {"mode": str(rng.choice(["bilinear", "nearest", "bicubic"][:5 - nd])),
+            "padding_mode": str(rng.choice(["zeros", "border", "reflection"])),
             "align_corners": bool(rng.random() < 0.5)}
-    x, g = rng.standard_normal((n, c, h, w)), rng.uniform(-1.3, 1.3, (n, ho, wo, 2))
+    x, g = rng.standard_normal((n, c) + spatial), rng.uniform(-2.5, 2.5, (n,) + out + (nd,))
     tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(g, requires_grad=True)
     rx, rg = rt.torch_tensor(x, requires_grad=True), rt.torch_tensor(g, requires_grad=True)
     ty = torch.nn.functional.grid_sample(tx, tg, **args)
@@ -220,6 +226,56 @@ def test_grid_sample_identity_and_gradcheck():
     assert rt.autograd_gradcheck(lambda a, g: rt.nnf_grid_sample(a, g, padding_mode="border"),
                                  (x, grid))
     assert rt.autograd_gradgradcheck(lambda a, g: rt.nnf_grid_sample(a, g), (x, grid))
+    for mode, padding in (("bicubic", "reflection"), ("bicubic", "border"),
+                          ("bilinear", "reflection")):
+        def f(a, g):
+            return rt.nnf_grid_sample(a, g, mode=mode, padding_mode=padding)
+        assert rt.autograd_gradcheck(f, (x, grid)) and rt.autograd_gradgradcheck(f, (x, grid))
+    # volumes: a 3-d identity grid samples the input back; trilinear gradients
+    v = rt.torch_tensor(rng.standard_normal((1, 2, 3, 4, 2)), requires_grad=True)
+    theta = rt.torch_tensor(np.tile(np.eye(3, 4), (1, 1, 1)))
+    for corners in (False, True):
+        grid = rt.nnf_affine_grid(theta, (1, 2, 3, 4, 2), corners)
+        assert grid.shape == (1, 3, 4, 2, 3)
+        same = rt.nnf_grid_sample(v, grid, padding_mode="reflection", align_corners=corners)
+        np.testing.assert_allclose(same.detach()._data, v.detach()._data, atol=1e-12)
+    grid = rt.torch_tensor(rng.uniform(-1.5, 1.5, (1, 2, 1, 2, 3)), requires_grad=True)
+    assert rt.autograd_gradcheck(
+        lambda a, g: rt.nnf_grid_sample(a, g, padding_mode="reflection"), (v, grid))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: rt.nnf_grid_sample(rt.torch_randn(1, 2, 3, 3, 3), rt.torch_zeros(1, 2, 2, 2, 3),
+                                mode="bicubic"),
+     "grid_sampler(): bicubic interpolation only supports 4D input"),
+    (lambda: rt.nnf_grid_sample(rt.torch_randn(1, 2, 3, 3), rt.torch_zeros(1, 2, 2, 3)),
+     "grid_sampler(): expected grid to have size 2 in last dimension, but got grid with sizes "
+     "[1, 2, 2, 3]"),
+    (lambda: rt.nnf_grid_sample(rt.torch_randn(1, 2, 3, 3, 3), rt.torch_zeros(1, 2, 2, 3)),
+     "grid_sampler(): expected 5D input and grid with same number of dimensions, but got input "
+     "with sizes [1, 2, 3, 3, 3] and grid with sizes [1, 2, 2, 3]"),
+    (lambda: rt.nnf_grid_sample(rt.torch_randn(1, 2, 3, 3),
+                                rt.torch_zeros(1, 2, 2, 2, dtype=rt.torch_float64())),
+     "expected scalar type Float but found Double"),
+])
+def test_grid_sample_error_texts(call, message):
+    with pytest.raises(RuntimeError) as info:
+        call()
+    assert str(info.value) == message
+
+
+def test_grid_sample_and_affine_grid_value_errors():
+    x = rt.torch_randn(1, 1, 2, 2)
+    with pytest.raises(ValueError, match="expected padding_mode to be 'zeros', 'border', or "
+                                         "'reflection', but got: 'mirror'"):
+        rt.nnf_grid_sample(x, rt.torch_zeros(1, 1, 1, 2), padding_mode="mirror")
+    with pytest.raises(ValueError, match=r"Expected a batch of 3D affine matrices of shape "
+                                         r"Nx3x4 for size \[1, 1, 2, 2, 2\]"):
+        rt.nnf_affine_grid(rt.torch_zeros(1, 2, 3), (1, 1, 2, 2, 2))
+    with pytest.raises(ValueError, match="Expected non-zero, positive output size"):
+        rt.nnf_affine_grid(rt.torch_zeros(1, 3, 4), (1, 1, 2, 2, 0))
+    with pytest.raises(NotImplementedError, match="only supports 4D and 5D sizes"):
+        rt.nnf_affine_grid(rt.torch_zeros(1, 3, 4), (1, 1, 2))
 
 
 def test_more_image_modules_and_alpha_dropout():
@@ -238,3 +294,172 @@ def test_more_image_modules_and_alpha_dropout():
     d = rt.nn_alpha_dropout(0.5)
     d.eval()
     assert d(x) is x
+
+
+def test_channel_dropout_ranks_and_draws_as_pytorch():
+    """dropout2d takes a 3-d input as (N, C, L) and other ranks with a warning; dropout3d adds
+    a batch dim to inputs that are not 5-d. Masks drawn from the same generator state as
+    PyTorch 2.13's: the first element of each (sample, channel) pair, recorded for seed 7."""
+    x = rt.torch_ones(3, 4, 5)
+    rt.torch_manual_seed(7)
+    with pytest.warns(UserWarning, match="3D input to dropout2d"):
+        y = rt.nnf_dropout2d(x).numpy()
+    assert (y == y[:, :, :1]).all()
+    assert y[:, :, 0].tolist() == [[2.0, 2.0, 0.0, 0.0], [0.0, 0.0, 2.0, 0.0],
+                                   [0.0, 0.0, 2.0, 2.0]]
+    with pytest.warns(UserWarning, match="2-D input to dropout3d"):
+        assert rt.nnf_dropout3d(rt.torch_ones(3, 4)).shape == (3, 4)
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        with pytest.warns(UserWarning):
+            rt.nnf_dropout2d(rt.torch_ones(5))
+
+
+def test_conv_transpose_output_size_and_normalize_out():
+    up = rt.nn_conv_transpose2d(2, 3, 3, stride=2, padding=1)
+    h = rt.torch_randn(1, 2, 5, 5)
+    assert up(h).shape == (1, 3, 9, 9)
+    assert up(h, output_size=(1, 3, 10, 9)).shape == (1, 3, 10, 9)
+    with pytest.raises(ValueError, match=r"valid sizes range from \[9, 9\] to \[10, 10\]"):
+        up(h, output_size=(11, 11))
+    out = rt.torch_empty(2)
+    assert rt.nnf_normalize(rt.torch_tensor([3.0, 4.0]), dim=0, out=out) is out
+    assert out.tolist() == pytest.approx([0.6, 0.8])
+
+
+# torch.conv_tbc's first time step for the arange inputs below (PyTorch 2.13)
+TBC_FIRST_ROW = [1.84, 1.08, 2.38, 1.80]
+
+
+def test_torch_layer_functions_are_the_nnf_computations():
+    rng = np.random.default_rng(5)
+    x = rt.torch_tensor(rng.standard_normal((2, 4, 6, 6)))
+    w = rt.torch_tensor(rng.standard_normal((3, 4, 3, 3)))
+    assert np.array_equal(rt.torch_conv2d(x, w, None, 2, 1).numpy(),
+                          rt.nnf_conv2d(x, w, None, 2, 1).numpy())
+    rm, rv = rt.torch_zeros(4, dtype=rt.torch_float64()), rt.torch_ones(4, dtype=rt.torch_float64())
+    y = rt.torch_batch_norm(x, None, None, rm, rv, True, 0.1, 1e-5, False)
+    assert np.array_equal(y.numpy(), rt.nnf_batch_norm(x, None, None, training=True).numpy())
+    assert abs(rm.numpy()).sum() > 0
+    s = rt.torch_channel_shuffle(rt.torch_arange(6).view(1, 6, 1), 3)
+    assert s.flatten().tolist() == [0, 2, 4, 1, 3, 5]
+    with pytest.raises(RuntimeError, match="Number of channels must be divisible by groups"):
+        rt.torch_channel_shuffle(x, 3)
+    # conv_tbc: recorded from PyTorch 2.13 (torch.conv_tbc of these arange inputs, pad 1)
+    t = rt.torch_arange(24, dtype=rt.torch_float64()).view(4, 2, 3) / 10
+    k = rt.torch_arange(18, dtype=rt.torch_float64()).view(3, 3, 2) / 10 - 0.8
+    out = rt.torch_conv_tbc(t, k, rt.torch_tensor([0.5, -0.5], dtype=rt.torch_float64()), 1)
+    assert out.shape == (4, 2, 2)
+    assert out[0].numpy().ravel().tolist() == pytest.approx(TBC_FIRST_ROW)
+
+
+def test_torch_layer_functions_against_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((2, 6, 5, 5))
+    w = rng.standard_normal((3, 6, 2, 2))
+    tx, tw = torch.tensor(x), torch.tensor(w)
+    rx, rw = rt.torch_tensor(x), rt.torch_tensor(w)
+    pairs = [
+        (rt.torch_conv2d(rx, rw, None, 1, 1, 2), torch.conv2d(tx, tw, None, 1, 1, 2)),
+        (rt.torch_conv_transpose2d(rx, rt.torch_tensor(w.transpose(1, 0, 2, 3)), None, 2),
+         torch.conv_transpose2d(tx, tw.transpose(0, 1), None, 2)),
+        (rt.torch_max_pool2d(rx, 2, 1, 1, 2), torch.max_pool2d(tx, 2, 1, 1, 2)),
+        (rt.torch_avg_pool1d(rx[:, :, 0], 2, 2, 1, True, False),
+         torch.avg_pool1d(tx[:, :, 0], 2, 2, 1, True, False)),
+        (rt.torch_layer_norm(rx, [5, 5]), torch.layer_norm(tx, [5, 5])),
+        (rt.torch_group_norm(rx, 3), torch.group_norm(tx, 3)),
+        (rt.torch_instance_norm(rx, None, None, None, None, True, 0.1, 1e-5, False),
+         torch.instance_norm(tx, None, None, None, None, True, 0.1, 1e-5, False)),
+        (rt.torch_channel_shuffle(rx, 2), torch.channel_shuffle(tx, 2)),
+        (rt.torch_constant_pad_nd(rx, [1, -1, 2, 0], 3.0), torch.constant_pad_nd(tx, [1, -1, 2, 0], 3.0)),
+        (rt.torch_pixel_unshuffle(rx[:, :, :4, :4], 2), torch.pixel_unshuffle(tx[:, :, :4, :4], 2)),
+        (rt.torch_adaptive_max_pool1d(rx[:, :, 0], 3)[1],
+         torch.adaptive_max_pool1d(tx[:, :, 0], 3)[1]),
+        (rt.torch_embedding(rx[0, 0], rt.torch_tensor([[0, 4], [2, 2]])),
+         torch.embedding(tx[0, 0], torch.tensor([[0, 4], [2, 2]]))),
+    ]
+    for mine, theirs in pairs:
+        np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-12)
+    t = torch.arange(24, dtype=torch.float64).view(4, 2, 3) / 10
+    k = torch.arange(18, dtype=torch.float64).view(3, 3, 2) / 10 - 0.8
+    out = torch.conv_tbc(t, k, torch.tensor([0.5, -0.5], dtype=torch.float64), 1)
+    assert out[0].numpy().ravel().tolist() == pytest.approx(TBC_FIRST_ROW)
+
+
+# PyTorch 2.13, seed 5: F.fractional_max_pool{2,3}d(x, 2, output_size=..., return_indices=True)
+# of x = ((arange(n) * 37) % 101) / 10 in float32; the indices of the first and last planes
+FRACTIONAL = {
+    2: ((2, 3, 9, 9), (4, 5),
+        [10, 2, 13, 5, 8, 19, 30, 30, 24, 35, 46, 38, 49, 51, 43, 73, 65, 76, 68, 79],
+        [1, 1, 4, 15, 7, 18, 29, 31, 23, 26, 37, 37, 48, 42, 53, 64, 64, 67, 78, 80],
+        1025.300048828125),
+    3: ((1, 2, 6, 6, 6), (3, 2, 3),
+        [43, 8, 46, 30, 68, 35, 79, 117, 76, 139, 98, 106, 150, 188, 191, 210, 177, 215],
+        [43, 2, 46, 24, 32, 35, 114, 117, 76, 103, 141, 106, 144, 147, 155, 174, 177, 215],
+        326.1000061035156),
+}
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+def test_fractional_max_pool_seeded_as_pytorch(nd):
+    shape, out, first, last, total = FRACTIONAL[nd]
+    n = int(np.prod(shape))
+    x = rt.torch_tensor((((np.arange(n) * 37) % 101) / 10).astype(np.float32)).view(*shape)
+    rt.torch_manual_seed(5)
+    fn = getattr(rt, f"nnf_fractional_max_pool{nd}d")
+    v, i = fn(x.requires_grad_(), 2, output_size=out, return_indices=True)
+    assert i[0, 0].flatten().tolist() == first and i[-1, -1].flatten().tolist() == last
+    assert float(v.sum()) == pytest.approx(total, rel=1e-6)
+    assert v.grad_fn.name == f"FractionalMaxPool{nd}DBackward0"
+    v.sum().backward()
+    assert float(x.grad.sum()) == v.numel()  # every output's 1 lands on its maximum
+    # the module draws afresh at each call; output_ratio scales the input's size
+    m = getattr(rt, f"nn_fractional_max_pool{nd}d")(2, output_ratio=0.5)
+    assert m(x).shape == shape[:2] + tuple(s // 2 for s in shape[2:])
+
+
+def test_fractional_max_pool_errors():
+    x = rt.torch_randn(2, 3, 7, 6)
+    with pytest.raises(ValueError, match="requires specifying either an output_size or an "
+                                         "output_ratio"):
+        rt.nnf_fractional_max_pool2d(x, 3)
+    with pytest.raises(RuntimeError, match=r"^fractional_max_pool2d\(\): pool width 3 too large "
+                                           "relative to input width 6$"):
+        rt.nnf_fractional_max_pool2d(x, 3, output_size=(5, 6))
+    with pytest.raises(RuntimeError, match=r"^fractional_max_pool3d_out\(\): pool time 7 too "
+                                           "large relative to input time 7$"):
+        rt.nnf_fractional_max_pool3d(rt.torch_randn(2, 3, 7, 6, 5), (7, 2, 2),
+                                     output_size=(3, 2, 2))
+    with pytest.raises(RuntimeError, match=r"Expect _random_samples.size\(2\) equals to 2; got 3"):
+        rt.nnf_fractional_max_pool2d(x, 3, output_size=2, _random_samples=rt.torch_rand(2, 3, 3))
+    with pytest.raises(RuntimeError, match="same dtype as input"):
+        rt.nnf_fractional_max_pool2d(x, 3, output_size=2, _random_samples=rt.torch_rand(
+            2, 3, 2, dtype=rt.torch_float64()))
+    with pytest.raises(ValueError, match="only one of output_size and output_ratio"):
+        rt.nn_fractional_max_pool2d(2, output_size=2, output_ratio=0.5)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_fractional_max_pool_against_pytorch(seed):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(seed)
+    nd = 2 + seed % 2
+    dt = (np.float32, np.float64)[(seed // 2) % 2]
+    kernel = tuple(int(v) for v in rng.integers(1, 4, nd))
+    sizes = tuple(k + int(rng.integers(nd - 1, 6)) for k in kernel)
+    out = tuple(int(rng.integers(1, s - k + 2 - (nd == 3))) for s, k in zip(sizes, kernel))
+    x = rng.standard_normal((2, 3) + sizes).astype(dt)
+    u = rng.random((2, 3, nd)).astype(dt)
+    tx = torch.tensor(x, requires_grad=True)
+    fn = getattr(torch.nn.functional, f"fractional_max_pool{nd}d")
+    tv, ti = fn(tx, kernel, output_size=out, return_indices=True, _random_samples=torch.tensor(u))
+    rx = rt.torch_tensor(x, requires_grad=True)
+    rv, ri = getattr(rt, f"nnf_fractional_max_pool{nd}d")(
+        rx, kernel, output_size=out, return_indices=True, _random_samples=rt.torch_tensor(u))
+    assert np.array_equal(ri.numpy(), ti.numpy())
+    assert np.array_equal(rv.detach().numpy(), tv.detach().numpy())
+    g = rng.standard_normal(tuple(tv.shape)).astype(dt)
+    tv.backward(torch.tensor(g))
+    rv.backward(rt.torch_tensor(g))
+    # (float32: an element that is several windows' maximum sums in another order)
+    np.testing.assert_allclose(rx.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)

@@ -1232,7 +1232,9 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param normalized_shape The trailing shape normalized over (an integer vector).
 #' @param num_classes The number of classes; -1 (the default) takes the largest class value.
 #' @param num_groups How many groups the channels are split into; the channels must be divisible by it.
+#' @param out An optional tensor the result is written into (`nnf_normalize`), or `NULL`.
 #' @param output_padding Extra size added to one side of each output dimension of a transposed convolution (smaller than `stride` or `dilation`), to choose among the output sizes the same input can come from.
+#' @param output_ratio The output's size as a fraction of the input's, per spatial dimension (give this or `output_size`).
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @param pad The padding sizes, last dimension first: `c(left, right)`, then `c(top, bottom)`, and so on.
@@ -1240,6 +1242,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param padding_idx A row of `weight` (1-based) whose lookups get no gradient (a padding token).
 #' @param padding_mode What `nnf_grid_sample` reads outside the input: "zeros", "border" or "reflection".
 #' @param pos_weight A weight for the positive examples, one per class (broadcast over the batch).
+#' @param random_samples Optional: the uniform draws in \[0, 1) that place the pooling windows, shape `(N, C, 2)` (or 3 for 3-d); `NULL` draws them from the default generator.
 #' @param recompute_scale_factor `TRUE`: compute the output size from `scale_factor` and then interpolate from that size alone.
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @param return_indices `TRUE`: also return where each maximum was (1-based flat positions), as `nnf_max_unpool*` takes them.
@@ -1522,7 +1525,7 @@ nnf_upsample <- function(input, size = NULL, scale_factor = NULL, mode = "neares
 
 #' @rdname nnf
 #' @export
-nnf_normalize <- function(input, p = 2.0, dim = 2L, eps = 1e-12) { .r <- .External(rtp_fnx, "nnf_normalize", input, p, dim, eps); if (is.object(.r)) .r else .fn_reply("nnf_normalize", list(input, p, dim, eps), .r, sys.call()) }
+nnf_normalize <- function(input, p = 2.0, dim = 2L, eps = 1e-12, out = NULL) { .r <- .External(rtp_fnx, "nnf_normalize", input, p, dim, eps, out); if (is.object(.r)) .r else .fn_reply("nnf_normalize", list(input, p, dim, eps, out), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export
@@ -1543,6 +1546,148 @@ nnf_affine_grid <- function(theta, size, align_corners = FALSE) { .r <- .Externa
 #' @rdname nnf
 #' @export
 nnf_grid_sample <- function(input, grid, mode = "bilinear", padding_mode = "zeros", align_corners = FALSE) { .r <- .External(rtp_fnx, "nnf_grid_sample", input, grid, mode, padding_mode, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_grid_sample", list(input, grid, mode, padding_mode, align_corners), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_fractional_max_pool2d <- function(input, kernel_size, output_size = NULL, output_ratio = NULL, return_indices = FALSE, random_samples = NULL) { .r <- .External(rtp_fnx, "nnf_fractional_max_pool2d", input, kernel_size, output_size, output_ratio, return_indices, random_samples); if (is.object(.r)) .r else .fn_reply("nnf_fractional_max_pool2d", list(input, kernel_size, output_size, output_ratio, return_indices, random_samples), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_fractional_max_pool3d <- function(input, kernel_size, output_size = NULL, output_ratio = NULL, return_indices = FALSE, random_samples = NULL) { .r <- .External(rtp_fnx, "nnf_fractional_max_pool3d", input, kernel_size, output_size, output_ratio, return_indices, random_samples); if (is.object(.r)) .r else .fn_reply("nnf_fractional_max_pool3d", list(input, kernel_size, output_size, output_ratio, return_indices, random_samples), .r, sys.call()) }
+
+#' Layer functions with libtorch's names
+#'
+#' `torch_conv2d()`, `torch_max_pool2d()`, `torch_batch_norm()`, ...: the `nnf_*`
+#' computations with libtorch's argument names and orders, as R torch exports them.
+#' `torch_embedding()`'s indices and `padding_idx` are 1-based (-1: none);
+#' `torch_adaptive_max_pool1d()` returns 1-based indices.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param bias An optional tensor added to the output (`NULL`: none): one value per output channel or feature.
+#' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
+#' @param count_include_pad `TRUE`: the padding's zeros count in each window's average.
+#' @param cudnn_enable Accepted for R torch's sake (there is no cuDNN on the CPU).
+#' @param cudnn_enabled Accepted for R torch's sake (there is no cuDNN on the CPU).
+#' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
+#' @param downscale_factor The factor by which the height and width shrink (channels grow by its square).
+#' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
+#' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
+#' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
+#' @param input A tensor.
+#' @param kernel_size The window's size: a number, or one per spatial dimension.
+#' @param momentum The weight of the current batch in the running statistics' update (`NULL`: a cumulative average).
+#' @param normalized_shape The trailing shape normalized over (an integer vector).
+#' @param num_groups How many groups the channels are split into; the channels must be divisible by it.
+#' @param output_padding Extra size added to one side of each output dimension of a transposed convolution (smaller than `stride` or `dilation`), to choose among the output sizes the same input can come from.
+#' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
+#' @param pad The padding sizes, last dimension first: `c(left, right)`, then `c(top, bottom)`, and so on.
+#' @param padding Zeros added on both sides of each spatial dimension: a number, one per dimension, or (for convolutions) "same" or "valid".
+#' @param padding_idx A row of `weight` (1-based) whose lookups get no gradient (a padding token).
+#' @param running_mean The running means (updated in place when `training = TRUE`), or `NULL`.
+#' @param running_var The running variances (updated in place when `training = TRUE`), or `NULL`.
+#' @param scale_grad_by_freq `TRUE`: each row's gradient is divided by how often it was looked up in the batch.
+#' @param sparse Accepted for R torch's sake; the gradient of `weight` is always dense here.
+#' @param stride The step of the window: a number, or one per spatial dimension (`NULL` in pooling: the kernel size).
+#' @param training `TRUE`: apply dropout / use the batch's statistics; `FALSE`: the identity / the running statistics.
+#' @param upscale_factor The factor by which height and width grow (channels shrink by its square).
+#' @param use_input_stats `TRUE`: normalize with the input's own statistics.
+#' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
+#' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
+#' @return A tensor, or a list of two tensors.
+#' @name torch_layers
+NULL
+
+#' @rdname torch_layers
+#' @export
+torch_conv1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "torch_conv1d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("torch_conv1d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_conv2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "torch_conv2d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("torch_conv2d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_conv3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "torch_conv3d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("torch_conv3d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_conv_transpose1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "torch_conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("torch_conv_transpose1d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_conv_transpose2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "torch_conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("torch_conv_transpose2d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_conv_transpose3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "torch_conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("torch_conv_transpose3d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_conv_tbc <- function(self, weight, bias, pad = 0L) { .r <- .External(rtp_fnx, "torch_conv_tbc", self, weight, bias, pad); if (is.object(.r)) .r else .fn_reply("torch_conv_tbc", list(self, weight, bias, pad), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_max_pool1d <- function(self, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE) { .r <- .External(rtp_fnx, "torch_max_pool1d", self, kernel_size, stride, padding, dilation, ceil_mode); if (is.object(.r)) .r else .fn_reply("torch_max_pool1d", list(self, kernel_size, stride, padding, dilation, ceil_mode), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_max_pool2d <- function(self, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE) { .r <- .External(rtp_fnx, "torch_max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode); if (is.object(.r)) .r else .fn_reply("torch_max_pool2d", list(self, kernel_size, stride, padding, dilation, ceil_mode), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_max_pool3d <- function(self, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE) { .r <- .External(rtp_fnx, "torch_max_pool3d", self, kernel_size, stride, padding, dilation, ceil_mode); if (is.object(.r)) .r else .fn_reply("torch_max_pool3d", list(self, kernel_size, stride, padding, dilation, ceil_mode), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_avg_pool1d <- function(self, kernel_size, stride = NULL, padding = 0L, ceil_mode = FALSE, count_include_pad = TRUE) { .r <- .External(rtp_fnx, "torch_avg_pool1d", self, kernel_size, stride, padding, ceil_mode, count_include_pad); if (is.object(.r)) .r else .fn_reply("torch_avg_pool1d", list(self, kernel_size, stride, padding, ceil_mode, count_include_pad), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_adaptive_avg_pool1d <- function(self, output_size) { .r <- .External(rtp_fnx, "torch_adaptive_avg_pool1d", self, output_size); if (is.object(.r)) .r else .fn_reply("torch_adaptive_avg_pool1d", list(self, output_size), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_adaptive_max_pool1d <- function(self, output_size) { .r <- .External(rtp_fnx, "torch_adaptive_max_pool1d", self, output_size); if (is.object(.r)) .r else .fn_reply("torch_adaptive_max_pool1d", list(self, output_size), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_batch_norm <- function(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled = TRUE) { .r <- .External(rtp_fnx, "torch_batch_norm", input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled); if (is.object(.r)) .r else .fn_reply("torch_batch_norm", list(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_instance_norm <- function(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled = TRUE) { .r <- .External(rtp_fnx, "torch_instance_norm", input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled); if (is.object(.r)) .r else .fn_reply("torch_instance_norm", list(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_layer_norm <- function(input, normalized_shape, weight = NULL, bias = NULL, eps = 1e-05, cudnn_enable = TRUE) { .r <- .External(rtp_fnx, "torch_layer_norm", input, normalized_shape, weight, bias, eps, cudnn_enable); if (is.object(.r)) .r else .fn_reply("torch_layer_norm", list(input, normalized_shape, weight, bias, eps, cudnn_enable), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_group_norm <- function(input, num_groups, weight = NULL, bias = NULL, eps = 1e-05, cudnn_enabled = TRUE) { .r <- .External(rtp_fnx, "torch_group_norm", input, num_groups, weight, bias, eps, cudnn_enabled); if (is.object(.r)) .r else .fn_reply("torch_group_norm", list(input, num_groups, weight, bias, eps, cudnn_enabled), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_pixel_shuffle <- function(self, upscale_factor) { .r <- .External(rtp_fnx, "torch_pixel_shuffle", self, upscale_factor); if (is.object(.r)) .r else .fn_reply("torch_pixel_shuffle", list(self, upscale_factor), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_pixel_unshuffle <- function(self, downscale_factor) { .r <- .External(rtp_fnx, "torch_pixel_unshuffle", self, downscale_factor); if (is.object(.r)) .r else .fn_reply("torch_pixel_unshuffle", list(self, downscale_factor), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_channel_shuffle <- function(self, groups) { .r <- .External(rtp_fnx, "torch_channel_shuffle", self, groups); if (is.object(.r)) .r else .fn_reply("torch_channel_shuffle", list(self, groups), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_constant_pad_nd <- function(self, pad, value = 0L) { .r <- .External(rtp_fnx, "torch_constant_pad_nd", self, pad, value); if (is.object(.r)) .r else .fn_reply("torch_constant_pad_nd", list(self, pad, value), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+torch_embedding <- function(weight, indices, padding_idx = -1L, scale_grad_by_freq = FALSE, sparse = FALSE) { .r <- .External(rtp_fnx, "torch_embedding", weight, indices, padding_idx, scale_grad_by_freq, sparse); if (is.object(.r)) .r else .fn_reply("torch_embedding", list(weight, indices, padding_idx, scale_grad_by_freq, sparse), .r, sys.call()) }
+
+#' @rdname torch_layers
+#' @export
+nnf_conv_tbc <- function(input, weight, bias, pad = 0L) { .r <- .External(rtp_fnx, "nnf_conv_tbc", input, weight, bias, pad); if (is.object(.r)) .r else .fn_reply("nnf_conv_tbc", list(input, weight, bias, pad), .r, sys.call()) }
 
 #' Data types
 #'

@@ -10,6 +10,12 @@ NULL
   .value_error(...)
 }
 
+# a bad argument value, of R torch's condition class for it
+.nn_value_error <- function(...) {
+  stop(structure(class = c("value_error", "rtorchpy_error", "error", "condition"),
+                 list(message = paste0(...), call = NULL)))
+}
+
 .tensor_key <- function(x) Re(.h(x))
 
 .nn_Module <- R6::R6Class(
@@ -114,7 +120,11 @@ NULL
         if (is.null(p)) next
         new <- with_no_grad(fn(p))
         if (!identical(.tensor_key(new), .tensor_key(p))) {
-          private$parameters_[[nm]] <- nn_parameter(new, requires_grad = p$requires_grad)
+          g <- p$grad
+          np <- nn_parameter(new, requires_grad = p$requires_grad)
+          # the gradient goes along, converted the same way (as R torch's $to() does)
+          if (!is.null(g) && !is_undefined_tensor(g)) np$grad <- with_no_grad(fn(g))
+          private$parameters_[[nm]] <- np
         }
       }
       for (nm in names(private$buffers_)) {

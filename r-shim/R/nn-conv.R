@@ -105,11 +105,36 @@ NULL
                  dilation, groups, bias, padding_mode, output_padding)
     },
     reset_parameters = function() .conv_reset(self),
-    forward = function(input) {
-      fn(input, self$weight, self$bias, self$stride, self$padding, self$output_padding,
+    forward = function(input, output_size = NULL) {
+      output_padding <- if (is.null(output_size)) self$output_padding else
+        .conv_output_padding(self, input, output_size)
+      fn(input, self$weight, self$bias, self$stride, self$padding, output_padding,
          self$groups, self$dilation)
     }
   )
+}
+
+# The output_padding giving a transposed convolution the requested output_size (spatial, or
+# the whole size), among the sizes a strided convolution maps back to its input's.
+.conv_output_padding <- function(self, input, output_size) {
+  nd <- self$.nd
+  lead <- if (input$dim() == nd + 2L) 2L else 1L
+  size <- as.integer(unlist(output_size))
+  if (length(size) == lead + nd) size <- size[-seq_len(lead)]
+  if (length(size) != nd) {
+    .nn_value_error("ConvTranspose", nd, "D: for ", input$dim(), "D input, output_size must ",
+                    "have ", nd, " or ", lead + nd, " elements (got ", length(size), ")")
+  }
+  spatial <- as.integer(input$shape)[-seq_len(lead)]
+  smallest <- (spatial - 1L) * self$stride - 2L * self$padding +
+    self$dilation * (self$kernel_size - 1L) + 1L
+  largest <- smallest + self$stride - 1L
+  if (any(size < smallest | size > largest)) {
+    .nn_value_error("requested an output size of ", .nn_shape_str(size),
+                    ", but valid sizes range from ", .nn_shape_str(smallest), " to ",
+                    .nn_shape_str(largest), " (for an input of ", .nn_shape_str(spatial), ")")
+  }
+  size - smallest
 }
 
 #' Convolution layers

@@ -403,3 +403,51 @@ nn_alpha_dropout <- nn_module(
   inherit = nn_dropout,
   forward = function(input) nnf_alpha_dropout(input, self$p, self$training, self$inplace)
 )
+
+.fractional_module <- function(name, fn) {
+  nn_module(
+    name,
+    initialize = function(kernel_size, output_size = NULL, output_ratio = NULL,
+                          return_indices = FALSE) {
+      if (is.null(output_size) && is.null(output_ratio)) {
+        .nn_value_error(name, " requires specifying either an output size, or a pooling ratio")
+      }
+      if (!is.null(output_size) && !is.null(output_ratio)) {
+        .nn_value_error("only one of output_size and output_ratio may be specified")
+      }
+      if (!is.null(output_ratio) && any(output_ratio <= 0 | output_ratio >= 1)) {
+        .nn_value_error("output_ratio must be between 0 and 1 (got ",
+                        paste(output_ratio, collapse = ", "), ")")
+      }
+      self$kernel_size <- kernel_size
+      self$output_size <- output_size
+      self$output_ratio <- output_ratio
+      self$return_indices <- return_indices
+    },
+    forward = function(input) {
+      fn(input, self$kernel_size, self$output_size, self$output_ratio, self$return_indices)
+    }
+  )
+}
+
+#' Fractional max pooling layers
+#'
+#' Max pooling over windows of `kernel_size` whose starts advance by pseudo-random steps, so
+#' that the output has `output_size` (or `output_ratio` times the input's size). The windows
+#' are drawn afresh at each call from the global generator ([torch_manual_seed()] fixes
+#' them), as [nnf_fractional_max_pool2d()] does without `random_samples`.
+#'
+#' @param kernel_size The window's size: a number or one per spatial dim.
+#' @param output_size The output's spatial size.
+#' @param output_ratio The output's size as a fraction (in (0, 1)) of the input's.
+#' @param return_indices Whether to return the 1-based flat index of each maximum in its plane
+#'   too (for [nn_max_unpool2d()]).
+#' @return A module.
+#' @export
+nn_fractional_max_pool2d <- .fractional_module("nn_fractional_max_pool2d",
+                                               function(...) nnf_fractional_max_pool2d(...))
+
+#' @rdname nn_fractional_max_pool2d
+#' @export
+nn_fractional_max_pool3d <- .fractional_module("nn_fractional_max_pool3d",
+                                               function(...) nnf_fractional_max_pool3d(...))

@@ -27,15 +27,22 @@
     .nn_error("load_state_dict(): `state_dict` must be a named list of tensors")
   }
   own <- .nn_state_entries(x)
+  # a normalization layer's batch counter is absent from state dicts saved before it existed:
+  # it loads as 0, as R torch and PyTorch do
+  for (k in grep("(^|[.])num_batches_tracked$", setdiff(names(own), names(state_dict)),
+                 value = TRUE)) {
+    state_dict[[k]] <- torch_tensor(0L, dtype = torch_long())
+  }
   given <- names(state_dict)
   missing_keys <- setdiff(names(own), given)
   unexpected <- setdiff(given, names(own))
   if (strict && length(missing_keys)) {
-    .nn_error("Could not find ", paste(missing_keys, collapse = ", "), " in the state_dict.")
+    .nn_value_error("Could not find ", paste(missing_keys, collapse = ", "),
+                    " in the state_dict.")
   }
   if (strict && length(unexpected)) {
-    .nn_error("Unexpected key(s) in state_dict: ",
-              paste0("\"", unexpected, "\"", collapse = ", "), ".")
+    .nn_value_error("Unexpected key(s) in state_dict: ",
+                    paste0("\"", unexpected, "\"", collapse = ", "), ".")
   }
   keys <- intersect(names(own), given)
   problems <- character()

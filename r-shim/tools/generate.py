@@ -89,6 +89,14 @@ PARAM_DOCS = {
             "smooth L1 loss' switch point; LRN's exponent.",
     "bias": "An optional tensor added to the output (`NULL`: none): one value per output "
             "channel or feature.",
+    "cudnn_enable": "Accepted for R torch's sake (there is no cuDNN on the CPU).",
+    "cudnn_enabled": "Accepted for R torch's sake (there is no cuDNN on the CPU).",
+    "out": "An optional tensor the result is written into (`nnf_normalize`), or `NULL`.",
+    "output_ratio": "The output's size as a fraction of the input's, per spatial dimension "
+                    "(give this or `output_size`).",
+    "random_samples": "Optional: the uniform draws in \\[0, 1) that place the pooling "
+                      "windows, shape `(N, C, 2)` (or 3 for 3-d); `NULL` draws them from the "
+                      "default generator.",
     "count_include_pad": "`TRUE`: the padding's zeros count in each window's average.",
     "ceil_mode": "`TRUE`: the output size is rounded up, so a last partial window counts.",
     "check_errors": "`TRUE`: an error when the matrix is not invertible / positive definite, "
@@ -364,9 +372,14 @@ def generate():
             methods[key] = r_name
     nnf_blocks = []
     nnf_names = []
+    layer_blocks, layer_names = [], []
     for name in nnf.__all__:
         params = list(inspect.signature(getattr(nnf, name)).parameters.values())
         code, names = _function(name, ".nnf", name, params, _NNF_DIMS.get(name, ()))
+        if name.startswith("torch_") or name == "nnf_conv_tbc":  # a page of their own
+            layer_blocks.append("#' @rdname torch_layers\n#' @export\n" + code)
+            layer_names += names
+            continue
         nnf_blocks.append("#' @rdname nnf\n#' @export\n" + code)
         nnf_names += names
     dtype_blocks = []
@@ -411,6 +424,14 @@ def generate():
                "#' R torch's `nnf_*` functions; dims and class targets are 1-based.\n#'\n"
                + params_doc(nnf_names) + "\n#' @return A tensor.\n#' @name nnf\nNULL\n")
     out.extend(b + "\n" for b in nnf_blocks)
+    out.append("#' Layer functions with libtorch's names\n#'\n"
+               "#' `torch_conv2d()`, `torch_max_pool2d()`, `torch_batch_norm()`, ...: the `nnf_*`\n"
+               "#' computations with libtorch's argument names and orders, as R torch exports them.\n"
+               "#' `torch_embedding()`'s indices and `padding_idx` are 1-based (-1: none);\n"
+               "#' `torch_adaptive_max_pool1d()` returns 1-based indices.\n#'\n"
+               + params_doc(layer_names) + "\n#' @return A tensor, or a list of two tensors.\n"
+               "#' @name torch_layers\nNULL\n")
+    out.extend(b + "\n" for b in layer_blocks)
     out.append("#' Data types\n#'\n#' `torch_float32()`, `torch_long()`, ...: dtype objects "
                "printed as R torch prints them\n#' (`torch_Float`).\n#' @return A `torch_dtype`.\n"
                "#' @name torch_dtype\nNULL\n")

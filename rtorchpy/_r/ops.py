@@ -45,7 +45,8 @@ class _Plan:
     def __init__(self, fn, dims=(), index_args=(), returns_index=False, name="", conv=None,
                  generated=False):
         self.fn, self.name = fn, name
-        self.r_name = name if name.startswith("nnf_") or not generated else "torch_" + name
+        self.r_name = name if name.startswith(("nnf_", "torch_")) or not generated \
+            else "torch_" + name
         params = list(inspect.signature(fn).parameters.values())
         self.names = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY,
                                                              p.POSITIONAL_OR_KEYWORD)]
@@ -176,7 +177,10 @@ _POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos},
               "tensordot": {"dims": _r_tensordot_dims}, "new_tensor": {"data": _r_data}}
 
 # R torch's names for arguments whose Python name differs (the wrappers pass them by position)
-R_ARG_NAMES = {"nonzero": {"as_tuple": "as_list"}}
+R_ARG_NAMES = {"nonzero": {"as_tuple": "as_list"},
+               # (R torch's name: an R argument cannot begin with an underscore)
+               "nnf_fractional_max_pool2d": {"_random_samples": "random_samples"},
+               "nnf_fractional_max_pool3d": {"_random_samples": "random_samples"}}
 
 
 def _op_plans():
@@ -250,6 +254,11 @@ _NNF_CONV = {"nnf_nll_loss": _CLASS_TARGETS, "nnf_cross_entropy": _CLASS_TARGETS
 # pooling's indices (R torch's are 1-based): returned by max pooling, taken by unpooling
 _NNF_CONV.update({f"nnf_max_unpool{k}d": {"indices": r_index_arg} for k in (1, 2, 3)})
 _NNF_RETURNS_INDEX = {f"nnf_{kind}max_pool{k}d" for kind in ("", "adaptive_") for k in (1, 2, 3)}
+# the layer-level torch_* functions: torch_embedding's indices and padding row are 1-based
+# (a negative padding_idx, the default -1, is none), torch_adaptive_max_pool1d's indices too
+_NNF_CONV["torch_embedding"] = {"indices": r_index_arg, "padding_idx": _nnf_ignore_index}
+_NNF_RETURNS_INDEX.update({"torch_adaptive_max_pool1d", "nnf_fractional_max_pool2d",
+                           "nnf_fractional_max_pool3d"})
 
 _NNF = {name: _Plan(boundary(getattr(nnf, name), name), _NNF_DIMS.get(name, ()), name=name,
                     conv=_NNF_CONV.get(name), generated=True,

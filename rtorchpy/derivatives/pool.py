@@ -52,4 +52,5 @@ def _unpool(F, g, needs, indices, nd):
 for _nd in (2, 3):
     linear_map_rows(f"AdaptiveAvgPool{_nd}D")
     row(f"AdaptiveMaxPool{_nd}DBackward0")(_max_pool)
+    row(f"FractionalMaxPool{_nd}DBackward0")(_max_pool)
     row(f"MaxUnpool{_nd}DBackward0")(_unpool)

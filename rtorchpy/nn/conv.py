@@ -116,9 +116,32 @@ class _ConvTranspose(_ConvNd):
     _transposed = True
     _fn = staticmethod(nnf_conv_transpose2d)
 
-    def forward(self, input):
+    def forward(self, input, output_size=None):
+        """``output_size``: the wanted spatial size of the output (or the whole size), which
+        picks the ``output_padding`` among the sizes a strided convolution maps back."""
+        output_padding = self.output_padding if output_size is None else \
+            self._output_padding(input, output_size)
         return self._fn(input, self.weight, self.bias, self.stride, self.padding,
-                        self.output_padding, self.groups, self.dilation)
+                        output_padding, self.groups, self.dilation)
+
+    def _output_padding(self, input, output_size):
+        nd = self._nd
+        lead = 2 if input.ndim == nd + 2 else 1
+        size = [int(v) for v in (output_size.tolist() if hasattr(output_size, "tolist")
+                                 else output_size)]
+        if len(size) == lead + nd:
+            size = size[lead:]
+        if len(size) != nd:
+            raise ValueError(f"ConvTranspose{nd}D: for {input.ndim}D input, output_size must "
+                             f"have {nd} or {lead + nd} elements (got {len(size)})")
+        spatial = list(input.shape[lead:])
+        smallest = [(spatial[d] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(nd)]
+        largest = [smallest[d] + self.stride[d] - 1 for d in range(nd)]
+        if any(not lo <= s <= hi for s, lo, hi in zip(size, smallest, largest)):
+            raise ValueError(f"requested an output size of {size}, but valid sizes range from "
+                             f"{smallest} to {largest} (for an input of {spatial})")
+        return tuple(s - lo for s, lo in zip(size, smallest))
 
 
 class nn_conv1d(_Conv):

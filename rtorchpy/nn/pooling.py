@@ -3,7 +3,7 @@
 ``nnf_*`` functions of ``ops/pool.py`` and ``ops/pool_adaptive.py``."""
 from __future__ import annotations
 
-from ..ops import fold, interpolate, pool, pool_adaptive
+from ..ops import fold, interpolate, pool, pool_adaptive, pool_fractional
 from ..ops import nnf_composite as composite
 from .module import nn_module
 
@@ -62,6 +62,45 @@ class _AdaptiveMax(nn_module):
 
     def forward(self, input):
         return type(self)._fn(input, self.output_size, self.return_indices)
+
+
+class _FractionalMax(nn_module):
+    _fn = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{type(self).__name__} requires specifying either an output size, "
+                             "or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        ratios = () if output_ratio is None else (
+            [output_ratio] if isinstance(output_ratio, (int, float)) else list(output_ratio))
+        if any(not 0 < float(r) < 1 for r in ratios):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+        self.kernel_size, self.output_size, self.output_ratio = kernel_size, output_size, \
+            output_ratio
+        self.return_indices = return_indices
+        self._random_samples = _random_samples
+
+    def forward(self, input):
+        return type(self)._fn(input, self.kernel_size, self.output_size, self.output_ratio,
+                              self.return_indices, self._random_samples)
+
+
+class nn_fractional_max_pool2d(_FractionalMax):
+    """Fractional max pooling of (N, C, H, W) to ``output_size`` or ``output_ratio`` times the
+    input's size, windows of ``kernel_size`` placed by fresh random samples at each call
+    (``_random_samples``: fixed ones)."""
+    _fn = staticmethod(pool_fractional.nnf_fractional_max_pool2d)
+
+
+class nn_fractional_max_pool3d(_FractionalMax):
+    """Fractional max pooling of (N, C, T, H, W); see ``nn_fractional_max_pool2d``."""
+    _fn = staticmethod(pool_fractional.nnf_fractional_max_pool3d)
+
+
+__all__ += ["nn_fractional_max_pool2d", "nn_fractional_max_pool3d"]
 
 
 class _MaxUnpool(nn_module):

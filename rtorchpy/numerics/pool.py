@@ -214,3 +214,52 @@ def max_unpool(x, indices, nd, sizes):
     out = np.zeros((nc, plane), x.dtype)
     np.put_along_axis(out, indices.reshape(nc, -1), x.reshape(nc, -1), axis=1)
     return out.reshape(lead + tuple(sizes))
+
+
+def fractional_starts(samples, size, out, kernel):
+    """libtorch's pseudo-random window starts of fractional max pooling along one dim, for
+    each sample u in [0, 1) (an array): int((i + u) alpha) - int(u alpha) for i < out - 1, with
+    alpha = (size - kernel) / (out - 1) in the samples' precision (float32 for float32, as
+    libtorch computes it), and the last window flush with the end. Shape samples.shape + (out,)."""
+    starts = np.empty(samples.shape + (out,), np.int64)
+    if out > 1:
+        dt = samples.dtype.type
+        alpha = dt(size - kernel) / dt(out - 1)
+        i = np.arange(out - 1, dtype=samples.dtype)
+        starts[..., :-1] = ((i + samples[..., None]) * alpha).astype(np.int64) \
+            - (samples * alpha).astype(np.int64)[..., None]
+    if out > 0:
+        starts[..., -1] = size - kernel
+    return starts
+
+
+def fractional_max_pool(x, starts, kernel):
+    """(maxima, flat indices in each input plane) of ``x`` (N, C, *S) over the windows of
+    ``kernel`` beginning at ``starts`` (one (N, C, out_d) array per pooled dim). A window's
+    first maximum wins; a NaN wins over numbers (the last NaN, as libtorch scans)."""
+    nd = len(kernel)
+    n, c = x.shape[:2]
+    sizes = x.shape[2:]
+    out = tuple(s.shape[-1] for s in starts)
+    planes = x.reshape(n * c, -1)
+    # the flat position of every element of every window: (N*C, *out, *kernel)
+    flat = np.zeros((n * c,) + out + tuple(kernel), np.int64)
+    for d in range(nd):
+        shape_s = [n * c] + [1] * (2 * nd)
+        shape_s[1 + d] = out[d]
+        shape_k = [1] * (1 + 2 * nd)
+        shape_k[1 + nd + d] = kernel[d]
+        pos = starts[d].reshape(shape_s) + np.arange(kernel[d]).reshape(shape_k)
+        flat = flat * sizes[d] + pos
+    flat = flat.reshape((n * c,) + out + (-1,))
+    rows = np.arange(n * c).reshape((n * c,) + (1,) * (nd + 1))
+    win = planes[rows, flat]
+    pick = np.argmax(win, axis=-1) if win.shape[-1] else np.zeros(win.shape[:-1], np.int64)
+    nan = np.isnan(win)
+    if nan.any():
+        last = win.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+        pick = np.where(nan.any(axis=-1), last, pick)
+    index = np.take_along_axis(flat, pick[..., None], axis=-1)[..., 0]
+    values = np.take_along_axis(win, pick[..., None], axis=-1)[..., 0]
+    shape = (n, c) + out
+    return np.ascontiguousarray(values.reshape(shape)), index.reshape(shape)

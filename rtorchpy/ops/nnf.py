@@ -15,31 +15,34 @@ from ..numerics.losses import nll_coefficients, nll_terms, to_layout
 from ..numerics.shape_errors import shape_error
 from ..numerics.warn import warn
 from . import elementwise, linalg, reduce
-
+from .index import index_backward
+from .matrix import _int
 # activations, losses, normalization, dropout, embedding, bilinear
 from .conv import *  # noqa: F401,F403  (convolutions)
 from .conv import __all__ as _conv_names
-from .fold import *  # noqa: F401,F403  (unfold/fold, pixel shuffle)
-from .fold import __all__ as _fold_names
-from .grid_sample import *  # noqa: F401,F403  (affine grids, grid sampling)
-from .grid_sample import __all__ as _grid_names
-from .index import index_backward
-from .interpolate import *  # noqa: F401,F403  (interpolation)
-from .interpolate import __all__ as _interp_names
-from .matrix import _int
-from .nnf_composite import *  # noqa: F401,F403  (normalize, lp pooling, local response norm)
-from .nnf_composite import __all__ as _composite_names
-from .nnf_layers import *  # noqa: F401,F403
-from .nnf_layers import __all__ as _layer_names
-from .nnf_losses import *  # noqa: F401,F403  (kl_div, poisson_nll_loss, gaussian_nll_loss)
-from .nnf_losses import __all__ as _loss_names
-from .nnf_norm import *  # noqa: F401,F403  (group and instance norm, channel dropout)
-from .nnf_norm import __all__ as _norm_names
 from .pad import nnf_pad  # noqa: F401
 from .pool import *  # noqa: F401,F403  (pooling)
 from .pool import __all__ as _pool_names
 from .pool_adaptive import *  # noqa: F401,F403  (adaptive pooling, unpooling)
 from .pool_adaptive import __all__ as _adaptive_names
+from .nnf_norm import *  # noqa: F401,F403  (group and instance norm, channel dropout)
+from .nnf_norm import __all__ as _norm_names
+from .fold import *  # noqa: F401,F403  (unfold/fold, pixel shuffle)
+from .fold import __all__ as _fold_names
+from .interpolate import *  # noqa: F401,F403  (interpolation)
+from .interpolate import __all__ as _interp_names
+from .nnf_composite import *  # noqa: F401,F403  (normalize, lp pooling, local response norm)
+from .nnf_composite import __all__ as _composite_names
+from .grid_sample import *  # noqa: F401,F403  (affine grids, grid sampling)
+from .grid_sample import __all__ as _grid_names
+from .nnf_layers import *  # noqa: F401,F403
+from .nnf_layers import __all__ as _layer_names
+from .nnf_losses import *  # noqa: F401,F403  (kl_div, poisson_nll_loss, gaussian_nll_loss)
+from .nnf_losses import __all__ as _loss_names
+from .pool_fractional import *  # noqa: F401,F403  (fractional max pooling)
+from .pool_fractional import __all__ as _fractional_names
+from .torch_layers import *  # noqa: F401,F403  (torch_conv2d, torch_batch_norm, ...)
+from .torch_layers import __all__ as _torch_layer_names
 from .registry import as_tensor, operands, recording, wrap
 
 __all__ = ["nnf_relu", "nnf_sigmoid", "nnf_tanh", "nnf_softmax", "nnf_log_softmax",
@@ -231,4 +234,5 @@ __all__ = (__all__ + ["nnf_one_hot"] + list(_layer_names) + list(_loss_names)
            + list(_conv_names) + ["nnf_pad"]
            + list(_pool_names) + list(_adaptive_names)
            + list(_norm_names) + list(_fold_names) + list(_interp_names)
-           + list(_composite_names) + list(_grid_names))
+           + list(_composite_names) + list(_grid_names) + list(_torch_layer_names)
+           + list(_fractional_names))

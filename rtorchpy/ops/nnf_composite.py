@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from ..autograd.grad_mode import is_grad_enabled
 from .conv import _tuple
 from .elementwise import relu
 from .pad import nnf_pad
@@ -14,11 +15,22 @@ from .registry import as_tensor
 __all__ = ["nnf_normalize", "nnf_lp_pool1d", "nnf_lp_pool2d", "nnf_local_response_norm"]
 
 
-def nnf_normalize(input, p=2.0, dim=1, eps=1e-12):
-    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``): unit vectors."""
+def nnf_normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input`` divided by its ``p``-norm along ``dim`` (at least ``eps``): unit vectors.
+    ``out``: a tensor of the same shape to write the result into (and return), outside
+    autograd."""
     input = as_tensor(input)
+    if out is not None and is_grad_enabled() and (input.requires_grad or out.requires_grad):
+        raise RuntimeError("div(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
     norm = input.norm(p, dim, True).clamp_min(eps)
-    return input / norm.expand_as(input)
+    result = input / norm.expand_as(input)
+    if out is None:
+        return result
+    if tuple(out.shape) != tuple(result.shape):
+        raise RuntimeError(f"nnf_normalize: out has size {list(out.shape)}, but the result has "
+                           f"size {list(result.shape)}")
+    return out.copy_(result)
 
 
 def _lp_pool(input, norm_type, kernel, stride, ceil_mode, nd):

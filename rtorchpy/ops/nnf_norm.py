@@ -18,6 +18,7 @@ from ..autograd.record import record
 from ..autograd.rows import NODES
 from ..derivatives import norm as _derivatives_norm  # noqa: F401  (registers the row)
 from ..numerics import draws
+from ..numerics.warn import warn
 from ..tensor import Tensor
 from .arith import mul
 from .nnf_layers import _float_input, _in_f64, _same_dtype, _three_inputs, nnf_batch_norm
@@ -101,14 +102,30 @@ def _channel_dropout(input, p, training, inplace, nd, name):
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     input = _float_input(input, name)
-    if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"{name}: Expected {nd + 1}D or {nd + 2}D input, but got input of "
-                           f"size: {list(input.shape)}")
+    dim = input.ndim
+    if dim not in (nd + 1, nd + 2):
+        # libtorch still accepts these (plain element dropout on a 2-d input), with a warning
+        warn(f"{name}: Received a {dim}-D input to {name}, which is deprecated and "
+             f"will be an error in a future release; {name} is channel-wise dropout "
+             f"for {nd + 1}D or {nd + 2}D inputs (use dropout for others).",
+             stacklevel=3)
+    if nd == 2 and dim == 3:
+        warn("dropout2d: Received a 3D input to dropout2d and assuming that "
+             "channel-wise 1D dropout behavior is desired: the input is taken as "
+             "(N, C, L). Use dropout1d for that; a future release will take it as "
+             "(C, H, W).", stacklevel=3)
+    if dim < (1 if nd == 3 else 2):  # (dropout3d adds a dim first)
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if not training or p == 0.0 or input.numel() == 0:
         return input
     dt = input._data.dtype
-    lead = input.shape[:-nd]
-    shape = lead + (1,) * nd
+    # libtorch's feature dropout: one draw per (dim 0, dim 1) pair. dropout3d adds a batch dim
+    # to any input that is not 5-d first; dropout2d takes the input as it is (a 3-d input is
+    # (N, C, L), as the warning says)
+    if nd == 3 and dim != 5:
+        shape = (1, input.shape[0]) + (1,) * (dim - 1)
+    else:
+        shape = input.shape[:2] + (1,) * (dim - 2)
     if p == 1.0:
         mask = Tensor._make(np.zeros(shape, dt))
     else:
@@ -116,18 +133,21 @@ def _channel_dropout(input, p, training, inplace, nd, name):
         # element, kept when below 1 - p, as nnf_dropout draws its mask)
         keep = draws.unit_float64(engine(), int(np.prod(shape))).reshape(shape) < 1.0 - p
         mask = Tensor._make((keep / (1.0 - p)).astype(dt))
+    if nd == 3 and dim != 5:
+        mask = Tensor._make(mask._data.reshape(mask._data.shape[1:]))
     return input.mul_(mask) if inplace else mul(input, mask)
 
 
 def nnf_dropout2d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels of ``input`` (N, C, H, W) or (C, H, W) with probability ``p`` and
-    scale the others by ``1 / (1 - p)`` during training."""
+    """Zero whole channels of ``input`` (N, C, H, W) or (N, C, L) with probability ``p`` and
+    scale the others by ``1 / (1 - p)`` during training (one draw per sample and channel, the
+    first two dims, as libtorch)."""
     return _channel_dropout(input, p, training, inplace, 2, "dropout2d")
 
 
 def nnf_dropout3d(input, p=0.5, training=True, inplace=False):
-    """Zero whole channels of ``input`` (N, C, D, H, W) or (C, D, H, W); see
-    ``nnf_dropout2d``."""
+    """Zero whole channels of ``input`` (N, C, D, H, W) or (C, D, H, W) (any input that is not
+    5-d is taken as unbatched); see ``nnf_dropout2d``."""
     return _channel_dropout(input, p, training, inplace, 3, "dropout3d")
 
 
