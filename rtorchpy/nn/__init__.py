@@ -25,6 +25,10 @@ from .normalization import *  # noqa: F401,F403
 from .normalization import __all__ as _normalization
 from .utils import *  # noqa: F401,F403
 from .utils import __all__ as _utils
+from .rnn import *  # noqa: F401,F403
+from .rnn import __all__ as _rnn
+from .rnn_utils import *  # noqa: F401,F403
+from .rnn_utils import __all__ as _rnn_utils
 
 __all__ = sorted(set(_activation + _containers + _conv + _dropout + _embedding + _init + _linear +
-                     _loss + _module + _normalization + _pooling + _utils))
+                     _loss + _module + _normalization + _pooling + _utils + _rnn + _rnn_utils))

@@ -128,3 +128,21 @@ sigmoid = in_float64(_sigmoid_f64, _sigmoid_split)
 sigmoid.__name__ = "sigmoid"
 
 
+
+
+def gates(a, lo, hi, out):
+    """A recurrent cell's gate activations in one pass: ``sigmoid`` of every column of the 2-d
+    ``a`` except ``[lo:hi]``, ``tanh`` of those, computed in float64 and rounded once into
+    ``out`` (the dtype of ``out``). One widening per step instead of one per gate: a recurrent
+    layer calls this once per time step."""
+    w = a.astype(_F64)
+    t = np.tanh(w[:, lo:hi]) if hi > lo else None
+    np.negative(w, out=w)
+    with np.errstate(over="ignore"):  # exp(-x) = inf for x < -709: sigmoid is 0 there
+        np.exp(w, out=w)
+    w += 1.0
+    np.reciprocal(w, out=w)
+    if t is not None:
+        w[:, lo:hi] = t
+    out[...] = w
+    return out
