@@ -25,7 +25,7 @@ from .init import nn_init_uniform_
 from .module import nn_module, nn_parameter
 from .rnn_utils import PackedSequence, _long, packed_rows, padded_rows
 
-__all__ = ["nn_rnn", "nn_lstm", "nn_gru", "rnn_run"]
+__all__ = ["nn_rnn", "nn_lstm", "nn_gru"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 _KERNEL = {"LSTM": "lstm", "GRU": "gru", "RNN_TANH": "rnn_tanh", "RNN_RELU": "rnn_relu"}
@@ -122,97 +122,105 @@ class _rnn_base(nn_module):
     def flat_weights(self):
         return [getattr(self, n) for n in self._flat_names]
 
-    def _check(self, x, what_dims):
-        w = getattr(self, self._flat_names[0])
-        if x.dtype != w.dtype:
-            raise RuntimeError(f"input must have the type {w.dtype}, got type {x.dtype}")
-        if x.shape[-1] != self.input_size:
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {x.shape[-1]}")
-
-    def _check_hidden(self, h, expected, label):
-        if not isinstance(h, Tensor):
-            raise TypeError(f"{self._name}(): the initial state must be a tensor")
-        if tuple(h.shape) != expected:
-            raise RuntimeError(f"Expected {label} size {expected}, got {list(h.shape)}")
-
     def forward(self, input, hx=None):
-        lstm = self.mode == "LSTM"
-        D = 2 if self.bidirectional else 1
-        H = self.proj_size or self.hidden_size
-        packed = isinstance(input, PackedSequence)
-        unbatched = False
-        if packed:
-            data, bs = input.data, input.batch_sizes._data.astype(np.int64)
-            if not isinstance(data, Tensor) or data.dim() != 2:
-                raise RuntimeError(f"input must have 2 dimensions, got "
-                                   f"{data.dim() if isinstance(data, Tensor) else 0}")
-            self._check(data, 2)
-            T, B = bs.shape[0], int(bs[0]) if bs.shape[0] else 0
-            ext = cat([data, torch_zeros(1, data.shape[1], dtype=data.dtype)], 0)
-            x = index_select(ext, 0, _long(padded_rows(bs, B))).reshape(T, B, data.shape[1])
-        else:
-            if not isinstance(input, Tensor):
-                raise TypeError(f"{self._name}(): 'input' must be a tensor or a packed sequence")
-            if input.dim() not in (2, 3):
-                raise ValueError(f"{self._label}: Expected input to be 2D or 3D, got "
-                                 f"{input.dim()}D instead")
-            self._check(input, 3)
-            x, bs = input, None
-            if input.dim() == 2:
-                unbatched = True
-                x = x.unsqueeze(1)
-            elif self.batch_first:
-                x = x.transpose(0, 1)
-            B = x.shape[1]
-        shape_h = (self.num_layers * D, B, H)
-        shape_c = (self.num_layers * D, B, self.hidden_size)
-        if hx is None:
-            h0 = torch_zeros(*shape_h, dtype=x.dtype)
-            hx = (h0, torch_zeros(*shape_c, dtype=x.dtype)) if lstm else h0
-        else:
-            if lstm:
-                if not isinstance(hx, (tuple, list)) or len(hx) != 2:
-                    raise TypeError("nn_lstm(): 'hx' must be a list of two tensors (h_0, c_0)")
-                hx = tuple(hx)
-            else:
-                hx = (hx,)
-            if unbatched:
-                for h in hx:
-                    if isinstance(h, Tensor) and h.dim() != 2:
-                        raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but "
-                                           f"got {h.dim()}-D tensor")
-                hx = tuple(h.unsqueeze(1) for h in hx)
-            elif any(isinstance(h, Tensor) and h.dim() != 3 for h in hx):
-                h = next(h for h in hx if h.dim() != 3)
-                raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
-                                   f"{h.dim()}-D tensor")
-            if packed and input.sorted_indices is not None:
-                hx = tuple(index_select(h, 1, input.sorted_indices) for h in hx)
-            if lstm:
-                self._check_hidden(hx[0], shape_h, "hidden[0]")
-                self._check_hidden(hx[1], shape_c, "hidden[1]")
-            else:
-                self._check_hidden(hx[0], shape_h, "hidden")
-                hx = hx[0]
-        out, hidden = rnn_run(self.mode, x, hx, self.flat_weights, self.bias, self.num_layers,
-                              self.dropout, self.training, self.bidirectional, bs,
-                              self.proj_size)
-        states = hidden if lstm else (hidden,)
-        if packed:
-            T, B = out.shape[0], out.shape[1]
-            flat = out.reshape(T * B, out.shape[2])
-            out = PackedSequence(index_select(flat, 0, _long(packed_rows(bs, B))),
-                                 input.batch_sizes, input.sorted_indices,
-                                 input.unsorted_indices)
-            if input.unsorted_indices is not None:
-                states = tuple(index_select(s, 1, input.unsorted_indices) for s in states)
-        elif unbatched:
-            out = out.squeeze(1)
-            states = tuple(s.squeeze(1) for s in states)
+        return recurrent_forward(self, self.flat_weights, input, hx)
+
+
+def _check(self, w, x):
+    if x.dtype != w.dtype:
+        raise RuntimeError(f"input must have the type {w.dtype}, got type {x.dtype}")
+    if x.shape[-1] != self.input_size:
+        raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                           f"{self.input_size}, got {x.shape[-1]}")
+
+
+def _check_hidden(self, h, expected, label):
+    if not isinstance(h, Tensor):
+        raise TypeError(f"{self._name}(): the initial state must be a tensor")
+    if tuple(h.shape) != expected:
+        raise RuntimeError(f"Expected {label} size {expected}, got {list(h.shape)}")
+
+
+def recurrent_forward(self, weights, input, hx=None):
+    """A recurrent module's forward: ``self`` gives the configuration (``mode``, sizes,
+    ``bias``, ``batch_first``, ``dropout``, ``bidirectional``, ``proj_size``, ``training``),
+    ``weights`` the flat list of parameters (the R face passes its module's)."""
+    lstm = self.mode == "LSTM"
+    D = 2 if self.bidirectional else 1
+    H = self.proj_size or self.hidden_size
+    packed = isinstance(input, PackedSequence)
+    unbatched = False
+    if packed:
+        data, bs = input.data, input.batch_sizes._data.astype(np.int64)
+        if not isinstance(data, Tensor) or data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got "
+                               f"{data.dim() if isinstance(data, Tensor) else 0}")
+        _check(self, weights[0], data)
+        T, B = bs.shape[0], int(bs[0]) if bs.shape[0] else 0
+        ext = cat([data, torch_zeros(1, data.shape[1], dtype=data.dtype)], 0)
+        x = index_select(ext, 0, _long(padded_rows(bs, B))).reshape(T, B, data.shape[1])
+    else:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"{self._name}(): 'input' must be a tensor or a packed sequence")
+        if input.dim() not in (2, 3):
+            raise ValueError(f"{self._label}: Expected input to be 2D or 3D, got "
+                             f"{input.dim()}D instead")
+        _check(self, weights[0], input)
+        x, bs = input, None
+        if input.dim() == 2:
+            unbatched = True
+            x = x.unsqueeze(1)
         elif self.batch_first:
-            out = out.transpose(0, 1)
-        return out, (tuple(states) if lstm else states[0])
+            x = x.transpose(0, 1)
+        B = x.shape[1]
+    shape_h = (self.num_layers * D, B, H)
+    shape_c = (self.num_layers * D, B, self.hidden_size)
+    if hx is None:
+        h0 = torch_zeros(*shape_h, dtype=x.dtype)
+        hx = (h0, torch_zeros(*shape_c, dtype=x.dtype)) if lstm else h0
+    else:
+        if lstm:
+            if not isinstance(hx, (tuple, list)) or len(hx) != 2:
+                raise TypeError("nn_lstm(): 'hx' must be a list of two tensors (h_0, c_0)")
+            hx = tuple(hx)
+        else:
+            hx = (hx,)
+        if unbatched:
+            for h in hx:
+                if isinstance(h, Tensor) and h.dim() != 2:
+                    raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but "
+                                       f"got {h.dim()}-D tensor")
+            hx = tuple(h.unsqueeze(1) for h in hx)
+        elif any(isinstance(h, Tensor) and h.dim() != 3 for h in hx):
+            h = next(h for h in hx if h.dim() != 3)
+            raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got "
+                               f"{h.dim()}-D tensor")
+        if packed and input.sorted_indices is not None:
+            hx = tuple(index_select(h, 1, input.sorted_indices) for h in hx)
+        if lstm:
+            _check_hidden(self, hx[0], shape_h, "hidden[0]")
+            _check_hidden(self, hx[1], shape_c, "hidden[1]")
+        else:
+            _check_hidden(self, hx[0], shape_h, "hidden")
+            hx = hx[0]
+    out, hidden = rnn_run(self.mode, x, hx, weights, self.bias, self.num_layers,
+                          self.dropout, self.training, self.bidirectional, bs,
+                          self.proj_size)
+    states = hidden if lstm else (hidden,)
+    if packed:
+        T, B = out.shape[0], out.shape[1]
+        flat = out.reshape(T * B, out.shape[2])
+        out = PackedSequence(index_select(flat, 0, _long(packed_rows(bs, B))),
+                             input.batch_sizes, input.sorted_indices,
+                             input.unsorted_indices)
+        if input.unsorted_indices is not None:
+            states = tuple(index_select(s, 1, input.unsorted_indices) for s in states)
+    elif unbatched:
+        out = out.squeeze(1)
+        states = tuple(s.squeeze(1) for s in states)
+    elif self.batch_first:
+        out = out.transpose(0, 1)
+    return out, (tuple(states) if lstm else states[0])
 
 
 class nn_rnn(_rnn_base):

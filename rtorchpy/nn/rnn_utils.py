@@ -52,7 +52,7 @@ def _lengths(lengths):
     if isinstance(lengths, Tensor):
         arr = lengths._data
     else:
-        arr = np.asarray(lengths)
+        arr = np.atleast_1d(np.asarray(lengths))
     if arr.ndim != 1 or arr.dtype.kind not in "iuf" or \
             (arr.dtype.kind == "f" and not np.all(arr == np.round(arr))):
         raise ValueError("'lengths' must be a 1-D sequence of whole numbers")
