@@ -1195,11 +1195,17 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #'
 #' R torch's `nnf_*` functions; dims and class targets are 1-based.
 #'
+#' @param add_zero_attn See the Python documentation of the op of the same name (R conventions apply).
 #' @param align_corners See the Python documentation of the op of the same name (R conventions apply).
 #' @param alpha See the Python documentation of the op of the same name (R conventions apply).
 #' @param approximate See the Python documentation of the op of the same name (R conventions apply).
+#' @param attn_mask See the Python documentation of the op of the same name (R conventions apply).
+#' @param avg_weights See the Python documentation of the op of the same name (R conventions apply).
+#' @param batch_first See the Python documentation of the op of the same name (R conventions apply).
 #' @param beta See the Python documentation of the op of the same name (R conventions apply).
 #' @param bias See the Python documentation of the op of the same name (R conventions apply).
+#' @param bias_k See the Python documentation of the op of the same name (R conventions apply).
+#' @param bias_v See the Python documentation of the op of the same name (R conventions apply).
 #' @param ceil_mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param count_include_pad See the Python documentation of the op of the same name (R conventions apply).
 #' @param delta See the Python documentation of the op of the same name (R conventions apply).
@@ -1207,19 +1213,27 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param divisor_override See the Python documentation of the op of the same name (R conventions apply).
 #' @param downscale_factor See the Python documentation of the op of the same name (R conventions apply).
+#' @param dropout_p See the Python documentation of the op of the same name (R conventions apply).
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
+#' @param embed_dim_to_check See the Python documentation of the op of the same name (R conventions apply).
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
 #' @param grid See the Python documentation of the op of the same name (R conventions apply).
 #' @param groups See the Python documentation of the op of the same name (R conventions apply).
 #' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
+#' @param in_proj_bias See the Python documentation of the op of the same name (R conventions apply).
+#' @param in_proj_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
 #' @param inplace See the Python documentation of the op of the same name (R conventions apply).
 #' @param input A tensor.
 #' @param input1 See the Python documentation of the op of the same name (R conventions apply).
 #' @param input2 See the Python documentation of the op of the same name (R conventions apply).
+#' @param is_causal See the Python documentation of the op of the same name (R conventions apply).
 #' @param k `torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order (1 is the smallest, in R as in PyTorch).
+#' @param k_proj_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param kernel_size See the Python documentation of the op of the same name (R conventions apply).
+#' @param key See the Python documentation of the op of the same name (R conventions apply).
+#' @param key_padding_mask See the Python documentation of the op of the same name (R conventions apply).
 #' @param log_input Whether `input` holds the log of the rate.
 #' @param log_target Whether `target` holds log-probabilities.
 #' @param max_norm See the Python documentation of the op of the same name (R conventions apply).
@@ -1227,11 +1241,15 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param min_val See the Python documentation of the op of the same name (R conventions apply).
 #' @param mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param momentum See the Python documentation of the op of the same name (R conventions apply).
+#' @param need_weights See the Python documentation of the op of the same name (R conventions apply).
 #' @param negative_slope See the Python documentation of the op of the same name (R conventions apply).
 #' @param norm_type See the Python documentation of the op of the same name (R conventions apply).
 #' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
 #' @param num_classes The number of classes; -1 (the default) takes the largest class value.
 #' @param num_groups See the Python documentation of the op of the same name (R conventions apply).
+#' @param num_heads See the Python documentation of the op of the same name (R conventions apply).
+#' @param out_proj_bias See the Python documentation of the op of the same name (R conventions apply).
+#' @param out_proj_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param output_padding See the Python documentation of the op of the same name (R conventions apply).
 #' @param output_size See the Python documentation of the op of the same name (R conventions apply).
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
@@ -1240,15 +1258,20 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
 #' @param padding_mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
+#' @param q_proj_weight See the Python documentation of the op of the same name (R conventions apply).
+#' @param query See the Python documentation of the op of the same name (R conventions apply).
 #' @param recompute_scale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param reduction See the Python documentation of the op of the same name (R conventions apply).
 #' @param return_indices See the Python documentation of the op of the same name (R conventions apply).
 #' @param running_mean See the Python documentation of the op of the same name (R conventions apply).
 #' @param running_var See the Python documentation of the op of the same name (R conventions apply).
+#' @param scale See the Python documentation of the op of the same name (R conventions apply).
 #' @param scale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param scale_grad_by_freq See the Python documentation of the op of the same name (R conventions apply).
 #' @param size The shape of the draws when `mean` and `std` are numbers.
 #' @param sparse See the Python documentation of the op of the same name (R conventions apply).
+#' @param static_k See the Python documentation of the op of the same name (R conventions apply).
+#' @param static_v See the Python documentation of the op of the same name (R conventions apply).
 #' @param stride See the Python documentation of the op of the same name (R conventions apply).
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param tensor Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).
@@ -1257,6 +1280,8 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param training See the Python documentation of the op of the same name (R conventions apply).
 #' @param upscale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param use_input_stats See the Python documentation of the op of the same name (R conventions apply).
+#' @param use_separate_proj_weight See the Python documentation of the op of the same name (R conventions apply).
+#' @param v_proj_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param value See the Python documentation of the op of the same name (R conventions apply).
 #' @param var The variances: a tensor (input's shape, or one dim of size 1 or missing) or a number.
 #' @param weight See the Python documentation of the op of the same name (R conventions apply).
@@ -1543,6 +1568,14 @@ nnf_affine_grid <- function(theta, size, align_corners = FALSE) { .r <- .Externa
 #' @rdname nnf
 #' @export
 nnf_grid_sample <- function(input, grid, mode = "bilinear", padding_mode = "zeros", align_corners = FALSE) { .r <- .External(rtp_fnx, "nnf_grid_sample", input, grid, mode, padding_mode, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_grid_sample", list(input, grid, mode, padding_mode, align_corners), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_scaled_dot_product_attention <- function(query, key, value, attn_mask = NULL, dropout_p = 0.0, is_causal = FALSE, scale = NULL) { .r <- .External(rtp_fnx, "nnf_scaled_dot_product_attention", query, key, value, attn_mask, dropout_p, is_causal, scale); if (is.object(.r)) .r else .fn_reply("nnf_scaled_dot_product_attention", list(query, key, value, attn_mask, dropout_p, is_causal, scale), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_multi_head_attention_forward <- function(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training = TRUE, key_padding_mask = NULL, need_weights = TRUE, attn_mask = NULL, avg_weights = TRUE, use_separate_proj_weight = FALSE, q_proj_weight = NULL, k_proj_weight = NULL, v_proj_weight = NULL, static_k = NULL, static_v = NULL, batch_first = FALSE) { .r <- .External(rtp_fnx, "nnf_multi_head_attention_forward", query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask, avg_weights, use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v, batch_first); if (is.object(.r)) .r else .fn_reply("nnf_multi_head_attention_forward", list(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask, avg_weights, use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v, batch_first), .r, sys.call()) }
 
 #' Data types
 #'

@@ -29,6 +29,9 @@ from .rnn import *  # noqa: F401,F403
 from .rnn import __all__ as _rnn
 from .rnn_utils import *  # noqa: F401,F403
 from .rnn_utils import __all__ as _rnn_utils
+from .transformer import *  # noqa: F401,F403
+from .transformer import __all__ as _transformer
 
 __all__ = sorted(set(_activation + _containers + _conv + _dropout + _embedding + _init + _linear +
-                     _loss + _module + _normalization + _pooling + _utils + _rnn + _rnn_utils))
+                     _loss + _module + _normalization + _pooling + _utils + _rnn + _rnn_utils +
+                     _transformer))

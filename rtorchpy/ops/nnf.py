@@ -36,6 +36,8 @@ from .nnf_composite import *  # noqa: F401,F403  (normalize, lp pooling, local r
 from .nnf_composite import __all__ as _composite_names
 from .grid_sample import *  # noqa: F401,F403  (affine grids, grid sampling)
 from .grid_sample import __all__ as _grid_names
+from .attention import *  # noqa: F401,F403  (attention)
+from .attention import __all__ as _attention_names
 from .nnf_layers import *  # noqa: F401,F403
 from .nnf_layers import __all__ as _layer_names
 from .nnf_losses import *  # noqa: F401,F403  (kl_div, poisson_nll_loss, gaussian_nll_loss)
@@ -231,4 +233,4 @@ __all__ = (__all__ + ["nnf_one_hot"] + list(_layer_names) + list(_loss_names)
            + list(_conv_names) + ["nnf_pad"]
            + list(_pool_names) + list(_adaptive_names)
            + list(_norm_names) + list(_fold_names) + list(_interp_names)
-           + list(_composite_names) + list(_grid_names))
+           + list(_composite_names) + list(_grid_names) + list(_attention_names))
