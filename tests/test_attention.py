@@ -142,3 +142,50 @@ def test_encoder_against_pytorch(opts):
     ot.pow(2).sum().backward()
     orr.pow(2).sum().backward()
     np.testing.assert_allclose(xr.grad._data, xt.grad.numpy(), atol=5e-5)
+
+
+def test_embedding_bag_recorded_and_modes():
+    rt.torch_manual_seed(2)
+    m = rt.nn_embedding_bag(5, 3, mode="sum")
+    np.testing.assert_allclose(m.weight._data[0], [0.39229682087898254, -0.223564013838768,
+                                                   -0.31950026750564575], atol=1e-7)
+    out = m(rt.torch_tensor(np.array([[1, 2], [4, 0]])))
+    np.testing.assert_allclose(out._data[0], [-0.6319303512573242, 1.5854109525680542,
+                                              -1.0251336097717285], atol=1e-6)
+    flat = m(rt.torch_tensor(np.array([1, 2, 4, 0])), offsets=rt.torch_tensor(np.array([0, 2])))
+    np.testing.assert_allclose(flat._data, out._data, atol=1e-6)
+    w = rt.torch_randn(6, 2, dtype=rt.torch_float64(), requires_grad=True)
+    idx = rt.torch_tensor(np.array([0, 3, 3, 5, 1]))
+    offs = rt.torch_tensor(np.array([0, 2, 2]))
+    for mode in ("sum", "mean", "max"):
+        assert rt.autograd_gradgradcheck(
+            lambda w: rt.nnf_embedding_bag(idx, w, offs, mode=mode), [w])
+    with pytest.raises(ValueError, match="offsets has to be None"):
+        rt.nnf_embedding_bag(rt.torch_tensor(np.array([[0, 1]])), w, offs)
+    with pytest.raises(NotImplementedError, match="only supported for mode='sum'"):
+        rt.nnf_embedding_bag(idx, w, offs, per_sample_weights=rt.torch_ones(5))
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_against_pytorch(mode):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    W = rng.standard_normal((10, 3))
+    for case in range(4):
+        inp = rng.integers(0, 10, (4, 5)) if case == 0 else rng.integers(0, 10, 9)
+        offs = None if case == 0 else (np.array([0, 2, 2, 7]) if case != 3
+                                       else np.array([0, 3, 3, 9]))
+        psw = rng.standard_normal(inp.shape) if mode == "sum" and case == 1 else None
+        kw = dict(mode=mode, include_last_offset=case == 3, padding_idx=2 if case == 2 else None)
+        wt, wr = torch.tensor(W, requires_grad=True), rt.torch_tensor(W, requires_grad=True)
+        a = torch.nn.functional.embedding_bag(
+            torch.tensor(inp), wt, None if offs is None else torch.tensor(offs),
+            per_sample_weights=None if psw is None else torch.tensor(psw), **kw)
+        b = rt.nnf_embedding_bag(
+            rt.torch_tensor(inp), wr, None if offs is None else rt.torch_tensor(offs),
+            per_sample_weights=None if psw is None else rt.torch_tensor(psw), **kw)
+        np.testing.assert_allclose(b._data, a.detach().numpy(), atol=1e-12)
+        g = rng.standard_normal(tuple(a.shape))
+        (a * torch.tensor(g)).sum().backward()
+        (b * rt.torch_tensor(g)).sum().backward()
+        np.testing.assert_allclose(wr.grad._data, wt.grad.numpy(), atol=1e-12)

@@ -1223,6 +1223,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param ignore_index See the Python documentation of the op of the same name (R conventions apply).
 #' @param in_proj_bias See the Python documentation of the op of the same name (R conventions apply).
 #' @param in_proj_weight See the Python documentation of the op of the same name (R conventions apply).
+#' @param include_last_offset See the Python documentation of the op of the same name (R conventions apply).
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
 #' @param inplace See the Python documentation of the op of the same name (R conventions apply).
 #' @param input A tensor.
@@ -1248,6 +1249,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param num_classes The number of classes; -1 (the default) takes the largest class value.
 #' @param num_groups See the Python documentation of the op of the same name (R conventions apply).
 #' @param num_heads See the Python documentation of the op of the same name (R conventions apply).
+#' @param offsets See the Python documentation of the op of the same name (R conventions apply).
 #' @param out_proj_bias See the Python documentation of the op of the same name (R conventions apply).
 #' @param out_proj_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param output_padding See the Python documentation of the op of the same name (R conventions apply).
@@ -1257,6 +1259,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param padding See the Python documentation of the op of the same name (R conventions apply).
 #' @param padding_idx See the Python documentation of the op of the same name (R conventions apply).
 #' @param padding_mode See the Python documentation of the op of the same name (R conventions apply).
+#' @param per_sample_weights See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param q_proj_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param query See the Python documentation of the op of the same name (R conventions apply).
@@ -1576,6 +1579,10 @@ nnf_scaled_dot_product_attention <- function(query, key, value, attn_mask = NULL
 #' @rdname nnf
 #' @export
 nnf_multi_head_attention_forward <- function(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training = TRUE, key_padding_mask = NULL, need_weights = TRUE, attn_mask = NULL, avg_weights = TRUE, use_separate_proj_weight = FALSE, q_proj_weight = NULL, k_proj_weight = NULL, v_proj_weight = NULL, static_k = NULL, static_v = NULL, batch_first = FALSE) { .r <- .External(rtp_fnx, "nnf_multi_head_attention_forward", query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask, avg_weights, use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v, batch_first); if (is.object(.r)) .r else .fn_reply("nnf_multi_head_attention_forward", list(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask, avg_weights, use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v, batch_first), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_embedding_bag <- function(input, weight, offsets = NULL, max_norm = NULL, norm_type = 2L, scale_grad_by_freq = FALSE, mode = "mean", sparse = FALSE, per_sample_weights = NULL, include_last_offset = FALSE, padding_idx = NULL) { .r <- .External(rtp_fnx, "nnf_embedding_bag", input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx); if (is.object(.r)) .r else .fn_reply("nnf_embedding_bag", list(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), .r, sys.call()) }
 
 #' Data types
 #'

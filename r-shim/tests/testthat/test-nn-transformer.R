@@ -68,3 +68,18 @@ test_that("attention does not leak across the bridge", {
   grown <- live() - before
   expect_true(all(grown < 40), info = paste(grown, collapse = ", "))
 })
+
+test_that("nn_embedding_bag: 1-based indices, offsets, modes, PyTorch's values for a seed", {
+  torch_manual_seed(2)
+  m <- nn_embedding_bag(5, 3, mode = "sum")
+  expect_equal(as_array(m$weight[1, ]), c(0.39229682, -0.22356401, -0.31950027),
+               tolerance = 1e-6)
+  out <- m(torch_tensor(rbind(c(2L, 3L), c(5L, 1L))))
+  expect_equal(as_array(out[1, ]), c(-0.63193035, 1.58541095, -1.02513361), tolerance = 1e-5)
+  flat <- m(torch_tensor(c(2L, 3L, 5L, 1L)), offsets = torch_tensor(c(0L, 2L)))
+  expect_equal(as_array(flat), as_array(out), tolerance = 1e-6)
+  mx <- nn_embedding_bag(5, 3, mode = "max", padding_idx = 2)
+  expect_equal(as_array(mx$weight[2, ]), c(0, 0, 0))
+  expect_equal(mx(torch_tensor(rbind(c(2L, 2L))))$shape, c(1, 3))
+  expect_equal(as_array(mx(torch_tensor(rbind(c(2L, 2L))))), matrix(0, 1, 3))
+})
