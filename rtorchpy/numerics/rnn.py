@@ -55,24 +55,36 @@ def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
     elif mode == "gru":
         extra = np.zeros((T, B, hid), dt)   # W_hn h + b_hn
     whhT = w_hh.T
+    # Without packing every row is live at every step: the states are then views of the
+    # output (and of ``cs``, the cell states after each step) instead of copies, and the
+    # states before each step are the same arrays shifted by one step, made after the loop.
+    dense = batch_sizes is None
+    cs = np.empty((T, B, hid), dt) if (dense and mode == "lstm") else None
     for t in _steps(T, reverse):
         n = _live(batch_sizes, t, B)
         if n == 0:
             continue
-        hprev[t] = h
+        if not dense:
+            hprev[t] = h
         hp_ = h[:n]
         a = np.matmul(hp_, whhT)
         s = acts[t, :n]
         if mode == "lstm":
             a += xp[t, :n]
             rounded.gates(a, 2 * hid, 3 * hid, s)
-            extra[t] = c
-            cn = s[:, hid:2 * hid] * c[:n]
+            if dense:
+                cn = np.multiply(s[:, hid:2 * hid], c, out=cs[t])
+            else:
+                extra[t] = c
+                cn = s[:, hid:2 * hid] * c[:n]
             cn += s[:, :hid] * s[:, 2 * hid:3 * hid]
             tc = extra2[t, :n]
             tc[...] = rounded.tanh(cn)
             hn = np.multiply(s[:, 3 * hid:], tc, out=out[t, :n] if w_hr is None else None)
-            c[:n] = cn
+            if dense:
+                c = cn
+            else:
+                c[:n] = cn
             if w_hr is not None:
                 hraw[t, :n] = hn
                 hn = np.matmul(hn, w_hr.T, out=out[t, :n])
@@ -95,7 +107,25 @@ def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
             s[...] = rounded.tanh(a) if mode == "rnn_tanh" else np.maximum(a, 0)
             hn = out[t, :n]
             hn[...] = s
-        h[:n] = hn
+        if dense:
+            h = hn
+        else:
+            h[:n] = hn
+    if dense and T:
+        first, last = (T - 1, 0) if reverse else (0, T - 1)
+        h = out[last].copy()
+        if reverse:
+            hprev[:-1] = out[1:]
+        else:
+            hprev[1:] = out[:-1]
+        hprev[first] = h0
+        if mode == "lstm":
+            c = cs[last].copy()
+            if reverse:
+                extra[:-1] = cs[1:]
+            else:
+                extra[1:] = cs[:-1]
+            extra[first] = c0
     work = (acts, hprev, extra, extra2, hraw)
     return out, h, c, work
 
