@@ -54,7 +54,9 @@ def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
         hraw = np.zeros((T, B, hid), dt) if w_hr is not None else None
     elif mode == "gru":
         extra = np.zeros((T, B, hid), dt)   # W_hn h + b_hn
-    whhT = w_hh.T
+    # (a C-ordered transpose: NumPy's small products run ~3x faster on it than on a view)
+    whhT = np.ascontiguousarray(w_hh.T)
+    whrT = None if w_hr is None else np.ascontiguousarray(w_hr.T)
     # Without packing every row is live at every step: the states are then views of the
     # output (and of ``cs``, the cell states after each step) instead of copies, and the
     # states before each step are the same arrays shifted by one step, made after the loop.
@@ -70,16 +72,14 @@ def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
         a = np.matmul(hp_, whhT)
         s = acts[t, :n]
         if mode == "lstm":
-            a += xp[t, :n]
-            rounded.gates(a, 2 * hid, 3 * hid, s)
+            rounded.gates(a, 2 * hid, 3 * hid, s, xp[t, :n])
             if dense:
                 cn = np.multiply(s[:, hid:2 * hid], c, out=cs[t])
             else:
                 extra[t] = c
                 cn = s[:, hid:2 * hid] * c[:n]
             cn += s[:, :hid] * s[:, 2 * hid:3 * hid]
-            tc = extra2[t, :n]
-            tc[...] = rounded.tanh(cn)
+            tc = rounded.tanh_into(cn, extra2[t, :n])
             hn = np.multiply(s[:, 3 * hid:], tc, out=out[t, :n] if w_hr is None else None)
             if dense:
                 c = cn
@@ -87,7 +87,7 @@ def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
                 c[:n] = cn
             if w_hr is not None:
                 hraw[t, :n] = hn
-                hn = np.matmul(hn, w_hr.T, out=out[t, :n])
+                hn = np.matmul(hn, whrT, out=out[t, :n])
         elif mode == "gru":
             if b_hh is not None:
                 a += b_hh
