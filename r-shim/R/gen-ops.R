@@ -1237,6 +1237,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param key_padding_mask See the Python documentation of the op of the same name (R conventions apply).
 #' @param log_input Whether `input` holds the log of the rate.
 #' @param log_target Whether `target` holds log-probabilities.
+#' @param lower See the Python documentation of the op of the same name (R conventions apply).
 #' @param max_norm See the Python documentation of the op of the same name (R conventions apply).
 #' @param max_val See the Python documentation of the op of the same name (R conventions apply).
 #' @param min_val See the Python documentation of the op of the same name (R conventions apply).
@@ -1281,6 +1282,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param theta See the Python documentation of the op of the same name (R conventions apply).
 #' @param threshold See the Python documentation of the op of the same name (R conventions apply).
 #' @param training See the Python documentation of the op of the same name (R conventions apply).
+#' @param upper Use (or return) the upper triangle instead of the lower one.
 #' @param upscale_factor See the Python documentation of the op of the same name (R conventions apply).
 #' @param use_input_stats See the Python documentation of the op of the same name (R conventions apply).
 #' @param use_separate_proj_weight See the Python documentation of the op of the same name (R conventions apply).
@@ -1583,6 +1585,42 @@ nnf_multi_head_attention_forward <- function(query, key, value, embed_dim_to_che
 #' @rdname nnf
 #' @export
 nnf_embedding_bag <- function(input, weight, offsets = NULL, max_norm = NULL, norm_type = 2L, scale_grad_by_freq = FALSE, mode = "mean", sparse = FALSE, per_sample_weights = NULL, include_last_offset = FALSE, padding_idx = NULL) { .r <- .External(rtp_fnx, "nnf_embedding_bag", input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx); if (is.object(.r)) .r else .fn_reply("nnf_embedding_bag", list(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_celu <- function(input, alpha = 1.0, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_celu", input, alpha, inplace); if (is.object(.r)) .r else .fn_reply("nnf_celu", list(input, alpha, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_softmin <- function(input, dim, dtype = NULL) { .r <- .External(rtp_fnx, "nnf_softmin", input, dim, dtype); if (is.object(.r)) .r else .fn_reply("nnf_softmin", list(input, dim, dtype), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_glu <- function(input, dim = -1L) { .r <- .External(rtp_fnx, "nnf_glu", input, dim); if (is.object(.r)) .r else .fn_reply("nnf_glu", list(input, dim), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_hardswish <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_hardswish", input, inplace); if (is.object(.r)) .r else .fn_reply("nnf_hardswish", list(input, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_prelu <- function(input, weight) { .r <- .External(rtp_fnx, "nnf_prelu", input, weight); if (is.object(.r)) .r else .fn_reply("nnf_prelu", list(input, weight), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_rrelu <- function(input, lower = 0.125, upper = 0.3333333333333333, training = FALSE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_rrelu", input, lower, upper, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_rrelu", list(input, lower, upper, training, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_softsign <- function(input) { .r <- .External(rtp_fnx, "nnf_softsign", input); if (is.object(.r)) .r else .fn_reply("nnf_softsign", list(input), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_tanhshrink <- function(input) { .r <- .External(rtp_fnx, "nnf_tanhshrink", input); if (is.object(.r)) .r else .fn_reply("nnf_tanhshrink", list(input), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_threshold <- function(input, threshold, value, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_threshold", input, threshold, value, inplace); if (is.object(.r)) .r else .fn_reply("nnf_threshold", list(input, threshold, value, inplace), .r, sys.call()) }
 
 #' Data types
 #'

@@ -212,7 +212,8 @@ def method_names():
 
 
 # nnf_* functions are not in the op registry; their R conventions are listed here.
-_NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",), "nnf_normalize": ("dim",)}
+_NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",), "nnf_normalize": ("dim",),
+             "nnf_softmin": ("dim",), "nnf_glu": ("dim",)}
 
 
 def _nnf_classes(t):
