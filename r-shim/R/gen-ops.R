@@ -1198,6 +1198,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param add_zero_attn See the Python documentation of the op of the same name (R conventions apply).
 #' @param align_corners See the Python documentation of the op of the same name (R conventions apply).
 #' @param alpha See the Python documentation of the op of the same name (R conventions apply).
+#' @param anchor See the Python documentation of the op of the same name (R conventions apply).
 #' @param approximate See the Python documentation of the op of the same name (R conventions apply).
 #' @param attn_mask See the Python documentation of the op of the same name (R conventions apply).
 #' @param avg_weights See the Python documentation of the op of the same name (R conventions apply).
@@ -1238,12 +1239,14 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param log_input Whether `input` holds the log of the rate.
 #' @param log_target Whether `target` holds log-probabilities.
 #' @param lower See the Python documentation of the op of the same name (R conventions apply).
+#' @param margin See the Python documentation of the op of the same name (R conventions apply).
 #' @param max_norm See the Python documentation of the op of the same name (R conventions apply).
 #' @param max_val See the Python documentation of the op of the same name (R conventions apply).
 #' @param min_val See the Python documentation of the op of the same name (R conventions apply).
 #' @param mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param momentum See the Python documentation of the op of the same name (R conventions apply).
 #' @param need_weights See the Python documentation of the op of the same name (R conventions apply).
+#' @param negative See the Python documentation of the op of the same name (R conventions apply).
 #' @param negative_slope See the Python documentation of the op of the same name (R conventions apply).
 #' @param norm_type See the Python documentation of the op of the same name (R conventions apply).
 #' @param normalized_shape See the Python documentation of the op of the same name (R conventions apply).
@@ -1262,6 +1265,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param padding_mode See the Python documentation of the op of the same name (R conventions apply).
 #' @param per_sample_weights See the Python documentation of the op of the same name (R conventions apply).
 #' @param pos_weight See the Python documentation of the op of the same name (R conventions apply).
+#' @param positive See the Python documentation of the op of the same name (R conventions apply).
 #' @param q_proj_weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param query See the Python documentation of the op of the same name (R conventions apply).
 #' @param recompute_scale_factor See the Python documentation of the op of the same name (R conventions apply).
@@ -1277,6 +1281,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param static_k See the Python documentation of the op of the same name (R conventions apply).
 #' @param static_v See the Python documentation of the op of the same name (R conventions apply).
 #' @param stride See the Python documentation of the op of the same name (R conventions apply).
+#' @param swap See the Python documentation of the op of the same name (R conventions apply).
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param tensor Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).
 #' @param theta See the Python documentation of the op of the same name (R conventions apply).
@@ -1621,6 +1626,34 @@ nnf_tanhshrink <- function(input) { .r <- .External(rtp_fnx, "nnf_tanhshrink", i
 #' @rdname nnf
 #' @export
 nnf_threshold <- function(input, threshold, value, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_threshold", input, threshold, value, inplace); if (is.object(.r)) .r else .fn_reply("nnf_threshold", list(input, threshold, value, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_hinge_embedding_loss <- function(input, target, margin = 1.0, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_hinge_embedding_loss", input, target, margin, reduction); if (is.object(.r)) .r else .fn_reply("nnf_hinge_embedding_loss", list(input, target, margin, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_soft_margin_loss <- function(input, target, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_soft_margin_loss", input, target, reduction); if (is.object(.r)) .r else .fn_reply("nnf_soft_margin_loss", list(input, target, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_multilabel_soft_margin_loss <- function(input, target, weight = NULL, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_multilabel_soft_margin_loss", input, target, weight, reduction); if (is.object(.r)) .r else .fn_reply("nnf_multilabel_soft_margin_loss", list(input, target, weight, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_cosine_embedding_loss <- function(input1, input2, target, margin = 0.0, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_cosine_embedding_loss", input1, input2, target, margin, reduction); if (is.object(.r)) .r else .fn_reply("nnf_cosine_embedding_loss", list(input1, input2, target, margin, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_margin_ranking_loss <- function(input1, input2, target, margin = 0.0, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_margin_ranking_loss", input1, input2, target, margin, reduction); if (is.object(.r)) .r else .fn_reply("nnf_margin_ranking_loss", list(input1, input2, target, margin, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_triplet_margin_loss <- function(anchor, positive, negative, margin = 1.0, p = 2L, eps = 1e-06, swap = FALSE, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_triplet_margin_loss", anchor, positive, negative, margin, p, eps, swap, reduction); if (is.object(.r)) .r else .fn_reply("nnf_triplet_margin_loss", list(anchor, positive, negative, margin, p, eps, swap, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_multi_margin_loss <- function(input, target, p = 1L, margin = 1.0, weight = NULL, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_multi_margin_loss", input, target, p, margin, weight, reduction); if (is.object(.r)) .r else .fn_reply("nnf_multi_margin_loss", list(input, target, p, margin, weight, reduction), .r, sys.call()) }
 
 #' Data types
 #'
