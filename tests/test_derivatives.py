@@ -1174,6 +1174,11 @@ from _matops_builders import add_builders  # noqa: E402
 
 add_builders(builder, Case, shape, anyv, distinct)
 
+# recurrent layers (derivatives/rnn.py): samples in their own file
+from _rnn_derivative_samples import add_rnn_samples  # noqa: E402
+
+add_rnn_samples(builder, Case, anyv)
+
 # ---------------------------------------------------------------- special functions, sampling
 # (rtorchpy/derivatives/special.py; values and PyTorch comparisons in tests/test_special.py)
 @builder("ErfBackward0", "ErfcBackward0")

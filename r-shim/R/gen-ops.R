@@ -1195,11 +1195,18 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #'
 #' R torch's `nnf_*` functions; dims and class targets are 1-based.
 #'
+#' @param add_zero_attn `TRUE`: append a row of zeros to the keys and values.
 #' @param align_corners `TRUE`: the corner pixels' centres are the grid's extremes (-1 and 1, or the input's first and last samples); `FALSE`: their outer edges are. `NULL` takes `FALSE`.
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
+#' @param anchor The anchor embeddings, shape `(N, D)`.
 #' @param approximate "none" for the exact GELU, "tanh" for its tanh approximation.
+#' @param attn_mask An optional mask added to (float) or blocking (bool, `TRUE` = masked) the attention scores, shape `(L, S)` or `(N * num_heads, L, S)`; `NULL`: none.
+#' @param avg_weights `TRUE`: the weights averaged over the heads; `FALSE`: one set per head.
+#' @param batch_first `TRUE`: the batch is the first dim of the inputs and outputs.
 #' @param beta A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the smooth L1 loss' switch point; LRN's exponent.
 #' @param bias An optional tensor added to the output (`NULL`: none): one value per output channel or feature.
+#' @param bias_k An optional bias row appended to the keys (`add_bias_kv`).
+#' @param bias_v An optional bias row appended to the values (`add_bias_kv`).
 #' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
 #' @param count_include_pad `TRUE`: the padding's zeros count in each window's average.
 #' @param delta The Huber loss' switch point between the squared and the absolute part.
@@ -1207,32 +1214,49 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param divisor_override If given, every window's sum is divided by this number instead of its size.
 #' @param downscale_factor The factor by which the height and width shrink (channels grow by its square).
+#' @param dropout_p The dropout probability applied to the attention weights (0: none).
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
+#' @param embed_dim_to_check The model's embedding size, checked against the query's last dim.
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
 #' @param grid A tensor of sampling locations in \[-1, 1\]: shape `(N, H_out, W_out, 2)` (x, y) for 4-d input.
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @param ignore_index A target value (1-based class) that contributes nothing to the loss or its mean.
+#' @param in_proj_bias The stacked projection biases, length `3E`, or `NULL`.
+#' @param in_proj_weight The stacked query/key/value projection weights, shape `(3E, E)`.
+#' @param include_last_offset `TRUE`: `offsets` has one more element, the end of the last bag.
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @param input A tensor.
 #' @param input1 The first input of the bilinear form, shape `(*, in1_features)`.
 #' @param input2 The second input: of the bilinear form (`nnf_bilinear`), or the Cholesky factor (`torch_cholesky_solve`).
+#' @param is_causal `TRUE`: each position attends only to itself and earlier positions.
 #' @param k `torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order (1 is the smallest, in R as in PyTorch).
+#' @param k_proj_weight The key projection's weight (with `use_separate_proj_weight`).
 #' @param kernel_size The window's size: a number, or one per spatial dimension.
+#' @param key The keys, shape `(S, N, E_k)` (or `(..., S, E)` for scaled dot-product attention).
+#' @param key_padding_mask An optional `(N, S)` mask of keys to ignore (bool `TRUE` or float added), for padded sequences.
 #' @param log_input Whether `input` holds the log of the rate.
 #' @param log_target Whether `target` holds log-probabilities.
+#' @param lower The lower bound of the random slope (`nnf_rrelu`).
+#' @param margin The margin of the loss (a number).
 #' @param max_norm If given, rows of `weight` looked up with a larger norm are rescaled to it (in place).
 #' @param max_val The upper end of the linear region (`nnf_hardtanh`).
 #' @param min_val The lower end of the linear region (`nnf_hardtanh`).
 #' @param mode `nnf_interpolate`/`nnf_upsample`: "nearest", "linear", "bilinear", "bicubic" or "trilinear"; `nnf_grid_sample`: "bilinear" or "nearest"; `nnf_pad`: "constant", "reflect", "replicate" or "circular"; `linalg_qr`: "reduced", "complete" or "r".
 #' @param momentum The weight of the current batch in the running statistics' update (`NULL`: a cumulative average).
+#' @param need_weights `TRUE`: also return the attention weights.
+#' @param negative The negative examples' embeddings, shape `(N, D)`.
 #' @param negative_slope The slope for negative inputs.
 #' @param norm_type The p of the p-norm (2 by default).
 #' @param normalized_shape The trailing shape normalized over (an integer vector).
 #' @param num_classes The number of classes; -1 (the default) takes the largest class value.
 #' @param num_groups How many groups the channels are split into; the channels must be divisible by it.
+#' @param num_heads The number of attention heads; `embed_dim` must be divisible by it.
+#' @param offsets For 1-d `input`: where each bag starts (0-based positions, as R torch takes them).
 #' @param out An optional tensor the result is written into (`nnf_normalize`), or `NULL`.
+#' @param out_proj_bias The output projection's bias, or `NULL`.
+#' @param out_proj_weight The output projection's weight, shape `(E, E)`.
 #' @param output_padding Extra size added to one side of each output dimension of a transposed convolution (smaller than `stride` or `dilation`), to choose among the output sizes the same input can come from.
 #' @param output_ratio The output's size as a fraction of the input's, per spatial dimension (give this or `output_size`).
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
@@ -1241,25 +1265,36 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param padding Zeros added on both sides of each spatial dimension: a number, one per dimension, or (for convolutions) "same" or "valid".
 #' @param padding_idx A row of `weight` (1-based) whose lookups get no gradient (a padding token).
 #' @param padding_mode What `nnf_grid_sample` reads outside the input: "zeros", "border" or "reflection".
+#' @param per_sample_weights Optional weights, one per index of `input` (mode "sum" only).
 #' @param pos_weight A weight for the positive examples, one per class (broadcast over the batch).
+#' @param positive The positive examples' embeddings, shape `(N, D)`.
+#' @param q_proj_weight The query projection's weight (with `use_separate_proj_weight`).
+#' @param query The queries, shape `(L, N, E)` (or `(N, L, E)` with `batch_first`); for `nnf_scaled_dot_product_attention`, `(..., L, E)`.
 #' @param random_samples Optional: the uniform draws in \[0, 1) that place the pooling windows, shape `(N, C, 2)` (or 3 for 3-d); `NULL` draws them from the default generator.
 #' @param recompute_scale_factor `TRUE`: compute the output size from `scale_factor` and then interpolate from that size alone.
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @param return_indices `TRUE`: also return where each maximum was (1-based flat positions), as `nnf_max_unpool*` takes them.
 #' @param running_mean The running means (updated in place when `training = TRUE`), or `NULL`.
 #' @param running_var The running variances (updated in place when `training = TRUE`), or `NULL`.
+#' @param scale The factor applied to the scores before the softmax (`NULL`: 1 / sqrt(E)).
 #' @param scale_factor The factor by which each spatial size grows: a number or one per dimension (give this or `size`).
 #' @param scale_grad_by_freq `TRUE`: each row's gradient is divided by how often it was looked up in the batch.
 #' @param size The shape of the draws when `mean` and `std` are numbers.
 #' @param sparse Accepted for R torch's sake; the gradient of `weight` is always dense here.
+#' @param static_k Not supported here (must be `NULL`).
+#' @param static_v Not supported here (must be `NULL`).
 #' @param stride The step of the window: a number, or one per spatial dimension (`NULL` in pooling: the kernel size).
+#' @param swap `TRUE`: use the distance between positive and negative when it is smaller (the distance swap).
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param tensor Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).
 #' @param theta A batch of affine matrices, shape `(N, 2, 3)` for 2-d (or `(N, 3, 4)` for 3-d).
 #' @param threshold Above `input * beta` = `threshold` the softplus is linear.
 #' @param training `TRUE`: apply dropout / use the batch's statistics; `FALSE`: the identity / the running statistics.
+#' @param upper Use (or return) the upper triangle instead of the lower one.
 #' @param upscale_factor The factor by which height and width grow (channels shrink by its square).
 #' @param use_input_stats `TRUE`: normalize with the input's own statistics.
+#' @param use_separate_proj_weight `TRUE`: the query, key and value projections are given separately (`q_proj_weight`, ...), as when `kdim`/`vdim` differ from `embed_dim`.
+#' @param v_proj_weight The value projection's weight (with `use_separate_proj_weight`).
 #' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
 #' @param var The variances: a tensor (input's shape, or one dim of size 1 or missing) or a number.
 #' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
@@ -1554,6 +1589,82 @@ nnf_fractional_max_pool2d <- function(input, kernel_size, output_size = NULL, ou
 #' @rdname nnf
 #' @export
 nnf_fractional_max_pool3d <- function(input, kernel_size, output_size = NULL, output_ratio = NULL, return_indices = FALSE, random_samples = NULL) { .r <- .External(rtp_fnx, "nnf_fractional_max_pool3d", input, kernel_size, output_size, output_ratio, return_indices, random_samples); if (is.object(.r)) .r else .fn_reply("nnf_fractional_max_pool3d", list(input, kernel_size, output_size, output_ratio, return_indices, random_samples), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_scaled_dot_product_attention <- function(query, key, value, attn_mask = NULL, dropout_p = 0.0, is_causal = FALSE, scale = NULL) { .r <- .External(rtp_fnx, "nnf_scaled_dot_product_attention", query, key, value, attn_mask, dropout_p, is_causal, scale); if (is.object(.r)) .r else .fn_reply("nnf_scaled_dot_product_attention", list(query, key, value, attn_mask, dropout_p, is_causal, scale), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_multi_head_attention_forward <- function(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training = TRUE, key_padding_mask = NULL, need_weights = TRUE, attn_mask = NULL, avg_weights = TRUE, use_separate_proj_weight = FALSE, q_proj_weight = NULL, k_proj_weight = NULL, v_proj_weight = NULL, static_k = NULL, static_v = NULL, batch_first = FALSE) { .r <- .External(rtp_fnx, "nnf_multi_head_attention_forward", query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask, avg_weights, use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v, batch_first); if (is.object(.r)) .r else .fn_reply("nnf_multi_head_attention_forward", list(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask, avg_weights, use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v, batch_first), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_embedding_bag <- function(input, weight, offsets = NULL, max_norm = NULL, norm_type = 2L, scale_grad_by_freq = FALSE, mode = "mean", sparse = FALSE, per_sample_weights = NULL, include_last_offset = FALSE, padding_idx = NULL) { .r <- .External(rtp_fnx, "nnf_embedding_bag", input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx); if (is.object(.r)) .r else .fn_reply("nnf_embedding_bag", list(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_celu <- function(input, alpha = 1.0, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_celu", input, alpha, inplace); if (is.object(.r)) .r else .fn_reply("nnf_celu", list(input, alpha, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_softmin <- function(input, dim, dtype = NULL) { .r <- .External(rtp_fnx, "nnf_softmin", input, dim, dtype); if (is.object(.r)) .r else .fn_reply("nnf_softmin", list(input, dim, dtype), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_glu <- function(input, dim = -1L) { .r <- .External(rtp_fnx, "nnf_glu", input, dim); if (is.object(.r)) .r else .fn_reply("nnf_glu", list(input, dim), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_hardswish <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_hardswish", input, inplace); if (is.object(.r)) .r else .fn_reply("nnf_hardswish", list(input, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_prelu <- function(input, weight) { .r <- .External(rtp_fnx, "nnf_prelu", input, weight); if (is.object(.r)) .r else .fn_reply("nnf_prelu", list(input, weight), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_rrelu <- function(input, lower = 0.125, upper = 0.3333333333333333, training = FALSE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_rrelu", input, lower, upper, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_rrelu", list(input, lower, upper, training, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_softsign <- function(input) { .r <- .External(rtp_fnx, "nnf_softsign", input); if (is.object(.r)) .r else .fn_reply("nnf_softsign", list(input), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_tanhshrink <- function(input) { .r <- .External(rtp_fnx, "nnf_tanhshrink", input); if (is.object(.r)) .r else .fn_reply("nnf_tanhshrink", list(input), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_threshold <- function(input, threshold, value, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_threshold", input, threshold, value, inplace); if (is.object(.r)) .r else .fn_reply("nnf_threshold", list(input, threshold, value, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_hinge_embedding_loss <- function(input, target, margin = 1.0, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_hinge_embedding_loss", input, target, margin, reduction); if (is.object(.r)) .r else .fn_reply("nnf_hinge_embedding_loss", list(input, target, margin, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_soft_margin_loss <- function(input, target, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_soft_margin_loss", input, target, reduction); if (is.object(.r)) .r else .fn_reply("nnf_soft_margin_loss", list(input, target, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_multilabel_soft_margin_loss <- function(input, target, weight = NULL, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_multilabel_soft_margin_loss", input, target, weight, reduction); if (is.object(.r)) .r else .fn_reply("nnf_multilabel_soft_margin_loss", list(input, target, weight, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_cosine_embedding_loss <- function(input1, input2, target, margin = 0.0, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_cosine_embedding_loss", input1, input2, target, margin, reduction); if (is.object(.r)) .r else .fn_reply("nnf_cosine_embedding_loss", list(input1, input2, target, margin, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_margin_ranking_loss <- function(input1, input2, target, margin = 0.0, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_margin_ranking_loss", input1, input2, target, margin, reduction); if (is.object(.r)) .r else .fn_reply("nnf_margin_ranking_loss", list(input1, input2, target, margin, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_triplet_margin_loss <- function(anchor, positive, negative, margin = 1.0, p = 2L, eps = 1e-06, swap = FALSE, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_triplet_margin_loss", anchor, positive, negative, margin, p, eps, swap, reduction); if (is.object(.r)) .r else .fn_reply("nnf_triplet_margin_loss", list(anchor, positive, negative, margin, p, eps, swap, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_multi_margin_loss <- function(input, target, p = 1L, margin = 1.0, weight = NULL, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_multi_margin_loss", input, target, p, margin, weight, reduction); if (is.object(.r)) .r else .fn_reply("nnf_multi_margin_loss", list(input, target, p, margin, weight, reduction), .r, sys.call()) }
 
 #' Layer functions with libtorch's names
 #'

@@ -97,6 +97,47 @@ PARAM_DOCS = {
     "random_samples": "Optional: the uniform draws in \\[0, 1) that place the pooling "
                       "windows, shape `(N, C, 2)` (or 3 for 3-d); `NULL` draws them from the "
                       "default generator.",
+    "query": "The queries, shape `(L, N, E)` (or `(N, L, E)` with `batch_first`); for "
+             "`nnf_scaled_dot_product_attention`, `(..., L, E)`.",
+    "key": "The keys, shape `(S, N, E_k)` (or `(..., S, E)` for scaled dot-product attention).",
+    "attn_mask": "An optional mask added to (float) or blocking (bool, `TRUE` = masked) the "
+                 "attention scores, shape `(L, S)` or `(N * num_heads, L, S)`; `NULL`: none.",
+    "key_padding_mask": "An optional `(N, S)` mask of keys to ignore (bool `TRUE` or float "
+                        "added), for padded sequences.",
+    "is_causal": "`TRUE`: each position attends only to itself and earlier positions.",
+    "dropout_p": "The dropout probability applied to the attention weights (0: none).",
+    "scale": "The factor applied to the scores before the softmax (`NULL`: 1 / sqrt(E)).",
+    "need_weights": "`TRUE`: also return the attention weights.",
+    "avg_weights": "`TRUE`: the weights averaged over the heads; `FALSE`: one set per head.",
+    "batch_first": "`TRUE`: the batch is the first dim of the inputs and outputs.",
+    "num_heads": "The number of attention heads; `embed_dim` must be divisible by it.",
+    "embed_dim_to_check": "The model's embedding size, checked against the query's last dim.",
+    "in_proj_weight": "The stacked query/key/value projection weights, shape `(3E, E)`.",
+    "in_proj_bias": "The stacked projection biases, length `3E`, or `NULL`.",
+    "bias_k": "An optional bias row appended to the keys (`add_bias_kv`).",
+    "bias_v": "An optional bias row appended to the values (`add_bias_kv`).",
+    "add_zero_attn": "`TRUE`: append a row of zeros to the keys and values.",
+    "out_proj_weight": "The output projection's weight, shape `(E, E)`.",
+    "out_proj_bias": "The output projection's bias, or `NULL`.",
+    "use_separate_proj_weight": "`TRUE`: the query, key and value projections are given "
+                                "separately (`q_proj_weight`, ...), as when `kdim`/`vdim` "
+                                "differ from `embed_dim`.",
+    "q_proj_weight": "The query projection's weight (with `use_separate_proj_weight`).",
+    "k_proj_weight": "The key projection's weight (with `use_separate_proj_weight`).",
+    "v_proj_weight": "The value projection's weight (with `use_separate_proj_weight`).",
+    "static_k": "Not supported here (must be `NULL`).",
+    "static_v": "Not supported here (must be `NULL`).",
+    "offsets": "For 1-d `input`: where each bag starts (0-based positions, as R torch takes "
+               "them).",
+    "include_last_offset": "`TRUE`: `offsets` has one more element, the end of the last bag.",
+    "per_sample_weights": "Optional weights, one per index of `input` (mode \"sum\" only).",
+    "margin": "The margin of the loss (a number).",
+    "anchor": "The anchor embeddings, shape `(N, D)`.",
+    "positive": "The positive examples' embeddings, shape `(N, D)`.",
+    "negative": "The negative examples' embeddings, shape `(N, D)`.",
+    "swap": "`TRUE`: use the distance between positive and negative when it is smaller "
+            "(the distance swap).",
+    "lower": "The lower bound of the random slope (`nnf_rrelu`).",
     "count_include_pad": "`TRUE`: the padding's zeros count in each window's average.",
     "ceil_mode": "`TRUE`: the output size is rounded up, so a last partial window counts.",
     "check_errors": "`TRUE`: an error when the matrix is not invertible / positive definite, "

@@ -47,6 +47,7 @@ from .optim import (optim_add_param_group, optim_defaults, optim_groups, optim_l
                     optim_state_dict, optim_step, optim_zero_grad)
 from .ops import (binary_callers, fn_caller, method_names, op_caller, op_callers,
                   unary_callers)
+from .rnn import rnn_forward, rnn_pack_padded, rnn_pad_packed, rnn_pad_sequence
 from .random import (generator_current_seed, generator_get_state, generator_new,
                      generator_set_current_seed, generator_set_state, rng_initial_seed,
                      rng_manual_seed)

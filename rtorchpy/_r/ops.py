@@ -216,7 +216,8 @@ def method_names():
 
 
 # nnf_* functions are not in the op registry; their R conventions are listed here.
-_NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",), "nnf_normalize": ("dim",)}
+_NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",), "nnf_normalize": ("dim",),
+             "nnf_softmin": ("dim",), "nnf_glu": ("dim",)}
 
 
 def _nnf_classes(t):
@@ -250,7 +251,9 @@ def _nnf_ignore_index(i):
 _CLASS_TARGETS = {"target": _nnf_target, "ignore_index": _nnf_ignore_index}
 _NNF_CONV = {"nnf_nll_loss": _CLASS_TARGETS, "nnf_cross_entropy": _CLASS_TARGETS,
              "nnf_embedding": {"input": r_index_arg, "padding_idx": _nnf_padding_idx},
-             "nnf_one_hot": {"tensor": _nnf_classes}}
+             "nnf_one_hot": {"tensor": _nnf_classes},
+             "nnf_embedding_bag": {"input": r_index_arg, "padding_idx": _nnf_padding_idx},
+             "nnf_multi_margin_loss": {"target": _nnf_target}}
 # pooling's indices (R torch's are 1-based): returned by max pooling, taken by unpooling
 _NNF_CONV.update({f"nnf_max_unpool{k}d": {"indices": r_index_arg} for k in (1, 2, 3)})
 _NNF_RETURNS_INDEX = {f"nnf_{kind}max_pool{k}d" for kind in ("", "adaptive_") for k in (1, 2, 3)}

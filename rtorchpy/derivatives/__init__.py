@@ -29,4 +29,4 @@ elementwise, reductions) and ``shape.py`` (linear algebra, shapes, indexing, los
 keeps one row of its own (``torch::autograd::CopyBackwards``, ``autograd/gradients.py``).
 """
 from ..autograd.rows import NODES, ROWS, row  # noqa: F401
-from . import elementwise, linalg, matops, nn, shape, special  # noqa: F401  (register their rows)
+from . import elementwise, linalg, matops, nn, rnn, shape, special  # noqa: F401  (register their rows)

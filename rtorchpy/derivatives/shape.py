@@ -30,6 +30,14 @@ def _mat2_grad(F, mat1, g, mat2):
 @row("MatmulBackward0", fresh=True, inputs=("self", "other"), saves=("self", "other"))
 def _matmul(F, g, needs, self, other):
     """self: g @ other^T;  other: self^T @ g   (batch dims summed back by the engine)"""
+    if other.ndim == 2 and self.ndim > 2:
+        # batches times one matrix (a linear layer on a sequence): other's gradient is one
+        # product over the folded batch, not a product per batch element summed afterwards
+        k, n = self.shape[-1], g.shape[-1]
+        return ((F.reshape(F.matmul(F.reshape(g, (-1, n)), F.mT(other)),
+                           tuple(g.shape[:-1]) + (k,)) if needs[0] else None),
+                (F.matmul(F.mT(F.reshape(self, (-1, k))), F.reshape(g, (-1, n)))
+                 if needs[1] else None))
     return ((F.matmul(g, F.mT(other)) if needs[0] else None),
             (F.matmul(F.mT(self), g) if needs[1] else None))
 

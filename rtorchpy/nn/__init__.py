@@ -25,6 +25,18 @@ from .normalization import *  # noqa: F401,F403
 from .normalization import __all__ as _normalization
 from .utils import *  # noqa: F401,F403
 from .utils import __all__ as _utils
+from .rnn import *  # noqa: F401,F403
+from .rnn import __all__ as _rnn
+from .rnn_utils import *  # noqa: F401,F403
+from .rnn_utils import __all__ as _rnn_utils
+from .transformer import *  # noqa: F401,F403
+from .transformer import __all__ as _transformer
+from .activation_more import *  # noqa: F401,F403
+from .activation_more import __all__ as _activation_more
+from .loss_more import *  # noqa: F401,F403
+from .loss_more import __all__ as _loss_more
 
 __all__ = sorted(set(_activation + _containers + _conv + _dropout + _embedding + _init + _linear +
-                     _loss + _module + _normalization + _pooling + _utils))
+                     _loss + _module + _normalization + _pooling + _utils + _rnn + _rnn_utils +
+                     _transformer + _activation_more +
+                     _loss_more))

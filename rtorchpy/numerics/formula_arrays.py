@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import conv, pool, rounded, special
+from . import conv, pool, rnn, rounded, special
 from .arrays import broadcast_view, clamp_offset, cumsum_of, diagonal_view, insert_axis, sgn
 from .formula_linalg import ArrayLinalg
 from .index_order import add_at, has_arrays, put, scatter_add_into, take
@@ -376,6 +376,9 @@ class _ArrayOps(ArrayLinalg):
         at_first = reverse_cumsum(np.where(zeros_so_far >= 1, gm * skipping, 0))
         out = np.where(first, at_first, out).astype(g.dtype, copy=False)
         return np.moveaxis(out, -1, dim)
+
+    # a recurrent layer's backward through time, from the forward's saved activations
+    rnn_layer_backward = staticmethod(rnn.node_backward)
 
 
 ARRAY_OPS = _ArrayOps()

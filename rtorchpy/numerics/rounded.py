@@ -128,3 +128,29 @@ sigmoid = in_float64(_sigmoid_f64, _sigmoid_split)
 sigmoid.__name__ = "sigmoid"
 
 
+
+
+def gates(a, lo, hi, out, addend=None):
+    """A recurrent cell's gate activations in one pass: ``sigmoid`` of every column of the 2-d
+    ``a`` (plus ``addend``, added in float64) except ``[lo:hi]``, ``tanh`` of those, computed
+    in float64 and rounded once into ``out`` (the dtype of ``out``). One widening per step
+    instead of one per gate: a recurrent layer calls this once per time step."""
+    w = a.astype(_F64) if addend is None else np.add(a, addend, dtype=_F64)
+    t = np.tanh(w[:, lo:hi]) if hi > lo else None
+    np.negative(w, out=w)
+    with np.errstate(over="ignore"):  # exp(-x) = inf for x < -709: sigmoid is 0 there
+        np.exp(w, out=w)
+    w += 1.0
+    np.reciprocal(w, out=w)
+    if t is not None:
+        w[:, lo:hi] = t
+    out[...] = w
+    return out
+
+
+def tanh_into(x, out):
+    """``tanh(x)`` written into ``out``, computed in float64 when ``out`` is float32/float16
+    (NumPy's buffered casting: no float64 copy of ``x`` is kept)."""
+    if _narrow(out.dtype):
+        return np.tanh(x, out=out, dtype=_F64, casting="unsafe")
+    return np.tanh(x, out=out)

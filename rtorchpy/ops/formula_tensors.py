@@ -18,6 +18,7 @@ from .index import _advanced, _index_put, index_backward, scatter_zeros
 from .matrix import einsum
 from .nnf import nll_grad_tensor
 from .nnf_layers import nnf_logsigmoid
+from .rnn import layer_backward_tensors
 from .shape import cat, diagonal_backward, stack
 from .special import xlogy
 
@@ -371,6 +372,9 @@ class _TensorOps(TensorLinalg):
         later = np.triu(np.ones((n, n), dtype=bool))  # j >= k
         terms = _TensorOps.where(later, products * gm.unsqueeze(-2), 0.0)
         return terms.sum(dim=-1).transpose(dim, -1)
+
+    # a recurrent layer replayed in recorded ops and differentiated with create_graph
+    rnn_layer_backward = staticmethod(layer_backward_tensors)
 
 
 def _as_bool(c):

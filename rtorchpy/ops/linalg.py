@@ -107,7 +107,12 @@ def matmul(self, other):
                            f"[{other._data.shape[0]}, {self._data.shape[-1]}] but got: "
                            f"[{other._data.shape[0]}, {other._data.shape[-2]}].")
     try:
-        data = np.matmul(self._data, other._data)
+        if b == 2:  # batches times one matrix: one BLAS product on the folded batch
+            x = self._data
+            data = np.matmul(x.reshape(-1, x.shape[-1]), other._data).reshape(
+                x.shape[:-1] + (other._data.shape[-1],))
+        else:
+            data = np.matmul(self._data, other._data)
     except ValueError as e:  # the batch dims do not broadcast
         raise shape_error(e, self._data.shape[:-2], other._data.shape[:-2]) from None
     out = wrap(data)

@@ -35,6 +35,14 @@ from .nnf_composite import *  # noqa: F401,F403  (normalize, lp pooling, local r
 from .nnf_composite import __all__ as _composite_names
 from .grid_sample import *  # noqa: F401,F403  (affine grids, grid sampling)
 from .grid_sample import __all__ as _grid_names
+from .attention import *  # noqa: F401,F403  (attention)
+from .attention import __all__ as _attention_names
+from .nnf_bag import *  # noqa: F401,F403  (embedding bags)
+from .nnf_bag import __all__ as _bag_names
+from .nnf_activations import *  # noqa: F401,F403  (more activations)
+from .nnf_activations import __all__ as _activation_names
+from .nnf_margin_losses import *  # noqa: F401,F403  (margin and embedding losses)
+from .nnf_margin_losses import __all__ as _margin_loss_names
 from .nnf_layers import *  # noqa: F401,F403
 from .nnf_layers import __all__ as _layer_names
 from .nnf_losses import *  # noqa: F401,F403  (kl_div, poisson_nll_loss, gaussian_nll_loss)
@@ -235,4 +243,5 @@ __all__ = (__all__ + ["nnf_one_hot"] + list(_layer_names) + list(_loss_names)
            + list(_pool_names) + list(_adaptive_names)
            + list(_norm_names) + list(_fold_names) + list(_interp_names)
            + list(_composite_names) + list(_grid_names) + list(_torch_layer_names)
-           + list(_fractional_names))
+           + list(_fractional_names) + list(_attention_names) + list(_bag_names)
+           + list(_activation_names) + list(_margin_loss_names))
