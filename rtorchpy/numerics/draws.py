@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from . import avx_math, box_muller32, libm
+from . import avx_math, box_muller32, libm, shuffle
 
 _F32 = np.float32
 _F64 = np.float64
@@ -178,14 +178,12 @@ def exponential(engine, n, lambd):
 
 
 def permutation(engine, n):
-    """libtorch's ``randperm(n)`` (n below 2^32 / 20): a Fisher-Yates pass where step ``i``
-    swaps position ``i`` with ``i + word % (n - i)``. The offsets are drawn at once; the swaps
-    depend on each other and run one by one on a list."""
-    if n <= 1:
-        return np.arange(n, dtype=np.int64)
-    steps = engine.words32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)
-    targets = (steps.astype(np.int64) + np.arange(n - 1, dtype=np.int64)).tolist()
-    r = list(range(n))
-    for i, j in enumerate(targets):
-        r[i], r[j] = r[j], r[i]
-    return np.array(r, dtype=np.int64)
+    """libtorch's ``randperm(n)``: Fisher-Yates with one 32-bit word per step below 2^32 / 20,
+    the inside-out shuffle with 64-bit words above (``shuffle.py``; no loop per element)."""
+    if n < shuffle.LARGE:
+        if n <= 1:
+            return np.arange(n, dtype=np.int64)
+        steps = engine.words32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)
+        return shuffle.fisher_yates(steps.astype(np.int64) + np.arange(n - 1, dtype=np.int64))
+    z = engine.words64(n) % np.arange(1, n + 1, dtype=np.uint64)
+    return shuffle.inside_out(z.astype(np.int64))
