@@ -1498,6 +1498,10 @@ nnf_alpha_dropout <- function(input, p = 0.5, training = FALSE, inplace = FALSE)
 
 #' @rdname nnf
 #' @export
+nnf_feature_alpha_dropout <- function(input, p = 0.5, training = FALSE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_feature_alpha_dropout", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_feature_alpha_dropout", list(input, p, training, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
 nnf_unfold <- function(input, kernel_size, dilation = 1L, padding = 0L, stride = 1L) { .r <- .External(rtp_fnx, "nnf_unfold", input, kernel_size, dilation, padding, stride); if (is.object(.r)) .r else .fn_reply("nnf_unfold", list(input, kernel_size, dilation, padding, stride), .r, sys.call()) }
 
 #' @rdname nnf
