@@ -819,7 +819,7 @@ torch_unbind <- function(self, dim = 1L) { .r <- .External(rtp_opx, "unbind", se
 #' @export
 torch_unflatten <- function(self, dim, sizes) { .r <- .External(rtp_opx, "unflatten", self, dim, sizes); if (is.object(.r)) .r else .op_reply("unflatten", list(self, dim, sizes), .r, sys.call()) }
 
-`.m_uniform_` <- function(self, a = 0.0, b = 1.0, generator = NULL) { .r <- .External(rtp_opx, "uniform_", self, a, b, generator); if (is.object(.r)) .r else .op_reply("uniform_", list(self, a, b, generator), .r, sys.call()) }
+`.m_uniform_` <- function(self, from_ = 0.0, to = 1.0, generator = NULL) { .r <- .External(rtp_opx, "uniform_", self, from_, to, generator); if (is.object(.r)) .r else .op_reply("uniform_", list(self, from_, to, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
