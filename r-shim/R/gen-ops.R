@@ -627,7 +627,7 @@ torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- 
 #' @export
 torch_quantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .r <- .External(rtp_opx, "quantile", self, q, dim, keepdim, interpolation); if (is.object(.r)) .r else .op_reply("quantile", list(self, q, dim, keepdim, interpolation), .r, sys.call()) }
 
-`.m_random_` <- function(self, from_ = NULL, to = NULL, generator = NULL) { .r <- .External(rtp_opx, "random_", self, from_, to, generator); if (is.object(.r)) .r else .op_reply("random_", list(self, from_, to, generator), .r, sys.call()) }
+`.m_random_` <- function(self, from = NULL, to = NULL, generator = NULL) { .r <- .External(rtp_opx, "random_", self, from, to, generator); if (is.object(.r)) .r else .op_reply("random_", list(self, from, to, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -819,7 +819,7 @@ torch_unbind <- function(self, dim = 1L) { .r <- .External(rtp_opx, "unbind", se
 #' @export
 torch_unflatten <- function(self, dim, sizes) { .r <- .External(rtp_opx, "unflatten", self, dim, sizes); if (is.object(.r)) .r else .op_reply("unflatten", list(self, dim, sizes), .r, sys.call()) }
 
-`.m_uniform_` <- function(self, from_ = 0.0, to = 1.0, generator = NULL) { .r <- .External(rtp_opx, "uniform_", self, from_, to, generator); if (is.object(.r)) .r else .op_reply("uniform_", list(self, from_, to, generator), .r, sys.call()) }
+`.m_uniform_` <- function(self, from = 0.0, to = 1.0, generator = NULL) { .r <- .External(rtp_opx, "uniform_", self, from, to, generator); if (is.object(.r)) .r else .op_reply("uniform_", list(self, from, to, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export

@@ -176,7 +176,9 @@ _POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos},
               "tensordot": {"dims": _r_tensordot_dims}, "new_tensor": {"data": _r_data}}
 
 # R torch's names for arguments whose Python name differs (the wrappers pass them by position)
-R_ARG_NAMES = {"nonzero": {"as_tuple": "as_list"}}
+# (R torch names `from` as it is: Python needs `from_`)
+R_ARG_NAMES = {"nonzero": {"as_tuple": "as_list"}, "uniform_": {"from_": "from"},
+               "random_": {"from_": "from"}}
 
 
 def _op_plans():
