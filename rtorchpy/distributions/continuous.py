@@ -12,6 +12,8 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..ops.creation import torch_empty, torch_rand, torch_randn
 from ..numerics.beta_grad import dirichlet_grad
 from ..numerics.gamma_grad import standard_gamma_grad
+from ..numerics.gammainc import gammainc
+from ..numerics.special import lgamma64, xlogy64
 from ..ops.random_state import engine
 from ..ops.shape import stack as torch_stack
 from ..tensor import Tensor
@@ -337,7 +339,20 @@ class Gamma(Distribution):
         return c.xlogy(r) + (c - 1).xlogy(value) - r * value - c.lgamma()
 
     def cdf(self, value):
-        raise NotImplementedError("cdf is not implemented for Gamma")
+        """P(concentration, rate * value), the regularised incomplete gamma function; its
+        gradient flows to ``value`` and ``rate`` (first order; as in PyTorch, not to
+        ``concentration``)."""
+        value = self._value(value, self.rate)
+        y = self.rate * value
+        c, yv = np.broadcast_arrays(self.concentration._data.astype(np.float64),
+                                    y._data.astype(np.float64))
+        dt = y._data.dtype
+        out = Tensor._make(gammainc(c, yv).astype(dt))
+        if is_grad_enabled() and y.requires_grad:
+            with np.errstate(all="ignore"):
+                dens = np.exp(xlogy64(c - 1, yv) - yv - lgamma64(c))
+            out = out + (y - y.detach()) * Tensor._make(dens.astype(dt))
+        return out
 
     def entropy(self):
         c = self.concentration

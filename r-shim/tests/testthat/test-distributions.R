@@ -182,3 +182,10 @@ test_that("supports and von Mises do not leak across the bridge", {
   grown <- live() - before
   expect_true(all(grown < 50), info = paste(grown, collapse = ", "))
 })
+
+test_that("gamma and chi2 cdf are base R's pgamma and pchisq", {
+  f64 <- function(x) torch_tensor(x, dtype = torch_float64())
+  expect_equal(as_array(distr_gamma(f64(c(0.5, 2, 30)), f64(c(1, 3, 0.5)))$cdf(
+    f64(c(0.3, 1, 55)))), pgamma(c(0.3, 1, 55), c(0.5, 2, 30), c(1, 3, 0.5)), tolerance = 1e-13)
+  expect_equal(as_array(distr_chi2(f64(3))$cdf(f64(2))), pchisq(2, 3), tolerance = 1e-13)
+})
