@@ -190,3 +190,20 @@ def test_live_gamma_cdf_against_pytorch():
     np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-13)
     np.testing.assert_allclose(v.grad.numpy(), tv.grad.numpy(), rtol=1e-12)
     np.testing.assert_allclose(r.grad.numpy(), tr.grad.numpy(), rtol=1e-12)
+
+
+def test_binomial_entropy():
+    # PyTorch 2.13: Binomial(5, [0.3, 0.9, 0.5]).entropy() in float64
+    p = _f64([0.3, 0.9, 0.5], True)
+    e = rt.distr_binomial(_f64([5.0, 5.0, 5.0]), p).entropy()
+    np.testing.assert_allclose(e.detach().numpy(),
+                               [1.4136148552834449, 0.9102051201901213, 1.5236708720427918],
+                               rtol=1e-14)
+    e.sum().backward()
+    h = 1e-6
+    num = [(rt.distr_binomial(5.0, _f64(q + h)).entropy().item() -
+            rt.distr_binomial(5.0, _f64(q - h)).entropy().item()) / (2 * h) for q in
+           (0.3, 0.9, 0.5)]
+    np.testing.assert_allclose(p.grad.numpy(), num, rtol=1e-6, atol=1e-9)
+    with pytest.raises(NotImplementedError, match="Inhomogeneous total count"):
+        rt.distr_binomial(_f64([5.0, 6.0]), _f64([0.3, 0.3])).entropy()

@@ -223,7 +223,9 @@ class Binomial(_CountWithProbs):
             return Tensor._make(rng.binomial(n, p).astype(self.probs._data.dtype))
 
     def log_prob(self, value):
-        value = self._value(value, self.total_count)
+        return self._log_prob(self._value(value, self.total_count))
+
+    def _log_prob(self, value):
         n, k = self.total_count, value
         logits = self.logits
         normalize = n * _clamp_by_zero(logits) + n * (-logits.abs()).exp().log1p() - \
@@ -231,7 +233,17 @@ class Binomial(_CountWithProbs):
         return k * logits - (k + 1).lgamma() - (n - k + 1).lgamma() - normalize
 
     def entropy(self):
-        raise NotImplementedError("entropy is not implemented for Binomial here")
+        """-sum p log p over 0..total_count (PyTorch: only when every total_count is the
+        same)."""
+        counts = self.total_count._data
+        n = int(counts.max()) if counts.size else 0
+        if counts.size and counts.min() != n:
+            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
+        ks = Tensor._make(np.arange(n + 1, dtype=self.probs._data.dtype).reshape(
+            (-1,) + (1,) * len(self.batch_shape)))
+        # (the support values are valid by construction: no need to validate them)
+        lp = self._log_prob(ks)
+        return -(lp.exp() * lp).sum(0)
 
 
 class NegativeBinomial(_CountWithProbs):
