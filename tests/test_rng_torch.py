@@ -32,6 +32,7 @@ def _ours(name):
         "randint_m5_9_500": lambda: rt.torch_randint(-5, 9, (500,)),
         "randint_big_50": lambda: rt.torch_randint(0, 2 ** 40, (50,)),
         "randperm_1000": lambda: rt.torch_randperm(1000),
+        "randperm_100003": lambda: rt.torch_randperm(100003),
         "exponential_f64_300": lambda: rt.torch_empty(300, dtype=F64).exponential_(2.5),
         "bernoulli_p03_200": lambda: rt.torch_bernoulli(rt.torch_empty(200), 0.3),
         "random_f32_100": lambda: rt.torch_empty(100).random_(),

@@ -59,6 +59,8 @@
       function() as.integer(unlist(g()))
     }), self)
   makeActiveBinding("has_rsample", get("has_rsample"), self)
+  makeActiveBinding("support", function()
+    .wrap_constraint(.bridge("distr_get", ptr, "support"), shift = categorical), self)
   for (p in unlist(.bridge("distr_get", ptr, "params")))
     makeActiveBinding(p, get(p), self)
   if (cls == "MixtureSameFamily") {
@@ -69,6 +71,42 @@
   }
   class(self) <- c(paste0("torch_", cls), "torch_Distribution", "R6")
   self
+}
+
+# A distribution's support, as R torch's constraint objects: `$check(value)` (a bool tensor:
+# which elements, or events, lie in it), `$lower_bound`/`$upper_bound` where it has them,
+# `$event_dim`, `$is_discrete`; class `torch_<Name>` (torch_Real, torch_GreaterThan, ...).
+# `shift`: the categorical's, whose values are 1-based in R.
+.wrap_constraint <- function(ptr, shift = FALSE) {
+  get <- function(name) .bridge("constraint_get", ptr, name)
+  self <- new.env(parent = emptyenv())
+  self$ptr <- ptr
+  off <- if (shift) 1L else 0L
+  self$check <- function(value) {
+    v <- .distr_value(value)
+    .distr_call("constraint_check", ptr, if (shift) v - 1L else v)
+  }
+  for (b in c("lower_bound", "upper_bound")) {
+    v <- get(b)
+    if (!is.null(v)) assign(b, v + off, envir = self)
+  }
+  self$event_dim <- get("event_dim")
+  self$is_discrete <- get("is_discrete")
+  class(self) <- c(paste0("torch_", get("class")), "torch_Constraint", "R6")
+  self
+}
+
+#' @export
+print.torch_Constraint <- function(x, ...) {
+  show <- function(v) {
+    v <- if (is_torch_tensor(v)) as_array(v) else v
+    if (length(v) == 1L) format(v) else paste0("(", paste(format(v), collapse = ", "), ")")
+  }
+  bounds <- c(if (!is.null(x$lower_bound)) paste0("lower_bound=", show(x$lower_bound)),
+              if (!is.null(x$upper_bound)) paste0("upper_bound=", show(x$upper_bound)))
+  cat(class(x)[[1L]], if (length(bounds)) paste0(": (", paste(bounds, collapse = ", "), ")"),
+      "\n", sep = "")
+  invisible(x)
 }
 
 #' @export
@@ -84,10 +122,12 @@ print.torch_Distribution <- function(x, ...) {
 #' gradient), `d$rsample(sample_shape)` (reparameterised: differentiable in the parameters,
 #' where the distribution has it), `d$log_prob(value)` (differentiable in the parameters and
 #' the value, to any order), `d$cdf()`, `d$icdf()`, `d$entropy()`, `d$expand(batch_shape)`,
-#' and the fields `d$mean`, `d$variance`, `d$stddev`, `d$batch_shape`, `d$event_shape` and the
-#' parameters. After `torch_manual_seed()` the samples of the normal, half-normal, uniform,
-#' exponential, laplace, log-normal, bernoulli, categorical, multivariate normal and mixture
-#' distributions are R torch's and PyTorch's; gamma, chi2, beta, dirichlet, student_t,
+#' and the fields `d$mean`, `d$variance`, `d$stddev`, `d$batch_shape`, `d$event_shape`, the
+#' parameters and `d$support` (a constraint object, class `torch_Real`, `torch_GreaterThan`,
+#' ...: `$check(value)`, `$lower_bound`/`$upper_bound` where it has them). After
+#' `torch_manual_seed()` the samples of the normal, half-normal, uniform, exponential, laplace,
+#' log-normal, bernoulli, categorical, multivariate normal, mixture and von Mises (PyTorch's
+#' rejection sampler; circular mean and variance) distributions are R torch's and PyTorch's; gamma, chi2, beta, dirichlet, student_t,
 #' poisson, binomial and negative binomial samples are reproducible by seed but drawn by
 #' another sampler. With `validate_args` (the default), invalid parameters
 #' or values are errors of class `value_error`.
@@ -96,7 +136,8 @@ print.torch_Distribution <- function(x, ...) {
 #' @param probs,logits Probabilities, or log-odds (bernoulli) / unnormalised
 #'   log-probabilities over the last dim (categorical): give one.
 #' @param rate Rate.
-#' @param concentration,df Gamma shape; chi-squared degrees of freedom.
+#' @param concentration,df Gamma shape (von Mises: its concentration kappa); chi-squared
+#'   degrees of freedom.
 #' @param covariance_matrix,precision_matrix,scale_tril The multivariate normal's
 #'   covariance, its inverse, or its lower Cholesky factor: give one.
 #' @param mixture_distribution,component_distribution A categorical over the components
@@ -214,3 +255,9 @@ distr_negative_binomial <- function(total_count, probs = NULL, logits = NULL,
                                     validate_args = NULL)
   .distr_new("distr_negative_binomial", total_count = total_count, probs = probs,
              logits = logits, validate_args = validate_args)
+
+#' @rdname distributions
+#' @export
+distr_von_mises <- function(loc, concentration, validate_args = NULL)
+  .distr_new("distr_von_mises", loc = loc, concentration = concentration,
+             validate_args = validate_args)

@@ -627,7 +627,7 @@ torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- 
 #' @export
 torch_quantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .r <- .External(rtp_opx, "quantile", self, q, dim, keepdim, interpolation); if (is.object(.r)) .r else .op_reply("quantile", list(self, q, dim, keepdim, interpolation), .r, sys.call()) }
 
-`.m_random_` <- function(self, from_ = NULL, to = NULL, generator = NULL) { .r <- .External(rtp_opx, "random_", self, from_, to, generator); if (is.object(.r)) .r else .op_reply("random_", list(self, from_, to, generator), .r, sys.call()) }
+`.m_random_` <- function(self, from = NULL, to = NULL, generator = NULL) { .r <- .External(rtp_opx, "random_", self, from, to, generator); if (is.object(.r)) .r else .op_reply("random_", list(self, from, to, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -819,7 +819,7 @@ torch_unbind <- function(self, dim = 1L) { .r <- .External(rtp_opx, "unbind", se
 #' @export
 torch_unflatten <- function(self, dim, sizes) { .r <- .External(rtp_opx, "unflatten", self, dim, sizes); if (is.object(.r)) .r else .op_reply("unflatten", list(self, dim, sizes), .r, sys.call()) }
 
-`.m_uniform_` <- function(self, a = 0.0, b = 1.0, generator = NULL) { .r <- .External(rtp_opx, "uniform_", self, a, b, generator); if (is.object(.r)) .r else .op_reply("uniform_", list(self, a, b, generator), .r, sys.call()) }
+`.m_uniform_` <- function(self, from = 0.0, to = 1.0, generator = NULL) { .r <- .External(rtp_opx, "uniform_", self, from, to, generator); if (is.object(.r)) .r else .op_reply("uniform_", list(self, from, to, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -1533,6 +1533,10 @@ nnf_dropout3d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r
 #' @rdname nnf
 #' @export
 nnf_alpha_dropout <- function(input, p = 0.5, training = FALSE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_alpha_dropout", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_alpha_dropout", list(input, p, training, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_feature_alpha_dropout <- function(input, p = 0.5, training = FALSE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_feature_alpha_dropout", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_feature_alpha_dropout", list(input, p, training, inplace), .r, sys.call()) }
 
 #' @rdname nnf
 #' @export

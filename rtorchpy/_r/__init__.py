@@ -38,7 +38,7 @@ from .callbacks import (call_function, ctx_mark, ctx_save, ctx_saved, dead_rvalu
                         make_function, r_function, register_hook, remove_hook)
 from .data import export_tensor, import_tensor, take_rows, tensor_epoch, tensor_epoch_next
 from .direct import direct_setup
-from .distributions import distr_call, distr_get, distr_new
+from .distributions import constraint_check, constraint_get, distr_call, distr_get, distr_new
 from .errors import RCallbackError
 from .handles import collected, release, stats
 from .index import index, set_index

@@ -3,8 +3,11 @@ distribution object by handle, inside an R6-like environment whose methods and f
 these three functions. Categorical values are 1-based in R: the R side shifts them."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import distributions as _d
 from ..distributions.base import Distribution
+from ..distributions.constraints import Constraint
 from ..tensor import Tensor
 from .handles import Raw, _dec, _get, guarded
 
@@ -61,3 +64,34 @@ def distr_get(h, name):
         return bool(d.has_rsample)
     v = getattr(d, name)
     return v
+
+
+@guarded
+def constraint_get(h, name):
+    """A support's (constraint's) class name, printed form, ``event_dim``, ``is_discrete`` and
+    bounds (``lower_bound``/``upper_bound``: None where it has none)."""
+    c = _get(h)
+    if not isinstance(c, Constraint):
+        raise ValueError("not a constraint")
+    if name == "class":
+        return c.name.split("(", 1)[0]
+    if name == "repr":
+        return c.name
+    if name in ("event_dim", "is_discrete"):
+        return getattr(c, name)
+    bound = {"lower_bound": "low", "upper_bound": "high"}.get(name)
+    if bound is None:
+        raise ValueError(f"a constraint has no field {name!r}")
+    return getattr(c, bound, None)
+
+
+@guarded
+def constraint_check(h, value):
+    """Which elements (events) of ``value`` satisfy the constraint: a bool tensor."""
+    c = _get(h)
+    if not isinstance(c, Constraint):
+        raise ValueError("not a constraint")
+    v = _dec(value)
+    if not isinstance(v, Tensor):
+        raise TypeError(f"value must be a tensor, not {type(v).__name__}")
+    return Tensor._make(np.asarray(c.check(v), dtype=bool))

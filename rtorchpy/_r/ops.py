@@ -177,8 +177,10 @@ _POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos},
               "tensordot": {"dims": _r_tensordot_dims}, "new_tensor": {"data": _r_data}}
 
 # R torch's names for arguments whose Python name differs (the wrappers pass them by position)
-R_ARG_NAMES = {"nonzero": {"as_tuple": "as_list"},
-               # (R torch's name: an R argument cannot begin with an underscore)
+# (R torch names `from` as it is: Python needs `from_`; an R argument cannot begin with an
+# underscore, so R torch's `random_samples` is Python's `_random_samples`)
+R_ARG_NAMES = {"nonzero": {"as_tuple": "as_list"}, "uniform_": {"from_": "from"},
+               "random_": {"from_": "from"},
                "nnf_fractional_max_pool2d": {"_random_samples": "random_samples"},
                "nnf_fractional_max_pool3d": {"_random_samples": "random_samples"}}
 

@@ -7,13 +7,14 @@ from .base import Distribution
 from .continuous import Beta, Chi2, Exponential, Gamma, Laplace, LogNormal, Normal, Uniform
 from .discrete import Bernoulli, Categorical, Poisson
 from .more import Binomial, Dirichlet, HalfNormal, NegativeBinomial, StudentT
+from .circular import VonMises
 from .multivariate import MixtureSameFamily, MultivariateNormal
 
 __all__ = ["Distribution", "distr_normal", "distr_bernoulli", "distr_categorical",
            "distr_poisson", "distr_gamma", "distr_chi2", "distr_multivariate_normal",
            "distr_mixture_same_family", "distr_uniform", "distr_exponential", "distr_beta",
            "distr_laplace", "distr_log_normal", "distr_half_normal", "distr_student_t",
-           "distr_dirichlet", "distr_binomial", "distr_negative_binomial"]
+           "distr_dirichlet", "distr_binomial", "distr_negative_binomial", "distr_von_mises"]
 
 
 def distr_normal(loc, scale, validate_args=None):
@@ -108,3 +109,8 @@ def distr_binomial(total_count=1, probs=None, logits=None, validate_args=None):
 def distr_negative_binomial(total_count, probs=None, logits=None, validate_args=None):
     """Negative binomial: failures before total_count successes (PyTorch's form)."""
     return NegativeBinomial(total_count, probs, logits, validate_args)
+
+
+def distr_von_mises(loc, concentration, validate_args=None):
+    """Von Mises on the circle: mean direction loc (radians), concentration kappa."""
+    return VonMises(loc, concentration, validate_args)

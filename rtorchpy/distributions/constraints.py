@@ -80,6 +80,7 @@ class _IntegerInterval(Constraint):
 
 class _NonNegativeInteger(Constraint):
     name = "IntegerGreaterThan(lower_bound=0)"
+    low = 0
     is_discrete = True
 
     def check(self, value):

@@ -10,8 +10,12 @@ import numpy as np
 
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops.creation import torch_empty, torch_rand, torch_randn
+from ..numerics.beta_grad import dirichlet_grad
 from ..numerics.gamma_grad import standard_gamma_grad
+from ..numerics.gammainc import gammainc
+from ..numerics.special import lgamma64, xlogy64
 from ..ops.random_state import engine
+from ..ops.shape import stack as torch_stack
 from ..tensor import Tensor
 from . import constraints
 from .base import Distribution, broadcast_all
@@ -271,6 +275,26 @@ def standard_gamma_array(alpha, generator=None):
     return rng.standard_gamma(alpha)
 
 
+def dirichlet_rsample(conc, shape):
+    """Dirichlet draws of ``shape`` (normalised gamma draws) for the concentration tensor
+    ``conc`` (last dim: the categories), differentiable in ``conc`` by PyTorch's implicit
+    gradient: ``D_k = d x_k / d c_k`` of the Beta(c_k, total - c_k) marginal
+    (``numerics/beta_grad.py``), then ``grad_c = D * (g - sum(x * g))``."""
+    dt = conc._data.dtype
+    c64 = np.broadcast_to(conc._data.astype(np.float64), shape)
+    g = standard_gamma_array(c64)
+    x = np.clip(g / g.sum(-1, keepdims=True), np.finfo(dt).tiny,
+                1 - np.finfo(dt).eps).astype(dt)
+    draws = Tensor._make(x)
+    if not (is_grad_enabled() and conc.requires_grad):
+        return draws
+    slope = dirichlet_grad(x.astype(np.float64), c64, c64.sum(-1, keepdims=True))
+    c = conc.expand(*shape)
+    # zero in value; its gradient is D * (g - sum(x * g)), PyTorch's backward
+    s = (c - c.detach()) * Tensor._make(slope.astype(dt))
+    return draws + s - draws * s.sum(-1, keepdim=True)
+
+
 class Gamma(Distribution):
     """Gamma with shape ``concentration`` and ``rate``."""
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
@@ -315,7 +339,20 @@ class Gamma(Distribution):
         return c.xlogy(r) + (c - 1).xlogy(value) - r * value - c.lgamma()
 
     def cdf(self, value):
-        raise NotImplementedError("cdf is not implemented for Gamma")
+        """P(concentration, rate * value), the regularised incomplete gamma function; its
+        gradient flows to ``value`` and ``rate`` (first order; as in PyTorch, not to
+        ``concentration``)."""
+        value = self._value(value, self.rate)
+        y = self.rate * value
+        c, yv = np.broadcast_arrays(self.concentration._data.astype(np.float64),
+                                    y._data.astype(np.float64))
+        dt = y._data.dtype
+        out = Tensor._make(gammainc(c, yv).astype(dt))
+        if is_grad_enabled() and y.requires_grad:
+            with np.errstate(all="ignore"):
+                dens = np.exp(xlogy64(c - 1, yv) - yv - lgamma64(c))
+            out = out + (y - y.detach()) * Tensor._make(dens.astype(dt))
+        return out
 
     def entropy(self):
         c = self.concentration
@@ -340,7 +377,7 @@ class Beta(Distribution):
     arg_constraints = {"concentration1": constraints.positive,
                        "concentration0": constraints.positive}
     support = constraints.unit_interval
-    has_rsample = False
+    has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         self.concentration1, self.concentration0 = broadcast_all(concentration1,
@@ -360,16 +397,11 @@ class Beta(Distribution):
         total = self.concentration1 + self.concentration0
         return self.concentration1 * self.concentration0 / (total ** 2 * (total + 1))
 
-    def sample(self, sample_shape=()):
-        shape = self._extended_shape(sample_shape)
-        dt = self.concentration1._data.dtype
-        a = standard_gamma_array(np.broadcast_to(self.concentration1._data.astype(np.float64),
-                                                 shape))
-        b = standard_gamma_array(np.broadcast_to(self.concentration0._data.astype(np.float64),
-                                                 shape))
-        x = a / (a + b)
-        tiny = np.finfo(dt).tiny
-        return Tensor._make(np.clip(x, tiny, 1 - np.finfo(dt).eps).astype(dt))
+    def rsample(self, sample_shape=()):
+        """As PyTorch: the first coordinate of a Dirichlet(concentration1, concentration0)
+        draw, with its implicit gradient (``Dirichlet.rsample``)."""
+        pair = torch_stack([self.concentration1, self.concentration0], -1)
+        return dirichlet_rsample(pair, self._extended_shape(sample_shape) + (2,)).select(-1, 0)
 
     def log_prob(self, value):
         value = self._value(value, self.concentration1)

@@ -13,7 +13,7 @@ from ..ops.random_state import engine
 from ..tensor import Tensor
 from . import constraints
 from .base import Distribution, broadcast_all
-from .continuous import Normal, standard_gamma_array
+from .continuous import Normal, dirichlet_rsample, standard_gamma_array
 from .discrete import probs_to_logits
 
 _HALF_LOG_2PI = 0.5 * math.log(2 * math.pi)
@@ -144,13 +144,12 @@ class Dirichlet(Distribution):
         con0 = self.concentration.sum(-1, keepdim=True)
         return self.concentration * (con0 - self.concentration) / (con0 ** 2 * (con0 + 1))
 
-    def sample(self, sample_shape=()):
-        shape = self._extended_shape(sample_shape)
-        dt = self.concentration._data.dtype
-        g = standard_gamma_array(np.broadcast_to(
-            self.concentration._data.astype(np.float64), shape))
-        x = g / g.sum(-1, keepdims=True)
-        return Tensor._make(np.clip(x, np.finfo(dt).tiny, 1 - np.finfo(dt).eps).astype(dt))
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        """Normalised gamma draws, differentiable in ``concentration`` by PyTorch's implicit
+        gradient (``dirichlet_rsample``)."""
+        return dirichlet_rsample(self.concentration, self._extended_shape(sample_shape))
 
     def log_prob(self, value):
         value = self._value(value, self.concentration)
@@ -224,7 +223,9 @@ class Binomial(_CountWithProbs):
             return Tensor._make(rng.binomial(n, p).astype(self.probs._data.dtype))
 
     def log_prob(self, value):
-        value = self._value(value, self.total_count)
+        return self._log_prob(self._value(value, self.total_count))
+
+    def _log_prob(self, value):
         n, k = self.total_count, value
         logits = self.logits
         normalize = n * _clamp_by_zero(logits) + n * (-logits.abs()).exp().log1p() - \
@@ -232,7 +233,17 @@ class Binomial(_CountWithProbs):
         return k * logits - (k + 1).lgamma() - (n - k + 1).lgamma() - normalize
 
     def entropy(self):
-        raise NotImplementedError("entropy is not implemented for Binomial here")
+        """-sum p log p over 0..total_count (PyTorch: only when every total_count is the
+        same)."""
+        counts = self.total_count._data
+        n = int(counts.max()) if counts.size else 0
+        if counts.size and counts.min() != n:
+            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
+        ks = Tensor._make(np.arange(n + 1, dtype=self.probs._data.dtype).reshape(
+            (-1,) + (1,) * len(self.batch_shape)))
+        # (the support values are valid by construction: no need to validate them)
+        lp = self._log_prob(ks)
+        return -(lp.exp() * lp).sum(0)
 
 
 class NegativeBinomial(_CountWithProbs):

@@ -10,7 +10,7 @@ So: evaluate in long double (x87 extended, 11 more bits than float64), round to 
 only where the long double value lies so close to the midpoint between two float64 values that
 glibc's own rounding could go either way ask ``math`` itself for that element (a few percent
 of them; checked against ``math`` on millions of values). ``log1p`` is always per element:
-glibc's is less accurate, so no margin is safe. Where ``long double`` is no wider than
+glibc's is less accurate, so no margin is safe; ``sin`` and ``cos`` too, where that is faster. Where ``long double`` is no wider than
 float64 every element goes through ``math``.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ _NEAR = 0.02
 
 
 def _per_element(fn, x):
-    return np.fromiter((fn(v) for v in x.tolist()), np.float64, count=x.size)
+    return np.fromiter(map(fn, x.tolist()), np.float64, count=x.size)
 
 
 def _make(np_fn, math_fn, wide=_WIDE):
@@ -51,5 +51,7 @@ def _make(np_fn, math_fn, wide=_WIDE):
 log = _make(np.log, math.log)
 # glibc's log1p is the older kind, up to about 1 ULP off: no shortcut, every element by math
 log1p = _make(np.log1p, math.log1p, wide=False)
-sin = _make(np.sin, math.sin)
-cos = _make(np.cos, math.cos)
+# sine and cosine: long double's are slow (x87 fsin, ~0.27 us each here), so calling the
+# library itself per element is 2.5x faster than the long double route
+sin = _make(np.sin, math.sin, wide=False)
+cos = _make(np.cos, math.cos, wide=False)

@@ -273,11 +273,12 @@ def _number(v, name):
 
 
 @op("uniform_", namespace=False)
-def uniform_(self, a=0.0, b=1.0, generator=None):
-    """Fill with values drawn uniformly from [a, b) (libtorch's for the same seed); returns
-    self."""
+def uniform_(self, from_=0.0, to=1.0, generator=None):
+    """Fill with values drawn uniformly from [from, to) (libtorch's for the same seed); returns
+    self. (``from_``: PyTorch's and R torch's ``from``, a Python keyword; R's partial matching
+    takes ``from =``.)"""
     self._check_inplace()
-    a, b = float(_number(a, "from")), float(_number(b, "to"))
+    a, b = float(_number(from_, "from")), float(_number(to, "to"))
     _float_kernel(self, "check_uniform_bounds")
     if a > b:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g}"

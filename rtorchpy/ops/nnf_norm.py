@@ -1,5 +1,5 @@
 """Normalization and dropout for images: ``nnf_group_norm``, ``nnf_instance_norm``,
-``nnf_dropout2d`` and ``nnf_dropout3d``.
+``nnf_dropout2d``, ``nnf_dropout3d`` and the alpha dropouts.
 
 Group normalization records libtorch's ``NativeGroupNormBackward0`` (formula in
 ``derivatives/norm.py``). Instance normalization is, as in libtorch, batch normalization of the
@@ -26,7 +26,7 @@ from .random_state import engine
 from .registry import as_tensor, recording, wrap
 
 __all__ = ["nnf_group_norm", "nnf_instance_norm", "nnf_dropout2d", "nnf_dropout3d",
-           "nnf_alpha_dropout"]
+           "nnf_alpha_dropout", "nnf_feature_alpha_dropout"]
 
 _SELU_ALPHA = 1.7580993408473766  # SELU's scale * alpha: where its negative side saturates
 
@@ -157,16 +157,29 @@ def nnf_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout for SELU networks: dropped elements are set to SELU's negative saturation value
     and the result is scaled and shifted so that inputs of mean 0 and variance 1 keep them
     (``input * a * mask + b``, libtorch's ``a`` and ``b``). The identity unless ``training``."""
+    return _alpha_dropout(input, p, training, inplace, False, "nnf_alpha_dropout")
+
+
+def nnf_feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """``nnf_alpha_dropout`` of whole channels: one mask value per (N, C) entry of an input
+    of 2 or more dims (PyTorch's ``feature_alpha_dropout``)."""
+    return _alpha_dropout(input, p, training, inplace, True, "nnf_feature_alpha_dropout")
+
+
+def _alpha_dropout(input, p, training, inplace, feature, name):
     p = float(p)
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    input = _float_input(input, "nnf_alpha_dropout")
+    input = _float_input(input, name)
+    if feature and input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     if not training or p == 0.0 or input.numel() == 0:
         return input
     if p == 1.0:
         return input.mul_(0.0) if inplace else mul(input, 0.0)
     dt = input._data.dtype
-    keep = (draws.unit_float64(engine(), input.numel()).reshape(input.shape) <
+    shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
+    keep = (draws.unit_float64(engine(), int(np.prod(shape))).reshape(shape) <
             1.0 - p).astype(np.float64)
     a = 1.0 / np.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
     noise = Tensor._make((keep * a).astype(dt))

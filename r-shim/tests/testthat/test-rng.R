@@ -68,3 +68,10 @@ test_that("generators do not leak across the bridge", {
   grown <- live() - before
   expect_true(all(grown < 50), info = paste(grown, collapse = ", "))
 })
+
+test_that("x$uniform_() takes R torch's from/to names", {
+  torch_manual_seed(1)
+  x <- torch_empty(3)$uniform_(from = -1, to = 1)
+  # PyTorch 2.13: torch.manual_seed(1); torch.empty(3).uniform_(-1, 1)
+  expect_equal(as_array(x), c(0.5153, -0.4414, -0.1939), tolerance = 1e-4)
+})
