@@ -37,7 +37,7 @@ from .context import AutogradContext, NamedValues, _new, _nv_class  # noqa: F401
 from .grad_mode import ANOMALY_USED, STATE
 from .graph import INPLACE_EPOCH, Node, SavedOutput
 from .record import set_edges
-from .views import gained_grad
+from .views import gained_history
 
 __all__ = ["autograd_function", "AutogradContext", "NamedValues", "FunctionNode"]
 
@@ -294,7 +294,7 @@ class _Spec:
                 values = [bound.arguments[n] for n in self.arg_names]
         else:  # every argument given by position: nothing to bind
             values = args
-        flags = tuple([isinstance(v, Tensor) and (v._requires_grad or gained_grad(v))
+        flags = tuple([isinstance(v, Tensor) and (v._requires_grad or gained_history(v))
                        for v in values])
         pattern = self.patterns.get(flags)
         if pattern is None:
