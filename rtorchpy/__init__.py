@@ -107,3 +107,7 @@ from .autograd.forward_ad import __all__ as _forward_ad_names  # noqa: E402
 from .autograd.forward_ad import *  # noqa: E402,F401,F403
 
 __all__ = sorted(set(__all__) | set(_forward_ad_names))
+from .ops.transforms import __all__ as _transform_names  # noqa: E402
+from .ops.transforms import *  # noqa: E402,F401,F403
+
+__all__ = sorted(set(__all__) | set(_transform_names))

@@ -17,6 +17,7 @@ import numpy as np
 from ..tensor import Tensor
 from .api import autograd_grad
 from .grad_mode import with_enable_grad
+from .forward_ad import autograd_dual_level, autograd_make_dual, autograd_unpack_dual
 from .graph import FORMULA_OPS
 
 __all__ = ["autograd_gradcheck", "autograd_gradgradcheck", "autograd_jacobian",
@@ -415,30 +416,21 @@ def autograd_vjp(fn, inputs, v=None, create_graph=False):
 def autograd_jvp(fn, inputs, v=None, create_graph=False):
     """Jacobian-vector product: returns ``(outputs, jvp)`` (as ``torch.autograd.functional.jvp``).
 
-    ``v`` has the shape of the inputs; it may be None only for a single one-element input. The
-    engine is reverse mode, so this uses the double-vjp trick: ``g(u) = J^T u`` is linear in
-    ``u``, and differentiating it w.r.t. ``u`` along ``v`` gives ``J v``.
+    ``v`` has the shape of the inputs; it may be None only for a single one-element input. One
+    forward pass with forward-mode AD: each input is made a dual tensor with its entry of ``v``
+    as tangent, and the outputs' tangents are the product.
     """
     in_tuple, ins = _as_tuple(inputs, "inputs")
     ins = _prepare(ins, create_graph)
     vs = _vectors(v, ins, "inputs", "jvp")
-    with with_enable_grad():
-        out_tuple, outs = _as_tuple(fn(*ins), "outputs of the function")
-        us = []
-        for o in outs:
-            u = Tensor._make(np.zeros(o._data.shape, dtype=o._data.dtype))
-            u._requires_grad = True
-            us.append(u)
-        g = _grads(outs, ins, us, create_graph=True)
-        pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi._requires_grad]
-        res = [None] * len(us)
-        if pairs:
-            res = autograd_grad([p[0] for p in pairs], us, [p[1] for p in pairs],
-                                create_graph=create_graph, allow_unused=True)
-    res = [_finish(r, create_graph) if r is not None
+    with with_enable_grad(), autograd_dual_level():
+        duals = [autograd_make_dual(x, vi.to(x.dtype)) for x, vi in zip(ins, vs)]
+        out_tuple, outs = _as_tuple(fn(*duals), "outputs of the function")
+        pairs = [autograd_unpack_dual(o) for o in outs]
+    res = [_finish(t, create_graph) if t is not None
            else Tensor._make(np.zeros(o._data.shape, dtype=o._data.dtype))
-           for r, o in zip(res, outs)]
-    outs = tuple(_finish(o, create_graph) for o in outs)
+           for (_, t), o in zip(pairs, outs)]
+    outs = tuple(_finish(p, create_graph) for p, _ in pairs)
     return (outs if out_tuple else outs[0]), (tuple(res) if out_tuple else res[0])
 
 

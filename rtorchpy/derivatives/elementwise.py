@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from ..autograd.forward_ad import diagonal
 from ..autograd.rows import row
 
 
@@ -550,3 +551,16 @@ def _log_softmax(F, g, needs, result, dim):
 
 
 # linear algebra, shape and views, indexing and losses: the rest of the same table
+
+
+# Forward mode: these rows' Jacobians are diagonal (after broadcasting), so each formula applied
+# to an input's tangent is that input's share of the output tangent (autograd/forward_ad.py).
+diagonal("AddBackward0", "AddBackward1", "SubBackward0", "SubBackward1", "RsubBackward1",
+         "MulBackward0", "MulBackward1", "DivBackward0", "DivBackward1", "NegBackward0",
+         "PowBackward0", "PowBackward1", "PowBackward2", "AbsBackward0", "ExpBackward0",
+         "Expm1Backward0", "LogBackward0", "Log1PBackward0", "Log2Backward0", "Log10Backward0",
+         "SqrtBackward0", "RsqrtBackward0", "ReciprocalBackward0", "SinBackward0", "CosBackward0",
+         "TanBackward0", "TanhBackward0", "AsinBackward0", "AcosBackward0", "AtanBackward0",
+         "SinhBackward0", "CoshBackward0", "AsinhBackward0", "AcoshBackward0", "AtanhBackward0",
+         "SigmoidBackward0", "ReluBackward0", "ClampBackward1", "MaximumBackward0",
+         "MinimumBackward0")

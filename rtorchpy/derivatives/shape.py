@@ -4,6 +4,7 @@ What a row is: see ``rtorchpy/derivatives/__init__.py``.
 """
 from __future__ import annotations
 
+from ..autograd.forward_ad import tangent
 from ..autograd.rows import row
 from ..tensor import Tensor
 
@@ -60,6 +61,37 @@ def _addmm(F, g, needs, mat1, mat2, beta, alpha):
 
 
 # ---------------------------------------------------------------- shape and views
+# Forward mode: the products are bilinear, so their tangent is the product rule, one matmul per
+# input that carries a tangent (faster than the generic transpose trick of forward_ad.py).
+def _product_rule(F, tans, a, b, mul):
+    out = None
+    if tans[0] is not None:
+        out = mul(tans[0], b)
+    if tans[1] is not None:
+        part = mul(a, tans[1])
+        out = part if out is None else out + part
+    return out
+
+
+@tangent("MmBackward0", "MatmulBackward0", "MvBackward0", "DotBackward0")
+def _matmul_tangent(F, tans, inputs, outputs, params):
+    """result: t_self @ other + self @ t_other"""
+    return _product_rule(F, tans, inputs[0], inputs[1], F.matmul)
+
+
+@tangent("AddmmBackward0")
+def _addmm_tangent(F, tans, inputs, outputs, params):
+    """result: beta * t_self + alpha * (t_mat1 @ mat2 + mat1 @ t_mat2)"""
+    beta, alpha = params
+    out = _product_rule(F, tans[1:], inputs[1], inputs[2], F.matmul)
+    if out is not None and alpha != 1:
+        out = out * alpha
+    if tans[0] is not None:
+        part = tans[0] if beta == 1 else tans[0] * beta
+        out = part if out is None else out + part
+    return out
+
+
 @row("TBackward0")
 def _t(F, g, needs):
     """self: g^T"""
