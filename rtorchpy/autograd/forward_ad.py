@@ -253,9 +253,10 @@ def _transpose_rule(node_cls, inputs, outputs, params, tans, saved):
             term = (r * t).sum()
             h = term if h is None else h + term
         wanted = [u for u, d in zip(us, differentiable) if d]
-        if h is None or not wanted:
-            return [None] * len(outputs)
-        grads = iter(autograd_grad([h], wanted, allow_unused=True, create_graph=keep))
+        if h is None:  # the outputs do not depend on the dual inputs: a zero tangent
+            grads = iter([None] * len(wanted))
+        else:
+            grads = iter(autograd_grad([h], wanted, allow_unused=True, create_graph=keep))
     finally:
         STATE.grad_enabled = prev
     out = []

@@ -34,7 +34,7 @@ from ..numerics.broadcast import check_grad_shape
 from ..tensor import Tensor
 # NamedValues is part of this module's __all__
 from .context import AutogradContext, NamedValues, _new, _nv_class  # noqa: F401
-from .grad_mode import ANOMALY_USED, STATE
+from .grad_mode import ANOMALY_USED, FORWARD_AD, STATE
 from .graph import INPLACE_EPOCH, Node, SavedOutput
 from .record import set_edges
 from .views import gained_history
@@ -142,8 +142,9 @@ class _Spec:
     """What one ``autograd_function`` knows: user functions, names, and the backward-result
     mapping (shared by all calls)."""
 
-    def __init__(self, forward, backward, name, strict_names):
+    def __init__(self, forward, backward, name, strict_names, jvp=None):
         self.forward, self.backward = forward, backward
+        self.jvp = jvp
         self.name = name
         self.strict_names = strict_names
         params = list(inspect.signature(forward).parameters.values())
@@ -308,6 +309,8 @@ class _Spec:
             node = self._new_node(ctx, values, var_index)
         previous = STATE.grad_enabled
         STATE.grad_enabled = False
+        level = FORWARD_AD[0]
+        FORWARD_AD[0] = 0  # forward computes primals; the tangents are jvp's business
         ctx._in_forward = True
         try:
             # by name, as R torch calls forward (the R shim's wrappers rely on it); only
@@ -328,8 +331,48 @@ class _Spec:
                 raise
         finally:
             STATE.grad_enabled = previous
+            FORWARD_AD[0] = level
             ctx._in_forward = False
-        return self._wrap_outputs(result, ctx, node, values)
+        out = self._wrap_outputs(result, ctx, node, values)
+        if level:
+            self._set_tangents(ctx, values, out, level)
+        return out
+
+    def _set_tangents(self, ctx, values, out, level):
+        """Forward AD through a custom function: ``jvp(ctx, *tangents)`` (one per forward
+        argument, None where it has none) gives the outputs' tangents."""
+        tans = [v._fw[1] if isinstance(v, Tensor) and v._fw is not None and v._fw[0] == level
+                else None for v in values]
+        if all(t is None for t in tans):
+            return
+        if self.jvp is None:
+            raise RuntimeError(f"{self.name}: you must implement the jvp function for a custom "
+                               "autograd function to use it with forward mode AD (give "
+                               "autograd_function a jvp(ctx, *tangents)).")
+        FORWARD_AD[0] = 0
+        try:
+            res = self.jvp(ctx, *tans)
+        except Exception as exc:
+            _add_note(exc, "jvp", self.name)
+            raise
+        finally:
+            FORWARD_AD[0] = level
+        outs = list(out.values()) if isinstance(out, dict) else \
+            list(out) if isinstance(out, (tuple, list)) else [out]
+        res = list(res.values()) if isinstance(res, dict) else \
+            list(res) if isinstance(res, (tuple, list)) else [res]
+        if len(res) != len(outs):
+            raise RuntimeError(f"{self.name}: jvp returned {len(res)} tangents for "
+                               f"{len(outs)} outputs")
+        for o, t in zip(outs, res):
+            if t is None or not isinstance(o, Tensor):
+                continue
+            if not isinstance(t, Tensor):
+                t = Tensor(t, dtype=o.dtype)
+            if tuple(t.shape) != tuple(o.shape):
+                raise RuntimeError(f"{self.name}: jvp returned a tangent of shape "
+                                   f"{list(t.shape)} for an output of shape {list(o.shape)}")
+            o._fw = (level, t)
 
     def _pattern(self, flags):
         """``needs_input_grad`` and the recorded inputs' positions for one pattern of which
@@ -482,7 +525,7 @@ def _pack_saved(ctx, node):
     ctx._pending = None
 
 
-def autograd_function(forward, backward, name=None, strict_names=True):
+def autograd_function(forward, backward, name=None, strict_names=True, jvp=None):
     """Define a differentiable function from a ``forward`` and a ``backward``.
 
     Args:
@@ -504,6 +547,9 @@ def autograd_function(forward, backward, name=None, strict_names=True):
             passes ``"torch::autograd::LanternNode"``, R torch's name for every custom function.
         strict_names: with True (default) a dict from backward naming something that is not a
             forward argument is an error; False ignores such names, as R torch does.
+        jvp: optional ``jvp(ctx, *tangents)`` for forward-mode AD (``autograd_make_dual``,
+            ``autograd_jacfwd``): one tangent per forward argument (None where it has none),
+            returning one tangent per output; forward's ``ctx`` is passed on.
 
     Returns:
         A function with forward's signature minus ``ctx`` (``__signature__`` is set). Tensors
@@ -532,7 +578,9 @@ def autograd_function(forward, backward, name=None, strict_names=True):
     """
     if not callable(forward) or not callable(backward):
         raise TypeError("autograd_function needs callable forward and backward")
-    spec = _Spec(forward, backward, name or _default_name(forward), bool(strict_names))
+    if jvp is not None and not callable(jvp):
+        raise TypeError("autograd_function: jvp must be callable or None")
+    spec = _Spec(forward, backward, name or _default_name(forward), bool(strict_names), jvp)
 
     def custom_function(*args, **kwargs):
         return spec.call(args, kwargs)
@@ -545,6 +593,7 @@ def autograd_function(forward, backward, name=None, strict_names=True):
     custom_function.__module__ = getattr(forward, "__module__", __name__)
     custom_function.forward = forward
     custom_function.backward = backward
+    custom_function.jvp = jvp
     custom_function.node_name = spec.name
     custom_function.strict_names = spec.strict_names
     return custom_function
