@@ -213,3 +213,31 @@ def test_vmap_randomness_same_and_different():
     diff = rt.autograd_vmap(lambda a: a + rt.torch_randn(3, dtype=F64),
                             randomness="different")(x)
     assert not np.allclose(diff.numpy(), diff.numpy()[0])
+
+
+# ------------------------------------------------------------------------------ functional API
+
+@pytest.mark.parametrize("name", ["matmul_tanh_mlp", "linalg_solve_det", "reductions"])
+def test_autograd_jacobian_forward_mode_strategy(name):
+    f, x = SUITE[name], _t(POINT)
+    jac = rt.autograd_jacobian(f, x, vectorize=True, strategy="forward-mode")
+    _close(jac, RECORDED[name]["jacobian"], "forward-mode jacobian")
+    _close(rt.autograd_jacobian(f, x, vectorize=True), RECORDED[name]["jacobian"], "vectorize")
+
+
+def test_autograd_hessian_vectorized_and_forward_over_reverse():
+    f, x = SUITE["scalar_logistic"], _t(POINT)
+    expected = RECORDED["scalar_logistic"]["hessian"]
+    _close(rt.autograd_hessian(f, x, vectorize=True), expected, "vectorize")
+    _close(rt.autograd_hessian(f, x, vectorize=True, outer_jacobian_strategy="forward-mode"),
+           expected, "forward-over-reverse")
+
+
+def test_autograd_jacobian_strategy_errors():
+    f, x = SUITE["matmul_tanh_mlp"], _t(POINT)
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
+        rt.autograd_jacobian(f, x, strategy="forward-mode")
+    with pytest.raises(NotImplementedError, match="`create_graph=True` and"):
+        rt.autograd_jacobian(f, x, create_graph=True, vectorize=True, strategy="forward-mode")
+    with pytest.raises(ValueError, match="Expected strategy to be either"):
+        rt.autograd_jacobian(f, x, strategy="sideways")

@@ -305,6 +305,8 @@ def _prepare(inputs, create_graph):
         else:
             a = Tensor._make(t._data, version=t._version)
             a._requires_grad = True
+            if t._fw is not None:  # forward-over-reverse: the tangent goes along
+                a._fw = t._fw
             out.append(a)
     return tuple(out)
 
@@ -337,14 +339,40 @@ def _post(res, out_tuple, in_tuple):
     return res[0][0]
 
 
-def autograd_jacobian(fn, inputs, create_graph=False):
+STRATEGIES = ("forward-mode", "reverse-mode")
+
+
+def autograd_jacobian(fn, inputs, create_graph=False, strict=False, vectorize=False,
+                      strategy="reverse-mode"):
     """The Jacobian of ``fn`` at ``inputs`` (as ``torch.autograd.functional.jacobian``).
 
     ``inputs`` is a Tensor or a tuple of Tensors; ``fn`` returns a Tensor or a tuple of Tensors.
     Entry ``[k][i]`` has shape ``outputs[k].shape + inputs[i].shape``; the nesting is dropped
     where the inputs or outputs were a single Tensor. With ``create_graph=True`` the result is
     itself differentiable. Outputs that do not depend on an input give zeros.
+    ``strategy="forward-mode"`` (which needs ``vectorize=True``, as in PyTorch) computes it with
+    one forward-mode pass per input element instead of one backward pass per output element:
+    the better choice when there are more outputs than inputs. ``strict`` is accepted for
+    PyTorch's signature and refused where PyTorch refuses it.
     """
+    if strategy not in STRATEGIES:
+        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode". '
+                         'Hint: If your function has more outputs than inputs, "forward-mode" '
+                         'tends to be more performant. Otherwise, prefer to use "reverse-mode".')
+    if strict and (vectorize or strategy == "forward-mode"):
+        raise RuntimeError("autograd_jacobian: `strict=True` and `vectorize=True` or "
+                           '`strategy="forward-mode"` are not supported together.')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError('autograd_jacobian: `create_graph=True` and '
+                                      '`strategy="forward-mode"` are not supported together '
+                                      '(yet). Please either set `create_graph=False` or '
+                                      '`strategy="reverse-mode"`.')
+        if not vectorize:
+            raise NotImplementedError("Computing Jacobian using forward-AD or "
+                                      "forward-over-reverse Hessian is only implemented for "
+                                      "`vectorize=True`.")
+        return _jacobian_forward(fn, inputs)
     in_tuple, ins = _as_tuple(inputs, "inputs")
     ins = _prepare(ins, create_graph)
     with with_enable_grad():
@@ -371,12 +399,47 @@ def _jacobian_block(o, t, k, ins, create_graph):
     return Tensor._make(np.stack([r._data for r in rows]).reshape(shape))
 
 
-def autograd_hessian(fn, inputs, create_graph=False):
+def _jacobian_forward(fn, inputs):
+    """The Jacobian by forward mode: one pass per input element, its tangent a basis vector."""
+    in_tuple, ins = _as_tuple(inputs, "inputs")
+    ins = [x.detach() for x in ins]
+    cols = [[] for _ in ins]
+    out_tuple, outs = False, ()
+    with with_enable_grad(), autograd_dual_level():
+        for i, x in enumerate(ins):
+            for m in range(x._data.size):
+                e = np.zeros(x._data.shape, dtype=x._data.dtype)
+                e.reshape(-1)[m] = 1
+                args = list(ins)
+                args[i] = autograd_make_dual(x, Tensor._make(e))
+                out_tuple, outs = _as_tuple(fn(*args), "outputs of the function")
+                cols[i].append([autograd_unpack_dual(o).tangent for o in outs])
+        if not any(cols):
+            out_tuple, outs = _as_tuple(fn(*ins), "outputs of the function")
+    res = []
+    for k, o in enumerate(outs):
+        row = []
+        for i, x in enumerate(ins):
+            block = np.zeros(tuple(o.shape) + (x._data.size,), dtype=x._data.dtype)
+            for m, col in enumerate(cols[i]):
+                if col[k] is not None:
+                    block[..., m] = col[k]._data
+            row.append(Tensor._make(block.reshape(tuple(o.shape) + tuple(x.shape))))
+        res.append(row)
+    return _post(res, out_tuple, in_tuple)
+
+
+def autograd_hessian(fn, inputs, create_graph=False, strict=False, vectorize=False,
+                     outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a function returning one element (as ``torch.autograd.functional.hessian``).
 
     For a single input Tensor the result has shape ``inputs.shape + inputs.shape``; for a tuple
     of inputs it is a tuple of tuples, entry ``[i][j]`` of shape ``in[i].shape + in[j].shape``.
+    ``vectorize=True`` with ``outer_jacobian_strategy="forward-mode"`` is forward-over-reverse
+    (the outer Jacobian by forward mode, through backward's formulas).
     """
+    if outer_jacobian_strategy not in STRATEGIES:
+        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     in_tuple, ins = _as_tuple(inputs, "inputs")
 
     def scalar_fn(*xs):
@@ -391,7 +454,8 @@ def autograd_hessian(fn, inputs, create_graph=False):
     def gradient(*xs):
         return autograd_jacobian(scalar_fn, xs, create_graph=True)
 
-    res = autograd_jacobian(gradient, ins, create_graph=create_graph)
+    res = autograd_jacobian(gradient, ins, create_graph=create_graph, strict=strict,
+                            vectorize=vectorize, strategy=outer_jacobian_strategy)
     return res if in_tuple else res[0][0]
 
 
