@@ -38,6 +38,7 @@ WORKLOADS = {
     "W11": ("w11_distributions.py", "Distributions: log_prob forward and backward"),
     "W12": ("w12_dataloader.py", "Data loading: a tensor_dataset epoch, an R dataset()"),
     "W13": ("w13_convnets.py", "Convnets: LeNet-5 step, 1-D convnet step, conv2d forward"),
+    "W15": ("w15_transforms.py", "Function transforms: Hessian, jacfwd, vmap(grad)"),
 }
 ENGINE_NAMES = {"rtorchpy": "rtorchpy", "numpy": "NumPy by hand", "torch": "PyTorch",
                 "rtorchpy custom": "rtorchpy custom fn", "rtorchpy built-in": "rtorchpy built-in",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ..autograd.forward_ad import diagonal
+from ..autograd.forward_ad import diagonal, tangent
 from ..autograd.rows import row
 
 
@@ -403,6 +403,14 @@ def _mean_dim(F, g, needs, shape, dims, keepdim, count):
     return F.expand(F.restore_dims(g, dims, keepdim) / count, shape)
 
 
+@tangent("SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1")
+def _sum_mean_tangent(F, tans, inputs, outputs, params):
+    """linear: the same reduction of the tangent (params: shape[, dims, keepdim][, count])"""
+    t = tans[0]
+    out = t.sum(dim=params[1], keepdim=params[2]) if len(params) > 2 else t.sum()
+    return out / params[-1] if len(params) in (2, 4) else out
+
+
 @row("ProdBackward0", saves=("self", "result"))
 def _prod_all(F, g, needs, self, result, dims, keepdim):
     """self: g * (product of all other elements), exact when self has zeros; 0 (whatever g)
@@ -563,4 +571,4 @@ diagonal("AddBackward0", "AddBackward1", "SubBackward0", "SubBackward1", "RsubBa
          "TanBackward0", "TanhBackward0", "AsinBackward0", "AcosBackward0", "AtanBackward0",
          "SinhBackward0", "CoshBackward0", "AsinhBackward0", "AcoshBackward0", "AtanhBackward0",
          "SigmoidBackward0", "ReluBackward0", "ClampBackward1", "MaximumBackward0",
-         "MinimumBackward0")
+         "MinimumBackward0", "WhereBackward0")

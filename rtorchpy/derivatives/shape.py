@@ -92,6 +92,47 @@ def _addmm_tangent(F, tans, inputs, outputs, params):
     return out
 
 
+@tangent("ViewBackward0", "UnsafeViewBackward0", "SqueezeBackward0", "SqueezeBackward1",
+         "UnsqueezeBackward0", "SqueezeBackward4", "ReshapeAliasBackward0")
+def _reshape_tangent(F, tans, inputs, outputs, params):
+    """linear: the tangent reshaped like the result"""
+    return F.reshape(tans[0], outputs[0].shape)
+
+
+@tangent("ExpandBackward0")
+def _expand_tangent(F, tans, inputs, outputs, params):
+    """linear: the tangent expanded like the result"""
+    return F.expand(tans[0], outputs[0].shape)
+
+
+@tangent("CloneBackward0", "ToCopyBackward0")
+def _copy_tangent(F, tans, inputs, outputs, params):
+    """the tangent itself (cast to the result's dtype by the recording)"""
+    return tans[0]
+
+
+@tangent("TransposeBackward0")
+def _transpose_tangent(F, tans, inputs, outputs, params):
+    """linear: the tangent transposed the same way"""
+    return F.transpose(tans[0], params[0], params[1])
+
+
+@tangent("TBackward0")
+def _t_tangent(F, tans, inputs, outputs, params):
+    """linear: the tangent transposed"""
+    return F.mT(tans[0]) if tans[0].ndim == 2 else tans[0]
+
+
+def _zeros_or(F, tans, inputs):
+    return [t if t is not None else F.zeros_like(x) for t, x in zip(tans, inputs)]
+
+
+@tangent("StackBackward0")
+def _stack_tangent(F, tans, inputs, outputs, params):
+    """linear: the tangents stacked (zeros for inputs without one)"""
+    return F.stack(_zeros_or(F, tans, inputs), params[0])
+
+
 @row("TBackward0")
 def _t(F, g, needs):
     """self: g^T"""
