@@ -211,8 +211,11 @@ def autograd_jvp_fn(func, primals, tangents, has_aux=False):
         out, aux = _split_aux(func(*duals), has_aux, "jvp")
         outs = out if isinstance(out, (tuple, list)) else (out,)
         pairs = [autograd_unpack_dual(o) for o in outs]
-    prim = [p.detach() if not p._requires_grad else p for p, _ in pairs]
+    prim = [p for p, _ in pairs]
     tans = [_zeros(o) if t is None else t for (_, t), o in zip(pairs, outs)]
+    if not any(x._requires_grad for x in primals + tangents):  # nobody differentiates further
+        prim = [p.detach() for p in prim]
+        tans = [t.detach() for t in tans]
     many = isinstance(out, (tuple, list))
     res = ((tuple(prim) if many else prim[0]), (tuple(tans) if many else tans[0]))
     return res + (aux,) if has_aux else res
