@@ -41,7 +41,12 @@ __all__ = ["autograd_dual_level", "autograd_make_dual", "autograd_unpack_dual",
            "autograd_enter_dual_level", "autograd_exit_dual_level", "UnpackedDualTensor"]
 
 TANGENT_RULES = {}   # row name -> rule(F, tangents, inputs, outputs, params)
+BATCHED_RULES = set()  # explicit rules that accept tangents with a leading batch dimension
 DIAGONAL = set()     # row names whose formula, applied to a tangent, is the tangent rule
+# Batched tangents (``batched_dual_level(n)``, what jacfwd uses): every tangent has a leading
+# dimension of n, one tangent per basis direction, pushed through the function in one pass.
+# BATCH[0] is n, or 0 for plain tangents.
+BATCH = [0]
 
 _levels = itertools.count(1)
 _OPEN = [0]          # the open level (FORWARD_AD[0] is 0 also while a rule runs)
@@ -49,11 +54,15 @@ _OPEN = [0]          # the open level (FORWARD_AD[0] is 0 also while a rule runs
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
 
-def tangent(*names):
-    """Register the decorated function as the explicit tangent rule of rows ``names``."""
+def tangent(*names, batched=False):
+    """Register the decorated function as the explicit tangent rule of rows ``names``.
+    ``batched=True``: the rule also accepts batched tangents (a leading dimension of
+    ``BATCH[0]`` before the input's shape); other rules run once per direction then."""
     def register(rule):
         for n in names:
             TANGENT_RULES[n] = rule
+            if batched:
+                BATCHED_RULES.add(n)
         return rule
     return register
 
@@ -101,6 +110,24 @@ class autograd_dual_level:  # noqa: N801  (a context manager named as R torch-st
         return False
 
 
+class batched_dual_level:  # noqa: N801
+    """A dual level whose tangents carry a leading batch dimension of ``n`` (internal: what
+    ``autograd_jacfwd`` and forward-mode Jacobians use to push n directions at once)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __enter__(self):
+        self.level = autograd_enter_dual_level()
+        BATCH[0] = self.n
+        return self.level
+
+    def __exit__(self, *exc):
+        BATCH[0] = 0
+        autograd_exit_dual_level(self.level)
+        return False
+
+
 def _tangent_of(t):
     fw = t._fw
     if fw is None or fw[0] != _OPEN[0] or not _OPEN[0]:
@@ -124,7 +151,8 @@ def autograd_make_dual(tensor, tangent, level=None):
     if not tangent.dtype.is_floating_point:
         raise ValueError(f"Expected tangent to be floating point or complex, but got: "
                          f"{tangent.dtype}")
-    if tuple(tangent.shape) != tuple(tensor.shape):
+    want = ((BATCH[0],) if BATCH[0] else ()) + tuple(tensor.shape)
+    if tuple(tangent.shape) != want:
         raise RuntimeError("Trying to set a forward gradient that has a different size than "
                            "that of the original Tensor, this is not supported. Tensor is of "
                            f"size {list(tensor.shape)} while the given forward gradient is of "
@@ -176,8 +204,7 @@ def record_dual(node_cls, inputs, outputs, params, build):
             outs = _output_tangents(node_cls, inputs, outputs, params, tans)
             for o, ot in zip(outputs, outs):
                 if ot is not None and o._data.dtype.kind in "fc":
-                    if ot.shape != o.shape:
-                        ot = ot.expand(*o.shape)
+                    ot = _fit(ot, o)
                     if ot._data.dtype != o._data.dtype:
                         ot = ot.to(o.dtype)
                     o._fw = (level, ot)
@@ -188,6 +215,28 @@ def record_dual(node_cls, inputs, outputs, params, build):
     finally:
         FORWARD_AD[0] = level
     return node
+
+
+def _fit(t, o):
+    """Tangent ``t`` broadcast to output ``o``'s shape (after the batch dimension, if any)."""
+    n = BATCH[0]
+    want = ((n,) if n else ()) + tuple(o.shape)
+    if tuple(t.shape) == want:
+        return t
+    if n:  # line the directions up first: (n, *s) -> (n, 1, ..., 1, *s)
+        inner = tuple(t.shape[1:]) if t.ndim and t.shape[0] == n and t.ndim > 0 else None
+        if inner is None or len(inner) > len(o.shape):
+            raise RuntimeError(f"forward AD: a batched tangent of shape {list(t.shape)} does "
+                               f"not fit an output of shape {list(o.shape)}")
+        t = t.reshape(n, *((1,) * (len(o.shape) - len(inner)) + inner))
+    return t.expand(*want)
+
+
+def _pad(t, rank):
+    """A batched tangent (n, *s) as (n, 1, ..., 1, *s) of rank ``rank`` + 1: broadcasting then
+    lines its directions up against unbatched operands of rank ``rank``."""
+    extra = rank - (t.ndim - 1)
+    return t.reshape(t.shape[0], *((1,) * extra + tuple(t.shape[1:]))) if extra > 0 else t
 
 
 def _saved(node_cls, inputs, outputs):
@@ -204,8 +253,10 @@ def _saved(node_cls, inputs, outputs):
 
 
 def _output_tangents(node_cls, inputs, outputs, params, tans):
-    F = FORMULA_OPS[1]
     name = node_cls.name
+    if BATCH[0] and name not in BATCHED_RULES and name not in DIAGONAL:
+        return _per_direction(node_cls, inputs, outputs, params, tans)
+    F = FORMULA_OPS[1]
     rule = TANGENT_RULES.get(name)
     if rule is not None:
         out = rule(F, tans, inputs, outputs, params)
@@ -213,9 +264,12 @@ def _output_tangents(node_cls, inputs, outputs, params, tans):
     saved = _saved(node_cls, inputs, outputs)
     if name in DIAGONAL:
         total = None
+        rank = max(o.ndim for o in outputs)
         for i, t in enumerate(tans):
             if t is None:
                 continue
+            if BATCH[0]:
+                t = _pad(t, rank)
             needs = tuple(True if j == i else None for j in range(len(tans)))
             res = node_cls.formula(F, t, needs, *saved, *params)
             part = res[i] if type(res) is tuple else res
@@ -224,6 +278,28 @@ def _output_tangents(node_cls, inputs, outputs, params, tans):
                 total = part if total is None else total + part
         return (total,)
     return _transpose_rule(node_cls, inputs, outputs, params, tans, saved)
+
+
+def _per_direction(node_cls, inputs, outputs, params, tans):
+    """A rule that knows no batch dimension, run once per direction and stacked."""
+    n = BATCH[0]
+    BATCH[0] = 0
+    try:
+        per = [_output_tangents(node_cls, inputs, outputs, params,
+                                [None if t is None else t[k] for t in tans]) for k in range(n)]
+    finally:
+        BATCH[0] = n
+    F = FORMULA_OPS[1]
+    out = []
+    for j, o in enumerate(outputs):
+        col = [p[j] for p in per]
+        if all(c is None for c in col):
+            out.append(None)
+            continue
+        col = [c if c is not None else F.zeros_like(o) for c in col]
+        out.append(F.stack([c.expand(*o.shape) if tuple(c.shape) != tuple(o.shape) else c
+                            for c in col], 0))
+    return out
 
 
 def _transpose_rule(node_cls, inputs, outputs, params, tans, saved):
@@ -265,6 +341,54 @@ def _transpose_rule(node_cls, inputs, outputs, params, tans, saved):
         if d and gk is None:
             gk = Tensor._make(np.zeros(o._data.shape, dtype=o._data.dtype))
         out.append(gk)
+    return out
+
+
+def custom_tangents(name, jvp, ctx, values, outs, level):
+    """Set the tangents of a custom function's outputs ``outs`` from ``jvp(ctx, *tangents)``
+    (one tangent per forward argument, None where it has none), with forward AD off; batched
+    tangents go through ``jvp`` one direction at a time."""
+    tans = [v._fw[1] if isinstance(v, Tensor) and v._fw is not None and v._fw[0] == level
+            else None for v in values]
+    if all(t is None for t in tans):
+        return
+    if jvp is None:
+        raise RuntimeError(f"{name}: you must implement the jvp function for a custom autograd "
+                           "function to use it with forward mode AD (give autograd_function a "
+                           "jvp(ctx, *tangents)).")
+    n = BATCH[0]
+    FORWARD_AD[0] = 0
+    BATCH[0] = 0
+    try:
+        runs = [_jvp_once(name, jvp, ctx, [None if t is None else t[k] for t in tans], outs)
+                for k in range(n)] if n else [_jvp_once(name, jvp, ctx, tans, outs)]
+    finally:
+        FORWARD_AD[0] = level
+        BATCH[0] = n
+    for j, o in enumerate(outs):
+        col = [r[j] for r in runs]
+        if not isinstance(o, Tensor) or all(c is None for c in col):
+            continue
+        col = [c if c is not None else Tensor._make(np.zeros(o._data.shape, o._data.dtype))
+               for c in col]
+        o._fw = (level, FORMULA_OPS[1].stack(col, 0) if n else col[0])
+
+
+def _jvp_once(name, jvp, ctx, tans, outs):
+    res = jvp(ctx, *tans)
+    res = list(res.values()) if isinstance(res, dict) else \
+        list(res) if isinstance(res, (tuple, list)) else [res]
+    if len(res) != len(outs):
+        raise RuntimeError(f"{name}: jvp returned {len(res)} tangents for {len(outs)} outputs")
+    out = []
+    for o, t in zip(outs, res):
+        if t is not None and isinstance(o, Tensor):
+            if not isinstance(t, Tensor):
+                t = Tensor(t, dtype=o.dtype)
+            if tuple(t.shape) != tuple(o.shape):
+                raise RuntimeError(f"{name}: jvp returned a tangent of shape {list(t.shape)} "
+                                   f"for an output of shape {list(o.shape)}")
+        out.append(t if isinstance(o, Tensor) else None)
     return out
 
 

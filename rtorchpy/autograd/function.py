@@ -35,6 +35,7 @@ from ..tensor import Tensor
 # NamedValues is part of this module's __all__
 from .context import AutogradContext, NamedValues, _new, _nv_class  # noqa: F401
 from .grad_mode import ANOMALY_USED, FORWARD_AD, STATE
+from .forward_ad import custom_tangents
 from .graph import INPLACE_EPOCH, Node, SavedOutput
 from .record import set_edges
 from .views import gained_history
@@ -339,40 +340,14 @@ class _Spec:
         return out
 
     def _set_tangents(self, ctx, values, out, level):
-        """Forward AD through a custom function: ``jvp(ctx, *tangents)`` (one per forward
-        argument, None where it has none) gives the outputs' tangents."""
-        tans = [v._fw[1] if isinstance(v, Tensor) and v._fw is not None and v._fw[0] == level
-                else None for v in values]
-        if all(t is None for t in tans):
-            return
-        if self.jvp is None:
-            raise RuntimeError(f"{self.name}: you must implement the jvp function for a custom "
-                               "autograd function to use it with forward mode AD (give "
-                               "autograd_function a jvp(ctx, *tangents)).")
-        FORWARD_AD[0] = 0
+        """Forward AD through a custom function: its ``jvp`` gives the outputs' tangents."""
+        outs = list(out.values()) if isinstance(out, dict) else \
+            list(out) if isinstance(out, (tuple, list)) else [out]
         try:
-            res = self.jvp(ctx, *tans)
+            custom_tangents(self.name, self.jvp, ctx, values, outs, level)
         except Exception as exc:
             _add_note(exc, "jvp", self.name)
             raise
-        finally:
-            FORWARD_AD[0] = level
-        outs = list(out.values()) if isinstance(out, dict) else \
-            list(out) if isinstance(out, (tuple, list)) else [out]
-        res = list(res.values()) if isinstance(res, dict) else \
-            list(res) if isinstance(res, (tuple, list)) else [res]
-        if len(res) != len(outs):
-            raise RuntimeError(f"{self.name}: jvp returned {len(res)} tangents for "
-                               f"{len(outs)} outputs")
-        for o, t in zip(outs, res):
-            if t is None or not isinstance(o, Tensor):
-                continue
-            if not isinstance(t, Tensor):
-                t = Tensor(t, dtype=o.dtype)
-            if tuple(t.shape) != tuple(o.shape):
-                raise RuntimeError(f"{self.name}: jvp returned a tangent of shape "
-                                   f"{list(t.shape)} for an output of shape {list(o.shape)}")
-            o._fw = (level, t)
 
     def _pattern(self, flags):
         """``needs_input_grad`` and the recorded inputs' positions for one pattern of which

@@ -17,7 +17,8 @@ import numpy as np
 from ..tensor import Tensor
 from .api import autograd_grad
 from .grad_mode import with_enable_grad
-from .forward_ad import autograd_dual_level, autograd_make_dual, autograd_unpack_dual
+from .forward_ad import (autograd_dual_level, autograd_make_dual, autograd_unpack_dual,
+                         batched_dual_level)
 from .graph import FORMULA_OPS
 
 __all__ = ["autograd_gradcheck", "autograd_gradgradcheck", "autograd_jacobian",
@@ -400,31 +401,31 @@ def _jacobian_block(o, t, k, ins, create_graph):
 
 
 def _jacobian_forward(fn, inputs):
-    """The Jacobian by forward mode: one pass per input element, its tangent a basis vector."""
+    """The Jacobian by forward mode: one pass per input, its tangent every basis direction at
+    once (a leading batch dimension of the input's size)."""
     in_tuple, ins = _as_tuple(inputs, "inputs")
     ins = [x.detach() for x in ins]
-    cols = [[] for _ in ins]
-    out_tuple, outs = False, ()
-    with with_enable_grad(), autograd_dual_level():
-        for i, x in enumerate(ins):
-            for m in range(x._data.size):
-                e = np.zeros(x._data.shape, dtype=x._data.dtype)
-                e.reshape(-1)[m] = 1
-                args = list(ins)
-                args[i] = autograd_make_dual(x, Tensor._make(e))
-                out_tuple, outs = _as_tuple(fn(*args), "outputs of the function")
-                cols[i].append([autograd_unpack_dual(o).tangent for o in outs])
-        if not any(cols):
-            out_tuple, outs = _as_tuple(fn(*ins), "outputs of the function")
+    blocks, out_tuple, outs = [], False, ()
+    for i, x in enumerate(ins):
+        n = x._data.size
+        basis = Tensor._make(np.eye(n, dtype=x._data.dtype).reshape((n,) + tuple(x.shape)))
+        with with_enable_grad(), batched_dual_level(n):
+            args = list(ins)
+            args[i] = autograd_make_dual(x, basis)
+            out_tuple, outs = _as_tuple(fn(*args), "outputs of the function")
+            tans = [autograd_unpack_dual(o).tangent for o in outs]
+        blocks.append([None if t is None else t.detach()._data for t in tans])
     res = []
     for k, o in enumerate(outs):
         row = []
         for i, x in enumerate(ins):
-            block = np.zeros(tuple(o.shape) + (x._data.size,), dtype=x._data.dtype)
-            for m, col in enumerate(cols[i]):
-                if col[k] is not None:
-                    block[..., m] = col[k]._data
-            row.append(Tensor._make(block.reshape(tuple(o.shape) + tuple(x.shape))))
+            t = blocks[i][k]
+            shape = tuple(o.shape) + tuple(x.shape)
+            if t is None:
+                row.append(Tensor._make(np.zeros(shape, dtype=x._data.dtype)))
+            else:  # (n, *out) -> out.shape + x.shape
+                row.append(Tensor._make(np.ascontiguousarray(
+                    np.moveaxis(t, 0, -1)).reshape(shape)))
         res.append(row)
     return _post(res, out_tuple, in_tuple)
 

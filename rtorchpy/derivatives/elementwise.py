@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ..autograd.forward_ad import diagonal, tangent
+from ..autograd.forward_ad import BATCH, diagonal, tangent
 from ..autograd.rows import row
 
 
@@ -403,11 +403,17 @@ def _mean_dim(F, g, needs, shape, dims, keepdim, count):
     return F.expand(F.restore_dims(g, dims, keepdim) / count, shape)
 
 
-@tangent("SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1")
+@tangent("SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", batched=True)
 def _sum_mean_tangent(F, tans, inputs, outputs, params):
     """linear: the same reduction of the tangent (params: shape[, dims, keepdim][, count])"""
-    t = tans[0]
-    out = t.sum(dim=params[1], keepdim=params[2]) if len(params) > 2 else t.sum()
+    t, k, nd = tans[0], 1 if BATCH[0] else 0, max(inputs[0].ndim, 1)
+    if len(params) > 2 and inputs[0].ndim == 0:  # a 0-dim input: nothing to reduce
+        out = t
+    elif len(params) > 2:
+        dims = params[1] if isinstance(params[1], (tuple, list)) else (params[1],)
+        out = t.sum(dim=tuple(d % nd + k for d in dims), keepdim=params[2])
+    else:
+        out = t.reshape(t.shape[0], -1).sum(1) if k else t.sum()
     return out / params[-1] if len(params) in (2, 4) else out
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..autograd.api import autograd_grad
 from ..autograd.forward_ad import (_tangent_of, autograd_dual_level, autograd_make_dual,
-                                   autograd_unpack_dual)
+                                   autograd_unpack_dual, batched_dual_level)
 from ..autograd.grad_mode import FORWARD_AD, STATE, with_enable_grad
 from ..tensor import Tensor
 from .random_state import torch_get_rng_state, torch_set_rng_state
@@ -222,39 +222,37 @@ def autograd_jvp_fn(func, primals, tangents, has_aux=False):
 
 
 def autograd_jacfwd(func, argnums=0, has_aux=False):
-    """The Jacobian by forward mode, one forward pass per input element (``torch.func.jacfwd``):
-    shape ``output.shape + input.shape``."""
+    """The Jacobian by forward mode (``torch.func.jacfwd``): shape ``output.shape +
+    input.shape``. One forward pass per differentiated argument, whose tangent holds every
+    basis direction at once (a leading batch dimension of the input's size)."""
     def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacfwd")
         args = list(args)
-        blocks = None
-        aux = out = None
-        with with_enable_grad(), autograd_dual_level():
-            for k, i in enumerate(nums):
-                x = args[i]
-                if not isinstance(x, Tensor) or not x.dtype.is_floating_point:
-                    raise RuntimeError("jacfwd: the differentiated arguments must be "
-                                       "floating-point Tensors")
-                cols = []
-                for m in range(x._data.size):
-                    e = np.zeros(x._data.shape, dtype=x._data.dtype)
-                    e.reshape(-1)[m] = 1
-                    call = list(args)
-                    call[i] = autograd_make_dual(x, Tensor._make(e))
-                    out, aux = _split_aux(func(*call, **kwargs), has_aux, "jacfwd")
-                    outs = out if isinstance(out, (tuple, list)) else (out,)
-                    cols.append([_zeros(o) if t is None else t
-                                 for o, t in ((o, autograd_unpack_dual(o).tangent)
-                                              for o in outs)])
-                if blocks is None:
-                    blocks = [[None] * len(nums) for _ in range(len(cols[0]) if cols else 1)]
-                for j in range(len(blocks)):
-                    col = [c[j] for c in cols]
-                    o_shape = tuple(col[0].shape) if col else ()
-                    # stacked over input elements: (x.numel, *out) -> out.shape + x.shape
-                    st = _stack_rows(col, (x._data.size,) + o_shape)
-                    perm = list(range(1, len(o_shape) + 1)) + [0]
-                    blocks[j][k] = st.permute(*perm).reshape(*(o_shape + tuple(x.shape)))
+        blocks, out, aux = None, None, None
+        for k, i in enumerate(nums):
+            x = args[i]
+            if not isinstance(x, Tensor) or not x.dtype.is_floating_point:
+                raise RuntimeError("jacfwd: the differentiated arguments must be "
+                                   "floating-point Tensors")
+            n = x._data.size
+            basis = Tensor._make(np.eye(n, dtype=x._data.dtype).reshape((n,) + tuple(x.shape)))
+            with with_enable_grad(), batched_dual_level(n):
+                call = list(args)
+                call[i] = autograd_make_dual(x, basis)
+                out, aux = _split_aux(func(*call, **kwargs), has_aux, "jacfwd")
+                outs = out if isinstance(out, (tuple, list)) else (out,)
+                tans = [autograd_unpack_dual(o).tangent for o in outs]
+            if blocks is None:
+                blocks = [[None] * len(nums) for _ in outs]
+            for j, (o, t) in enumerate(zip(outs, tans)):
+                o_shape = tuple(o.shape)
+                if t is None:
+                    blocks[j][k] = Tensor._make(np.zeros(o_shape + tuple(x.shape),
+                                                         dtype=o._data.dtype))
+                    continue
+                # (n, *out) -> (*out, n) -> out.shape + x.shape
+                perm = list(range(1, len(o_shape) + 1)) + [0]
+                blocks[j][k] = t.permute(*perm).reshape(*(o_shape + tuple(x.shape)))
         if not any(isinstance(args[i], Tensor) and args[i]._requires_grad for i in nums):
             blocks = [[b.detach() for b in row] for row in blocks]
         return _shape_result(blocks, out, argnums, aux, has_aux)
