@@ -8,9 +8,9 @@
 * per-sample gradients of W2's MLP (784-512-512-10, float32) for a batch of 64 by
   ``autograd_vmap(autograd_grad_fn(loss))`` against ``torch.func.vmap(torch.func.grad(loss))``.
 
-Targets (issue 35): each ≤ 2× PyTorch. rtorchpy's vmap maps by a per-example loop and
-``jacfwd`` makes one forward pass per input element (no batching rules yet), so the last two
-are expected to miss; the numbers say by how much.
+Targets (issue 35): each ≤ 2× PyTorch. ``jacfwd`` pushes all basis directions in one pass
+(batched tangents); rtorchpy's vmap maps by a per-example loop (no batching rules yet), so the
+per-sample target is expected to miss; the numbers say by how much.
 """
 from __future__ import annotations
 

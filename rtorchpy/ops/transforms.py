@@ -6,7 +6,8 @@ Each transform takes a function and returns a function; they compose. Reverse tr
 backward with ``create_graph=True`` whenever an enclosing transform is watching (forward AD is
 open, or an input already requires grad), so ``jacfwd(jacrev(f))`` is forward-over-reverse:
 backward's formulas run on tensors that carry tangents. Forward transforms use the one dual
-level PyTorch allows, so ``jacfwd`` cannot be nested in ``jacfwd`` (use ``jacrev`` inside).
+level PyTorch allows, so ``jacfwd`` cannot be nested in ``jacfwd`` (use ``jacrev`` inside);
+``jacfwd`` pushes every basis direction at once (batched tangents, ``forward_ad.BATCH``).
 
 ``vmap`` here maps by calling the function once per example and stacking (the per-example
 fallback of ``torch.func``); no op has a batching rule yet, which ``autograd_vmap_fallback_ops()``
