@@ -38,7 +38,7 @@ from .graph import FORMULA_OPS, SavedOutput
 from .record import RECORD_DUAL, edge_of
 
 __all__ = ["autograd_dual_level", "autograd_make_dual", "autograd_unpack_dual",
-           "autograd_enter_dual_level", "autograd_exit_dual_level", "UnpackedDualTensor"]
+           "autograd_enter_dual_level", "autograd_exit_dual_level"]
 
 TANGENT_RULES = {}   # row name -> rule(F, tangents, inputs, outputs, params)
 BATCHED_RULES = set()  # explicit rules that accept tangents with a leading batch dimension

@@ -203,6 +203,15 @@ def autograd_jvp_fn(func, primals, tangents, has_aux=False):
                            f"the same python structure. For example, if primals is a tuple "
                            f"of 3 tensors, tangents also must be. Got primals with "
                            f"{len(primals)} and tangents with {len(tangents)} elements")
+    for what, xs in (("primals", primals), ("tangents", tangents)):
+        for x in xs:
+            if not isinstance(x, Tensor) or not x.dtype.is_floating_point:
+                raise TypeError(f"jvp(f, primals, tangents): Expected {what} to be a tuple of "
+                                f"floating-point Tensors, got {type(x).__name__}"
+                                + (f" of dtype {x.dtype}" if isinstance(x, Tensor) else ""))
+    if not callable(func):
+        raise TypeError(f"jvp(f, primals, tangents): f must be a function, got "
+                        f"{type(func).__name__}")
     for p, t in zip(primals, tangents):
         if tuple(p.shape) != tuple(t.shape):
             raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have "
