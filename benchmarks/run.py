@@ -39,6 +39,7 @@ WORKLOADS = {
     "W12": ("w12_dataloader.py", "Data loading: a tensor_dataset epoch, an R dataset()"),
     "W13": ("w13_convnets.py", "Convnets: LeNet-5 step, 1-D convnet step, conv2d forward"),
     "W14": ("w14_sequence.py", "Sequence models: 2-layer LSTM, transformer encoder layer"),
+    "W15": ("w15_transforms.py", "Function transforms: Hessian, jacfwd, vmap(grad)"),
 }
 ENGINE_NAMES = {"rtorchpy": "rtorchpy", "numpy": "NumPy by hand", "torch": "PyTorch",
                 "rtorchpy custom": "rtorchpy custom fn", "rtorchpy built-in": "rtorchpy built-in",

@@ -100,3 +100,14 @@ __all__ = sorted(set(
         "autograd_gradcheck", "autograd_gradgradcheck", "autograd_jacobian", "autograd_hessian",
         "autograd_vjp", "autograd_jvp", "autograd_function", "AutogradContext",
     ]))
+
+# forward-mode AD and function transforms (issue 35)
+from .autograd import forward_ad as _forward_ad  # noqa: E402
+from .autograd.forward_ad import __all__ as _forward_ad_names  # noqa: E402
+from .autograd.forward_ad import *  # noqa: E402,F401,F403
+
+__all__ = sorted(set(__all__) | set(_forward_ad_names))
+from .ops.transforms import __all__ as _transform_names  # noqa: E402
+from .ops.transforms import *  # noqa: E402,F401,F403
+
+__all__ = sorted(set(__all__) | set(_transform_names))

@@ -127,6 +127,7 @@ class Tensor:
     _retains_grad = False
     _accumulator = None
     _view_fn = None
+    _fw = None  # forward AD: (level, tangent) while a dual level is open (autograd/forward_ad.py)
     _view_meta = None  # how a view was made, when libtorch restricts in-place ops on it (_views)
     # numpy must defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__)
     __array_priority__ = 1000

@@ -31,7 +31,7 @@ def test_every_workload_reports_rows_and_targets(quick_run):
     out, _ = quick_run
     report = json.loads((out / "latest.json").read_text())
     assert report["workloads"] == ["W1", "W2", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W10",
-                                   "W11", "W12", "W13", "W14"]
+                                   "W11", "W12", "W13", "W14", "W15"]
     for name, res in report["results"]["1"].items():
         assert not res.get("error"), (name, res.get("error"))
         if name == "W6" and not res["rows"]:  # the R shim not installed: skipped with a note
@@ -49,7 +49,7 @@ def test_report_is_written_and_rerenders_the_same(quick_run):
     md = (out / "latest.md").read_text()
     assert "## Targets" in md and "| W1 (1,) forward+backward per op" in md
     for name in ["W1", "W2", "W3", "W4", "W5", "W7", "W8", "W9", "W10", "W11", "W12", "W13",
-                 "W14"]:
+                 "W14", "W15"]:
         assert f"## {name} —" in md
     again = subprocess.run([sys.executable, str(RUN), "--render", str(out / "latest.json")],
                            capture_output=True, text=True, timeout=60, cwd=ROOT)

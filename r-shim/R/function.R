@@ -334,6 +334,12 @@ NULL
 #' @param grad_outputs Optional list of tensors for `autograd_gradgradcheck()`.
 #' @param create_graph Make the result differentiable.
 #' @param v The vector of the product.
+#' @param strict Accepted for PyTorch's signature (refused with `vectorize` or forward mode).
+#' @param vectorize,strategy `strategy = "forward-mode"` (with `vectorize = TRUE`) computes the
+#'   Jacobian with forward-mode AD, one pass per input element: better when there are more
+#'   outputs than inputs. `autograd_jvp()` is one forward-mode pass.
+#' @param outer_jacobian_strategy The Hessian's outer Jacobian: `"forward-mode"` (with
+#'   `vectorize = TRUE`) is forward-over-reverse.
 #' @return `TRUE`/`FALSE` for the checks; a tensor or (nested) list of tensors otherwise.
 #' @name autograd_gradcheck
 #' @export
@@ -354,16 +360,20 @@ autograd_gradgradcheck <- function(func, inputs, grad_outputs = NULL, eps = 1e-6
 
 #' @rdname autograd_gradcheck
 #' @export
-autograd_jacobian <- function(func, inputs, create_graph = FALSE) {
+autograd_jacobian <- function(func, inputs, create_graph = FALSE, strict = FALSE,
+                              vectorize = FALSE, strategy = "reverse-mode") {
   .bridge("gradcheck", "autograd_jacobian", .r_fn(func), .inputs(inputs),
-          list(create_graph = create_graph))
+          list(create_graph = create_graph, strict = strict, vectorize = vectorize,
+               strategy = strategy))
 }
 
 #' @rdname autograd_gradcheck
 #' @export
-autograd_hessian <- function(func, inputs, create_graph = FALSE) {
+autograd_hessian <- function(func, inputs, create_graph = FALSE, strict = FALSE,
+                             vectorize = FALSE, outer_jacobian_strategy = "reverse-mode") {
   .bridge("gradcheck", "autograd_hessian", .r_fn(func), .inputs(inputs),
-          list(create_graph = create_graph))
+          list(create_graph = create_graph, strict = strict, vectorize = vectorize,
+               outer_jacobian_strategy = outer_jacobian_strategy))
 }
 
 #' @rdname autograd_gradcheck

@@ -10,7 +10,7 @@ from ..tensor import Tensor
 from .engine import execute
 from .gradients import accumulate_into_leaf
 from .record import edge_of
-from .views import gained_grad
+from .views import gained_history
 
 IMPLICIT_GRAD_ERROR = "grad can be implicitly created only for scalar outputs"
 
@@ -37,7 +37,7 @@ def _roots(tensors, grads, create_graph, check_shapes=True):
     for i, (t, g) in enumerate(zip(tensors, grads)):
         if not isinstance(t, Tensor):
             raise TypeError(f"element {i} of tensors is a {type(t).__name__}, not a Tensor")
-        if not (t._requires_grad or gained_grad(t)):
+        if not (t._requires_grad or gained_history(t)):
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have "
                                "a grad_fn")
         if g is None:
@@ -108,7 +108,7 @@ def _capture_points(inputs):
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor):
             raise TypeError(f"inputs[{i}] is a {type(t).__name__}, not a Tensor")
-        if not (t._requires_grad or gained_grad(t)):
+        if not (t._requires_grad or gained_history(t)):
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         capture[edge_of(t)] = i
     return capture

@@ -34,10 +34,11 @@ from ..numerics.broadcast import check_grad_shape
 from ..tensor import Tensor
 # NamedValues is part of this module's __all__
 from .context import AutogradContext, NamedValues, _new, _nv_class  # noqa: F401
-from .grad_mode import ANOMALY_USED, STATE
+from .grad_mode import ANOMALY_USED, FORWARD_AD, STATE
+from .forward_ad import custom_tangents
 from .graph import INPLACE_EPOCH, Node, SavedOutput
 from .record import set_edges
-from .views import gained_grad
+from .views import gained_history
 
 __all__ = ["autograd_function", "AutogradContext", "NamedValues", "FunctionNode"]
 
@@ -142,8 +143,9 @@ class _Spec:
     """What one ``autograd_function`` knows: user functions, names, and the backward-result
     mapping (shared by all calls)."""
 
-    def __init__(self, forward, backward, name, strict_names):
+    def __init__(self, forward, backward, name, strict_names, jvp=None):
         self.forward, self.backward = forward, backward
+        self.jvp = jvp
         self.name = name
         self.strict_names = strict_names
         params = list(inspect.signature(forward).parameters.values())
@@ -294,7 +296,7 @@ class _Spec:
                 values = [bound.arguments[n] for n in self.arg_names]
         else:  # every argument given by position: nothing to bind
             values = args
-        flags = tuple([isinstance(v, Tensor) and (v._requires_grad or gained_grad(v))
+        flags = tuple([isinstance(v, Tensor) and (v._requires_grad or gained_history(v))
                        for v in values])
         pattern = self.patterns.get(flags)
         if pattern is None:
@@ -308,6 +310,8 @@ class _Spec:
             node = self._new_node(ctx, values, var_index)
         previous = STATE.grad_enabled
         STATE.grad_enabled = False
+        level = FORWARD_AD[0]
+        FORWARD_AD[0] = 0  # forward computes primals; the tangents are jvp's business
         ctx._in_forward = True
         try:
             # by name, as R torch calls forward (the R shim's wrappers rely on it); only
@@ -328,8 +332,22 @@ class _Spec:
                 raise
         finally:
             STATE.grad_enabled = previous
+            FORWARD_AD[0] = level
             ctx._in_forward = False
-        return self._wrap_outputs(result, ctx, node, values)
+        out = self._wrap_outputs(result, ctx, node, values)
+        if level:
+            self._set_tangents(ctx, values, out, level)
+        return out
+
+    def _set_tangents(self, ctx, values, out, level):
+        """Forward AD through a custom function: its ``jvp`` gives the outputs' tangents."""
+        outs = list(out.values()) if isinstance(out, dict) else \
+            list(out) if isinstance(out, (tuple, list)) else [out]
+        try:
+            custom_tangents(self.name, self.jvp, ctx, values, outs, level)
+        except Exception as exc:
+            _add_note(exc, "jvp", self.name)
+            raise
 
     def _pattern(self, flags):
         """``needs_input_grad`` and the recorded inputs' positions for one pattern of which
@@ -482,7 +500,7 @@ def _pack_saved(ctx, node):
     ctx._pending = None
 
 
-def autograd_function(forward, backward, name=None, strict_names=True):
+def autograd_function(forward, backward, name=None, strict_names=True, jvp=None):
     """Define a differentiable function from a ``forward`` and a ``backward``.
 
     Args:
@@ -504,6 +522,9 @@ def autograd_function(forward, backward, name=None, strict_names=True):
             passes ``"torch::autograd::LanternNode"``, R torch's name for every custom function.
         strict_names: with True (default) a dict from backward naming something that is not a
             forward argument is an error; False ignores such names, as R torch does.
+        jvp: optional ``jvp(ctx, *tangents)`` for forward-mode AD (``autograd_make_dual``,
+            ``autograd_jacfwd``): one tangent per forward argument (None where it has none),
+            returning one tangent per output; forward's ``ctx`` is passed on.
 
     Returns:
         A function with forward's signature minus ``ctx`` (``__signature__`` is set). Tensors
@@ -532,7 +553,9 @@ def autograd_function(forward, backward, name=None, strict_names=True):
     """
     if not callable(forward) or not callable(backward):
         raise TypeError("autograd_function needs callable forward and backward")
-    spec = _Spec(forward, backward, name or _default_name(forward), bool(strict_names))
+    if jvp is not None and not callable(jvp):
+        raise TypeError("autograd_function: jvp must be callable or None")
+    spec = _Spec(forward, backward, name or _default_name(forward), bool(strict_names), jvp)
 
     def custom_function(*args, **kwargs):
         return spec.call(args, kwargs)
@@ -545,6 +568,7 @@ def autograd_function(forward, backward, name=None, strict_names=True):
     custom_function.__module__ = getattr(forward, "__module__", __name__)
     custom_function.forward = forward
     custom_function.backward = backward
+    custom_function.jvp = jvp
     custom_function.node_name = spec.name
     custom_function.strict_names = spec.strict_names
     return custom_function

@@ -29,6 +29,10 @@ STATE = _ThreadState()
 # thread's own (a thread-local lookup on every recorded op costs more than the flag)
 ANOMALY_USED = [False]
 
+# The forward-AD level in use (``autograd/forward_ad.py``): 0 when no dual level is open, or
+# while a tangent rule runs (rules compute with plain ops). A list, read on every recorded op.
+FORWARD_AD = [0]
+
 
 def _set_anomaly(enabled):
     if enabled:

@@ -17,6 +17,8 @@ import numpy as np
 from ..tensor import Tensor
 from .api import autograd_grad
 from .grad_mode import with_enable_grad
+from .forward_ad import (autograd_dual_level, autograd_make_dual, autograd_unpack_dual,
+                         batched_dual_level)
 from .graph import FORMULA_OPS
 
 __all__ = ["autograd_gradcheck", "autograd_gradgradcheck", "autograd_jacobian",
@@ -304,6 +306,8 @@ def _prepare(inputs, create_graph):
         else:
             a = Tensor._make(t._data, version=t._version)
             a._requires_grad = True
+            if t._fw is not None:  # forward-over-reverse: the tangent goes along
+                a._fw = t._fw
             out.append(a)
     return tuple(out)
 
@@ -336,14 +340,40 @@ def _post(res, out_tuple, in_tuple):
     return res[0][0]
 
 
-def autograd_jacobian(fn, inputs, create_graph=False):
+STRATEGIES = ("forward-mode", "reverse-mode")
+
+
+def autograd_jacobian(fn, inputs, create_graph=False, strict=False, vectorize=False,
+                      strategy="reverse-mode"):
     """The Jacobian of ``fn`` at ``inputs`` (as ``torch.autograd.functional.jacobian``).
 
     ``inputs`` is a Tensor or a tuple of Tensors; ``fn`` returns a Tensor or a tuple of Tensors.
     Entry ``[k][i]`` has shape ``outputs[k].shape + inputs[i].shape``; the nesting is dropped
     where the inputs or outputs were a single Tensor. With ``create_graph=True`` the result is
     itself differentiable. Outputs that do not depend on an input give zeros.
+    ``strategy="forward-mode"`` (which needs ``vectorize=True``, as in PyTorch) computes it with
+    one forward-mode pass per input element instead of one backward pass per output element:
+    the better choice when there are more outputs than inputs. ``strict`` is accepted for
+    PyTorch's signature and refused where PyTorch refuses it.
     """
+    if strategy not in STRATEGIES:
+        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode". '
+                         'Hint: If your function has more outputs than inputs, "forward-mode" '
+                         'tends to be more performant. Otherwise, prefer to use "reverse-mode".')
+    if strict and (vectorize or strategy == "forward-mode"):
+        raise RuntimeError("autograd_jacobian: `strict=True` and `vectorize=True` or "
+                           '`strategy="forward-mode"` are not supported together.')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError('autograd_jacobian: `create_graph=True` and '
+                                      '`strategy="forward-mode"` are not supported together '
+                                      '(yet). Please either set `create_graph=False` or '
+                                      '`strategy="reverse-mode"`.')
+        if not vectorize:
+            raise NotImplementedError("Computing Jacobian using forward-AD or "
+                                      "forward-over-reverse Hessian is only implemented for "
+                                      "`vectorize=True`.")
+        return _jacobian_forward(fn, inputs)
     in_tuple, ins = _as_tuple(inputs, "inputs")
     ins = _prepare(ins, create_graph)
     with with_enable_grad():
@@ -370,12 +400,47 @@ def _jacobian_block(o, t, k, ins, create_graph):
     return Tensor._make(np.stack([r._data for r in rows]).reshape(shape))
 
 
-def autograd_hessian(fn, inputs, create_graph=False):
+def _jacobian_forward(fn, inputs):
+    """The Jacobian by forward mode: one pass per input, its tangent every basis direction at
+    once (a leading batch dimension of the input's size)."""
+    in_tuple, ins = _as_tuple(inputs, "inputs")
+    ins = [x.detach() for x in ins]
+    blocks, out_tuple, outs = [], False, ()
+    for i, x in enumerate(ins):
+        n = x._data.size
+        basis = Tensor._make(np.eye(n, dtype=x._data.dtype).reshape((n,) + tuple(x.shape)))
+        with with_enable_grad(), batched_dual_level(n):
+            args = list(ins)
+            args[i] = autograd_make_dual(x, basis)
+            out_tuple, outs = _as_tuple(fn(*args), "outputs of the function")
+            tans = [autograd_unpack_dual(o).tangent for o in outs]
+        blocks.append([None if t is None else t.detach()._data for t in tans])
+    res = []
+    for k, o in enumerate(outs):
+        row = []
+        for i, x in enumerate(ins):
+            t = blocks[i][k]
+            shape = tuple(o.shape) + tuple(x.shape)
+            if t is None:
+                row.append(Tensor._make(np.zeros(shape, dtype=x._data.dtype)))
+            else:  # (n, *out) -> out.shape + x.shape
+                row.append(Tensor._make(np.ascontiguousarray(
+                    np.moveaxis(t, 0, -1)).reshape(shape)))
+        res.append(row)
+    return _post(res, out_tuple, in_tuple)
+
+
+def autograd_hessian(fn, inputs, create_graph=False, strict=False, vectorize=False,
+                     outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a function returning one element (as ``torch.autograd.functional.hessian``).
 
     For a single input Tensor the result has shape ``inputs.shape + inputs.shape``; for a tuple
     of inputs it is a tuple of tuples, entry ``[i][j]`` of shape ``in[i].shape + in[j].shape``.
+    ``vectorize=True`` with ``outer_jacobian_strategy="forward-mode"`` is forward-over-reverse
+    (the outer Jacobian by forward mode, through backward's formulas).
     """
+    if outer_jacobian_strategy not in STRATEGIES:
+        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     in_tuple, ins = _as_tuple(inputs, "inputs")
 
     def scalar_fn(*xs):
@@ -390,7 +455,8 @@ def autograd_hessian(fn, inputs, create_graph=False):
     def gradient(*xs):
         return autograd_jacobian(scalar_fn, xs, create_graph=True)
 
-    res = autograd_jacobian(gradient, ins, create_graph=create_graph)
+    res = autograd_jacobian(gradient, ins, create_graph=create_graph, strict=strict,
+                            vectorize=vectorize, strategy=outer_jacobian_strategy)
     return res if in_tuple else res[0][0]
 
 
@@ -415,30 +481,21 @@ def autograd_vjp(fn, inputs, v=None, create_graph=False):
 def autograd_jvp(fn, inputs, v=None, create_graph=False):
     """Jacobian-vector product: returns ``(outputs, jvp)`` (as ``torch.autograd.functional.jvp``).
 
-    ``v`` has the shape of the inputs; it may be None only for a single one-element input. The
-    engine is reverse mode, so this uses the double-vjp trick: ``g(u) = J^T u`` is linear in
-    ``u``, and differentiating it w.r.t. ``u`` along ``v`` gives ``J v``.
+    ``v`` has the shape of the inputs; it may be None only for a single one-element input. One
+    forward pass with forward-mode AD: each input is made a dual tensor with its entry of ``v``
+    as tangent, and the outputs' tangents are the product.
     """
     in_tuple, ins = _as_tuple(inputs, "inputs")
     ins = _prepare(ins, create_graph)
     vs = _vectors(v, ins, "inputs", "jvp")
-    with with_enable_grad():
-        out_tuple, outs = _as_tuple(fn(*ins), "outputs of the function")
-        us = []
-        for o in outs:
-            u = Tensor._make(np.zeros(o._data.shape, dtype=o._data.dtype))
-            u._requires_grad = True
-            us.append(u)
-        g = _grads(outs, ins, us, create_graph=True)
-        pairs = [(gi, vi) for gi, vi in zip(g, vs) if gi._requires_grad]
-        res = [None] * len(us)
-        if pairs:
-            res = autograd_grad([p[0] for p in pairs], us, [p[1] for p in pairs],
-                                create_graph=create_graph, allow_unused=True)
-    res = [_finish(r, create_graph) if r is not None
+    with with_enable_grad(), autograd_dual_level():
+        duals = [autograd_make_dual(x, vi.to(x.dtype)) for x, vi in zip(ins, vs)]
+        out_tuple, outs = _as_tuple(fn(*duals), "outputs of the function")
+        pairs = [autograd_unpack_dual(o) for o in outs]
+    res = [_finish(t, create_graph) if t is not None
            else Tensor._make(np.zeros(o._data.shape, dtype=o._data.dtype))
-           for r, o in zip(res, outs)]
-    outs = tuple(_finish(o, create_graph) for o in outs)
+           for (_, t), o in zip(pairs, outs)]
+    outs = tuple(_finish(p, create_graph) for p, _ in pairs)
     return (outs if out_tuple else outs[0]), (tuple(res) if out_tuple else res[0])
 
 

@@ -58,12 +58,23 @@ class SavedOutput:
     cycle through its grad_fn). Its fields have the Tensor's names, so version checks read a
     saved input and a saved output alike."""
 
-    __slots__ = ("_data", "_version", "_output_nr")
+    __slots__ = ("_data", "_version", "_output_nr", "_fw")
 
     def __init__(self, tensor):
         self._data = tensor._data
         self._version = tensor._version
         self._output_nr = tensor._output_nr
+        self._fw = None  # the output's tangent under forward AD, set after recording
+
+
+def _saved_output(src, node):
+    """A saved output rebuilt as a tensor with ``node`` as grad_fn, with its tangent when
+    forward AD gave it one (forward-over-reverse differentiates backward's formulas)."""
+    t = Tensor._make(src._data, node, src._output_nr, src._version)
+    fw = getattr(src, "_fw", None)  # record1 builds SavedOutput without __init__
+    if fw is not None:
+        t._fw = fw
+    return t
 
 
 class NodeExtras:
@@ -156,8 +167,8 @@ class Node:
             self.check_versions()
         if not as_tensors:
             return [src._data for src in self.sources]
-        return [Tensor._make(src._data, self, src._output_nr, src._version)
-                if type(src) is SavedOutput else src for src in self.sources]
+        return [_saved_output(src, self) if type(src) is SavedOutput else src
+                for src in self.sources]
 
     def release(self):
         """Drop saved values after a backward without retain_graph (a node that saved nothing

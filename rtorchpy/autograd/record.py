@@ -9,7 +9,7 @@ from __future__ import annotations
 import traceback
 import weakref
 
-from .grad_mode import ANOMALY_USED, STATE
+from .grad_mode import ANOMALY_USED, FORWARD_AD, STATE
 from .graph import INPLACE_EPOCH, AccumulateGrad, SavedOutput, next_seq
 from .views import regenerate
 
@@ -65,6 +65,11 @@ _ONE_INPUT_META = {}
 _TWO_INPUT_META = {}
 
 
+# Forward AD's recording (``forward_ad.record_dual``), handed down when that module is imported:
+# while a dual level is open every recording path goes there first, to set the outputs' tangents.
+RECORD_DUAL = [None]
+
+
 def record(node_cls, inputs, outputs, params=()):
     """Attach a new ``node_cls`` node (a row of the derivative table) as grad_fn of ``outputs``
     (Tensors, already computed).
@@ -75,6 +80,12 @@ def record(node_cls, inputs, outputs, params=()):
     mode is on and some input requires grad. One- and two-input calls with one output go to
     ``record1``/``record2``, which build the same node with less work.
     """
+    if FORWARD_AD[0]:
+        return RECORD_DUAL[0](node_cls, inputs, outputs, params, _record)
+    return _record(node_cls, inputs, outputs, params)
+
+
+def _record(node_cls, inputs, outputs, params=()):
     if len(outputs) == 1:
         n_in = len(inputs)
         if n_in == 1 and node_cls.save1 >= 0:
@@ -86,6 +97,12 @@ def record(node_cls, inputs, outputs, params=()):
 
 def record_any(node_cls, inputs, outputs, params=()):
     """``record``'s general path: any number of inputs and outputs, any saved values."""
+    if FORWARD_AD[0]:
+        return RECORD_DUAL[0](node_cls, inputs, outputs, params, _record_any)
+    return _record_any(node_cls, inputs, outputs, params)
+
+
+def _record_any(node_cls, inputs, outputs, params=()):
     node = _new(node_cls)
     node.seq = next_seq()
     set_edges(node, inputs)
@@ -125,6 +142,8 @@ def record2(node_cls, a, b, out, params=_NOTHING):
     """``record(node_cls, (a, b), (out,), params)`` for a two-input op with one fresh output
     (``out._output_nr`` is already 0) whose row saves only inputs (``node_cls.save2``: their
     positions): binary arithmetic's path, so the same node is built with less work."""
+    if FORWARD_AD[0]:
+        return RECORD_DUAL[0](node_cls, (a, b), (out,), params, _record_any)
     node = _new(node_cls)
     node.seq = next_seq()
     fa, fb = a._grad_fn, b._grad_fn
@@ -183,6 +202,8 @@ def record1(node_cls, t, out, params=_NOTHING):
     output (``out._output_nr`` is already 0), a row that saves at most one of them
     (``node_cls.save1``: 0 nothing, 1 the input, 2 the output). The same node, built with less
     work: this is on every unary op's path."""
+    if FORWARD_AD[0]:
+        return RECORD_DUAL[0](node_cls, (t,), (out,), params, _record_any)
     node = _new(node_cls)
     node.seq = next_seq()
     fn = t._grad_fn

@@ -28,7 +28,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .. import tensor
 from ..numerics.broadcast import sum_to_shape
-from .grad_mode import STATE
+from .grad_mode import FORWARD_AD, STATE
 from .graph import FORMULA_OPS, Node
 
 OVERLAP_ERROR = (
@@ -175,6 +175,16 @@ def regenerate(view, positions=None):
     view._requires_grad = True
 
 
+def gained_history(t):
+    """``gained_grad`` for one tensor, without forward AD: whether ``t`` needs a gradient now
+    (what backward and custom functions ask; a tangent is no reason to record for them)."""
+    if t._base is None:
+        return False
+    if t._base._grad_fn is not t._view_fn:
+        regenerate(t)
+    return t._requires_grad
+
+
 def gained_grad(a, b=None):
     """Whether ``a`` (or ``b``), which did not require grad when last looked at, does now: a
     view whose base was given a history by an in-place op after the view was taken
@@ -183,12 +193,16 @@ def gained_grad(a, b=None):
     inputs' ``_requires_grad`` said no, so an op that records pays nothing, and one on plain
     tensors two attribute reads and this call."""
     if a._base is None and (b is None or b._base is None):
+        if FORWARD_AD[0]:  # a dual tensor makes the op go through record, which sets tangents
+            return a._fw is not None or (b is not None and b._fw is not None)
         return False
     found = False
     for t in (a, b):
         if t is not None and t._base is not None and t._base._grad_fn is not t._view_fn:
             regenerate(t)
             found = found or t._requires_grad
+    if FORWARD_AD[0] and not found:
+        return a._fw is not None or (b is not None and b._fw is not None)
     return found
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from ..autograd.forward_ad import BATCH, diagonal, tangent
 from ..autograd.rows import row
 
 
@@ -402,6 +403,20 @@ def _mean_dim(F, g, needs, shape, dims, keepdim, count):
     return F.expand(F.restore_dims(g, dims, keepdim) / count, shape)
 
 
+@tangent("SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", batched=True)
+def _sum_mean_tangent(F, tans, inputs, outputs, params):
+    """linear: the same reduction of the tangent (params: shape[, dims, keepdim][, count])"""
+    t, k, nd = tans[0], 1 if BATCH[0] else 0, max(inputs[0].ndim, 1)
+    if len(params) > 2 and inputs[0].ndim == 0:  # a 0-dim input: nothing to reduce
+        out = t
+    elif len(params) > 2:
+        dims = params[1] if isinstance(params[1], (tuple, list)) else (params[1],)
+        out = t.sum(dim=tuple(d % nd + k for d in dims), keepdim=params[2])
+    else:
+        out = t.reshape(t.shape[0], -1).sum(1) if k else t.sum()
+    return out / params[-1] if len(params) in (2, 4) else out
+
+
 @row("ProdBackward0", saves=("self", "result"))
 def _prod_all(F, g, needs, self, result, dims, keepdim):
     """self: g * (product of all other elements), exact when self has zeros; 0 (whatever g)
@@ -550,3 +565,16 @@ def _log_softmax(F, g, needs, result, dim):
 
 
 # linear algebra, shape and views, indexing and losses: the rest of the same table
+
+
+# Forward mode: these rows' Jacobians are diagonal (after broadcasting), so each formula applied
+# to an input's tangent is that input's share of the output tangent (autograd/forward_ad.py).
+diagonal("AddBackward0", "AddBackward1", "SubBackward0", "SubBackward1", "RsubBackward1",
+         "MulBackward0", "MulBackward1", "DivBackward0", "DivBackward1", "NegBackward0",
+         "PowBackward0", "PowBackward1", "PowBackward2", "AbsBackward0", "ExpBackward0",
+         "Expm1Backward0", "LogBackward0", "Log1PBackward0", "Log2Backward0", "Log10Backward0",
+         "SqrtBackward0", "RsqrtBackward0", "ReciprocalBackward0", "SinBackward0", "CosBackward0",
+         "TanBackward0", "TanhBackward0", "AsinBackward0", "AcosBackward0", "AtanBackward0",
+         "SinhBackward0", "CoshBackward0", "AsinhBackward0", "AcoshBackward0", "AtanhBackward0",
+         "SigmoidBackward0", "ReluBackward0", "ClampBackward1", "MaximumBackward0",
+         "MinimumBackward0", "WhereBackward0")

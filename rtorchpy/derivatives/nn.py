@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from ..autograd.forward_ad import diagonal
 from ..autograd.rows import row
 
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -241,3 +242,9 @@ def _bilinear(F, g, needs, input1, input2, weight):
         outer = F.reshape(F.unsqueeze(input1, 2) * F.unsqueeze(input2, 1), (b, i * j))
         gw = F.reshape(F.matmul(F.mT(g), outer), (o, i, j))
     return g1, g2, gw
+
+
+# Forward mode: elementwise activations have diagonal Jacobians (see forward_ad.diagonal).
+diagonal("NanToNumBackward0", "GeluBackward0", "SiluBackward0", "EluBackward0", "EluBackward1",
+         "LeakyReluBackward0", "LeakyReluBackward1", "HardtanhBackward0", "SoftplusBackward0",
+         "LogSigmoidBackward0")

@@ -4,6 +4,7 @@ What a row is: see ``rtorchpy/derivatives/__init__.py``.
 """
 from __future__ import annotations
 
+from ..autograd.forward_ad import BATCH, _pad, tangent
 from ..autograd.rows import row
 from ..tensor import Tensor
 
@@ -68,6 +69,100 @@ def _addmm(F, g, needs, mat1, mat2, beta, alpha):
 
 
 # ---------------------------------------------------------------- shape and views
+# Forward mode: the products are bilinear, so their tangent is the product rule, one matmul per
+# input that carries a tangent (faster than the generic transpose trick of forward_ad.py).
+# Batched tangents (a leading dimension of BATCH[0] directions) are lined up with the other
+# operand so that matmul's broadcasting keeps the directions in front.
+def _left(F, ta, a, b):
+    """tangent of a (ta) @ b"""
+    if not BATCH[0]:
+        return F.matmul(ta, b)
+    if a.ndim == 1 and b.ndim >= 2:  # a row vector per direction
+        return F.matmul(_pad(ta.unsqueeze(-2), b.ndim), b).squeeze(-2)
+    return F.matmul(_pad(ta, max(a.ndim, b.ndim)), b)
+
+
+def _right(F, a, tb, b):
+    """a @ tangent of b (tb)"""
+    if not BATCH[0]:
+        return F.matmul(a, tb)
+    if b.ndim == 1:  # a column vector per direction
+        return F.matmul(a, _pad(tb.unsqueeze(-1), max(a.ndim, 2))).squeeze(-1)
+    return F.matmul(a, _pad(tb, max(a.ndim, b.ndim)))
+
+
+def _product_rule(F, tans, a, b):
+    out = None
+    if tans[0] is not None:
+        out = _left(F, tans[0], a, b)
+    if tans[1] is not None:
+        part = _right(F, a, tans[1], b)
+        out = part if out is None else out + part
+    return out
+
+
+@tangent("MmBackward0", "MatmulBackward0", "MvBackward0", "DotBackward0", batched=True)
+def _matmul_tangent(F, tans, inputs, outputs, params):
+    """result: t_self @ other + self @ t_other"""
+    return _product_rule(F, tans, inputs[0], inputs[1])
+
+
+@tangent("AddmmBackward0", batched=True)
+def _addmm_tangent(F, tans, inputs, outputs, params):
+    """result: beta * t_self + alpha * (t_mat1 @ mat2 + mat1 @ t_mat2)"""
+    beta, alpha = params
+    out = _product_rule(F, tans[1:], inputs[1], inputs[2])
+    if out is not None and alpha != 1:
+        out = out * alpha
+    if tans[0] is not None:
+        part = tans[0] if beta == 1 else tans[0] * beta
+        part = _pad(part, 2) if BATCH[0] else part
+        out = part if out is None else out + part
+    return out
+
+
+def _lead():
+    return (BATCH[0],) if BATCH[0] else ()
+
+
+@tangent("ViewBackward0", "UnsafeViewBackward0", "SqueezeBackward0", "SqueezeBackward1",
+         "UnsqueezeBackward0", "SqueezeBackward4", "ReshapeAliasBackward0", batched=True)
+def _reshape_tangent(F, tans, inputs, outputs, params):
+    """linear: the tangent reshaped like the result"""
+    return F.reshape(tans[0], _lead() + tuple(outputs[0].shape))
+
+
+@tangent("ExpandBackward0", "CloneBackward0", "ToCopyBackward0", batched=True)
+def _copy_tangent(F, tans, inputs, outputs, params):
+    """the tangent itself (expanded and cast like the result by the recording)"""
+    return tans[0]
+
+
+@tangent("TransposeBackward0", batched=True)
+def _transpose_tangent(F, tans, inputs, outputs, params):
+    """linear: the tangent transposed the same way"""
+    nd, k = max(inputs[0].ndim, 1), len(_lead())
+    if inputs[0].ndim == 0:
+        return tans[0]
+    return F.transpose(tans[0], params[0] % nd + k, params[1] % nd + k)
+
+
+@tangent("TBackward0", batched=True)
+def _t_tangent(F, tans, inputs, outputs, params):
+    """linear: the tangent transposed"""
+    return F.mT(tans[0]) if inputs[0].ndim == 2 else tans[0]
+
+
+@tangent("StackBackward0", batched=True)
+def _stack_tangent(F, tans, inputs, outputs, params):
+    """linear: the tangents stacked (zeros for inputs without one)"""
+    n = BATCH[0]
+    ts = [t if t is not None else
+          (F.zeros_like(x).expand(n, *x.shape) if n else F.zeros_like(x))
+          for t, x in zip(tans, inputs)]
+    return F.stack(ts, params[0] % outputs[0].ndim + len(_lead()))
+
+
 @row("TBackward0")
 def _t(F, g, needs):
     """self: g^T"""

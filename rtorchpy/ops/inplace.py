@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from ..autograd.grad_mode import STATE, with_no_grad
+from ..autograd.grad_mode import FORWARD_AD, STATE, with_no_grad
 from ..autograd.graph import bump_version
 from ..autograd.record import edge_of, record
 from ..autograd.rows import NODES
@@ -87,8 +87,11 @@ def inplace(self, compute, *others, write=_write):
         old_fn, old_nr = self._grad_fn, self._output_nr
         snapshot = Tensor._make(self._data.copy(), self._grad_fn, self._output_nr)
         snapshot._requires_grad = self._requires_grad
+        snapshot._fw = self._fw  # forward AD: the op's tangent rule sees self's tangent
         result = compute(snapshot)
         write(self, result._data)
+        if FORWARD_AD[0]:
+            self._fw = result._fw
         if result._grad_fn is not None:
             node = result._grad_fn
             self._grad_fn, self._output_nr, self._requires_grad = node, 0, True

@@ -30,7 +30,8 @@ def record_multi(node_name, inputs, outputs, params=()):
     """``record`` for a node with several outputs whose formula tells an unused output (None)
     from a zero gradient, as libtorch's do."""
     node = record(NODES[node_name], inputs, outputs, params)
-    node.out_meta = (None,) * len(outputs)
+    if node is not None:  # None: only forward AD's tangents were wanted (no input needs grad)
+        node.out_meta = (None,) * len(outputs)
     return node
 
 
