@@ -1,6 +1,7 @@
 """The rows of recurrent layers: one node per layer and direction (``ops/rnn.py``)."""
 from __future__ import annotations
 
+from ..autograd.forward_ad import tangent
 from ..autograd.rows import row
 
 
@@ -14,3 +15,11 @@ def _rnn_layer(F, g, needs, *inputs_and_params):
     differentiable again."""
     *inputs, spec, work = inputs_and_params
     return F.rnn_layer_backward(g, needs, inputs, spec, work)
+
+
+@tangent("MkldnnRnnLayerBackward0", "RnnLayerBackward0")
+def _rnn_layer_tangent(F, tans, inputs, outputs, params):
+    """Forward mode through a fused layer: the layer replayed in recorded ops and differentiated
+    along the tangents (the transpose trick needs the node's backward as a function of its
+    inputs, which the fused kernel's is not)."""
+    return F.rnn_layer_tangent(tans, inputs, params[0])

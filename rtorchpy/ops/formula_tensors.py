@@ -18,7 +18,7 @@ from .index import _advanced, _index_put, index_backward, scatter_zeros
 from .matrix import einsum
 from .nnf import nll_grad_tensor
 from .nnf_layers import nnf_logsigmoid
-from .rnn import layer_backward_tensors
+from .rnn import layer_backward_tensors, layer_tangent_tensors
 from .shape import cat, diagonal_backward, stack
 from .special import xlogy
 
@@ -375,6 +375,7 @@ class _TensorOps(TensorLinalg):
 
     # a recurrent layer replayed in recorded ops and differentiated with create_graph
     rnn_layer_backward = staticmethod(layer_backward_tensors)
+    rnn_layer_tangent = staticmethod(layer_tangent_tensors)  # (its forward-mode rule)
 
 
 def _as_bool(c):

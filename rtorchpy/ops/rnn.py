@@ -59,6 +59,27 @@ def layer_backward_tensors(g, needs, inputs, spec, work=None):
     return tuple(result)
 
 
+def layer_tangent_tensors(tans, inputs, spec):
+    """The node's tangent rule (forward mode): Jt by differentiating the layer replayed in
+    recorded ops twice (J^T u as a function of u, then its gradient along the tangents), since
+    the fused node has no separate forward-mode kernel."""
+    mode, has_bias, has_proj, batch_sizes, reverse = spec
+    xs = [t.detach().requires_grad_(True) for t in inputs]
+    outs = [o for o in rnn_layer_composite(mode, *unpack_node_inputs(xs, spec), batch_sizes,
+                                           reverse) if o is not None]
+    us = [torch_zeros(*o.shape, dtype=o.dtype).requires_grad_(True) for o in outs]
+    moving = [i for i, t in enumerate(tans) if t is not None]
+    if not moving:
+        return tuple(None for _ in outs)
+    grads = autograd_grad(outs, [xs[i] for i in moving], us, create_graph=True,
+                          allow_unused=True)
+    pairs = [(g, tans[i]) for g, i in zip(grads, moving) if g is not None]
+    if not pairs:
+        return tuple(None for _ in outs)
+    jt = autograd_grad([g for g, _ in pairs], us, [t for _, t in pairs], allow_unused=True)
+    return tuple(jt)
+
+
 def rnn_layer_composite(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
     """The same layer made of recorded ops (one step at a time)."""
     T, B = x.shape[0], x.shape[1]
