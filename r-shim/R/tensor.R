@@ -38,12 +38,18 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
     {
       f <- .methods[[name]]
       if (is.null(f)) f <- .fallback_method(name)
-      if (is.null(f)) return(NULL)
+      if (is.null(f)) .no_member(name, "torch_tensor")
       proto <- .method_proto(f)
       assign(name, proto, envir = .protos)
       .Call(rtp_dollar, x, name, .protos)  # (now finds the prototype)
     }
   )
+}
+
+# An unknown x$name is an error naming it (R torch's method lookup would hand back a function
+# failing later with "attempt to apply non-function", or NULL).
+.no_member <- function(name, class) {
+  stop(sprintf("'%s' is not a method or field of class '%s'", name, class), call. = FALSE)
 }
 
 #' @export
@@ -179,8 +185,22 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
                                   call. = FALSE),
   print = function(self, n = 30) print.torch_tensor(self, n = n),
   numpy = function(self) as_array(self),
-  element_size = function(self) .attr(self, "dtype")$itemsize
+  element_size = function(self) .attr(self, "dtype")$itemsize,
+  set_data = function(self, new_data) {
+    .m_set_data(self, new_data)
+    invisible(NULL)
+  },
+  refine_names = function(self, ...) .no_named_tensors("refine_names"),
+  rename = function(self, ...) .no_named_tensors("rename"),
+  rename_ = function(self, ...) .no_named_tensors("rename_"),
+  align_to = function(self, ...) .no_named_tensors("align_to"),
+  align_as = function(self, ...) .no_named_tensors("align_as")
 )
+
+.no_named_tensors <- function(what) {
+  stop(sprintf("`%s()`: named tensors are not supported by rtorchpy (a tensor's `names` is ",
+               what), "always NULL)", call. = FALSE)
+}
 
 # -- printing ------------------------------------------------------------------------------------
 

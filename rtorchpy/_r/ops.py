@@ -62,6 +62,11 @@ class _Plan:
         self.returns_index = returns_index
         self.always_index = name in _INDEX_RESULTS
         self.simple = not self.conv and not returns_index and not self.kwonly
+        # parameters that only take tensors: an R value there is converted as R torch's
+        # torch_tensor() reads it (torch_mul(2, x), torch_stack(tapply(...)))
+        self.tensor_args = [i for i, n in enumerate(self.names) if n in _TENSOR_ARGS] \
+            if generated else []
+        self.tensor_list = generated and self.names[:1] == ["tensors"]
 
     def convert(self, args, kwargs):
         for name, conv in self.conv.items():
@@ -101,9 +106,14 @@ class _Plan:
                     else:
                         r = self.fn(_dec(a))
                 else:
-                    r = self.fn(*[_dec(a) for a in args])
+                    args = [_dec(a) for a in args]
+                    if self.tensor_args or self.tensor_list:
+                        _r_tensors(self, args)
+                    r = self.fn(*args)
                 return _put(r) if type(r) is Tensor else _enc(r)
             args = [_dec(a) for a in args]
+            if self.tensor_args or self.tensor_list:
+                _r_tensors(self, args)
             if kwargs:
                 kwargs = {k: _dec(v) for k, v in kwargs.items()}
                 if self.varpos and self.varpos not in kwargs:
@@ -134,6 +144,30 @@ class _Plan:
         if self.varpos:
             names += [self.varpos] * max(0, len(args) - len(names))
         return na_argument_name(self.fn, args, kwargs, names)
+
+
+# Parameters that take a tensor and nothing else (R torch converts an R value given there).
+_TENSOR_ARGS = {"self", "input", "tensor1", "tensor2", "mat1", "mat2", "mat", "vec", "vec1",
+                "vec2", "batch1", "batch2", "end", "source", "mask"}
+
+
+def _is_r_value(v):
+    t = type(v)
+    return t is float or t is int or t is bool or (t is list and v and all(
+        type(x) in (float, int, bool) for x in v))
+
+
+def _r_tensors(plan, args):
+    """Convert, in place, R values given for tensor parameters (positional ones)."""
+    for i in plan.tensor_args:
+        if i < len(args) and _is_r_value(args[i]):
+            args[i] = r_value_tensor(args[i])
+    if plan.tensor_list and args:
+        seq = args[0]
+        if isinstance(seq, dict):  # a named list (tapply(), split()): its values, in order
+            seq = list(seq.values())
+        if isinstance(seq, list):
+            args[0] = [r_value_tensor(v) if _is_r_value(v) else v for v in seq]
 
 
 def _where(condition, self=None, other=None):
