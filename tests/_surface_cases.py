@@ -63,6 +63,11 @@ def surface_cases(Case, inplace, same_values):
         "squeeze_": [Case(X[None], expected=inplace(X))],
         "t_": [Case(X, expected=inplace(X.T))],
         "transpose_": [Case(X, 0, 1, expected=inplace(X.T))],
+        "polygamma_": [Case(X + 2, 1, expected=lambda r, a: np.testing.assert_allclose(
+            r.numpy(), __import__("rtorchpy").torch_polygamma(
+                1, __import__("rtorchpy").torch_tensor(X + 2)).numpy(), rtol=1e-12))],
+        "scatter_add_": [Case(np.zeros((2, 3)), 0, np.array([[0, 1, 0], [1, 0, 1]]),
+                              np.ones((2, 3)), expected=inplace(np.array([[1.0, 1, 1], [1, 1, 1]])))],
         "set_data": [Case(X, SQ, expected=lambda r, a: (np.testing.assert_array_equal(
             a[0].numpy(), SQ), r is None))],
     }
@@ -81,7 +86,8 @@ def inplace_cases(Case, inplace, names, OPS, torch_tensor):
         x = X + 2.0 if base in ("acosh", "arccosh") else X
         args = (x, X * 0 + 0.5) if binary else (x,)
         extra = {"clamp_min": (0.0,), "clamp_max": (0.0,), "clip": (-0.1, 0.1),
-                 "addcmul": (X, X), "addcdiv": (X, X + 2), "masked_scatter": (MASK, X)}
+                 "addcmul": (X, X), "addcdiv": (X, X + 2), "masked_scatter": (MASK, X),
+                 "addmm": (X, np.eye(4))}
         args = args + extra.get(base, ())
         ref = OPS[base].fn(*[torch_tensor(a) if isinstance(a, np.ndarray) else a
                              for a in args]).numpy()

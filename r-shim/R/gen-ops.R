@@ -149,6 +149,8 @@ torch_addcmul <- function(self, tensor1, tensor2, value = 1L) { .r <- .External(
 #' @export
 torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addmm", self, mat1, mat2, beta, alpha); if (is.object(.r)) .r else .op_reply("addmm", list(self, mat1, mat2, beta, alpha), .r, sys.call()) }
 
+`.m_addmm_` <- function(self, mat1, mat2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addmm_", self, mat1, mat2, beta, alpha); if (is.object(.r)) .r else .op_reply("addmm_", list(self, mat1, mat2, beta, alpha), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_all <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "all", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("all", list(self, dim, keepdim), .r, sys.call()) }
@@ -777,6 +779,8 @@ torch_neg <- function(self) { .r <- .External(rtp_opx, "neg", self); if (is.obje
 #' @export
 torch_negative <- function(self) { .r <- .External(rtp_opx, "negative", self); if (is.object(.r)) .r else .op_reply("negative", list(self), .r, sys.call()) }
 
+`.m_negative_` <- function(self) { .r <- .External(rtp_opx, "negative_", self); if (is.object(.r)) .r else .op_reply("negative_", list(self), .r, sys.call()) }
+
 `.m_new_empty` <- function(self, ..., dtype = NULL, device = NULL, requires_grad = FALSE) { .args <- c(list(self, dtype, device, requires_grad), .dots(...)); .r <- .Call(rtp_op, "new_empty", .args); if (is.object(.r)) .r else .op_reply("new_empty", .args, .r, sys.call()) }
 
 `.m_new_full` <- function(self, size, fill_value, dtype = NULL, device = NULL, requires_grad = FALSE) { .r <- .External(rtp_opx, "new_full", self, size, fill_value, dtype, device, requires_grad); if (is.object(.r)) .r else .op_reply("new_full", list(self, size, fill_value, dtype, device, requires_grad), .r, sys.call()) }
@@ -828,6 +832,8 @@ torch_poisson <- function(self, generator = NULL) { .r <- .External(rtp_opx, "po
 torch_polygamma <- function(n, self) { .r <- .External(rtp_opx, "polygamma", n, self); if (is.object(.r)) .r else .op_reply("polygamma", list(n, self), .r, sys.call()) }
 
 `.m_polygamma` <- function(self, n) { .r <- .External(rtp_opx, "polygamma.method", self, n); if (is.object(.r)) .r else .op_reply("polygamma.method", list(self, n), .r, sys.call()) }
+
+`.m_polygamma_` <- function(self, n) { .r <- .External(rtp_opx, "polygamma_", self, n); if (is.object(.r)) .r else .op_reply("polygamma_", list(self, n), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -902,6 +908,8 @@ torch_rsqrt <- function(self) { .r <- .External(rtp_opx, "rsqrt", self); if (is.
 #' @rdname torch_ops
 #' @export
 torch_scatter_add <- function(self, dim, index, src) { .r <- .External(rtp_opx, "scatter_add", self, dim, index, src); if (is.object(.r)) .r else .op_reply("scatter_add", list(self, dim, index, src), .r, sys.call()) }
+
+`.m_scatter_add_` <- function(self, dim, index, src) { .r <- .External(rtp_opx, "scatter_add_", self, dim, index, src); if (is.object(.r)) .r else .op_reply("scatter_add_", list(self, dim, index, src), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -1156,6 +1164,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `addcmul` = "torch_addcmul",
   `addcmul_` = ".m_addcmul_",
   `addmm` = "torch_addmm",
+  `addmm_` = ".m_addmm_",
   `all` = "torch_all",
   `allclose` = "torch_allclose",
   `amax` = "torch_amax",
@@ -1341,6 +1350,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `neg` = "torch_neg",
   `neg_` = ".m_neg_",
   `negative` = "torch_negative",
+  `negative_` = ".m_negative_",
   `new_empty` = ".m_new_empty",
   `new_full` = ".m_new_full",
   `new_ones` = ".m_new_ones",
@@ -1356,6 +1366,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `pinverse` = "torch_pinverse",
   `poisson` = "torch_poisson",
   `polygamma` = ".m_polygamma",
+  `polygamma_` = ".m_polygamma_",
   `pow` = "torch_pow",
   `pow_` = ".m_pow_",
   `prod` = "torch_prod",
@@ -1378,6 +1389,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `rsqrt` = "torch_rsqrt",
   `rsqrt_` = ".m_rsqrt_",
   `scatter_add` = "torch_scatter_add",
+  `scatter_add_` = ".m_scatter_add_",
   `select` = "torch_select",
   `set_data` = ".m_set_data",
   `sgn` = "torch_sgn",

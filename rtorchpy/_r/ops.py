@@ -148,7 +148,7 @@ class _Plan:
 
 # Parameters that take a tensor and nothing else (R torch converts an R value given there).
 _TENSOR_ARGS = {"self", "input", "tensor1", "tensor2", "mat1", "mat2", "mat", "vec", "vec1",
-                "vec2", "batch1", "batch2", "end", "source", "mask"}
+                "vec2", "batch1", "batch2", "mask"}
 
 
 def _is_r_value(v):

@@ -75,7 +75,8 @@ def tensor_method(h, name, args, kwargs):
         g, inputs = kw.get("gradient"), kw.get("inputs")
         api.autograd_backward([t], None if g is None else [g], kw.get("retain_graph"),
                               kw.get("create_graph", False),
-                              inputs=None if inputs is None else _tensor_list(inputs),
+                              inputs=None if inputs is None else list(inputs) if isinstance(
+                                  inputs, (list, tuple)) else [inputs],
                               engine_shapes=True)
         return None
     return getattr(t, name)(*args, **kwargs)

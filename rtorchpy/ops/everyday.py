@@ -11,7 +11,7 @@ import numpy as np
 from ..autograd.graph import bump_version
 from ..numerics.shape_errors import shape_error
 from ..tensor import Tensor
-from .inplace import _inplace_op
+from .inplace import _inplace_op, inplace
 from .registry import OPS, as_tensor, op, recording, wrap
 
 
@@ -101,11 +101,23 @@ _SAME_SHAPE = (
     "less_equal", "greater", "greater_equal", "not_equal", "fmod", "remainder", "hypot",
     "logical_and", "logical_or", "logical_xor", "logical_not", "clamp_min", "clamp_max", "clip",
     "multiply", "divide", "subtract", "true_divide", "tril", "triu", "addcmul", "addcdiv",
-    "masked_scatter",
+    "masked_scatter", "negative", "addmm",
 )
 for _name in _SAME_SHAPE:
     if _name + "_" not in OPS:
         _inplace_op(_name + "_", OPS[_name].fn, f"In-place ``{_name}``; returns self.")
+
+
+@op("polygamma_", namespace=False)
+def polygamma_(self, n):
+    """In-place ``polygamma(n, self)``; returns self."""
+    return inplace(self, lambda t: _fn("polygamma")(n, t))
+
+
+@op("scatter_add_", namespace=False, dims=("dim",), index_args=("index",))
+def scatter_add_(self, dim, index, src):
+    """In-place ``scatter_add``: ``src``'s values added at ``index`` along ``dim``."""
+    return inplace(self, lambda t: _fn("scatter_add")(t, dim, index, src), index, src)
 
 
 def _restride(self, out):

@@ -190,7 +190,7 @@ test_that("requires_grad, grad, detach, retain_grad, is_leaf", {
   x$detach_()
   expect_false(x$requires_grad)
   expect_error(x$foo <- 1, "locked")
-  expect_null(x$no_such_method)
+  expect_error(x$no_such_method, "'no_such_method' is not a method or field")
 })
 
 test_that("$backward(): accumulation, gradient argument, errors, invisibility", {
