@@ -55,10 +55,12 @@
 #' @param mat2 See the Python documentation of the op of the same name (R conventions apply).
 #' @param max See the Python documentation of the op of the same name (R conventions apply).
 #' @param mean The mean of the normal draws: a number or a tensor.
+#' @param memory_format See the Python documentation of the op of the same name (R conventions apply).
 #' @param min See the Python documentation of the op of the same name (R conventions apply).
 #' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
 #' @param nan See the Python documentation of the op of the same name (R conventions apply).
 #' @param neginf See the Python documentation of the op of the same name (R conventions apply).
+#' @param non_blocking See the Python documentation of the op of the same name (R conventions apply).
 #' @param num_samples How many categories to draw per row.
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
@@ -325,7 +327,7 @@ torch_clip <- function(self, min = NULL, max = NULL) { .r <- .External(rtp_opx, 
 
 #' @rdname torch_ops
 #' @export
-torch_clone <- function(self) { .r <- .External(rtp_opx, "clone", self); if (is.object(.r)) .r else .op_reply("clone", list(self), .r, sys.call()) }
+torch_clone <- function(self, memory_format = NULL) { .r <- .External(rtp_opx, "clone", self, memory_format); if (is.object(.r)) .r else .op_reply("clone", list(self, memory_format), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -337,7 +339,7 @@ torch_concatenate <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "con
 
 #' @rdname torch_ops
 #' @export
-torch_contiguous <- function(self) { .r <- .External(rtp_opx, "contiguous", self); if (is.object(.r)) .r else .op_reply("contiguous", list(self), .r, sys.call()) }
+torch_contiguous <- function(self, memory_format = NULL) { .r <- .External(rtp_opx, "contiguous", self, memory_format); if (is.object(.r)) .r else .op_reply("contiguous", list(self, memory_format), .r, sys.call()) }
 
 `.m_copy_` <- function(self, src) { .r <- .External(rtp_opx, "copy_", self, src); if (is.object(.r)) .r else .op_reply("copy_", list(self, src), .r, sys.call()) }
 
@@ -701,7 +703,7 @@ torch_matrix_power <- function(self, n) { .r <- .External(rtp_opx, "matrix_power
 
 #' @rdname torch_ops
 #' @export
-torch_max <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "max", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("max", list(self, dim, keepdim), .r, sys.call()) }
+torch_max <- function(self, dim = NULL, keepdim = FALSE, other = NULL) { .r <- .External(rtp_opx, "max", self, dim, keepdim, other); if (is.object(.r)) .r else .op_reply("max", list(self, dim, keepdim, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -717,7 +719,7 @@ torch_median <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rt
 
 #' @rdname torch_ops
 #' @export
-torch_min <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "min", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("min", list(self, dim, keepdim), .r, sys.call()) }
+torch_min <- function(self, dim = NULL, keepdim = FALSE, other = NULL) { .r <- .External(rtp_opx, "min", self, dim, keepdim, other); if (is.object(.r)) .r else .op_reply("min", list(self, dim, keepdim, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -797,11 +799,11 @@ torch_nonzero <- function(self, as_list = FALSE) { .r <- .External(rtp_opx, "non
 
 #' @rdname torch_ops
 #' @export
-torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "norm", self, p, dim, keepdim); if (is.object(.r)) .r else .op_reply("norm", list(self, p, dim, keepdim), .r, sys.call()) }
+torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "norm", self, p, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("norm", list(self, p, dim, keepdim, dtype), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_normal <- function(mean, std = 1.0, size = NULL, dtype = NULL, requires_grad = FALSE, generator = NULL) { .r <- .External(rtp_opx, "normal", mean, std, size, dtype, requires_grad, generator); if (is.object(.r)) .r else .op_reply("normal", list(mean, std, size, dtype, requires_grad, generator), .r, sys.call()) }
+torch_normal <- function(mean = 0.0, std = 1.0, size = NULL, dtype = NULL, requires_grad = FALSE, generator = NULL) { .r <- .External(rtp_opx, "normal", mean, std, size, dtype, requires_grad, generator); if (is.object(.r)) .r else .op_reply("normal", list(mean, std, size, dtype, requires_grad, generator), .r, sys.call()) }
 
 `.m_normal_` <- function(self, mean = 0.0, std = 1.0, generator = NULL) { .r <- .External(rtp_opx, "normal_", self, mean, std, generator); if (is.object(.r)) .r else .op_reply("normal_", list(self, mean, std, generator), .r, sys.call()) }
 
@@ -1049,7 +1051,7 @@ torch_tile <- function(self, dims) { .r <- .External(rtp_opx, "tile", self, dims
 
 #' @rdname torch_ops
 #' @export
-torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) { .r <- .External(rtp_opx, "to", self, dtype, device, copy); if (is.object(.r)) .r else .op_reply("to", list(self, dtype, device, copy), .r, sys.call()) }
+torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE, other = NULL, non_blocking = FALSE, memory_format = NULL) { .r <- .External(rtp_opx, "to", self, dtype, device, copy, other, non_blocking, memory_format); if (is.object(.r)) .r else .op_reply("to", list(self, dtype, device, copy, other, non_blocking, memory_format), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export

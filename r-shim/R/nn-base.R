@@ -82,7 +82,8 @@ NULL
       out <- list()
       for (nm in names(private$parameters_)) {
         p <- private$parameters_[[nm]]
-        if (!is.null(p)) out[[paste0(prefix, nm)]] <- if (keep_vars) p else p$detach()
+        # the parameter itself, requires_grad included, as R torch's state_dict gives it
+        if (!is.null(p)) out[[paste0(prefix, nm)]] <- p
       }
       for (nm in names(private$buffers_)) {
         b <- private$buffers_[[nm]]
@@ -115,7 +116,10 @@ NULL
         if (is.null(p)) next
         new <- with_no_grad(fn(p))
         if (!identical(.tensor_key(new), .tensor_key(p))) {
-          private$parameters_[[nm]] <- nn_parameter(new, requires_grad = p$requires_grad)
+          g <- p$grad
+          private$parameters_[[nm]] <- new <- nn_parameter(new, requires_grad = p$requires_grad)
+          # the gradient goes along, converted the same way (R torch's .apply)
+          if (!is_undefined_tensor(g)) new$grad <- with_no_grad(fn(g))
         }
       }
       for (nm in names(private$buffers_)) {

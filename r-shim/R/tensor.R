@@ -117,8 +117,17 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
        env)
 }
 
+.keep_class <- function(out, x) {
+  cls <- oldClass(x)
+  if (length(cls) > length(.TENSOR_CLASS) && is_torch_tensor(out)) oldClass(out) <- cls
+  out
+}
+
 .build_method_table <- function() {
   for (nm in names(.OP_METHODS)) assign(nm, get(.OP_METHODS[[nm]]), envir = .methods)
+  # the ops the hand-written methods below wrap, under names no `$` can reach
+  assign(".expand_op", get(.OP_METHODS[["expand"]]), envir = .methods)
+  assign(".clone_op", get(.OP_METHODS[["clone"]]), envir = .methods)
   for (nm in names(.TENSOR_METHODS)) assign(nm, .TENSOR_METHODS[[nm]], envir = .methods)
 }
 
@@ -157,7 +166,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
     }
     invisible(NULL)
   },
-  detach = function(self) .call_method(self, "detach"),
+  detach = function(self) .keep_class(.call_method(self, "detach"), self),
   detach_ = function(self) {
     .call_method(self, "detach_")
     invisible(self)
@@ -178,7 +187,17 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
   dim = function(self) .call_method(self, "dim"),
   ndimension = function(self) .call_method(self, "dim"),
   is_floating_point = function(self) .attr(self, "dtype")$is_floating_point,
-  stride = function(self, dim = NULL) .per_dim(self, "stride", dim),
+  # (doubles, as R torch's: its stride() is sapply() over int64 values)
+  stride = function(self, dim = NULL) as.numeric(.per_dim(self, "stride", dim)),
+  # R torch's expand(size, implicit = FALSE): a trailing TRUE/FALSE is `implicit`, not a size
+  expand = function(self, ..., implicit = FALSE) {
+    size <- list(...)
+    n <- length(size)
+    if (n > 1L && is.logical(size[[n]]) && length(size[[n]]) == 1L) size <- size[-n]
+    do.call(.methods[[".expand_op"]], c(list(self), size))
+  },
+  # clone() and detach() keep the R classes a tensor was given (nn_parameter, user classes)
+  clone = function(self, memory_format = NULL) .keep_class(.methods[[".clone_op"]](self), self),
   is_contiguous = function(self) .call_method(self, "is_contiguous"),
   cpu = function(self) self,
   cuda = function(self, ...) stop("CUDA is not available: rtorchpy computes on the CPU",
@@ -333,6 +352,10 @@ as.character.torch_dtype <- function(x, ...) x$word
 
 #' @export
 Ops.torch_dtype <- function(e1, e2) {
+  if (is.null(e1) || is.null(e2) || (nargs() == 2L && (!length(e1) || !length(e2)))) {
+    # (R's comparison with NULL would give logical(0), which `if` then fails on obscurely)
+    stop("can't compare a dtype with NULL (or an empty value)", call. = FALSE)
+  }
   name <- function(e) if (inherits(e, "torch_dtype")) e$name else as.character(e)
   switch(.Generic,
     "==" = name(e1) == name(e2),

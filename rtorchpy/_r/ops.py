@@ -285,7 +285,21 @@ _NNF_CONV = {"nnf_nll_loss": _CLASS_TARGETS, "nnf_cross_entropy": _CLASS_TARGETS
 _NNF_CONV.update({f"nnf_max_unpool{k}d": {"indices": r_index_arg} for k in (1, 2, 3)})
 _NNF_RETURNS_INDEX = {f"nnf_{kind}max_pool{k}d" for kind in ("", "adaptive_") for k in (1, 2, 3)}
 
-_NNF = {name: _Plan(boundary(getattr(nnf, name), name), _NNF_DIMS.get(name, ()), name=name,
+def _r_binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    """R torch calls libtorch's kernel, which pairs input and target element by element once
+    both are squeezed ([32, 1] with [32]), where PyTorch's Python function refuses other
+    shapes: a target whose squeezed shape is the input's is viewed with the input's shape."""
+    if isinstance(input, Tensor) and isinstance(target, Tensor) and \
+            input.shape != target.shape and \
+            tuple(s for s in input.shape if s != 1) == tuple(s for s in target.shape if s != 1):
+        target = target.reshape(*input.shape)
+    return nnf.nnf_binary_cross_entropy(input, target, weight, reduction)
+
+
+_NNF_R_FORMS = {"nnf_binary_cross_entropy": _r_binary_cross_entropy}
+
+_NNF = {name: _Plan(boundary(_NNF_R_FORMS.get(name, getattr(nnf, name)), name),
+                    _NNF_DIMS.get(name, ()), name=name,
                     conv=_NNF_CONV.get(name), generated=True,
                     returns_index=name in _NNF_RETURNS_INDEX)
         for name in nnf.__all__}
