@@ -17,6 +17,8 @@
 #' @param as_list `TRUE`: a list of index tensors, one per dimension, instead of one matrix with a row per element (`torch_nonzero`); the indices are 1-based either way.
 #' @param atol See the Python documentation of the op of the same name (R conventions apply).
 #' @param b See the Python documentation of the op of the same name (R conventions apply).
+#' @param batch1 See the Python documentation of the op of the same name (R conventions apply).
+#' @param batch2 See the Python documentation of the op of the same name (R conventions apply).
 #' @param beta See the Python documentation of the op of the same name (R conventions apply).
 #' @param chunks See the Python documentation of the op of the same name (R conventions apply).
 #' @param col See the Python documentation of the op of the same name (R conventions apply).
@@ -36,6 +38,7 @@
 #' @param dim2 Second dimension of `diagonal`'s planes (1-based).
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
+#' @param end See the Python documentation of the op of the same name (R conventions apply).
 #' @param end_dim Last dimension to flatten (1-based, -1 is the last).
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param equal_nan See the Python documentation of the op of the same name (R conventions apply).
@@ -51,6 +54,7 @@
 #' @param largest See the Python documentation of the op of the same name (R conventions apply).
 #' @param length See the Python documentation of the op of the same name (R conventions apply).
 #' @param mask See the Python documentation of the op of the same name (R conventions apply).
+#' @param mat See the Python documentation of the op of the same name (R conventions apply).
 #' @param mat1 See the Python documentation of the op of the same name (R conventions apply).
 #' @param mat2 See the Python documentation of the op of the same name (R conventions apply).
 #' @param max See the Python documentation of the op of the same name (R conventions apply).
@@ -98,7 +102,9 @@
 #' @param value See the Python documentation of the op of the same name (R conventions apply).
 #' @param values See the Python documentation of the op of the same name (R conventions apply).
 #' @param vec See the Python documentation of the op of the same name (R conventions apply).
+#' @param vec1 See the Python documentation of the op of the same name (R conventions apply).
 #' @param vec2 See the Python documentation of the op of the same name (R conventions apply).
+#' @param weight See the Python documentation of the op of the same name (R conventions apply).
 #' @param x1 See the Python documentation of the op of the same name (R conventions apply).
 #' @param x2 See the Python documentation of the op of the same name (R conventions apply).
 #' @return A tensor, a list of tensors, or an R value (e.g. `torch_equal`).
@@ -137,6 +143,12 @@ torch_add <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "add",
 
 #' @rdname torch_ops
 #' @export
+torch_addbmm <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addbmm", self, batch1, batch2, beta, alpha); if (is.object(.r)) .r else .op_reply("addbmm", list(self, batch1, batch2, beta, alpha), .r, sys.call()) }
+
+`.m_addbmm_` <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addbmm_", self, batch1, batch2, beta, alpha); if (is.object(.r)) .r else .op_reply("addbmm_", list(self, batch1, batch2, beta, alpha), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_addcdiv <- function(self, tensor1, tensor2, value = 1L) { .r <- .External(rtp_opx, "addcdiv", self, tensor1, tensor2, value); if (is.object(.r)) .r else .op_reply("addcdiv", list(self, tensor1, tensor2, value), .r, sys.call()) }
 
 `.m_addcdiv_` <- function(self, tensor1, tensor2, value = 1L) { .r <- .External(rtp_opx, "addcdiv_", self, tensor1, tensor2, value); if (is.object(.r)) .r else .op_reply("addcdiv_", list(self, tensor1, tensor2, value), .r, sys.call()) }
@@ -152,6 +164,18 @@ torch_addcmul <- function(self, tensor1, tensor2, value = 1L) { .r <- .External(
 torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addmm", self, mat1, mat2, beta, alpha); if (is.object(.r)) .r else .op_reply("addmm", list(self, mat1, mat2, beta, alpha), .r, sys.call()) }
 
 `.m_addmm_` <- function(self, mat1, mat2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addmm_", self, mat1, mat2, beta, alpha); if (is.object(.r)) .r else .op_reply("addmm_", list(self, mat1, mat2, beta, alpha), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_addmv <- function(self, mat, vec, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addmv", self, mat, vec, beta, alpha); if (is.object(.r)) .r else .op_reply("addmv", list(self, mat, vec, beta, alpha), .r, sys.call()) }
+
+`.m_addmv_` <- function(self, mat, vec, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addmv_", self, mat, vec, beta, alpha); if (is.object(.r)) .r else .op_reply("addmv_", list(self, mat, vec, beta, alpha), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_addr <- function(self, vec1, vec2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addr", self, vec1, vec2, beta, alpha); if (is.object(.r)) .r else .op_reply("addr", list(self, vec1, vec2, beta, alpha), .r, sys.call()) }
+
+`.m_addr_` <- function(self, vec1, vec2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addr_", self, vec1, vec2, beta, alpha); if (is.object(.r)) .r else .op_reply("addr_", list(self, vec1, vec2, beta, alpha), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -257,9 +281,39 @@ torch_atanh <- function(self) { .r <- .External(rtp_opx, "atanh", self); if (is.
 
 #' @rdname torch_ops
 #' @export
+torch_baddbmm <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "baddbmm", self, batch1, batch2, beta, alpha); if (is.object(.r)) .r else .op_reply("baddbmm", list(self, batch1, batch2, beta, alpha), .r, sys.call()) }
+
+`.m_baddbmm_` <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "baddbmm_", self, batch1, batch2, beta, alpha); if (is.object(.r)) .r else .op_reply("baddbmm_", list(self, batch1, batch2, beta, alpha), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_bernoulli <- function(self, p = NULL, generator = NULL) { .r <- .External(rtp_opx, "bernoulli", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli", list(self, p, generator), .r, sys.call()) }
 
 `.m_bernoulli_` <- function(self, p = 0.5, generator = NULL) { .r <- .External(rtp_opx, "bernoulli_", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli_", list(self, p, generator), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_bitwise_and <- function(self, other) { .r <- .External(rtp_opx, "bitwise_and", self, other); if (is.object(.r)) .r else .op_reply("bitwise_and", list(self, other), .r, sys.call()) }
+
+`.m_bitwise_and_` <- function(self, other) { .r <- .External(rtp_opx, "bitwise_and_", self, other); if (is.object(.r)) .r else .op_reply("bitwise_and_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_bitwise_not <- function(self) { .r <- .External(rtp_opx, "bitwise_not", self); if (is.object(.r)) .r else .op_reply("bitwise_not", list(self), .r, sys.call()) }
+
+`.m_bitwise_not_` <- function(self) { .r <- .External(rtp_opx, "bitwise_not_", self); if (is.object(.r)) .r else .op_reply("bitwise_not_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_bitwise_or <- function(self, other) { .r <- .External(rtp_opx, "bitwise_or", self, other); if (is.object(.r)) .r else .op_reply("bitwise_or", list(self, other), .r, sys.call()) }
+
+`.m_bitwise_or_` <- function(self, other) { .r <- .External(rtp_opx, "bitwise_or_", self, other); if (is.object(.r)) .r else .op_reply("bitwise_or_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_bitwise_xor <- function(self, other) { .r <- .External(rtp_opx, "bitwise_xor", self, other); if (is.object(.r)) .r else .op_reply("bitwise_xor", list(self, other), .r, sys.call()) }
+
+`.m_bitwise_xor_` <- function(self, other) { .r <- .External(rtp_opx, "bitwise_xor_", self, other); if (is.object(.r)) .r else .op_reply("bitwise_xor_", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -357,11 +411,21 @@ torch_cosh <- function(self) { .r <- .External(rtp_opx, "cosh", self); if (is.ob
 
 #' @rdname torch_ops
 #' @export
+torch_count_nonzero <- function(self, dim = NULL) { .r <- .External(rtp_opx, "count_nonzero", self, dim); if (is.object(.r)) .r else .op_reply("count_nonzero", list(self, dim), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_cumprod <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "cumprod", self, dim, dtype); if (is.object(.r)) .r else .op_reply("cumprod", list(self, dim, dtype), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_cumsum <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "cumsum", self, dim, dtype); if (is.object(.r)) .r else .op_reply("cumsum", list(self, dim, dtype), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_deg2rad <- function(self) { .r <- .External(rtp_opx, "deg2rad", self); if (is.object(.r)) .r else .op_reply("deg2rad", list(self), .r, sys.call()) }
+
+`.m_deg2rad_` <- function(self) { .r <- .External(rtp_opx, "deg2rad_", self); if (is.object(.r)) .r else .op_reply("deg2rad_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -377,6 +441,10 @@ torch_diag_embed <- function(self, offset = 0L, dim1 = -2L, dim2 = -1L) { .r <- 
 
 #' @rdname torch_ops
 #' @export
+torch_diagflat <- function(self, offset = 0L) { .r <- .External(rtp_opx, "diagflat", self, offset); if (is.object(.r)) .r else .op_reply("diagflat", list(self, offset), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_diagonal <- function(self, offset = 0L, dim1 = 1L, dim2 = 2L) { .r <- .External(rtp_opx, "diagonal", self, offset, dim1, dim2); if (is.object(.r)) .r else .op_reply("diagonal", list(self, offset, dim1, dim2), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -388,6 +456,10 @@ torch_diff <- function(self, n = 1L, dim = -1L, prepend = NULL, append = NULL) {
 torch_digamma <- function(self) { .r <- .External(rtp_opx, "digamma", self); if (is.object(.r)) .r else .op_reply("digamma", list(self), .r, sys.call()) }
 
 `.m_digamma_` <- function(self) { .r <- .External(rtp_opx, "digamma_", self); if (is.object(.r)) .r else .op_reply("digamma_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_dist <- function(self, other, p = 2L) { .r <- .External(rtp_opx, "dist", self, other, p); if (is.object(.r)) .r else .op_reply("dist", list(self, other, p), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -443,6 +515,12 @@ torch_erfinv <- function(self) { .r <- .External(rtp_opx, "erfinv", self); if (i
 #' @export
 torch_exp <- function(self) { .r <- .External(rtp_opx, "exp", self); if (is.object(.r)) .r else .op_reply("exp", list(self), .r, sys.call()) }
 
+#' @rdname torch_ops
+#' @export
+torch_exp2 <- function(self) { .r <- .External(rtp_opx, "exp2", self); if (is.object(.r)) .r else .op_reply("exp2", list(self), .r, sys.call()) }
+
+`.m_exp2_` <- function(self) { .r <- .External(rtp_opx, "exp2_", self); if (is.object(.r)) .r else .op_reply("exp2_", list(self), .r, sys.call()) }
+
 `.m_exp_` <- function(self) { .r <- .External(rtp_opx, "exp_", self); if (is.object(.r)) .r else .op_reply("exp_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -487,9 +565,21 @@ torch_floor <- function(self) { .r <- .External(rtp_opx, "floor", self); if (is.
 
 #' @rdname torch_ops
 #' @export
+torch_floor_divide <- function(self, other) { .r <- .External(rtp_opx, "floor_divide", self, other); if (is.object(.r)) .r else .op_reply("floor_divide", list(self, other), .r, sys.call()) }
+
+`.m_floor_divide_` <- function(self, other) { .r <- .External(rtp_opx, "floor_divide_", self, other); if (is.object(.r)) .r else .op_reply("floor_divide_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_fmod <- function(self, other) { .r <- .External(rtp_opx, "fmod", self, other); if (is.object(.r)) .r else .op_reply("fmod", list(self, other), .r, sys.call()) }
 
 `.m_fmod_` <- function(self, other) { .r <- .External(rtp_opx, "fmod_", self, other); if (is.object(.r)) .r else .op_reply("fmod_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_frac <- function(self) { .r <- .External(rtp_opx, "frac", self); if (is.object(.r)) .r else .op_reply("frac", list(self), .r, sys.call()) }
+
+`.m_frac_` <- function(self) { .r <- .External(rtp_opx, "frac_", self); if (is.object(.r)) .r else .op_reply("frac_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -531,9 +621,33 @@ torch_gt <- function(self, other) { .r <- .External(rtp_opx, "gt", self, other);
 
 #' @rdname torch_ops
 #' @export
+torch_heaviside <- function(self, values) { .r <- .External(rtp_opx, "heaviside", self, values); if (is.object(.r)) .r else .op_reply("heaviside", list(self, values), .r, sys.call()) }
+
+`.m_heaviside_` <- function(self, values) { .r <- .External(rtp_opx, "heaviside_", self, values); if (is.object(.r)) .r else .op_reply("heaviside_", list(self, values), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_hypot <- function(self, other) { .r <- .External(rtp_opx, "hypot", self, other); if (is.object(.r)) .r else .op_reply("hypot", list(self, other), .r, sys.call()) }
 
 `.m_hypot_` <- function(self, other) { .r <- .External(rtp_opx, "hypot_", self, other); if (is.object(.r)) .r else .op_reply("hypot_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_index_add <- function(self, dim, index, source, alpha = 1L) { .r <- .External(rtp_opx, "index_add", self, dim, index, source, alpha); if (is.object(.r)) .r else .op_reply("index_add", list(self, dim, index, source, alpha), .r, sys.call()) }
+
+`.m_index_add_` <- function(self, dim, index, src, ...) { .args <- c(list(self, dim, index, src), .dots(...)); .r <- .Call(rtp_op, "index_add_", .args); if (is.object(.r)) .r else .op_reply("index_add_", .args, .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_index_copy <- function(self, dim, index, source) { .r <- .External(rtp_opx, "index_copy", self, dim, index, source); if (is.object(.r)) .r else .op_reply("index_copy", list(self, dim, index, source), .r, sys.call()) }
+
+`.m_index_copy_` <- function(self, dim, index, src, ...) { .args <- c(list(self, dim, index, src), .dots(...)); .r <- .Call(rtp_op, "index_copy_", .args); if (is.object(.r)) .r else .op_reply("index_copy_", .args, .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_index_fill <- function(self, dim, index, value) { .r <- .External(rtp_opx, "index_fill", self, dim, index, value); if (is.object(.r)) .r else .op_reply("index_fill", list(self, dim, index, value), .r, sys.call()) }
+
+`.m_index_fill_` <- function(self, dim, index, src, ...) { .args <- c(list(self, dim, index, src), .dots(...)); .r <- .Call(rtp_op, "index_fill_", .args); if (is.object(.r)) .r else .op_reply("index_fill_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -553,6 +667,22 @@ torch_inverse <- function(self) { .r <- .External(rtp_opx, "inverse", self); if 
 
 #' @rdname torch_ops
 #' @export
+torch_is_complex <- function(self) { .r <- .External(rtp_opx, "is_complex", self); if (is.object(.r)) .r else .op_reply("is_complex", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_is_nonzero <- function(self) { .r <- .External(rtp_opx, "is_nonzero", self); if (is.object(.r)) .r else .op_reply("is_nonzero", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_is_same_size <- function(self, other) { .r <- .External(rtp_opx, "is_same_size", self, other); if (is.object(.r)) .r else .op_reply("is_same_size", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_is_signed <- function(self) { .r <- .External(rtp_opx, "is_signed", self); if (is.object(.r)) .r else .op_reply("is_signed", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = FALSE) { .r <- .External(rtp_opx, "isclose", self, other, rtol, atol, equal_nan); if (is.object(.r)) .r else .op_reply("isclose", list(self, other, rtol, atol, equal_nan), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -569,6 +699,14 @@ torch_isnan <- function(self) { .r <- .External(rtp_opx, "isnan", self); if (is.
 
 #' @rdname torch_ops
 #' @export
+torch_isneginf <- function(self) { .r <- .External(rtp_opx, "isneginf", self); if (is.object(.r)) .r else .op_reply("isneginf", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_isposinf <- function(self) { .r <- .External(rtp_opx, "isposinf", self); if (is.object(.r)) .r else .op_reply("isposinf", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_kron <- function(self, other) { .r <- .External(rtp_opx, "kron", self, other); if (is.object(.r)) .r else .op_reply("kron", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -580,6 +718,12 @@ torch_kthvalue <- function(self, k, dim = -1L, keepdim = FALSE) { .r <- .Externa
 torch_le <- function(self, other) { .r <- .External(rtp_opx, "le", self, other); if (is.object(.r)) .r else .op_reply("le", list(self, other), .r, sys.call()) }
 
 `.m_le_` <- function(self, other) { .r <- .External(rtp_opx, "le_", self, other); if (is.object(.r)) .r else .op_reply("le_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_lerp <- function(self, end, weight) { .r <- .External(rtp_opx, "lerp", self, end, weight); if (is.object(.r)) .r else .op_reply("lerp", list(self, end, weight), .r, sys.call()) }
+
+`.m_lerp_` <- function(self, end, weight) { .r <- .External(rtp_opx, "lerp_", self, end, weight); if (is.object(.r)) .r else .op_reply("lerp_", list(self, end, weight), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -626,6 +770,14 @@ torch_log2 <- function(self) { .r <- .External(rtp_opx, "log2", self); if (is.ob
 #' @rdname torch_ops
 #' @export
 torch_log_softmax <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "log_softmax", self, dim, dtype); if (is.object(.r)) .r else .op_reply("log_softmax", list(self, dim, dtype), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_logaddexp <- function(self, other) { .r <- .External(rtp_opx, "logaddexp", self, other); if (is.object(.r)) .r else .op_reply("logaddexp", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_logaddexp2 <- function(self, other) { .r <- .External(rtp_opx, "logaddexp2", self, other); if (is.object(.r)) .r else .op_reply("logaddexp2", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -763,6 +915,10 @@ torch_nanquantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolatio
 
 #' @rdname torch_ops
 #' @export
+torch_nansum <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "nansum", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("nansum", list(self, dim, keepdim), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_narrow <- function(self, dim, start, length) { .r <- .External(rtp_opx, "narrow", self, dim, start, length); if (is.object(.r)) .r else .op_reply("narrow", list(self, dim, start, length), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -855,6 +1011,12 @@ torch_qr <- function(self, some = TRUE) { .r <- .External(rtp_opx, "qr", self, s
 #' @export
 torch_quantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .r <- .External(rtp_opx, "quantile", self, q, dim, keepdim, interpolation); if (is.object(.r)) .r else .op_reply("quantile", list(self, q, dim, keepdim, interpolation), .r, sys.call()) }
 
+#' @rdname torch_ops
+#' @export
+torch_rad2deg <- function(self) { .r <- .External(rtp_opx, "rad2deg", self); if (is.object(.r)) .r else .op_reply("rad2deg", list(self), .r, sys.call()) }
+
+`.m_rad2deg_` <- function(self) { .r <- .External(rtp_opx, "rad2deg_", self); if (is.object(.r)) .r else .op_reply("rad2deg_", list(self), .r, sys.call()) }
+
 `.m_random_` <- function(self, from_ = NULL, to = NULL, generator = NULL) { .r <- .External(rtp_opx, "random_", self, from_, to, generator); if (is.object(.r)) .r else .op_reply("random_", list(self, from_, to, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -909,6 +1071,12 @@ torch_rsqrt <- function(self) { .r <- .External(rtp_opx, "rsqrt", self); if (is.
 
 #' @rdname torch_ops
 #' @export
+torch_scatter <- function(self, dim, index, src) { .r <- .External(rtp_opx, "scatter", self, dim, index, src); if (is.object(.r)) .r else .op_reply("scatter", list(self, dim, index, src), .r, sys.call()) }
+
+`.m_scatter_` <- function(self, dim, index, src, ...) { .args <- c(list(self, dim, index, src), .dots(...)); .r <- .Call(rtp_op, "scatter_", .args); if (is.object(.r)) .r else .op_reply("scatter_", .args, .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_scatter_add <- function(self, dim, index, src) { .r <- .External(rtp_opx, "scatter_add", self, dim, index, src); if (is.object(.r)) .r else .op_reply("scatter_add", list(self, dim, index, src), .r, sys.call()) }
 
 `.m_scatter_add_` <- function(self, dim, index, src) { .r <- .External(rtp_opx, "scatter_add_", self, dim, index, src); if (is.object(.r)) .r else .op_reply("scatter_add_", list(self, dim, index, src), .r, sys.call()) }
@@ -936,6 +1104,10 @@ torch_sigmoid <- function(self) { .r <- .External(rtp_opx, "sigmoid", self); if 
 torch_sign <- function(self) { .r <- .External(rtp_opx, "sign", self); if (is.object(.r)) .r else .op_reply("sign", list(self), .r, sys.call()) }
 
 `.m_sign_` <- function(self) { .r <- .External(rtp_opx, "sign_", self); if (is.object(.r)) .r else .op_reply("sign_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_signbit <- function(self) { .r <- .External(rtp_opx, "signbit", self); if (is.object(.r)) .r else .op_reply("signbit", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -1028,6 +1200,10 @@ torch_swapaxes <- function(self, dim0, dim1) { .r <- .External(rtp_opx, "swapaxe
 torch_t <- function(self) { .r <- .External(rtp_opx, "t", self); if (is.object(.r)) .r else .op_reply("t", list(self), .r, sys.call()) }
 
 `.m_t_` <- function(self) { .r <- .External(rtp_opx, "t_", self); if (is.object(.r)) .r else .op_reply("t_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_take <- function(self, index) { .r <- .External(rtp_opx, "take", self, index); if (is.object(.r)) .r else .op_reply("take", list(self, index), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -1131,6 +1307,10 @@ torch_var_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, c
 
 #' @rdname torch_ops
 #' @export
+torch_vdot <- function(self, other) { .r <- .External(rtp_opx, "vdot", self, other); if (is.object(.r)) .r else .op_reply("vdot", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_view <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .Call(rtp_op, "view", .args); if (is.object(.r)) .r else .op_reply("view", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -1161,12 +1341,18 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `acosh_` = ".m_acosh_",
   `add` = "torch_add",
   `add_` = ".m_add_",
+  `addbmm` = "torch_addbmm",
+  `addbmm_` = ".m_addbmm_",
   `addcdiv` = "torch_addcdiv",
   `addcdiv_` = ".m_addcdiv_",
   `addcmul` = "torch_addcmul",
   `addcmul_` = ".m_addcmul_",
   `addmm` = "torch_addmm",
   `addmm_` = ".m_addmm_",
+  `addmv` = "torch_addmv",
+  `addmv_` = ".m_addmv_",
+  `addr` = "torch_addr",
+  `addr_` = ".m_addr_",
   `all` = "torch_all",
   `allclose` = "torch_allclose",
   `amax` = "torch_amax",
@@ -1198,8 +1384,18 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `atan_` = ".m_atan_",
   `atanh` = "torch_atanh",
   `atanh_` = ".m_atanh_",
+  `baddbmm` = "torch_baddbmm",
+  `baddbmm_` = ".m_baddbmm_",
   `bernoulli` = "torch_bernoulli",
   `bernoulli_` = ".m_bernoulli_",
+  `bitwise_and` = "torch_bitwise_and",
+  `bitwise_and_` = ".m_bitwise_and_",
+  `bitwise_not` = "torch_bitwise_not",
+  `bitwise_not_` = ".m_bitwise_not_",
+  `bitwise_or` = "torch_bitwise_or",
+  `bitwise_or_` = ".m_bitwise_or_",
+  `bitwise_xor` = "torch_bitwise_xor",
+  `bitwise_xor_` = ".m_bitwise_xor_",
   `bmm` = "torch_bmm",
   `bool` = ".m_bool",
   `broadcast_to` = "torch_broadcast_to",
@@ -1224,15 +1420,20 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `cos_` = ".m_cos_",
   `cosh` = "torch_cosh",
   `cosh_` = ".m_cosh_",
+  `count_nonzero` = "torch_count_nonzero",
   `cumprod` = "torch_cumprod",
   `cumsum` = "torch_cumsum",
+  `deg2rad` = "torch_deg2rad",
+  `deg2rad_` = ".m_deg2rad_",
   `det` = "torch_det",
   `diag` = "torch_diag",
   `diag_embed` = "torch_diag_embed",
+  `diagflat` = "torch_diagflat",
   `diagonal` = "torch_diagonal",
   `diff` = "torch_diff",
   `digamma` = "torch_digamma",
   `digamma_` = ".m_digamma_",
+  `dist` = "torch_dist",
   `div` = "torch_div",
   `div_` = ".m_div_",
   `divide` = "torch_divide",
@@ -1249,6 +1450,8 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `erfinv` = "torch_erfinv",
   `erfinv_` = ".m_erfinv_",
   `exp` = "torch_exp",
+  `exp2` = "torch_exp2",
+  `exp2_` = ".m_exp2_",
   `exp_` = ".m_exp_",
   `expand` = "torch_expand",
   `expand_as` = "torch_expand_as",
@@ -1263,8 +1466,12 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `float` = ".m_float",
   `floor` = "torch_floor",
   `floor_` = ".m_floor_",
+  `floor_divide` = "torch_floor_divide",
+  `floor_divide_` = ".m_floor_divide_",
   `fmod` = "torch_fmod",
   `fmod_` = ".m_fmod_",
+  `frac` = "torch_frac",
+  `frac_` = ".m_frac_",
   `gather` = "torch_gather",
   `ge` = "torch_ge",
   `ge_` = ".m_ge_",
@@ -1277,21 +1484,37 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `gt` = "torch_gt",
   `gt_` = ".m_gt_",
   `half` = ".m_half",
+  `heaviside` = "torch_heaviside",
+  `heaviside_` = ".m_heaviside_",
   `hypot` = "torch_hypot",
   `hypot_` = ".m_hypot_",
+  `index_add` = "torch_index_add",
+  `index_add_` = ".m_index_add_",
+  `index_copy` = "torch_index_copy",
+  `index_copy_` = ".m_index_copy_",
+  `index_fill` = "torch_index_fill",
+  `index_fill_` = ".m_index_fill_",
   `index_put` = "torch_index_put",
   `index_put_` = ".m_index_put_",
   `index_select` = "torch_index_select",
   `int` = ".m_int",
   `inverse` = "torch_inverse",
+  `is_complex` = "torch_is_complex",
+  `is_nonzero` = "torch_is_nonzero",
+  `is_same_size` = "torch_is_same_size",
+  `is_signed` = "torch_is_signed",
   `isclose` = "torch_isclose",
   `isfinite` = "torch_isfinite",
   `isinf` = "torch_isinf",
   `isnan` = "torch_isnan",
+  `isneginf` = "torch_isneginf",
+  `isposinf` = "torch_isposinf",
   `kron` = "torch_kron",
   `kthvalue` = "torch_kthvalue",
   `le` = "torch_le",
   `le_` = ".m_le_",
+  `lerp` = "torch_lerp",
+  `lerp_` = ".m_lerp_",
   `less` = "torch_less",
   `less_` = ".m_less_",
   `less_equal` = "torch_less_equal",
@@ -1307,6 +1530,8 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `log2_` = ".m_log2_",
   `log_` = ".m_log_",
   `log_softmax` = "torch_log_softmax",
+  `logaddexp` = "torch_logaddexp",
+  `logaddexp2` = "torch_logaddexp2",
   `logdet` = "torch_logdet",
   `logical_and` = "torch_logical_and",
   `logical_and_` = ".m_logical_and_",
@@ -1346,6 +1571,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `mv` = "torch_mv",
   `nan_to_num` = "torch_nan_to_num",
   `nanquantile` = "torch_nanquantile",
+  `nansum` = "torch_nansum",
   `narrow` = "torch_narrow",
   `ne` = "torch_ne",
   `ne_` = ".m_ne_",
@@ -1374,6 +1600,8 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `prod` = "torch_prod",
   `qr` = "torch_qr",
   `quantile` = "torch_quantile",
+  `rad2deg` = "torch_rad2deg",
+  `rad2deg_` = ".m_rad2deg_",
   `random_` = ".m_random_",
   `reciprocal` = "torch_reciprocal",
   `reciprocal_` = ".m_reciprocal_",
@@ -1390,6 +1618,8 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `round_` = ".m_round_",
   `rsqrt` = "torch_rsqrt",
   `rsqrt_` = ".m_rsqrt_",
+  `scatter` = "torch_scatter",
+  `scatter_` = ".m_scatter_",
   `scatter_add` = "torch_scatter_add",
   `scatter_add_` = ".m_scatter_add_",
   `select` = "torch_select",
@@ -1400,6 +1630,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `sigmoid_` = ".m_sigmoid_",
   `sign` = "torch_sign",
   `sign_` = ".m_sign_",
+  `signbit` = "torch_signbit",
   `sin` = "torch_sin",
   `sin_` = ".m_sin_",
   `sinh` = "torch_sinh",
@@ -1426,6 +1657,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `swapaxes` = "torch_swapaxes",
   `t` = "torch_t",
   `t_` = ".m_t_",
+  `take` = "torch_take",
   `tan` = "torch_tan",
   `tan_` = ".m_tan_",
   `tanh` = "torch_tanh",
@@ -1453,6 +1685,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `unsqueeze_` = ".m_unsqueeze_",
   `var` = "torch_var",
   `var_mean` = "torch_var_mean",
+  `vdot` = "torch_vdot",
   `view` = "torch_view",
   `view_as` = "torch_view_as",
   `where` = ".m_where",

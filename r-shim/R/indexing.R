@@ -28,9 +28,16 @@ NULL
 `[.torch_tensor` <- function(x, ..., drop = TRUE) {
   exprs <- as.list(substitute(list(...)))[-1L]
   if (!length(exprs)) return(x)
+  # x[m] with a numeric matrix: looked at only for a variable or a matrix-building call, so an
+  # index expression is never evaluated twice (nor N, .. and the like evaluated at all)
   if (length(exprs) == 1L && !identical(exprs[[1L]], quote(expr = ))) {
-    m <- eval(exprs[[1L]], parent.frame())
-    if (is.matrix(m) && is.numeric(m)) return(.index_matrix(x, m))
+    e <- exprs[[1L]]
+    if (is.symbol(e) && !identical(e, quote(N)) && !identical(e, quote(..)) ||
+        is.call(e) && is.symbol(e[[1L]]) &&
+        as.character(e[[1L]]) %in% c("cbind", "rbind", "matrix")) {
+      m <- eval(e, parent.frame())
+      if (is.matrix(m) && is.numeric(m)) return(.index_matrix(x, m))
+    }
   }
   .bridge("index", .h(x), .index_items(x, exprs, parent.frame()), .flag(drop))
 }

@@ -174,7 +174,10 @@ test_that("state_dict() and load_state_dict() round trip", {
   b <- Net()
   sd <- a$state_dict()
   expect_equal(names(sd), c("w", "b", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"))
-  expect_false(any(vapply(sd, function(t) t$requires_grad, TRUE)))
+  # the parameters as they are, requires_grad included (R torch's state_dict); buffers detached
+  expect_equal(vapply(sd, function(t) t$requires_grad, TRUE),
+               c(w = TRUE, b = FALSE, fc1.weight = TRUE, fc1.bias = TRUE, fc2.weight = TRUE,
+                 fc2.bias = TRUE))
   b$load_state_dict(sd)
   for (nm in names(sd)) expect_equal(as_array(b$state_dict()[[nm]]), as_array(sd[[nm]]))
   x <- torch_randn(2, 3)

@@ -291,3 +291,31 @@ test_that("behaviours from R torch's tensor, nn and optim tests", {
                as_array(nnf_binary_cross_entropy(p1, tg$view(c(32, 1)))))
   expect_error(nnf_binary_cross_entropy(p1, torch_ones(31)))
 })
+
+test_that("scatter, index_add/fill/copy and other composites, with R's 1-based dims and indices", {
+  skip_if_no_python()
+  index <- torch_tensor(matrix(c(1, 2), ncol = 1), dtype = torch_long())
+  z <- torch_zeros(3, 5)
+  expected <- matrix(0, 3, 5)
+  expected[1:2, 1] <- 1
+  expect_equal(as_array(z$scatter(1, index, 1)), expected)
+  z$scatter_(1, index, 1)
+  expect_equal(as_array(z), expected)
+  x <- torch_ones(3, 2, requires_grad = TRUE)
+  y <- x$index_add(1, torch_tensor(c(1L, 3L)), torch_ones(2, 2) * 5)
+  expect_equal(as_array(y), rbind(c(6, 6), c(1, 1), c(6, 6)))
+  y$sum()$backward()
+  expect_equal(as_array(x$grad), matrix(1, 3, 2))
+  expect_equal(as_array(torch_ones(2, 3)$index_fill(2, torch_tensor(2L), 0)),
+               rbind(c(1, 0, 1), c(1, 0, 1)))
+  expect_equal(as_array(torch_zeros(3, 1)$index_copy(1, torch_tensor(c(3L, 1L)),
+                                                     torch_tensor(matrix(c(7, 8), 2)))),
+               matrix(c(8, 0, 7), 3))
+  expect_equal(as_array(torch_take(torch_tensor(rbind(c(1, 2), c(3, 4))), torch_tensor(c(4L, 1L)))),
+               c(4, 1))
+  expect_equal(as_array(torch_frac(torch_tensor(c(1.5, -2.25)))), c(0.5, -0.25))
+  expect_equal(as_array(torch_lerp(torch_tensor(1), torch_tensor(3), 0.5)), 2)
+  expect_equal(as_array(torch_nansum(torch_tensor(c(1, NaN, 2)))), 3)
+  expect_true(torch_ones(2)$is_signed())
+  expect_true(torch_ones(2)$is_same_size(torch_zeros(2)))
+})
