@@ -8,7 +8,7 @@ import weakref
 import numpy as np
 import pytest
 
-from rtorchpy import autograd_backward, autograd_grad, is_grad_enabled, set_grad_enabled, torch_ones, torch_randn, torch_tensor, torch_zeros, with_detect_anomaly, with_enable_grad, with_no_grad, autograd_set_grad_mode
+from rtorchpy import autograd_backward, autograd_grad, is_grad_enabled, set_grad_enabled, torch_ones, torch_ones_like, torch_randn, torch_tensor, torch_zeros, with_detect_anomaly, with_enable_grad, with_no_grad, autograd_set_grad_mode
 from rtorchpy.autograd.graph import FREED_MESSAGE
 
 
@@ -63,14 +63,32 @@ def test_implicit_gradient_only_for_one_element():
     leaf([3.0]).mul(2).backward()  # shape {1} qualifies
 
 
-def test_wrong_gradient_shape_is_rejected_and_broadcastable_is_summed():
+def test_wrong_gradient_shape_is_rejected_as_pytorch_does():
+    # PyTorch's Python backward()/grad() refuse any gradient not of the output's shape
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    with pytest.raises(RuntimeError, match=r"Mismatch in shape: grad_output\[0\] has a shape of "
+                                           r"torch.Size\(\[3, 2\]\) and output\[0\] has a shape "
+                                           r"of torch.Size\(\[2\]\)"):
+        y.backward(torch_ones(3, 2))
+    w = leaf([1.0, 2.0, 3.0])
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):  # (issue 29: was summed)
+        autograd_grad(w.exp().mean(), w, torch_ones_like(w))
+
+
+def test_engine_shapes_sum_a_broadcast_gradient_and_refuse_others():
+    # libtorch's C++ backward()/grad(), which R torch calls: the engine sums a gradient that
+    # broadcasts from the output's shape, refuses any other
     x = leaf([1.0, 2.0])
     y = x * 2
     with pytest.raises(RuntimeError, match=r"invalid gradient at index 0 - got \[3\] but expected "
                                            r"shape compatible with \[2\]"):
-        y.backward(torch_ones(3))
-    y.backward(torch_ones(3, 2), retain_graph=True)
+        autograd_backward([y], [torch_ones(3)], retain_graph=True, engine_shapes=True)
+    autograd_backward([y], [torch_ones(3, 2)], retain_graph=True, engine_shapes=True)
     assert x.grad.tolist() == [6.0, 6.0]
+    w = leaf([1.0, 2.0, 3.0])
+    g = autograd_grad(w.exp().mean(), w, torch_ones_like(w), check_grad_shapes=False)[0]
+    np.testing.assert_allclose(g.numpy(), np.exp([1.0, 2.0, 3.0]), rtol=1e-6)
 
 
 def test_backward_without_grad_errors():
@@ -144,8 +162,12 @@ def test_autograd_grad_non_leaf_inputs_and_pruning():
 def test_autograd_grad_unchecked_grad_outputs_follow_libtorch():
     w = leaf(np.ones((2, 3), dtype=np.float32))
     m = w.exp().mean()
+    # libtorch's engine sums the [2, 3] ones down to the scalar output's shape: 6 * e / 6
+    # (recorded from PyTorch 2.13's engine, Variable._execution_engine.run_backward)
     (g,) = autograd_grad(m, w, torch_ones(2, 3), check_grad_shapes=False)
-    np.testing.assert_allclose(g.numpy(), np.e / 6 * np.ones((2, 3)), rtol=1e-6)
+    np.testing.assert_allclose(g.numpy(), np.e * np.ones((2, 3)), rtol=1e-6)
+    (g,) = autograd_grad(w.exp().mean(), w, torch_ones(4), check_grad_shapes=False)
+    np.testing.assert_allclose(g.numpy(), 4 * np.e / 6 * np.ones((2, 3)), rtol=1e-6)
 
 
 def test_autograd_backward_lists_and_none_entries():

@@ -17,6 +17,8 @@ from rtorchpy import Tensor, torch_tensor
 from rtorchpy.ops.registry import OPS
 
 from rtorchpy.ops.registry import OPS, namespace_name
+from rtorchpy.ops.everyday import _SAME_SHAPE
+from _surface_cases import composite_cases, inplace_cases, surface_cases
 
 RNG = np.random.default_rng(1234)
 A = RNG.uniform(-2, 2, (2, 3, 4)).astype(np.float32)       # any float32
@@ -593,6 +595,13 @@ FORWARD.update({
                     Case(np.array([1.0, 2.0, 3.0], f32), 3, expected=_sampled(
                         i64, (3,), lambda v: sorted(v.tolist()) == [0, 1, 2]))],
 })
+
+
+# R torch's older names and everyday composites (tests/_surface_cases.py)
+FORWARD.update(surface_cases(Case, inplace, same_values))
+FORWARD.update(composite_cases(Case, inplace))
+FORWARD.update(inplace_cases(Case, inplace, [n + "_" for n in _SAME_SHAPE if n + "_" not in FORWARD],
+                             OPS, torch_tensor))
 
 
 def test_every_registered_op_has_forward_cases():

@@ -126,8 +126,10 @@ autograd_backward <- function(tensors, grad_tensors = NULL, retain_graph = creat
 
 #' Gradients of outputs with respect to inputs
 #'
-#' Nothing is accumulated into `$grad`. As in R torch (libtorch's C++ API) the shapes of
-#' `grad_outputs` are not checked against the outputs.
+#' Nothing is accumulated into `$grad`. As in R torch (libtorch's engine), a `grad_outputs`
+#' entry whose shape is not its output's is summed down to that shape when the output
+#' broadcasts to it (a full-size tensor of ones for a scalar output counts once per element),
+#' and refused otherwise.
 #' @param outputs A tensor or a list of tensors.
 #' @param inputs A tensor or a list of tensors to differentiate with respect to.
 #' @param grad_outputs `NULL`, a tensor or a list of tensors (the vector of the

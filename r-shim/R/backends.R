@@ -19,3 +19,28 @@ cuda_device_count <- function() 0L
 #' @rdname cuda_is_available
 #' @export
 backends_mps_is_available <- function() FALSE
+
+#' R torch's CPU allocator settings: accepted, nothing to do
+#'
+#' R torch keeps a cache of freed CPU blocks in libtorch's allocator; rtorchpy's memory is
+#' NumPy's (and the bridge's own buffer pool), so these calls check their arguments and return.
+#' @param threshold_call_gc,cache_max_size_mb,cache_min_block_size Sizes (numbers).
+#' @param cache_enabled `TRUE` or `FALSE`.
+#' @return `NULL`, invisibly.
+#' @export
+set_cpu_allocator_config <- function(threshold_call_gc = 4000L, cache_enabled = TRUE,
+                                     cache_max_size_mb = threshold_call_gc,
+                                     cache_min_block_size = 1024L) {
+  for (nm in c("threshold_call_gc", "cache_max_size_mb", "cache_min_block_size")) {
+    v <- get(nm)
+    if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 0) {
+      stop(sprintf("`%s` must be one non-negative number", nm), call. = FALSE)
+    }
+  }
+  .flag(cache_enabled, "cache_enabled")
+  invisible()
+}
+
+#' @rdname set_cpu_allocator_config
+#' @export
+cpu_cache_flush <- function() invisible()

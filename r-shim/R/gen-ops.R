@@ -9,6 +9,7 @@
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param ... Sizes or dimensions, as separate numbers or one vector.
+#' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @param a `tensordot`: the first tensor; `x$uniform_()`: the lower bound of the draws.
 #' @param accumulate `TRUE`: add `values` at the indices (repeated indices add up); `FALSE`: write them.
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
@@ -16,10 +17,13 @@
 #' @param as_list `TRUE`: a list of index tensors, one per dimension, instead of one matrix with a row per element (`torch_nonzero`); the indices are 1-based either way.
 #' @param atol The absolute tolerance: a number (`torch_isclose`, `torch_allclose`) or, for `linalg_matrix_rank`/`linalg_pinv`, the singular value below which one counts as zero (a number or a tensor, `NULL` for the default).
 #' @param b `tensordot`: the second tensor; `x$uniform_()`: the upper bound of the draws.
+#' @param batch1 The first batch of matrices, shape `(b, n, m)`.
+#' @param batch2 The second batch of matrices, shape `(b, m, p)`.
 #' @param beta A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the smooth L1 loss' switch point; LRN's exponent.
 #' @param chunks How many pieces (`torch_chunk`); the last may be smaller.
 #' @param col The number of columns of the matrix whose triangle is indexed (`NULL`: `row`).
 #' @param compute_mode How `torch_cdist` computes Euclidean distances: "use_mm_for_euclid_dist_if_necessary" (the default), "use_mm_for_euclid_dist" or "donot_use_mm_for_euclid_dist".
+#' @param compute_uv `TRUE`: also compute U and V (`torch_svd`).
 #' @param condition A bool tensor.
 #' @param copy `TRUE`: always a new tensor, even when nothing changes.
 #' @param correction The difference between the sample size and the divisor: 1 (the default) for the unbiased estimate, 0 for the population one.
@@ -34,6 +38,7 @@
 #' @param dim2 Second dimension of `diagonal`'s planes (1-based).
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
+#' @param end The other end: the values interpolated towards (`torch_lerp`).
 #' @param end_dim Last dimension to flatten (1-based, -1 is the last).
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param equal_nan `TRUE`: two NaNs count as equal.
@@ -49,14 +54,17 @@
 #' @param largest `TRUE`: the k largest elements; `FALSE`: the k smallest.
 #' @param length How many elements the slice keeps (`torch_narrow`).
 #' @param mask A bool tensor broadcastable to `self`: where it is `TRUE` the value is written.
+#' @param mat A matrix.
 #' @param mat1 The first matrix of the product.
 #' @param mat2 The second matrix of the product.
 #' @param max The upper bound: a number, a tensor, or `NULL` for none.
 #' @param mean The mean of the normal draws: a number or a tensor.
+#' @param memory_format Accepted for R torch's sake (tensors here are always contiguous).
 #' @param min The lower bound: a number, a tensor, or `NULL` for none.
 #' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
 #' @param nan The value NaNs become (0 by default).
 #' @param neginf The value -Inf becomes (`NULL`: the dtype's lowest finite value).
+#' @param non_blocking Accepted for R torch's sake (copies here are always synchronous).
 #' @param num_samples How many categories to draw per row.
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
@@ -65,6 +73,7 @@
 #' @param posinf The value Inf becomes (`NULL`: the dtype's largest finite value).
 #' @param prepend Values put before `self` along `dim` before differencing (`torch_diff`).
 #' @param q The probabilities of the quantiles, in \[0, 1\]: a number, a vector or a tensor.
+#' @param rcond Singular values below `rcond` times the largest count as zero (`NULL`: the dtype's machine precision times the larger dimension).
 #' @param repeats How many times to repeat: a number, or one count per element along `dim` (`torch_repeat_interleave`); one count per dimension (`x$repeat()`).
 #' @param replacement Whether a category may be drawn more than once.
 #' @param requires_grad `TRUE`: the new tensor records operations for autograd.
@@ -74,6 +83,7 @@
 #' @param shifts By how many places to roll: a number, or one per dim in `dims`.
 #' @param size The shape of the draws when `mean` and `std` are numbers.
 #' @param sizes The sizes a dimension is split into (`torch_unflatten`); one may be -1 (inferred).
+#' @param some `TRUE`: the reduced decomposition; `FALSE`: the full one (R torch's older `torch_svd`/`torch_qr`).
 #' @param sorted `TRUE`: the k values come sorted.
 #' @param source The dims to move (1-based: one number or a vector).
 #' @param split_size_or_sections The size of each piece (the last may be smaller), or a vector of the pieces' sizes.
@@ -82,13 +92,19 @@
 #' @param start Where the slice starts (1-based; `torch_narrow`).
 #' @param start_dim First dimension to flatten (1-based).
 #' @param std The standard deviation of the normal draws: a number or a tensor.
+#' @param tensor1 The first factor of the elementwise product or quotient.
+#' @param tensor2 The second factor of the elementwise product or quotient.
 #' @param tensors A list of tensors.
+#' @param transpose `TRUE`: solve with the matrix transposed (`torch_triangular_solve`).
 #' @param unbiased `TRUE`: divide by n - 1 (Bessel's correction); `FALSE`: by n.
+#' @param unitriangular `TRUE`: the diagonal is taken to be all ones (not read).
 #' @param upper Use (or return) the upper triangle instead of the lower one.
 #' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
 #' @param values The values written (or added) at `indices`.
 #' @param vec A vector (1-d tensor) to multiply by.
+#' @param vec1 The first vector of the outer product (`torch_addr`).
 #' @param vec2 The second vector of the outer product.
+#' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
 #' @param x1 The first set of points, shape `(*, P, M)`.
 #' @param x2 The second set of points, shape `(*, R, M)`.
 #' @return A tensor, a list of tensors, or an R value (e.g. `torch_equal`).
@@ -99,13 +115,25 @@ NULL
 #' @export
 torch_abs <- function(self) { .r <- .External(rtp_opx, "abs", self); if (is.object(.r)) .r else .op_reply("abs", list(self), .r, sys.call()) }
 
+`.m_abs_` <- function(self) { .r <- .External(rtp_opx, "abs_", self); if (is.object(.r)) .r else .op_reply("abs_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_absolute <- function(self) { .r <- .External(rtp_opx, "absolute", self); if (is.object(.r)) .r else .op_reply("absolute", list(self), .r, sys.call()) }
+
+`.m_absolute_` <- function(self) { .r <- .External(rtp_opx, "absolute_", self); if (is.object(.r)) .r else .op_reply("absolute_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_acos <- function(self) { .r <- .External(rtp_opx, "acos", self); if (is.object(.r)) .r else .op_reply("acos", list(self), .r, sys.call()) }
 
+`.m_acos_` <- function(self) { .r <- .External(rtp_opx, "acos_", self); if (is.object(.r)) .r else .op_reply("acos_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_acosh <- function(self) { .r <- .External(rtp_opx, "acosh", self); if (is.object(.r)) .r else .op_reply("acosh", list(self), .r, sys.call()) }
+
+`.m_acosh_` <- function(self) { .r <- .External(rtp_opx, "acosh_", self); if (is.object(.r)) .r else .op_reply("acosh_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -115,7 +143,39 @@ torch_add <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "add",
 
 #' @rdname torch_ops
 #' @export
+torch_addbmm <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addbmm", self, batch1, batch2, beta, alpha); if (is.object(.r)) .r else .op_reply("addbmm", list(self, batch1, batch2, beta, alpha), .r, sys.call()) }
+
+`.m_addbmm_` <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addbmm_", self, batch1, batch2, beta, alpha); if (is.object(.r)) .r else .op_reply("addbmm_", list(self, batch1, batch2, beta, alpha), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_addcdiv <- function(self, tensor1, tensor2, value = 1L) { .r <- .External(rtp_opx, "addcdiv", self, tensor1, tensor2, value); if (is.object(.r)) .r else .op_reply("addcdiv", list(self, tensor1, tensor2, value), .r, sys.call()) }
+
+`.m_addcdiv_` <- function(self, tensor1, tensor2, value = 1L) { .r <- .External(rtp_opx, "addcdiv_", self, tensor1, tensor2, value); if (is.object(.r)) .r else .op_reply("addcdiv_", list(self, tensor1, tensor2, value), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_addcmul <- function(self, tensor1, tensor2, value = 1L) { .r <- .External(rtp_opx, "addcmul", self, tensor1, tensor2, value); if (is.object(.r)) .r else .op_reply("addcmul", list(self, tensor1, tensor2, value), .r, sys.call()) }
+
+`.m_addcmul_` <- function(self, tensor1, tensor2, value = 1L) { .r <- .External(rtp_opx, "addcmul_", self, tensor1, tensor2, value); if (is.object(.r)) .r else .op_reply("addcmul_", list(self, tensor1, tensor2, value), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addmm", self, mat1, mat2, beta, alpha); if (is.object(.r)) .r else .op_reply("addmm", list(self, mat1, mat2, beta, alpha), .r, sys.call()) }
+
+`.m_addmm_` <- function(self, mat1, mat2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addmm_", self, mat1, mat2, beta, alpha); if (is.object(.r)) .r else .op_reply("addmm_", list(self, mat1, mat2, beta, alpha), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_addmv <- function(self, mat, vec, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addmv", self, mat, vec, beta, alpha); if (is.object(.r)) .r else .op_reply("addmv", list(self, mat, vec, beta, alpha), .r, sys.call()) }
+
+`.m_addmv_` <- function(self, mat, vec, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addmv_", self, mat, vec, beta, alpha); if (is.object(.r)) .r else .op_reply("addmv_", list(self, mat, vec, beta, alpha), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_addr <- function(self, vec1, vec2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addr", self, vec1, vec2, beta, alpha); if (is.object(.r)) .r else .op_reply("addr", list(self, vec1, vec2, beta, alpha), .r, sys.call()) }
+
+`.m_addr_` <- function(self, vec1, vec2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "addr_", self, vec1, vec2, beta, alpha); if (is.object(.r)) .r else .op_reply("addr_", list(self, vec1, vec2, beta, alpha), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -139,7 +199,43 @@ torch_any <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_o
 
 #' @rdname torch_ops
 #' @export
+torch_arccos <- function(self) { .r <- .External(rtp_opx, "arccos", self); if (is.object(.r)) .r else .op_reply("arccos", list(self), .r, sys.call()) }
+
+`.m_arccos_` <- function(self) { .r <- .External(rtp_opx, "arccos_", self); if (is.object(.r)) .r else .op_reply("arccos_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_arccosh <- function(self) { .r <- .External(rtp_opx, "arccosh", self); if (is.object(.r)) .r else .op_reply("arccosh", list(self), .r, sys.call()) }
+
+`.m_arccosh_` <- function(self) { .r <- .External(rtp_opx, "arccosh_", self); if (is.object(.r)) .r else .op_reply("arccosh_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_arcsin <- function(self) { .r <- .External(rtp_opx, "arcsin", self); if (is.object(.r)) .r else .op_reply("arcsin", list(self), .r, sys.call()) }
+
+`.m_arcsin_` <- function(self) { .r <- .External(rtp_opx, "arcsin_", self); if (is.object(.r)) .r else .op_reply("arcsin_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_arcsinh <- function(self) { .r <- .External(rtp_opx, "arcsinh", self); if (is.object(.r)) .r else .op_reply("arcsinh", list(self), .r, sys.call()) }
+
+`.m_arcsinh_` <- function(self) { .r <- .External(rtp_opx, "arcsinh_", self); if (is.object(.r)) .r else .op_reply("arcsinh_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_arctan <- function(self) { .r <- .External(rtp_opx, "arctan", self); if (is.object(.r)) .r else .op_reply("arctan", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_arctan2 <- function(self, other) { .r <- .External(rtp_opx, "arctan2", self, other); if (is.object(.r)) .r else .op_reply("arctan2", list(self, other), .r, sys.call()) }
+
+`.m_arctan_` <- function(self) { .r <- .External(rtp_opx, "arctan_", self); if (is.object(.r)) .r else .op_reply("arctan_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_arctanh <- function(self) { .r <- .External(rtp_opx, "arctanh", self); if (is.object(.r)) .r else .op_reply("arctanh", list(self), .r, sys.call()) }
+
+`.m_arctanh_` <- function(self) { .r <- .External(rtp_opx, "arctanh_", self); if (is.object(.r)) .r else .op_reply("arctanh_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -157,9 +253,13 @@ torch_argsort <- function(self, dim = -1L, descending = FALSE, stable = FALSE) {
 #' @export
 torch_asin <- function(self) { .r <- .External(rtp_opx, "asin", self); if (is.object(.r)) .r else .op_reply("asin", list(self), .r, sys.call()) }
 
+`.m_asin_` <- function(self) { .r <- .External(rtp_opx, "asin_", self); if (is.object(.r)) .r else .op_reply("asin_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_asinh <- function(self) { .r <- .External(rtp_opx, "asinh", self); if (is.object(.r)) .r else .op_reply("asinh", list(self), .r, sys.call()) }
+
+`.m_asinh_` <- function(self) { .r <- .External(rtp_opx, "asinh_", self); if (is.object(.r)) .r else .op_reply("asinh_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -169,15 +269,51 @@ torch_atan <- function(self) { .r <- .External(rtp_opx, "atan", self); if (is.ob
 #' @export
 torch_atan2 <- function(self, other) { .r <- .External(rtp_opx, "atan2", self, other); if (is.object(.r)) .r else .op_reply("atan2", list(self, other), .r, sys.call()) }
 
+`.m_atan2_` <- function(self, other) { .r <- .External(rtp_opx, "atan2_", self, other); if (is.object(.r)) .r else .op_reply("atan2_", list(self, other), .r, sys.call()) }
+
+`.m_atan_` <- function(self) { .r <- .External(rtp_opx, "atan_", self); if (is.object(.r)) .r else .op_reply("atan_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_atanh <- function(self) { .r <- .External(rtp_opx, "atanh", self); if (is.object(.r)) .r else .op_reply("atanh", list(self), .r, sys.call()) }
+
+`.m_atanh_` <- function(self) { .r <- .External(rtp_opx, "atanh_", self); if (is.object(.r)) .r else .op_reply("atanh_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_baddbmm <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "baddbmm", self, batch1, batch2, beta, alpha); if (is.object(.r)) .r else .op_reply("baddbmm", list(self, batch1, batch2, beta, alpha), .r, sys.call()) }
+
+`.m_baddbmm_` <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "baddbmm_", self, batch1, batch2, beta, alpha); if (is.object(.r)) .r else .op_reply("baddbmm_", list(self, batch1, batch2, beta, alpha), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_bernoulli <- function(self, p = NULL, generator = NULL) { .r <- .External(rtp_opx, "bernoulli", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli", list(self, p, generator), .r, sys.call()) }
 
 `.m_bernoulli_` <- function(self, p = 0.5, generator = NULL) { .r <- .External(rtp_opx, "bernoulli_", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli_", list(self, p, generator), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_bitwise_and <- function(self, other) { .r <- .External(rtp_opx, "bitwise_and", self, other); if (is.object(.r)) .r else .op_reply("bitwise_and", list(self, other), .r, sys.call()) }
+
+`.m_bitwise_and_` <- function(self, other) { .r <- .External(rtp_opx, "bitwise_and_", self, other); if (is.object(.r)) .r else .op_reply("bitwise_and_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_bitwise_not <- function(self) { .r <- .External(rtp_opx, "bitwise_not", self); if (is.object(.r)) .r else .op_reply("bitwise_not", list(self), .r, sys.call()) }
+
+`.m_bitwise_not_` <- function(self) { .r <- .External(rtp_opx, "bitwise_not_", self); if (is.object(.r)) .r else .op_reply("bitwise_not_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_bitwise_or <- function(self, other) { .r <- .External(rtp_opx, "bitwise_or", self, other); if (is.object(.r)) .r else .op_reply("bitwise_or", list(self, other), .r, sys.call()) }
+
+`.m_bitwise_or_` <- function(self, other) { .r <- .External(rtp_opx, "bitwise_or_", self, other); if (is.object(.r)) .r else .op_reply("bitwise_or_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_bitwise_xor <- function(self, other) { .r <- .External(rtp_opx, "bitwise_xor", self, other); if (is.object(.r)) .r else .op_reply("bitwise_xor", list(self, other), .r, sys.call()) }
+
+`.m_bitwise_xor_` <- function(self, other) { .r <- .External(rtp_opx, "bitwise_xor_", self, other); if (is.object(.r)) .r else .op_reply("bitwise_xor_", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -201,6 +337,16 @@ torch_cdist <- function(x1, x2, p = 2.0, compute_mode = NULL) { .r <- .External(
 #' @export
 torch_ceil <- function(self) { .r <- .External(rtp_opx, "ceil", self); if (is.object(.r)) .r else .op_reply("ceil", list(self), .r, sys.call()) }
 
+`.m_ceil_` <- function(self) { .r <- .External(rtp_opx, "ceil_", self); if (is.object(.r)) .r else .op_reply("ceil_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_cholesky <- function(self, upper = FALSE) { .r <- .External(rtp_opx, "cholesky", self, upper); if (is.object(.r)) .r else .op_reply("cholesky", list(self, upper), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_cholesky_inverse <- function(self, upper = FALSE) { .r <- .External(rtp_opx, "cholesky_inverse", self, upper); if (is.object(.r)) .r else .op_reply("cholesky_inverse", list(self, upper), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_cholesky_solve <- function(self, input2, upper = FALSE) { .r <- .External(rtp_opx, "cholesky_solve", self, input2, upper); if (is.object(.r)) .r else .op_reply("cholesky_solve", list(self, input2, upper), .r, sys.call()) }
@@ -219,17 +365,23 @@ torch_clamp <- function(self, min = NULL, max = NULL) { .r <- .External(rtp_opx,
 #' @export
 torch_clamp_max <- function(self, max) { .r <- .External(rtp_opx, "clamp_max", self, max); if (is.object(.r)) .r else .op_reply("clamp_max", list(self, max), .r, sys.call()) }
 
+`.m_clamp_max_` <- function(self, max) { .r <- .External(rtp_opx, "clamp_max_", self, max); if (is.object(.r)) .r else .op_reply("clamp_max_", list(self, max), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_clamp_min <- function(self, min) { .r <- .External(rtp_opx, "clamp_min", self, min); if (is.object(.r)) .r else .op_reply("clamp_min", list(self, min), .r, sys.call()) }
+
+`.m_clamp_min_` <- function(self, min) { .r <- .External(rtp_opx, "clamp_min_", self, min); if (is.object(.r)) .r else .op_reply("clamp_min_", list(self, min), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_clip <- function(self, min = NULL, max = NULL) { .r <- .External(rtp_opx, "clip", self, min, max); if (is.object(.r)) .r else .op_reply("clip", list(self, min, max), .r, sys.call()) }
 
+`.m_clip_` <- function(self, min = NULL, max = NULL) { .r <- .External(rtp_opx, "clip_", self, min, max); if (is.object(.r)) .r else .op_reply("clip_", list(self, min, max), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
-torch_clone <- function(self) { .r <- .External(rtp_opx, "clone", self); if (is.object(.r)) .r else .op_reply("clone", list(self), .r, sys.call()) }
+torch_clone <- function(self, memory_format = NULL) { .r <- .External(rtp_opx, "clone", self, memory_format); if (is.object(.r)) .r else .op_reply("clone", list(self, memory_format), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -241,7 +393,7 @@ torch_concatenate <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "con
 
 #' @rdname torch_ops
 #' @export
-torch_contiguous <- function(self) { .r <- .External(rtp_opx, "contiguous", self); if (is.object(.r)) .r else .op_reply("contiguous", list(self), .r, sys.call()) }
+torch_contiguous <- function(self, memory_format = NULL) { .r <- .External(rtp_opx, "contiguous", self, memory_format); if (is.object(.r)) .r else .op_reply("contiguous", list(self, memory_format), .r, sys.call()) }
 
 `.m_copy_` <- function(self, src) { .r <- .External(rtp_opx, "copy_", self, src); if (is.object(.r)) .r else .op_reply("copy_", list(self, src), .r, sys.call()) }
 
@@ -249,9 +401,17 @@ torch_contiguous <- function(self) { .r <- .External(rtp_opx, "contiguous", self
 #' @export
 torch_cos <- function(self) { .r <- .External(rtp_opx, "cos", self); if (is.object(.r)) .r else .op_reply("cos", list(self), .r, sys.call()) }
 
+`.m_cos_` <- function(self) { .r <- .External(rtp_opx, "cos_", self); if (is.object(.r)) .r else .op_reply("cos_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_cosh <- function(self) { .r <- .External(rtp_opx, "cosh", self); if (is.object(.r)) .r else .op_reply("cosh", list(self), .r, sys.call()) }
+
+`.m_cosh_` <- function(self) { .r <- .External(rtp_opx, "cosh_", self); if (is.object(.r)) .r else .op_reply("cosh_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_count_nonzero <- function(self, dim = NULL) { .r <- .External(rtp_opx, "count_nonzero", self, dim); if (is.object(.r)) .r else .op_reply("count_nonzero", list(self, dim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -263,11 +423,25 @@ torch_cumsum <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "cu
 
 #' @rdname torch_ops
 #' @export
+torch_deg2rad <- function(self) { .r <- .External(rtp_opx, "deg2rad", self); if (is.object(.r)) .r else .op_reply("deg2rad", list(self), .r, sys.call()) }
+
+`.m_deg2rad_` <- function(self) { .r <- .External(rtp_opx, "deg2rad_", self); if (is.object(.r)) .r else .op_reply("deg2rad_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_det <- function(self) { .r <- .External(rtp_opx, "det", self); if (is.object(.r)) .r else .op_reply("det", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_diag <- function(self, diagonal = 0L) { .r <- .External(rtp_opx, "diag", self, diagonal); if (is.object(.r)) .r else .op_reply("diag", list(self, diagonal), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_diag_embed <- function(self, offset = 0L, dim1 = -2L, dim2 = -1L) { .r <- .External(rtp_opx, "diag_embed", self, offset, dim1, dim2); if (is.object(.r)) .r else .op_reply("diag_embed", list(self, offset, dim1, dim2), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_diagflat <- function(self, offset = 0L) { .r <- .External(rtp_opx, "diagflat", self, offset); if (is.object(.r)) .r else .op_reply("diagflat", list(self, offset), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -281,6 +455,12 @@ torch_diff <- function(self, n = 1L, dim = -1L, prepend = NULL, append = NULL) {
 #' @export
 torch_digamma <- function(self) { .r <- .External(rtp_opx, "digamma", self); if (is.object(.r)) .r else .op_reply("digamma", list(self), .r, sys.call()) }
 
+`.m_digamma_` <- function(self) { .r <- .External(rtp_opx, "digamma_", self); if (is.object(.r)) .r else .op_reply("digamma_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_dist <- function(self, other, p = 2L) { .r <- .External(rtp_opx, "dist", self, other, p); if (is.object(.r)) .r else .op_reply("dist", list(self, other, p), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_div <- function(self, other, rounding_mode = NULL) { .r <- .External(rtp_opx, "div", self, other, rounding_mode); if (is.object(.r)) .r else .op_reply("div", list(self, other, rounding_mode), .r, sys.call()) }
@@ -290,6 +470,8 @@ torch_div <- function(self, other, rounding_mode = NULL) { .r <- .External(rtp_o
 #' @rdname torch_ops
 #' @export
 torch_divide <- function(self, other, rounding_mode = NULL) { .r <- .External(rtp_opx, "divide", self, other, rounding_mode); if (is.object(.r)) .r else .op_reply("divide", list(self, other, rounding_mode), .r, sys.call()) }
+
+`.m_divide_` <- function(self, other, rounding_mode = NULL) { .r <- .External(rtp_opx, "divide_", self, other, rounding_mode); if (is.object(.r)) .r else .op_reply("divide_", list(self, other, rounding_mode), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -305,6 +487,8 @@ torch_einsum <- function(equation, ...) { .args <- c(list(equation), .dots(...))
 #' @export
 torch_eq <- function(self, other) { .r <- .External(rtp_opx, "eq", self, other); if (is.object(.r)) .r else .op_reply("eq", list(self, other), .r, sys.call()) }
 
+`.m_eq_` <- function(self, other) { .r <- .External(rtp_opx, "eq_", self, other); if (is.object(.r)) .r else .op_reply("eq_", list(self, other), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_equal <- function(self, other) { .r <- .External(rtp_opx, "equal", self, other); if (is.object(.r)) .r else .op_reply("equal", list(self, other), .r, sys.call()) }
@@ -313,17 +497,29 @@ torch_equal <- function(self, other) { .r <- .External(rtp_opx, "equal", self, o
 #' @export
 torch_erf <- function(self) { .r <- .External(rtp_opx, "erf", self); if (is.object(.r)) .r else .op_reply("erf", list(self), .r, sys.call()) }
 
+`.m_erf_` <- function(self) { .r <- .External(rtp_opx, "erf_", self); if (is.object(.r)) .r else .op_reply("erf_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_erfc <- function(self) { .r <- .External(rtp_opx, "erfc", self); if (is.object(.r)) .r else .op_reply("erfc", list(self), .r, sys.call()) }
+
+`.m_erfc_` <- function(self) { .r <- .External(rtp_opx, "erfc_", self); if (is.object(.r)) .r else .op_reply("erfc_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_erfinv <- function(self) { .r <- .External(rtp_opx, "erfinv", self); if (is.object(.r)) .r else .op_reply("erfinv", list(self), .r, sys.call()) }
 
+`.m_erfinv_` <- function(self) { .r <- .External(rtp_opx, "erfinv_", self); if (is.object(.r)) .r else .op_reply("erfinv_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_exp <- function(self) { .r <- .External(rtp_opx, "exp", self); if (is.object(.r)) .r else .op_reply("exp", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_exp2 <- function(self) { .r <- .External(rtp_opx, "exp2", self); if (is.object(.r)) .r else .op_reply("exp2", list(self), .r, sys.call()) }
+
+`.m_exp2_` <- function(self) { .r <- .External(rtp_opx, "exp2_", self); if (is.object(.r)) .r else .op_reply("exp2_", list(self), .r, sys.call()) }
 
 `.m_exp_` <- function(self) { .r <- .External(rtp_opx, "exp_", self); if (is.object(.r)) .r else .op_reply("exp_", list(self), .r, sys.call()) }
 
@@ -339,9 +535,17 @@ torch_expand_as <- function(self, other) { .r <- .External(rtp_opx, "expand_as",
 #' @export
 torch_expm1 <- function(self) { .r <- .External(rtp_opx, "expm1", self); if (is.object(.r)) .r else .op_reply("expm1", list(self), .r, sys.call()) }
 
+`.m_expm1_` <- function(self) { .r <- .External(rtp_opx, "expm1_", self); if (is.object(.r)) .r else .op_reply("expm1_", list(self), .r, sys.call()) }
+
 `.m_exponential_` <- function(self, lambd = 1.0, generator = NULL) { .r <- .External(rtp_opx, "exponential_", self, lambd, generator); if (is.object(.r)) .r else .op_reply("exponential_", list(self, lambd, generator), .r, sys.call()) }
 
 `.m_fill_` <- function(self, value) { .r <- .External(rtp_opx, "fill_", self, value); if (is.object(.r)) .r else .op_reply("fill_", list(self, value), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_fix <- function(self) { .r <- .External(rtp_opx, "fix", self); if (is.object(.r)) .r else .op_reply("fix", list(self), .r, sys.call()) }
+
+`.m_fix_` <- function(self) { .r <- .External(rtp_opx, "fix_", self); if (is.object(.r)) .r else .op_reply("fix_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -357,9 +561,25 @@ torch_flip <- function(self, dims) { .r <- .External(rtp_opx, "flip", self, dims
 #' @export
 torch_floor <- function(self) { .r <- .External(rtp_opx, "floor", self); if (is.object(.r)) .r else .op_reply("floor", list(self), .r, sys.call()) }
 
+`.m_floor_` <- function(self) { .r <- .External(rtp_opx, "floor_", self); if (is.object(.r)) .r else .op_reply("floor_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_floor_divide <- function(self, other) { .r <- .External(rtp_opx, "floor_divide", self, other); if (is.object(.r)) .r else .op_reply("floor_divide", list(self, other), .r, sys.call()) }
+
+`.m_floor_divide_` <- function(self, other) { .r <- .External(rtp_opx, "floor_divide_", self, other); if (is.object(.r)) .r else .op_reply("floor_divide_", list(self, other), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_fmod <- function(self, other) { .r <- .External(rtp_opx, "fmod", self, other); if (is.object(.r)) .r else .op_reply("fmod", list(self, other), .r, sys.call()) }
+
+`.m_fmod_` <- function(self, other) { .r <- .External(rtp_opx, "fmod_", self, other); if (is.object(.r)) .r else .op_reply("fmod_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_frac <- function(self) { .r <- .External(rtp_opx, "frac", self); if (is.object(.r)) .r else .op_reply("frac", list(self), .r, sys.call()) }
+
+`.m_frac_` <- function(self) { .r <- .External(rtp_opx, "frac_", self); if (is.object(.r)) .r else .op_reply("frac_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -369,19 +589,65 @@ torch_gather <- function(self, dim, index) { .r <- .External(rtp_opx, "gather", 
 #' @export
 torch_ge <- function(self, other) { .r <- .External(rtp_opx, "ge", self, other); if (is.object(.r)) .r else .op_reply("ge", list(self, other), .r, sys.call()) }
 
+`.m_ge_` <- function(self, other) { .r <- .External(rtp_opx, "ge_", self, other); if (is.object(.r)) .r else .op_reply("ge_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_geqrf <- function(self) { .r <- .External(rtp_opx, "geqrf", self); if (is.object(.r)) .r else .op_reply("geqrf", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_ger <- function(self, vec2) { .r <- .External(rtp_opx, "ger", self, vec2); if (is.object(.r)) .r else .op_reply("ger", list(self, vec2), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
+torch_greater <- function(self, other) { .r <- .External(rtp_opx, "greater", self, other); if (is.object(.r)) .r else .op_reply("greater", list(self, other), .r, sys.call()) }
+
+`.m_greater_` <- function(self, other) { .r <- .External(rtp_opx, "greater_", self, other); if (is.object(.r)) .r else .op_reply("greater_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_greater_equal <- function(self, other) { .r <- .External(rtp_opx, "greater_equal", self, other); if (is.object(.r)) .r else .op_reply("greater_equal", list(self, other), .r, sys.call()) }
+
+`.m_greater_equal_` <- function(self, other) { .r <- .External(rtp_opx, "greater_equal_", self, other); if (is.object(.r)) .r else .op_reply("greater_equal_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_gt <- function(self, other) { .r <- .External(rtp_opx, "gt", self, other); if (is.object(.r)) .r else .op_reply("gt", list(self, other), .r, sys.call()) }
+
+`.m_gt_` <- function(self, other) { .r <- .External(rtp_opx, "gt_", self, other); if (is.object(.r)) .r else .op_reply("gt_", list(self, other), .r, sys.call()) }
 
 `.m_half` <- function(self) { .r <- .External(rtp_opx, "half", self); if (is.object(.r)) .r else .op_reply("half", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
+torch_heaviside <- function(self, values) { .r <- .External(rtp_opx, "heaviside", self, values); if (is.object(.r)) .r else .op_reply("heaviside", list(self, values), .r, sys.call()) }
+
+`.m_heaviside_` <- function(self, values) { .r <- .External(rtp_opx, "heaviside_", self, values); if (is.object(.r)) .r else .op_reply("heaviside_", list(self, values), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_hypot <- function(self, other) { .r <- .External(rtp_opx, "hypot", self, other); if (is.object(.r)) .r else .op_reply("hypot", list(self, other), .r, sys.call()) }
+
+`.m_hypot_` <- function(self, other) { .r <- .External(rtp_opx, "hypot_", self, other); if (is.object(.r)) .r else .op_reply("hypot_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_index_add <- function(self, dim, index, source, alpha = 1L) { .r <- .External(rtp_opx, "index_add", self, dim, index, source, alpha); if (is.object(.r)) .r else .op_reply("index_add", list(self, dim, index, source, alpha), .r, sys.call()) }
+
+`.m_index_add_` <- function(self, dim, index, src, ...) { .args <- c(list(self, dim, index, src), .dots(...)); .r <- .Call(rtp_op, "index_add_", .args); if (is.object(.r)) .r else .op_reply("index_add_", .args, .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_index_copy <- function(self, dim, index, source) { .r <- .External(rtp_opx, "index_copy", self, dim, index, source); if (is.object(.r)) .r else .op_reply("index_copy", list(self, dim, index, source), .r, sys.call()) }
+
+`.m_index_copy_` <- function(self, dim, index, src, ...) { .args <- c(list(self, dim, index, src), .dots(...)); .r <- .Call(rtp_op, "index_copy_", .args); if (is.object(.r)) .r else .op_reply("index_copy_", .args, .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_index_fill <- function(self, dim, index, value) { .r <- .External(rtp_opx, "index_fill", self, dim, index, value); if (is.object(.r)) .r else .op_reply("index_fill", list(self, dim, index, value), .r, sys.call()) }
+
+`.m_index_fill_` <- function(self, dim, index, src, ...) { .args <- c(list(self, dim, index, src), .dots(...)); .r <- .Call(rtp_op, "index_fill_", .args); if (is.object(.r)) .r else .op_reply("index_fill_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -394,6 +660,26 @@ torch_index_put <- function(self, indices, values, accumulate = FALSE) { .r <- .
 torch_index_select <- function(self, dim, index) { .r <- .External(rtp_opx, "index_select", self, dim, index); if (is.object(.r)) .r else .op_reply("index_select", list(self, dim, index), .r, sys.call()) }
 
 `.m_int` <- function(self) { .r <- .External(rtp_opx, "int", self); if (is.object(.r)) .r else .op_reply("int", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_inverse <- function(self) { .r <- .External(rtp_opx, "inverse", self); if (is.object(.r)) .r else .op_reply("inverse", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_is_complex <- function(self) { .r <- .External(rtp_opx, "is_complex", self); if (is.object(.r)) .r else .op_reply("is_complex", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_is_nonzero <- function(self) { .r <- .External(rtp_opx, "is_nonzero", self); if (is.object(.r)) .r else .op_reply("is_nonzero", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_is_same_size <- function(self, other) { .r <- .External(rtp_opx, "is_same_size", self, other); if (is.object(.r)) .r else .op_reply("is_same_size", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_is_signed <- function(self) { .r <- .External(rtp_opx, "is_signed", self); if (is.object(.r)) .r else .op_reply("is_signed", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -413,6 +699,14 @@ torch_isnan <- function(self) { .r <- .External(rtp_opx, "isnan", self); if (is.
 
 #' @rdname torch_ops
 #' @export
+torch_isneginf <- function(self) { .r <- .External(rtp_opx, "isneginf", self); if (is.object(.r)) .r else .op_reply("isneginf", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_isposinf <- function(self) { .r <- .External(rtp_opx, "isposinf", self); if (is.object(.r)) .r else .op_reply("isposinf", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_kron <- function(self, other) { .r <- .External(rtp_opx, "kron", self, other); if (is.object(.r)) .r else .op_reply("kron", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -423,9 +717,31 @@ torch_kthvalue <- function(self, k, dim = -1L, keepdim = FALSE) { .r <- .Externa
 #' @export
 torch_le <- function(self, other) { .r <- .External(rtp_opx, "le", self, other); if (is.object(.r)) .r else .op_reply("le", list(self, other), .r, sys.call()) }
 
+`.m_le_` <- function(self, other) { .r <- .External(rtp_opx, "le_", self, other); if (is.object(.r)) .r else .op_reply("le_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_lerp <- function(self, end, weight) { .r <- .External(rtp_opx, "lerp", self, end, weight); if (is.object(.r)) .r else .op_reply("lerp", list(self, end, weight), .r, sys.call()) }
+
+`.m_lerp_` <- function(self, end, weight) { .r <- .External(rtp_opx, "lerp_", self, end, weight); if (is.object(.r)) .r else .op_reply("lerp_", list(self, end, weight), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_less <- function(self, other) { .r <- .External(rtp_opx, "less", self, other); if (is.object(.r)) .r else .op_reply("less", list(self, other), .r, sys.call()) }
+
+`.m_less_` <- function(self, other) { .r <- .External(rtp_opx, "less_", self, other); if (is.object(.r)) .r else .op_reply("less_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_less_equal <- function(self, other) { .r <- .External(rtp_opx, "less_equal", self, other); if (is.object(.r)) .r else .op_reply("less_equal", list(self, other), .r, sys.call()) }
+
+`.m_less_equal_` <- function(self, other) { .r <- .External(rtp_opx, "less_equal_", self, other); if (is.object(.r)) .r else .op_reply("less_equal_", list(self, other), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_lgamma <- function(self) { .r <- .External(rtp_opx, "lgamma", self); if (is.object(.r)) .r else .op_reply("lgamma", list(self), .r, sys.call()) }
+
+`.m_lgamma_` <- function(self) { .r <- .External(rtp_opx, "lgamma_", self); if (is.object(.r)) .r else .op_reply("lgamma_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -435,17 +751,33 @@ torch_log <- function(self) { .r <- .External(rtp_opx, "log", self); if (is.obje
 #' @export
 torch_log10 <- function(self) { .r <- .External(rtp_opx, "log10", self); if (is.object(.r)) .r else .op_reply("log10", list(self), .r, sys.call()) }
 
+`.m_log10_` <- function(self) { .r <- .External(rtp_opx, "log10_", self); if (is.object(.r)) .r else .op_reply("log10_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_log1p <- function(self) { .r <- .External(rtp_opx, "log1p", self); if (is.object(.r)) .r else .op_reply("log1p", list(self), .r, sys.call()) }
+
+`.m_log1p_` <- function(self) { .r <- .External(rtp_opx, "log1p_", self); if (is.object(.r)) .r else .op_reply("log1p_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_log2 <- function(self) { .r <- .External(rtp_opx, "log2", self); if (is.object(.r)) .r else .op_reply("log2", list(self), .r, sys.call()) }
 
+`.m_log2_` <- function(self) { .r <- .External(rtp_opx, "log2_", self); if (is.object(.r)) .r else .op_reply("log2_", list(self), .r, sys.call()) }
+
+`.m_log_` <- function(self) { .r <- .External(rtp_opx, "log_", self); if (is.object(.r)) .r else .op_reply("log_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_log_softmax <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "log_softmax", self, dim, dtype); if (is.object(.r)) .r else .op_reply("log_softmax", list(self, dim, dtype), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_logaddexp <- function(self, other) { .r <- .External(rtp_opx, "logaddexp", self, other); if (is.object(.r)) .r else .op_reply("logaddexp", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_logaddexp2 <- function(self, other) { .r <- .External(rtp_opx, "logaddexp2", self, other); if (is.object(.r)) .r else .op_reply("logaddexp2", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -455,21 +787,31 @@ torch_logdet <- function(self) { .r <- .External(rtp_opx, "logdet", self); if (i
 #' @export
 torch_logical_and <- function(self, other) { .r <- .External(rtp_opx, "logical_and", self, other); if (is.object(.r)) .r else .op_reply("logical_and", list(self, other), .r, sys.call()) }
 
+`.m_logical_and_` <- function(self, other) { .r <- .External(rtp_opx, "logical_and_", self, other); if (is.object(.r)) .r else .op_reply("logical_and_", list(self, other), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_logical_not <- function(self) { .r <- .External(rtp_opx, "logical_not", self); if (is.object(.r)) .r else .op_reply("logical_not", list(self), .r, sys.call()) }
+
+`.m_logical_not_` <- function(self) { .r <- .External(rtp_opx, "logical_not_", self); if (is.object(.r)) .r else .op_reply("logical_not_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_logical_or <- function(self, other) { .r <- .External(rtp_opx, "logical_or", self, other); if (is.object(.r)) .r else .op_reply("logical_or", list(self, other), .r, sys.call()) }
 
+`.m_logical_or_` <- function(self, other) { .r <- .External(rtp_opx, "logical_or_", self, other); if (is.object(.r)) .r else .op_reply("logical_or_", list(self, other), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_logical_xor <- function(self, other) { .r <- .External(rtp_opx, "logical_xor", self, other); if (is.object(.r)) .r else .op_reply("logical_xor", list(self, other), .r, sys.call()) }
 
+`.m_logical_xor_` <- function(self, other) { .r <- .External(rtp_opx, "logical_xor_", self, other); if (is.object(.r)) .r else .op_reply("logical_xor_", list(self, other), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_logit <- function(self, eps = NULL) { .r <- .External(rtp_opx, "logit", self, eps); if (is.object(.r)) .r else .op_reply("logit", list(self, eps), .r, sys.call()) }
+
+`.m_logit_` <- function(self, eps = NULL) { .r <- .External(rtp_opx, "logit_", self, eps); if (is.object(.r)) .r else .op_reply("logit_", list(self, eps), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -480,6 +822,8 @@ torch_logsumexp <- function(self, dim, keepdim = FALSE) { .r <- .External(rtp_op
 #' @rdname torch_ops
 #' @export
 torch_lt <- function(self, other) { .r <- .External(rtp_opx, "lt", self, other); if (is.object(.r)) .r else .op_reply("lt", list(self, other), .r, sys.call()) }
+
+`.m_lt_` <- function(self, other) { .r <- .External(rtp_opx, "lt_", self, other); if (is.object(.r)) .r else .op_reply("lt_", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -493,11 +837,25 @@ torch_masked_fill <- function(self, mask, value) { .r <- .External(rtp_opx, "mas
 
 #' @rdname torch_ops
 #' @export
+torch_masked_scatter <- function(self, mask, source) { .r <- .External(rtp_opx, "masked_scatter", self, mask, source); if (is.object(.r)) .r else .op_reply("masked_scatter", list(self, mask, source), .r, sys.call()) }
+
+`.m_masked_scatter_` <- function(self, mask, source) { .r <- .External(rtp_opx, "masked_scatter_", self, mask, source); if (is.object(.r)) .r else .op_reply("masked_scatter_", list(self, mask, source), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_masked_select <- function(self, mask) { .r <- .External(rtp_opx, "masked_select", self, mask); if (is.object(.r)) .r else .op_reply("masked_select", list(self, mask), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_matmul <- function(self, other) { .r <- .External(rtp_opx, "matmul", self, other); if (is.object(.r)) .r else .op_reply("matmul", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_max <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "max", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("max", list(self, dim, keepdim), .r, sys.call()) }
+torch_matrix_power <- function(self, n) { .r <- .External(rtp_opx, "matrix_power", self, n); if (is.object(.r)) .r else .op_reply("matrix_power", list(self, n), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_max <- function(self, dim = NULL, keepdim = FALSE, other = NULL) { .r <- .External(rtp_opx, "max", self, dim, keepdim, other); if (is.object(.r)) .r else .op_reply("max", list(self, dim, keepdim, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -513,7 +871,7 @@ torch_median <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rt
 
 #' @rdname torch_ops
 #' @export
-torch_min <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "min", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("min", list(self, dim, keepdim), .r, sys.call()) }
+torch_min <- function(self, dim = NULL, keepdim = FALSE, other = NULL) { .r <- .External(rtp_opx, "min", self, dim, keepdim, other); if (is.object(.r)) .r else .op_reply("min", list(self, dim, keepdim, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -541,6 +899,8 @@ torch_multinomial <- function(self, num_samples, replacement = FALSE, generator 
 #' @export
 torch_multiply <- function(self, other) { .r <- .External(rtp_opx, "multiply", self, other); if (is.object(.r)) .r else .op_reply("multiply", list(self, other), .r, sys.call()) }
 
+`.m_multiply_` <- function(self, other) { .r <- .External(rtp_opx, "multiply_", self, other); if (is.object(.r)) .r else .op_reply("multiply_", list(self, other), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_mv <- function(self, vec) { .r <- .External(rtp_opx, "mv", self, vec); if (is.object(.r)) .r else .op_reply("mv", list(self, vec), .r, sys.call()) }
@@ -555,11 +915,17 @@ torch_nanquantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolatio
 
 #' @rdname torch_ops
 #' @export
+torch_nansum <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "nansum", self, dim, keepdim); if (is.object(.r)) .r else .op_reply("nansum", list(self, dim, keepdim), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_narrow <- function(self, dim, start, length) { .r <- .External(rtp_opx, "narrow", self, dim, start, length); if (is.object(.r)) .r else .op_reply("narrow", list(self, dim, start, length), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_ne <- function(self, other) { .r <- .External(rtp_opx, "ne", self, other); if (is.object(.r)) .r else .op_reply("ne", list(self, other), .r, sys.call()) }
+
+`.m_ne_` <- function(self, other) { .r <- .External(rtp_opx, "ne_", self, other); if (is.object(.r)) .r else .op_reply("ne_", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -570,6 +936,8 @@ torch_neg <- function(self) { .r <- .External(rtp_opx, "neg", self); if (is.obje
 #' @rdname torch_ops
 #' @export
 torch_negative <- function(self) { .r <- .External(rtp_opx, "negative", self); if (is.object(.r)) .r else .op_reply("negative", list(self), .r, sys.call()) }
+
+`.m_negative_` <- function(self) { .r <- .External(rtp_opx, "negative_", self); if (is.object(.r)) .r else .op_reply("negative_", list(self), .r, sys.call()) }
 
 `.m_new_empty` <- function(self, ..., dtype = NULL, device = NULL, requires_grad = FALSE) { .args <- c(list(self, dtype, device, requires_grad), .dots(...)); .r <- .Call(rtp_op, "new_empty", .args); if (is.object(.r)) .r else .op_reply("new_empty", .args, .r, sys.call()) }
 
@@ -587,13 +955,19 @@ torch_nonzero <- function(self, as_list = FALSE) { .r <- .External(rtp_opx, "non
 
 #' @rdname torch_ops
 #' @export
-torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_opx, "norm", self, p, dim, keepdim); if (is.object(.r)) .r else .op_reply("norm", list(self, p, dim, keepdim), .r, sys.call()) }
+torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "norm", self, p, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("norm", list(self, p, dim, keepdim, dtype), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
-torch_normal <- function(mean, std = 1.0, size = NULL, dtype = NULL, requires_grad = FALSE, generator = NULL) { .r <- .External(rtp_opx, "normal", mean, std, size, dtype, requires_grad, generator); if (is.object(.r)) .r else .op_reply("normal", list(mean, std, size, dtype, requires_grad, generator), .r, sys.call()) }
+torch_normal <- function(mean = 0.0, std = 1.0, size = NULL, dtype = NULL, requires_grad = FALSE, generator = NULL) { .r <- .External(rtp_opx, "normal", mean, std, size, dtype, requires_grad, generator); if (is.object(.r)) .r else .op_reply("normal", list(mean, std, size, dtype, requires_grad, generator), .r, sys.call()) }
 
 `.m_normal_` <- function(self, mean = 0.0, std = 1.0, generator = NULL) { .r <- .External(rtp_opx, "normal_", self, mean, std, generator); if (is.object(.r)) .r else .op_reply("normal_", list(self, mean, std, generator), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_not_equal <- function(self, other) { .r <- .External(rtp_opx, "not_equal", self, other); if (is.object(.r)) .r else .op_reply("not_equal", list(self, other), .r, sys.call()) }
+
+`.m_not_equal_` <- function(self, other) { .r <- .External(rtp_opx, "not_equal_", self, other); if (is.object(.r)) .r else .op_reply("not_equal_", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -605,6 +979,10 @@ torch_permute <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <-
 
 #' @rdname torch_ops
 #' @export
+torch_pinverse <- function(self, rcond = 1e-15) { .r <- .External(rtp_opx, "pinverse", self, rcond); if (is.object(.r)) .r else .op_reply("pinverse", list(self, rcond), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_poisson <- function(self, generator = NULL) { .r <- .External(rtp_opx, "poisson", self, generator); if (is.object(.r)) .r else .op_reply("poisson", list(self, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -612,6 +990,8 @@ torch_poisson <- function(self, generator = NULL) { .r <- .External(rtp_opx, "po
 torch_polygamma <- function(n, self) { .r <- .External(rtp_opx, "polygamma", n, self); if (is.object(.r)) .r else .op_reply("polygamma", list(n, self), .r, sys.call()) }
 
 `.m_polygamma` <- function(self, n) { .r <- .External(rtp_opx, "polygamma.method", self, n); if (is.object(.r)) .r else .op_reply("polygamma.method", list(self, n), .r, sys.call()) }
+
+`.m_polygamma_` <- function(self, n) { .r <- .External(rtp_opx, "polygamma_", self, n); if (is.object(.r)) .r else .op_reply("polygamma_", list(self, n), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -625,13 +1005,25 @@ torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- 
 
 #' @rdname torch_ops
 #' @export
+torch_qr <- function(self, some = TRUE) { .r <- .External(rtp_opx, "qr", self, some); if (is.object(.r)) .r else .op_reply("qr", list(self, some), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_quantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation = "linear") { .r <- .External(rtp_opx, "quantile", self, q, dim, keepdim, interpolation); if (is.object(.r)) .r else .op_reply("quantile", list(self, q, dim, keepdim, interpolation), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_rad2deg <- function(self) { .r <- .External(rtp_opx, "rad2deg", self); if (is.object(.r)) .r else .op_reply("rad2deg", list(self), .r, sys.call()) }
+
+`.m_rad2deg_` <- function(self) { .r <- .External(rtp_opx, "rad2deg_", self); if (is.object(.r)) .r else .op_reply("rad2deg_", list(self), .r, sys.call()) }
 
 `.m_random_` <- function(self, from = NULL, to = NULL, generator = NULL) { .r <- .External(rtp_opx, "random_", self, from, to, generator); if (is.object(.r)) .r else .op_reply("random_", list(self, from, to, generator), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_reciprocal <- function(self) { .r <- .External(rtp_opx, "reciprocal", self); if (is.object(.r)) .r else .op_reply("reciprocal", list(self), .r, sys.call()) }
+
+`.m_reciprocal_` <- function(self) { .r <- .External(rtp_opx, "reciprocal_", self); if (is.object(.r)) .r else .op_reply("reciprocal_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -642,6 +1034,8 @@ torch_relu <- function(self) { .r <- .External(rtp_opx, "relu", self); if (is.ob
 #' @rdname torch_ops
 #' @export
 torch_remainder <- function(self, other) { .r <- .External(rtp_opx, "remainder", self, other); if (is.object(.r)) .r else .op_reply("remainder", list(self, other), .r, sys.call()) }
+
+`.m_remainder_` <- function(self, other) { .r <- .External(rtp_opx, "remainder_", self, other); if (is.object(.r)) .r else .op_reply("remainder_", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -657,43 +1051,87 @@ torch_reshape <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <-
 
 #' @rdname torch_ops
 #' @export
+torch_reshape_as <- function(self, other) { .r <- .External(rtp_opx, "reshape_as", self, other); if (is.object(.r)) .r else .op_reply("reshape_as", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_roll <- function(self, shifts, dims = NULL) { .r <- .External(rtp_opx, "roll", self, shifts, dims); if (is.object(.r)) .r else .op_reply("roll", list(self, shifts, dims), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_round <- function(self, decimals = 0L) { .r <- .External(rtp_opx, "round", self, decimals); if (is.object(.r)) .r else .op_reply("round", list(self, decimals), .r, sys.call()) }
 
+`.m_round_` <- function(self, decimals = 0L) { .r <- .External(rtp_opx, "round_", self, decimals); if (is.object(.r)) .r else .op_reply("round_", list(self, decimals), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_rsqrt <- function(self) { .r <- .External(rtp_opx, "rsqrt", self); if (is.object(.r)) .r else .op_reply("rsqrt", list(self), .r, sys.call()) }
+
+`.m_rsqrt_` <- function(self) { .r <- .External(rtp_opx, "rsqrt_", self); if (is.object(.r)) .r else .op_reply("rsqrt_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_scatter <- function(self, dim, index, src) { .r <- .External(rtp_opx, "scatter", self, dim, index, src); if (is.object(.r)) .r else .op_reply("scatter", list(self, dim, index, src), .r, sys.call()) }
+
+`.m_scatter_` <- function(self, dim, index, src, ...) { .args <- c(list(self, dim, index, src), .dots(...)); .r <- .Call(rtp_op, "scatter_", .args); if (is.object(.r)) .r else .op_reply("scatter_", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_scatter_add <- function(self, dim, index, src) { .r <- .External(rtp_opx, "scatter_add", self, dim, index, src); if (is.object(.r)) .r else .op_reply("scatter_add", list(self, dim, index, src), .r, sys.call()) }
 
+`.m_scatter_add_` <- function(self, dim, index, src) { .r <- .External(rtp_opx, "scatter_add_", self, dim, index, src); if (is.object(.r)) .r else .op_reply("scatter_add_", list(self, dim, index, src), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_select <- function(self, dim, index) { .r <- .External(rtp_opx, "select", self, dim, index); if (is.object(.r)) .r else .op_reply("select", list(self, dim, index), .r, sys.call()) }
+
+`.m_set_data` <- function(self, new_data) { .r <- .External(rtp_opx, "set_data", self, new_data); if (is.object(.r)) .r else .op_reply("set_data", list(self, new_data), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_sgn <- function(self) { .r <- .External(rtp_opx, "sgn", self); if (is.object(.r)) .r else .op_reply("sgn", list(self), .r, sys.call()) }
+
+`.m_sgn_` <- function(self) { .r <- .External(rtp_opx, "sgn_", self); if (is.object(.r)) .r else .op_reply("sgn_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_sigmoid <- function(self) { .r <- .External(rtp_opx, "sigmoid", self); if (is.object(.r)) .r else .op_reply("sigmoid", list(self), .r, sys.call()) }
 
+`.m_sigmoid_` <- function(self) { .r <- .External(rtp_opx, "sigmoid_", self); if (is.object(.r)) .r else .op_reply("sigmoid_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_sign <- function(self) { .r <- .External(rtp_opx, "sign", self); if (is.object(.r)) .r else .op_reply("sign", list(self), .r, sys.call()) }
+
+`.m_sign_` <- function(self) { .r <- .External(rtp_opx, "sign_", self); if (is.object(.r)) .r else .op_reply("sign_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_signbit <- function(self) { .r <- .External(rtp_opx, "signbit", self); if (is.object(.r)) .r else .op_reply("signbit", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
 torch_sin <- function(self) { .r <- .External(rtp_opx, "sin", self); if (is.object(.r)) .r else .op_reply("sin", list(self), .r, sys.call()) }
 
+`.m_sin_` <- function(self) { .r <- .External(rtp_opx, "sin_", self); if (is.object(.r)) .r else .op_reply("sin_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_sinh <- function(self) { .r <- .External(rtp_opx, "sinh", self); if (is.object(.r)) .r else .op_reply("sinh", list(self), .r, sys.call()) }
 
+`.m_sinh_` <- function(self) { .r <- .External(rtp_opx, "sinh_", self); if (is.object(.r)) .r else .op_reply("sinh_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_slogdet <- function(self) { .r <- .External(rtp_opx, "slogdet", self); if (is.object(.r)) .r else .op_reply("slogdet", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_softmax <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "softmax", self, dim, dtype); if (is.object(.r)) .r else .op_reply("softmax", list(self, dim, dtype), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_solve <- function(self, A) { .r <- .External(rtp_opx, "solve", self, A); if (is.object(.r)) .r else .op_reply("solve", list(self, A), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -707,13 +1145,19 @@ torch_split <- function(self, split_size_or_sections, dim = 1L) { .r <- .Externa
 #' @export
 torch_sqrt <- function(self) { .r <- .External(rtp_opx, "sqrt", self); if (is.object(.r)) .r else .op_reply("sqrt", list(self), .r, sys.call()) }
 
+`.m_sqrt_` <- function(self) { .r <- .External(rtp_opx, "sqrt_", self); if (is.object(.r)) .r else .op_reply("sqrt_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_square <- function(self) { .r <- .External(rtp_opx, "square", self); if (is.object(.r)) .r else .op_reply("square", list(self), .r, sys.call()) }
 
+`.m_square_` <- function(self) { .r <- .External(rtp_opx, "square_", self); if (is.object(.r)) .r else .op_reply("square_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_squeeze <- function(self, dim = NULL) { .r <- .External(rtp_opx, "squeeze", self, dim); if (is.object(.r)) .r else .op_reply("squeeze", list(self, dim), .r, sys.call()) }
+
+`.m_squeeze_` <- function(self, dim = NULL) { .r <- .External(rtp_opx, "squeeze_", self, dim); if (is.object(.r)) .r else .op_reply("squeeze_", list(self, dim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -737,9 +1181,15 @@ torch_sub <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "sub",
 #' @export
 torch_subtract <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "subtract", self, other, alpha); if (is.object(.r)) .r else .op_reply("subtract", list(self, other, alpha), .r, sys.call()) }
 
+`.m_subtract_` <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "subtract_", self, other, alpha); if (is.object(.r)) .r else .op_reply("subtract_", list(self, other, alpha), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "sum", self, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("sum", list(self, dim, keepdim, dtype), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_svd <- function(self, some = TRUE, compute_uv = TRUE) { .r <- .External(rtp_opx, "svd", self, some, compute_uv); if (is.object(.r)) .r else .op_reply("svd", list(self, some, compute_uv), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -749,13 +1199,23 @@ torch_swapaxes <- function(self, dim0, dim1) { .r <- .External(rtp_opx, "swapaxe
 #' @export
 torch_t <- function(self) { .r <- .External(rtp_opx, "t", self); if (is.object(.r)) .r else .op_reply("t", list(self), .r, sys.call()) }
 
+`.m_t_` <- function(self) { .r <- .External(rtp_opx, "t_", self); if (is.object(.r)) .r else .op_reply("t_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_take <- function(self, index) { .r <- .External(rtp_opx, "take", self, index); if (is.object(.r)) .r else .op_reply("take", list(self, index), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_tan <- function(self) { .r <- .External(rtp_opx, "tan", self); if (is.object(.r)) .r else .op_reply("tan", list(self), .r, sys.call()) }
 
+`.m_tan_` <- function(self) { .r <- .External(rtp_opx, "tan_", self); if (is.object(.r)) .r else .op_reply("tan_", list(self), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_tanh <- function(self) { .r <- .External(rtp_opx, "tanh", self); if (is.object(.r)) .r else .op_reply("tanh", list(self), .r, sys.call()) }
+
+`.m_tanh_` <- function(self) { .r <- .External(rtp_opx, "tanh_", self); if (is.object(.r)) .r else .op_reply("tanh_", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -767,7 +1227,7 @@ torch_tile <- function(self, dims) { .r <- .External(rtp_opx, "tile", self, dims
 
 #' @rdname torch_ops
 #' @export
-torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE) { .r <- .External(rtp_opx, "to", self, dtype, device, copy); if (is.object(.r)) .r else .op_reply("to", list(self, dtype, device, copy), .r, sys.call()) }
+torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE, other = NULL, non_blocking = FALSE, memory_format = NULL) { .r <- .External(rtp_opx, "to", self, dtype, device, copy, other, non_blocking, memory_format); if (is.object(.r)) .r else .op_reply("to", list(self, dtype, device, copy, other, non_blocking, memory_format), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -780,6 +1240,12 @@ torch_trace <- function(self) { .r <- .External(rtp_opx, "trace", self); if (is.
 #' @rdname torch_ops
 #' @export
 torch_transpose <- function(self, dim0, dim1) { .r <- .External(rtp_opx, "transpose", self, dim0, dim1); if (is.object(.r)) .r else .op_reply("transpose", list(self, dim0, dim1), .r, sys.call()) }
+
+`.m_transpose_` <- function(self, dim0, dim1) { .r <- .External(rtp_opx, "transpose_", self, dim0, dim1); if (is.object(.r)) .r else .op_reply("transpose_", list(self, dim0, dim1), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_triangular_solve <- function(self, A, upper = TRUE, transpose = FALSE, unitriangular = FALSE) { .r <- .External(rtp_opx, "triangular_solve", self, A, upper, transpose, unitriangular); if (is.object(.r)) .r else .op_reply("triangular_solve", list(self, A, upper, transpose, unitriangular), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -805,9 +1271,13 @@ torch_triu_indices <- function(row, col, offset = 0L, dtype = NULL) { .r <- .Ext
 #' @export
 torch_true_divide <- function(self, other, rounding_mode = NULL) { .r <- .External(rtp_opx, "true_divide", self, other, rounding_mode); if (is.object(.r)) .r else .op_reply("true_divide", list(self, other, rounding_mode), .r, sys.call()) }
 
+`.m_true_divide_` <- function(self, other, rounding_mode = NULL) { .r <- .External(rtp_opx, "true_divide_", self, other, rounding_mode); if (is.object(.r)) .r else .op_reply("true_divide_", list(self, other, rounding_mode), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_trunc <- function(self) { .r <- .External(rtp_opx, "trunc", self); if (is.object(.r)) .r else .op_reply("trunc", list(self), .r, sys.call()) }
+
+`.m_trunc_` <- function(self) { .r <- .External(rtp_opx, "trunc_", self); if (is.object(.r)) .r else .op_reply("trunc_", list(self), .r, sys.call()) }
 
 `.m_type_as` <- function(self, other) { .r <- .External(rtp_opx, "type_as", self, other); if (is.object(.r)) .r else .op_reply("type_as", list(self, other), .r, sys.call()) }
 
@@ -825,6 +1295,8 @@ torch_unflatten <- function(self, dim, sizes) { .r <- .External(rtp_opx, "unflat
 #' @export
 torch_unsqueeze <- function(self, dim) { .r <- .External(rtp_opx, "unsqueeze", self, dim); if (is.object(.r)) .r else .op_reply("unsqueeze", list(self, dim), .r, sys.call()) }
 
+`.m_unsqueeze_` <- function(self, dim) { .r <- .External(rtp_opx, "unsqueeze_", self, dim); if (is.object(.r)) .r else .op_reply("unsqueeze_", list(self, dim), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .r <- .External(rtp_opx, "var", self, dim, unbiased, keepdim, correction); if (is.object(.r)) .r else .op_reply("var", list(self, dim, unbiased, keepdim, correction), .r, sys.call()) }
@@ -835,7 +1307,15 @@ torch_var_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, c
 
 #' @rdname torch_ops
 #' @export
+torch_vdot <- function(self, other) { .r <- .External(rtp_opx, "vdot", self, other); if (is.object(.r)) .r else .op_reply("vdot", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_view <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .Call(rtp_op, "view", .args); if (is.object(.r)) .r else .op_reply("view", .args, .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_view_as <- function(self, other) { .r <- .External(rtp_opx, "view_as", self, other); if (is.object(.r)) .r else .op_reply("view_as", list(self, other), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -852,108 +1332,229 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 # Method table: x$<name>(...) calls the function named here.
 .OP_METHODS <- c(
   `abs` = "torch_abs",
+  `abs_` = ".m_abs_",
+  `absolute` = "torch_absolute",
+  `absolute_` = ".m_absolute_",
   `acos` = "torch_acos",
+  `acos_` = ".m_acos_",
   `acosh` = "torch_acosh",
+  `acosh_` = ".m_acosh_",
   `add` = "torch_add",
   `add_` = ".m_add_",
+  `addbmm` = "torch_addbmm",
+  `addbmm_` = ".m_addbmm_",
+  `addcdiv` = "torch_addcdiv",
+  `addcdiv_` = ".m_addcdiv_",
+  `addcmul` = "torch_addcmul",
+  `addcmul_` = ".m_addcmul_",
   `addmm` = "torch_addmm",
+  `addmm_` = ".m_addmm_",
+  `addmv` = "torch_addmv",
+  `addmv_` = ".m_addmv_",
+  `addr` = "torch_addr",
+  `addr_` = ".m_addr_",
   `all` = "torch_all",
   `allclose` = "torch_allclose",
   `amax` = "torch_amax",
   `amin` = "torch_amin",
   `any` = "torch_any",
+  `arccos` = "torch_arccos",
+  `arccos_` = ".m_arccos_",
+  `arccosh` = "torch_arccosh",
+  `arccosh_` = ".m_arccosh_",
+  `arcsin` = "torch_arcsin",
+  `arcsin_` = ".m_arcsin_",
+  `arcsinh` = "torch_arcsinh",
+  `arcsinh_` = ".m_arcsinh_",
+  `arctan` = "torch_arctan",
   `arctan2` = "torch_arctan2",
+  `arctan_` = ".m_arctan_",
+  `arctanh` = "torch_arctanh",
+  `arctanh_` = ".m_arctanh_",
   `argmax` = "torch_argmax",
   `argmin` = "torch_argmin",
   `argsort` = "torch_argsort",
   `asin` = "torch_asin",
+  `asin_` = ".m_asin_",
   `asinh` = "torch_asinh",
+  `asinh_` = ".m_asinh_",
   `atan` = "torch_atan",
   `atan2` = "torch_atan2",
+  `atan2_` = ".m_atan2_",
+  `atan_` = ".m_atan_",
   `atanh` = "torch_atanh",
+  `atanh_` = ".m_atanh_",
+  `baddbmm` = "torch_baddbmm",
+  `baddbmm_` = ".m_baddbmm_",
   `bernoulli` = "torch_bernoulli",
   `bernoulli_` = ".m_bernoulli_",
+  `bitwise_and` = "torch_bitwise_and",
+  `bitwise_and_` = ".m_bitwise_and_",
+  `bitwise_not` = "torch_bitwise_not",
+  `bitwise_not_` = ".m_bitwise_not_",
+  `bitwise_or` = "torch_bitwise_or",
+  `bitwise_or_` = ".m_bitwise_or_",
+  `bitwise_xor` = "torch_bitwise_xor",
+  `bitwise_xor_` = ".m_bitwise_xor_",
   `bmm` = "torch_bmm",
   `bool` = ".m_bool",
   `broadcast_to` = "torch_broadcast_to",
   `ceil` = "torch_ceil",
+  `ceil_` = ".m_ceil_",
+  `cholesky` = "torch_cholesky",
+  `cholesky_inverse` = "torch_cholesky_inverse",
   `cholesky_solve` = "torch_cholesky_solve",
   `chunk` = "torch_chunk",
   `clamp` = "torch_clamp",
   `clamp_` = ".m_clamp_",
   `clamp_max` = "torch_clamp_max",
+  `clamp_max_` = ".m_clamp_max_",
   `clamp_min` = "torch_clamp_min",
+  `clamp_min_` = ".m_clamp_min_",
   `clip` = "torch_clip",
+  `clip_` = ".m_clip_",
   `clone` = "torch_clone",
   `contiguous` = "torch_contiguous",
   `copy_` = ".m_copy_",
   `cos` = "torch_cos",
+  `cos_` = ".m_cos_",
   `cosh` = "torch_cosh",
+  `cosh_` = ".m_cosh_",
+  `count_nonzero` = "torch_count_nonzero",
   `cumprod` = "torch_cumprod",
   `cumsum` = "torch_cumsum",
+  `deg2rad` = "torch_deg2rad",
+  `deg2rad_` = ".m_deg2rad_",
+  `det` = "torch_det",
   `diag` = "torch_diag",
   `diag_embed` = "torch_diag_embed",
+  `diagflat` = "torch_diagflat",
   `diagonal` = "torch_diagonal",
   `diff` = "torch_diff",
   `digamma` = "torch_digamma",
+  `digamma_` = ".m_digamma_",
+  `dist` = "torch_dist",
   `div` = "torch_div",
   `div_` = ".m_div_",
   `divide` = "torch_divide",
+  `divide_` = ".m_divide_",
   `dot` = "torch_dot",
   `double` = ".m_double",
   `eq` = "torch_eq",
+  `eq_` = ".m_eq_",
   `equal` = "torch_equal",
   `erf` = "torch_erf",
+  `erf_` = ".m_erf_",
   `erfc` = "torch_erfc",
+  `erfc_` = ".m_erfc_",
   `erfinv` = "torch_erfinv",
+  `erfinv_` = ".m_erfinv_",
   `exp` = "torch_exp",
+  `exp2` = "torch_exp2",
+  `exp2_` = ".m_exp2_",
   `exp_` = ".m_exp_",
   `expand` = "torch_expand",
   `expand_as` = "torch_expand_as",
   `expm1` = "torch_expm1",
+  `expm1_` = ".m_expm1_",
   `exponential_` = ".m_exponential_",
   `fill_` = ".m_fill_",
+  `fix` = "torch_fix",
+  `fix_` = ".m_fix_",
   `flatten` = "torch_flatten",
   `flip` = "torch_flip",
   `float` = ".m_float",
   `floor` = "torch_floor",
+  `floor_` = ".m_floor_",
+  `floor_divide` = "torch_floor_divide",
+  `floor_divide_` = ".m_floor_divide_",
   `fmod` = "torch_fmod",
+  `fmod_` = ".m_fmod_",
+  `frac` = "torch_frac",
+  `frac_` = ".m_frac_",
   `gather` = "torch_gather",
   `ge` = "torch_ge",
+  `ge_` = ".m_ge_",
+  `geqrf` = "torch_geqrf",
   `ger` = "torch_ger",
+  `greater` = "torch_greater",
+  `greater_` = ".m_greater_",
+  `greater_equal` = "torch_greater_equal",
+  `greater_equal_` = ".m_greater_equal_",
   `gt` = "torch_gt",
+  `gt_` = ".m_gt_",
   `half` = ".m_half",
+  `heaviside` = "torch_heaviside",
+  `heaviside_` = ".m_heaviside_",
   `hypot` = "torch_hypot",
+  `hypot_` = ".m_hypot_",
+  `index_add` = "torch_index_add",
+  `index_add_` = ".m_index_add_",
+  `index_copy` = "torch_index_copy",
+  `index_copy_` = ".m_index_copy_",
+  `index_fill` = "torch_index_fill",
+  `index_fill_` = ".m_index_fill_",
   `index_put` = "torch_index_put",
   `index_put_` = ".m_index_put_",
   `index_select` = "torch_index_select",
   `int` = ".m_int",
+  `inverse` = "torch_inverse",
+  `is_complex` = "torch_is_complex",
+  `is_nonzero` = "torch_is_nonzero",
+  `is_same_size` = "torch_is_same_size",
+  `is_signed` = "torch_is_signed",
   `isclose` = "torch_isclose",
   `isfinite` = "torch_isfinite",
   `isinf` = "torch_isinf",
   `isnan` = "torch_isnan",
+  `isneginf` = "torch_isneginf",
+  `isposinf` = "torch_isposinf",
   `kron` = "torch_kron",
   `kthvalue` = "torch_kthvalue",
   `le` = "torch_le",
+  `le_` = ".m_le_",
+  `lerp` = "torch_lerp",
+  `lerp_` = ".m_lerp_",
+  `less` = "torch_less",
+  `less_` = ".m_less_",
+  `less_equal` = "torch_less_equal",
+  `less_equal_` = ".m_less_equal_",
   `lgamma` = "torch_lgamma",
+  `lgamma_` = ".m_lgamma_",
   `log` = "torch_log",
   `log10` = "torch_log10",
+  `log10_` = ".m_log10_",
   `log1p` = "torch_log1p",
+  `log1p_` = ".m_log1p_",
   `log2` = "torch_log2",
+  `log2_` = ".m_log2_",
+  `log_` = ".m_log_",
   `log_softmax` = "torch_log_softmax",
+  `logaddexp` = "torch_logaddexp",
+  `logaddexp2` = "torch_logaddexp2",
   `logdet` = "torch_logdet",
   `logical_and` = "torch_logical_and",
+  `logical_and_` = ".m_logical_and_",
   `logical_not` = "torch_logical_not",
+  `logical_not_` = ".m_logical_not_",
   `logical_or` = "torch_logical_or",
+  `logical_or_` = ".m_logical_or_",
   `logical_xor` = "torch_logical_xor",
+  `logical_xor_` = ".m_logical_xor_",
   `logit` = "torch_logit",
+  `logit_` = ".m_logit_",
   `logsumexp` = "torch_logsumexp",
   `long` = ".m_long",
   `lt` = "torch_lt",
+  `lt_` = ".m_lt_",
   `mT` = "torch_mT",
   `masked_fill` = "torch_masked_fill",
   `masked_fill_` = ".m_masked_fill_",
+  `masked_scatter` = "torch_masked_scatter",
+  `masked_scatter_` = ".m_masked_scatter_",
+  `masked_select` = "torch_masked_select",
   `matmul` = "torch_matmul",
+  `matrix_power` = "torch_matrix_power",
   `max` = "torch_max",
   `maximum` = "torch_maximum",
   `mean` = "torch_mean",
@@ -966,14 +1567,18 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `mul_` = ".m_mul_",
   `multinomial` = "torch_multinomial",
   `multiply` = "torch_multiply",
+  `multiply_` = ".m_multiply_",
   `mv` = "torch_mv",
   `nan_to_num` = "torch_nan_to_num",
   `nanquantile` = "torch_nanquantile",
+  `nansum` = "torch_nansum",
   `narrow` = "torch_narrow",
   `ne` = "torch_ne",
+  `ne_` = ".m_ne_",
   `neg` = "torch_neg",
   `neg_` = ".m_neg_",
   `negative` = "torch_negative",
+  `negative_` = ".m_negative_",
   `new_empty` = ".m_new_empty",
   `new_full` = ".m_new_full",
   `new_ones` = ".m_new_ones",
@@ -982,66 +1587,107 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `nonzero` = "torch_nonzero",
   `norm` = "torch_norm",
   `normal_` = ".m_normal_",
+  `not_equal` = "torch_not_equal",
+  `not_equal_` = ".m_not_equal_",
   `outer` = "torch_outer",
   `permute` = "torch_permute",
+  `pinverse` = "torch_pinverse",
   `poisson` = "torch_poisson",
   `polygamma` = ".m_polygamma",
+  `polygamma_` = ".m_polygamma_",
   `pow` = "torch_pow",
   `pow_` = ".m_pow_",
   `prod` = "torch_prod",
+  `qr` = "torch_qr",
   `quantile` = "torch_quantile",
+  `rad2deg` = "torch_rad2deg",
+  `rad2deg_` = ".m_rad2deg_",
   `random_` = ".m_random_",
   `reciprocal` = "torch_reciprocal",
+  `reciprocal_` = ".m_reciprocal_",
   `relu` = "torch_relu",
   `relu_` = ".m_relu_",
   `remainder` = "torch_remainder",
+  `remainder_` = ".m_remainder_",
   `repeat` = "torch_repeat",
   `repeat_interleave` = "torch_repeat_interleave",
   `reshape` = "torch_reshape",
+  `reshape_as` = "torch_reshape_as",
   `roll` = "torch_roll",
   `round` = "torch_round",
+  `round_` = ".m_round_",
   `rsqrt` = "torch_rsqrt",
+  `rsqrt_` = ".m_rsqrt_",
+  `scatter` = "torch_scatter",
+  `scatter_` = ".m_scatter_",
   `scatter_add` = "torch_scatter_add",
+  `scatter_add_` = ".m_scatter_add_",
   `select` = "torch_select",
+  `set_data` = ".m_set_data",
+  `sgn` = "torch_sgn",
+  `sgn_` = ".m_sgn_",
   `sigmoid` = "torch_sigmoid",
+  `sigmoid_` = ".m_sigmoid_",
   `sign` = "torch_sign",
+  `sign_` = ".m_sign_",
+  `signbit` = "torch_signbit",
   `sin` = "torch_sin",
+  `sin_` = ".m_sin_",
   `sinh` = "torch_sinh",
+  `sinh_` = ".m_sinh_",
+  `slogdet` = "torch_slogdet",
   `softmax` = "torch_softmax",
+  `solve` = "torch_solve",
   `sort` = "torch_sort",
   `split` = "torch_split",
   `sqrt` = "torch_sqrt",
+  `sqrt_` = ".m_sqrt_",
   `square` = "torch_square",
+  `square_` = ".m_square_",
   `squeeze` = "torch_squeeze",
+  `squeeze_` = ".m_squeeze_",
   `std` = "torch_std",
   `std_mean` = "torch_std_mean",
   `sub` = "torch_sub",
   `sub_` = ".m_sub_",
   `subtract` = "torch_subtract",
+  `subtract_` = ".m_subtract_",
   `sum` = "torch_sum",
+  `svd` = "torch_svd",
   `swapaxes` = "torch_swapaxes",
   `t` = "torch_t",
+  `t_` = ".m_t_",
+  `take` = "torch_take",
   `tan` = "torch_tan",
+  `tan_` = ".m_tan_",
   `tanh` = "torch_tanh",
+  `tanh_` = ".m_tanh_",
   `tile` = "torch_tile",
   `to` = "torch_to",
   `topk` = "torch_topk",
   `trace` = "torch_trace",
   `transpose` = "torch_transpose",
+  `transpose_` = ".m_transpose_",
+  `triangular_solve` = "torch_triangular_solve",
   `tril` = "torch_tril",
   `tril_` = ".m_tril_",
   `triu` = "torch_triu",
   `triu_` = ".m_triu_",
   `true_divide` = "torch_true_divide",
+  `true_divide_` = ".m_true_divide_",
   `trunc` = "torch_trunc",
+  `trunc_` = ".m_trunc_",
   `type_as` = ".m_type_as",
   `unbind` = "torch_unbind",
   `unflatten` = "torch_unflatten",
   `uniform_` = ".m_uniform_",
   `unsqueeze` = "torch_unsqueeze",
+  `unsqueeze_` = ".m_unsqueeze_",
   `var` = "torch_var",
   `var_mean` = "torch_var_mean",
+  `vdot` = "torch_vdot",
   `view` = "torch_view",
+  `view_as` = "torch_view_as",
   `where` = ".m_where",
   `xlogy` = "torch_xlogy",
   `zero_` = ".m_zero_"

@@ -10,7 +10,8 @@
 #' (`x[2:N]`); an empty argument keeps the whole dimension; `..` stands for all dimensions not
 #' indexed; `newaxis` or `NULL` inserts a dimension. A vector of indices (or a long tensor)
 #' selects along its own dimension, independently of the other arguments; a logical vector or
-#' bool tensor is a mask, and a single `TRUE` (`FALSE`) adds a dimension of size 1 (0). A number
+#' bool tensor is a mask along as many dimensions as it has (an R logical vector: one, so
+#' `x[TRUE]` on a one-element tensor is that tensor). A number
 #' drops its dimension unless `drop = FALSE`; numbers act before vectors, so `x[1, , c(2, 3)]` on
 #' a 3 x 4 x 5 tensor is 4 x 2, as in R.
 #'
@@ -27,7 +28,36 @@ NULL
 `[.torch_tensor` <- function(x, ..., drop = TRUE) {
   exprs <- as.list(substitute(list(...)))[-1L]
   if (!length(exprs)) return(x)
+  # x[m] with a numeric matrix: looked at only for a variable or a matrix-building call, so an
+  # index expression is never evaluated twice (nor N, .. and the like evaluated at all)
+  if (length(exprs) == 1L && !identical(exprs[[1L]], quote(expr = ))) {
+    e <- exprs[[1L]]
+    if (is.symbol(e) && !identical(e, quote(N)) && !identical(e, quote(..)) ||
+        is.call(e) && is.symbol(e[[1L]]) &&
+        as.character(e[[1L]]) %in% c("cbind", "rbind", "matrix")) {
+      m <- eval(e, parent.frame())
+      if (is.matrix(m) && is.numeric(m)) return(.index_matrix(x, m))
+    }
+  }
   .bridge("index", .h(x), .index_items(x, exprs, parent.frame()), .flag(drop))
+}
+
+# x[m] with a numeric matrix of one column per dimension of x: the elements m's rows point at,
+# as R's own arrays take it (a one-column matrix on a 1-d tensor is a vector of indices).
+.index_matrix <- function(x, m) {
+  shape <- x$shape
+  if (ncol(m) != length(shape) || length(shape) < 2L) {
+    if (ncol(m) == 1L) return(x[as.vector(m)])
+    stop(sprintf("a matrix index needs one column per dimension of the tensor (%d), got %d",
+                 length(shape), ncol(m)), call. = FALSE)
+  }
+  if (anyNA(m)) .index_na("a matrix index")
+  if (any(m < 1 | m != floor(m)) || any(sweep(m, 2L, shape, ">"))) {
+    stop("a matrix index must hold whole numbers from 1 to each dimension's size", call. = FALSE)
+  }
+  strides <- rev(cumprod(c(1, rev(shape)[-length(shape)])))
+  flat <- as.vector((m - 1) %*% strides) + 1
+  x$reshape(-1L)[flat]
 }
 
 #' @rdname tensor-indexing
@@ -128,8 +158,9 @@ newaxis <- NULL
     return(list("s", v$start, v$end, v$step))
   }
   if ((is.logical(v) || is.numeric(v)) && anyNA(v)) .index_na("an index")
-  # a single TRUE/FALSE is a scalar mask: it adds a dim of size 1 (0 for FALSE), as in R torch
-  if (is.logical(v)) return(list("m", if (length(v) == 1L) v else as.list(v)))
+  # a logical vector is a 1-d mask (R torch makes it a bool tensor of its length): x[TRUE] on a
+  # one-element tensor keeps that element
+  if (is.logical(v)) return(list("m", as.list(v)))
   if (is.numeric(v)) {
     if (length(v) == 1L) return(list("i", as.vector(v)))
     return(list("v", as.list(as.vector(v))))

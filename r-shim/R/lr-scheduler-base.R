@@ -249,6 +249,8 @@ MultiplicativeLR <- R6::R6Class("lr_multiplicative", inherit = LambdaLR, lock_ob
 #' @param min_lr Lower bound of the learning rate (one value, or one per group).
 #' @param eps Reductions smaller than this are skipped.
 #' @param last_epoch The index of the last epoch (`-1` to start afresh).
+#' @param verbose `lr_reduce_on_plateau()`: report each reduction with a message, as R torch does;
+#'   `lr_one_cycle()`: accepted (nothing to report).
 #' @return A scheduler (an R6 object of class `c("lr_<name>", "lr_scheduler", "R6")`).
 #' @examples
 #' if (rtorchpy_available()) {

@@ -129,7 +129,8 @@ lr_one_cycle <- function(optimizer, max_lr, total_steps = NULL, epochs = NULL,
                          steps_per_epoch = NULL, pct_start = 0.3, anneal_strategy = "cos",
                          cycle_momentum = TRUE, base_momentum = 0.85, max_momentum = 0.95,
                          div_factor = 25, final_div_factor = 1e4, three_phase = FALSE,
-                         last_epoch = -1) {
+                         last_epoch = -1, verbose = FALSE) {
+  .flag(verbose, "verbose")  # (accepted as R torch's; the one-cycle schedule reports nothing)
   OneCycleLR$new(optimizer, max_lr, total_steps, epochs, steps_per_epoch, pct_start,
                  anneal_strategy, cycle_momentum, base_momentum, max_momentum, div_factor,
                  final_div_factor, three_phase, last_epoch)
@@ -142,7 +143,7 @@ ReduceLROnPlateau <- R6::R6Class("lr_reduce_on_plateau", inherit = LRScheduler,
   public = list(
     factor = NULL, patience = NULL, cooldown = NULL, eps = NULL, mode = NULL,
     threshold = NULL, threshold_mode = NULL, min_lrs = NULL, default_min_lr = NULL,
-    best = NULL, num_bad_epochs = 0L, cooldown_counter = 0L, mode_worse = NULL,
+    best = NULL, num_bad_epochs = 0L, cooldown_counter = 0L, mode_worse = NULL, verbose = FALSE,
     initialize = function(optimizer, mode = "min", factor = 0.1, patience = 10,
                           threshold = 1e-4, threshold_mode = "rel", cooldown = 0, min_lr = 0,
                           eps = 1e-8) {
@@ -241,6 +242,10 @@ ReduceLROnPlateau <- R6::R6Class("lr_reduce_on_plateau", inherit = LRScheduler,
         if (old - new > self$eps) {
           groups[[i]]$lr <- new
           changed <- TRUE
+          if (isTRUE(self$verbose)) {
+            message(sprintf("Epoch %d: reducing learning rate of group %d to %.4e.",
+                            self$last_epoch, i, new))
+          }
         }
       }
       if (changed) self$optimizer$param_groups <- groups
@@ -253,7 +258,9 @@ ReduceLROnPlateau <- R6::R6Class("lr_reduce_on_plateau", inherit = LRScheduler,
 #' @export
 lr_reduce_on_plateau <- function(optimizer, mode = "min", factor = 0.1, patience = 10,
                                  threshold = 1e-4, threshold_mode = "rel", cooldown = 0,
-                                 min_lr = 0, eps = 1e-8) {
-  ReduceLROnPlateau$new(optimizer, mode, factor, patience, threshold, threshold_mode,
-                        cooldown, min_lr, eps)
+                                 min_lr = 0, eps = 1e-8, verbose = FALSE) {
+  s <- ReduceLROnPlateau$new(optimizer, mode, factor, patience, threshold, threshold_mode,
+                             cooldown, min_lr, eps)
+  s$verbose <- .flag(verbose, "verbose")
+  s
 }

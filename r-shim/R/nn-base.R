@@ -87,7 +87,8 @@ NULL
       out <- list()
       for (nm in names(private$parameters_)) {
         p <- private$parameters_[[nm]]
-        if (!is.null(p)) out[[paste0(prefix, nm)]] <- if (keep_vars) p else p$detach()
+        # the parameter itself, requires_grad included, as R torch's state_dict gives it
+        if (!is.null(p)) out[[paste0(prefix, nm)]] <- p
       }
       for (nm in names(private$buffers_)) {
         b <- private$buffers_[[nm]]
@@ -215,16 +216,19 @@ NULL
 # Parameters or buffers of x (and its descendants: names joined with "."), without duplicates.
 .nn_named <- function(x, field, recursive) {
   priv <- .nn_private(x)
-  out <- Filter(Negate(is.null), priv[[field]])
-  if (recursive) {
-    for (nm in names(priv$modules_)) {
-      m <- priv$modules_[[nm]]
-      if (is.null(m)) next
-      sub <- .nn_named(attr(m, "module"), field, TRUE)
-      if (length(sub)) names(sub) <- paste0(nm, ".", names(sub))
-      out <- c(out, sub)
-    }
+  own <- Filter(Negate(is.null), priv[[field]])
+  if (!recursive) return(own)
+  # R torch lists the children's (recursively, in registration order) before the module's own:
+  # code indexing `parameters[[i]]` depends on it
+  out <- list()
+  for (nm in names(priv$modules_)) {
+    m <- priv$modules_[[nm]]
+    if (is.null(m)) next
+    sub <- .nn_named(attr(m, "module"), field, TRUE)
+    if (length(sub)) names(sub) <- paste0(nm, ".", names(sub))
+    out <- c(out, sub)
   }
+  out <- c(out, own)
   if (length(out) > 1L) out <- out[!duplicated(vapply(out, .tensor_key, 0))]
   out
 }

@@ -109,6 +109,25 @@ optim_adagrad <- function(params, lr = 0.01, lr_decay = 0, weight_decay = 0,
 }
 
 #' @rdname optim
+#' @param etas Rprop's multiplicative decrease and increase factors of the step sizes.
+#' @param step_sizes Rprop's smallest and largest step sizes.
+#' @export
+optim_rprop <- function(params, lr = 0.01, etas = c(0.5, 1.2), step_sizes = c(1e-06, 50)) {
+  .py_optimizer("optim_rprop", params, list(lr = lr, etas = as.list(as.numeric(etas)),
+                                            step_sizes = as.list(as.numeric(step_sizes))))
+}
+
+#' @rdname optim
+#' @param lambda ASGD's decay term.
+#' @param t0 The step from which ASGD starts averaging.
+#' @export
+optim_asgd <- function(params, lr = 0.01, lambda = 1e-04, alpha = 0.75, t0 = 1e+06,
+                       weight_decay = 0) {
+  .py_optimizer("optim_asgd", params, list(lr = lr, lambd = lambda, alpha = alpha, t0 = t0,
+                                           weight_decay = weight_decay))
+}
+
+#' @rdname optim
 #' @export
 optim_adadelta <- function(params, lr = 1, rho = 0.9, eps = 1e-06, weight_decay = 0) {
   .py_optimizer("optim_adadelta", params, list(lr = lr, rho = rho, eps = eps,
@@ -309,7 +328,7 @@ PyOptimizer <- R6::R6Class("torch_optimizer",
 
 .PY_OPTIMIZERS <- new.env(parent = emptyenv())
 for (.name in c("optim_sgd", "optim_adam", "optim_adamw", "optim_rmsprop", "optim_adagrad",
-                "optim_adadelta", "optim_lbfgs")) {
+                "optim_adadelta", "optim_lbfgs", "optim_rprop", "optim_asgd")) {
   assign(.name, R6::R6Class(.name, inherit = PyOptimizer, lock_objects = FALSE),
          envir = .PY_OPTIMIZERS)
 }

@@ -269,3 +269,17 @@ install_rtorchpy <- function(envname = "r-rtorchpy", python = NULL, ...) {
           " (or set RETICULATE_PYTHON=", py, ").")
   invisible(py)
 }
+
+#' The pipe operator, re-exported from magrittr as R torch does
+#'
+#' See [magrittr::%>%] for details.
+#' @name %>%
+#' @rdname pipe
+#' @keywords internal
+#' @importFrom magrittr %>%
+#' @usage lhs \%>\% rhs
+#' @param lhs A value.
+#' @param rhs A function call using the magrittr semantics.
+#' @return The result of calling `rhs(lhs)`.
+#' @export
+NULL

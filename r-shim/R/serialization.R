@@ -52,13 +52,17 @@ torch_load <- function(path, device = "cpu") {
     items <- lapply(seq_along(x), function(i) .save_node(x[[i]], paste0(where, "[[", i, "]]")))
     nms <- names(x)
     if (is.null(nms)) return(list("__list__", items))
-    if (anyDuplicated(nms)) {
-      .nn_error("torch_save(): the names of ", where, " must be unique")
-    }
+    # (R allows a name twice, a dict does not: such a list is saved as its names and values)
+    if (anyDuplicated(nms)) return(list("__dupnamed__", as.list(nms), items))
     return(list("__named__", as.list(nms), items))
   }
-  if (is.atomic(x) && length(x) == 1L && !is.object(x) && !is.complex(x) && !is.raw(x)) {
-    return(x)
+  if (is.atomic(x) && !is.object(x) && !is.complex(x) && !is.raw(x)) {
+    if (length(x) == 1L) return(x)
+    if (anyNA(x)) {
+      .nn_error("torch_save(): ", where, " holds NA, which the file format cannot keep")
+    }
+    # a vector (Adam's betas): a tuple of its values in the file, a vector again when loaded
+    return(list("__vector__", as.list(as.vector(x))))
   }
   .nn_error("torch_save() saves tensors and lists of them (and single numbers, strings, ",
             "TRUE/FALSE, NULL); ", where, " is ", .what(x),
@@ -74,6 +78,12 @@ torch_load <- function(path, device = "cpu") {
       v
     },
     L = lapply(n[[2L]], .load_node),
+    U = unlist(n[[2L]]),
+    N = {
+      v <- lapply(n[[3L]], .load_node)
+      names(v) <- as.character(unlist(n[[2L]]))
+      v
+    },
     V = n[[2L]]
   )
 }

@@ -38,12 +38,18 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
     {
       f <- .methods[[name]]
       if (is.null(f)) f <- .fallback_method(name)
-      if (is.null(f)) return(NULL)
+      if (is.null(f)) .no_member(name, "torch_tensor")
       proto <- .method_proto(f)
       assign(name, proto, envir = .protos)
       .Call(rtp_dollar, x, name, .protos)  # (now finds the prototype)
     }
   )
+}
+
+# An unknown x$name is an error naming it (R torch's method lookup would hand back a function
+# failing later with "attempt to apply non-function", or NULL).
+.no_member <- function(name, class) {
+  stop(sprintf("'%s' is not a method or field of class '%s'", name, class), call. = FALSE)
 }
 
 #' @export
@@ -111,8 +117,17 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
        env)
 }
 
+.keep_class <- function(out, x) {
+  cls <- oldClass(x)
+  if (length(cls) > length(.TENSOR_CLASS) && is_torch_tensor(out)) oldClass(out) <- cls
+  out
+}
+
 .build_method_table <- function() {
   for (nm in names(.OP_METHODS)) assign(nm, get(.OP_METHODS[[nm]]), envir = .methods)
+  # the ops the hand-written methods below wrap, under names no `$` can reach
+  assign(".expand_op", get(.OP_METHODS[["expand"]]), envir = .methods)
+  assign(".clone_op", get(.OP_METHODS[["clone"]]), envir = .methods)
   for (nm in names(.TENSOR_METHODS)) assign(nm, .TENSOR_METHODS[[nm]], envir = .methods)
 }
 
@@ -151,7 +166,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
     }
     invisible(NULL)
   },
-  detach = function(self) .call_method(self, "detach"),
+  detach = function(self) .keep_class(.call_method(self, "detach"), self),
   detach_ = function(self) {
     .call_method(self, "detach_")
     invisible(self)
@@ -172,14 +187,38 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
   dim = function(self) .call_method(self, "dim"),
   ndimension = function(self) .call_method(self, "dim"),
   is_floating_point = function(self) .attr(self, "dtype")$is_floating_point,
-  stride = function(self, dim = NULL) .per_dim(self, "stride", dim),
+  # (doubles, as R torch's: its stride() is sapply() over int64 values)
+  stride = function(self, dim = NULL) as.numeric(.per_dim(self, "stride", dim)),
+  # R torch's expand(size, implicit = FALSE): a trailing TRUE/FALSE is `implicit`, not a size
+  expand = function(self, ..., implicit = FALSE) {
+    size <- list(...)
+    n <- length(size)
+    if (n > 1L && is.logical(size[[n]]) && length(size[[n]]) == 1L) size <- size[-n]
+    do.call(.methods[[".expand_op"]], c(list(self), size))
+  },
+  # clone() and detach() keep the R classes a tensor was given (nn_parameter, user classes)
+  clone = function(self, memory_format = NULL) .keep_class(.methods[[".clone_op"]](self), self),
   is_contiguous = function(self) .call_method(self, "is_contiguous"),
   cpu = function(self) self,
   cuda = function(self, ...) .not_implemented_error("CUDA is not available: rtorchpy computes on the CPU"),
   print = function(self, n = 30) print.torch_tensor(self, n = n),
   numpy = function(self) as_array(self),
-  element_size = function(self) .attr(self, "dtype")$itemsize
+  element_size = function(self) .attr(self, "dtype")$itemsize,
+  set_data = function(self, new_data) {
+    .m_set_data(self, new_data)
+    invisible(NULL)
+  },
+  refine_names = function(self, ...) .no_named_tensors("refine_names"),
+  rename = function(self, ...) .no_named_tensors("rename"),
+  rename_ = function(self, ...) .no_named_tensors("rename_"),
+  align_to = function(self, ...) .no_named_tensors("align_to"),
+  align_as = function(self, ...) .no_named_tensors("align_as")
 )
+
+.no_named_tensors <- function(what) {
+  stop(sprintf("`%s()`: named tensors are not supported by rtorchpy (a tensor's `names` is ",
+               what), "always NULL)", call. = FALSE)
+}
 
 # -- printing ------------------------------------------------------------------------------------
 
@@ -312,6 +351,10 @@ as.character.torch_dtype <- function(x, ...) x$word
 
 #' @export
 Ops.torch_dtype <- function(e1, e2) {
+  if (is.null(e1) || is.null(e2) || (nargs() == 2L && (!length(e1) || !length(e2)))) {
+    # (R's comparison with NULL would give logical(0), which `if` then fails on obscurely)
+    stop("can't compare a dtype with NULL (or an empty value)", call. = FALSE)
+  }
   name <- function(e) if (inherits(e, "torch_dtype")) e$name else as.character(e)
   switch(.Generic,
     "==" = name(e1) == name(e2),

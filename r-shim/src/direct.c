@@ -164,6 +164,7 @@ SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls) {
   long dimv[MAX_DIRECT_ARGS];
   int dimnone[MAX_DIRECT_ARGS];
   if (!direct_ready || n > MAX_DIRECT_ARGS) return NULL;
+  if ((dims >> 30) & 1 && (n == 0 || TYPEOF(a[0]) != EXTPTRSXP)) return NULL;
   for (int i = 0; i < n; i++) {
     if (!direct_arg(a[i], &nstr)) return NULL;
     if ((dims >> i) & 1 && !shift_dim(a[i], &dimv[i], &dimnone[i])) return NULL;
@@ -236,7 +237,9 @@ PyObj *direct_function(int t, SEXP key, int *dims) {
     for (ptrdiff_t i = 0; ok && i < list_size(pos); i++) {
       int overflow = 0;
       long p = long_as(list_getitem(pos, i), &overflow);
-      if (overflow || p < 0 || p >= MAX_DIRECT_ARGS) ok = 0; else *dims |= 1 << p;
+      /* HANDLE_FIRST (30, direct.py): the first argument must be a handle */
+      if (!overflow && p == 30) *dims |= 1 << 30;
+      else if (overflow || p < 0 || p >= MAX_DIRECT_ARGS) ok = 0; else *dims |= 1 << p;
     }
     if (ok) incref(fn);
     decref(f);

@@ -138,6 +138,19 @@ PARAM_DOCS = {
     "swap": "`TRUE`: use the distance between positive and negative when it is smaller "
             "(the distance swap).",
     "lower": "The lower bound of the random slope (`nnf_rrelu`).",
+    "batch1": "The first batch of matrices, shape `(b, n, m)`.",
+    "batch2": "The second batch of matrices, shape `(b, m, p)`.",
+    "compute_uv": "`TRUE`: also compute U and V (`torch_svd`).",
+    "end": "The other end: the values interpolated towards (`torch_lerp`).",
+    "mat": "A matrix.",
+    "memory_format": "Accepted for R torch's sake (tensors here are always contiguous).",
+    "non_blocking": "Accepted for R torch's sake (copies here are always synchronous).",
+    "some": "`TRUE`: the reduced decomposition; `FALSE`: the full one (R torch's older "
+            "`torch_svd`/`torch_qr`).",
+    "tensor1": "The first factor of the elementwise product or quotient.",
+    "tensor2": "The second factor of the elementwise product or quotient.",
+    "transpose": "`TRUE`: solve with the matrix transposed (`torch_triangular_solve`).",
+    "vec1": "The first vector of the outer product (`torch_addr`).",
     "count_include_pad": "`TRUE`: the padding's zeros count in each window's average.",
     "ceil_mode": "`TRUE`: the output size is rounded up, so a last partial window counts.",
     "check_errors": "`TRUE`: an error when the matrix is not invertible / positive definite, "

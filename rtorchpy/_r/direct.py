@@ -31,6 +31,9 @@ def _dim_positions(plan):
     return positions if max(positions) < 16 else None
 
 
+HANDLE_FIRST = 30  # (a position past MAX_DIRECT_ARGS: a flag for C, see direct_function)
+
+
 def direct_fn(table, name):
     """What C may call directly for callable ``name`` of its table ``table`` (0: ops,
     1: binary operators, 4: nnf functions; see ``lookup`` in names.c): the function, or
@@ -38,10 +41,13 @@ def direct_fn(table, name):
     caller."""
     plan = _PLANS.get(name) if table == 0 else _NNF.get(name) if table == 4 else None
     if plan is not None:
+        # HANDLE_FIRST: C calls directly only when the first argument is a handle (an R number
+        # there, torch_mul(2, x), takes the Python caller, which converts it to a tensor)
+        first = [HANDLE_FIRST] if 0 in plan.tensor_args else []
         if plan.simple:
-            return plan.fn
+            return [plan.fn, first] if first else plan.fn
         dims = _dim_positions(plan)
-        return None if dims is None else [plan.fn, dims]
+        return None if dims is None else [plan.fn, dims + first]
     if table == 1:  # (ops._binary's caller only decodes its two arguments)
         return BINARY_FNS.get(name)
     return None

@@ -63,6 +63,11 @@ class _Plan:
         self.returns_index = returns_index
         self.always_index = name in _INDEX_RESULTS
         self.simple = not self.conv and not returns_index and not self.kwonly
+        # parameters that only take tensors: an R value there is converted as R torch's
+        # torch_tensor() reads it (torch_mul(2, x), torch_stack(tapply(...)))
+        self.tensor_args = [i for i, n in enumerate(self.names) if n in _TENSOR_ARGS] \
+            if generated else []
+        self.tensor_list = generated and self.names[:1] == ["tensors"]
 
     def convert(self, args, kwargs):
         for name, conv in self.conv.items():
@@ -102,9 +107,14 @@ class _Plan:
                     else:
                         r = self.fn(_dec(a))
                 else:
-                    r = self.fn(*[_dec(a) for a in args])
+                    args = [_dec(a) for a in args]
+                    if self.tensor_args or self.tensor_list:
+                        _r_tensors(self, args)
+                    r = self.fn(*args)
                 return _put(r) if type(r) is Tensor else _enc(r)
             args = [_dec(a) for a in args]
+            if self.tensor_args or self.tensor_list:
+                _r_tensors(self, args)
             if kwargs:
                 kwargs = {k: _dec(v) for k, v in kwargs.items()}
                 if self.varpos and self.varpos not in kwargs:
@@ -135,6 +145,30 @@ class _Plan:
         if self.varpos:
             names += [self.varpos] * max(0, len(args) - len(names))
         return na_argument_name(self.fn, args, kwargs, names)
+
+
+# Parameters that take a tensor and nothing else (R torch converts an R value given there).
+_TENSOR_ARGS = {"self", "input", "tensor1", "tensor2", "mat1", "mat2", "mat", "vec", "vec1",
+                "vec2", "batch1", "batch2", "mask"}
+
+
+def _is_r_value(v):
+    t = type(v)
+    return t is float or t is int or t is bool or (t is list and v and all(
+        type(x) in (float, int, bool) for x in v))
+
+
+def _r_tensors(plan, args):
+    """Convert, in place, R values given for tensor parameters (positional ones)."""
+    for i in plan.tensor_args:
+        if i < len(args) and _is_r_value(args[i]):
+            args[i] = r_value_tensor(args[i])
+    if plan.tensor_list and args:
+        seq = args[0]
+        if isinstance(seq, dict):  # a named list (tapply(), split()): its values, in order
+            seq = list(seq.values())
+        if isinstance(seq, list):
+            args[0] = [r_value_tensor(v) if _is_r_value(v) else v for v in seq]
 
 
 def _where(condition, self=None, other=None):
@@ -265,7 +299,21 @@ _NNF_CONV["torch_embedding"] = {"indices": r_index_arg, "padding_idx": _nnf_igno
 _NNF_RETURNS_INDEX.update({"torch_adaptive_max_pool1d", "nnf_fractional_max_pool2d",
                            "nnf_fractional_max_pool3d"})
 
-_NNF = {name: _Plan(boundary(getattr(nnf, name), name), _NNF_DIMS.get(name, ()), name=name,
+def _r_binary_cross_entropy(input, target, weight=None, reduction="mean"):
+    """R torch calls libtorch's kernel, which pairs input and target element by element once
+    both are squeezed ([32, 1] with [32]), where PyTorch's Python function refuses other
+    shapes: a target whose squeezed shape is the input's is viewed with the input's shape."""
+    if isinstance(input, Tensor) and isinstance(target, Tensor) and \
+            input.shape != target.shape and \
+            tuple(s for s in input.shape if s != 1) == tuple(s for s in target.shape if s != 1):
+        target = target.reshape(*input.shape)
+    return nnf.nnf_binary_cross_entropy(input, target, weight, reduction)
+
+
+_NNF_R_FORMS = {"nnf_binary_cross_entropy": _r_binary_cross_entropy}
+
+_NNF = {name: _Plan(boundary(_NNF_R_FORMS.get(name, getattr(nnf, name)), name),
+                    _NNF_DIMS.get(name, ()), name=name,
                     conv=_NNF_CONV.get(name), generated=True,
                     returns_index=name in _NNF_RETURNS_INDEX)
         for name in nnf.__all__}

@@ -15,7 +15,7 @@ from .handles import Raw, _dec, _get, _put, guarded
 from .callbacks import _check_r, r_callable
 
 _BUILTIN = ("optim_sgd", "optim_adam", "optim_adamw", "optim_rmsprop", "optim_adagrad",
-            "optim_adadelta", "optim_lbfgs")
+            "optim_adadelta", "optim_lbfgs", "optim_rprop", "optim_asgd")
 
 
 def _option(value):

@@ -69,8 +69,15 @@ def tensor_method(h, name, args, kwargs):
         dim = args[0] if args else kwargs.get("dim")
         method = t.size if name == "size" else t.stride
         return list(method()) if dim is None else method(r_dim(dim))
-    if name == "backward":
-        t.backward(*args, **kwargs)
+    if name == "backward":  # (libtorch's C++ backward(): the engine's shape rule)
+        names = ("gradient", "retain_graph", "create_graph", "inputs")
+        kw = dict(zip(names, args), **kwargs)
+        g, inputs = kw.get("gradient"), kw.get("inputs")
+        api.autograd_backward([t], None if g is None else [g], kw.get("retain_graph"),
+                              kw.get("create_graph", False),
+                              inputs=None if inputs is None else list(inputs) if isinstance(
+                                  inputs, (list, tuple)) else [inputs],
+                              engine_shapes=True)
         return None
     return getattr(t, name)(*args, **kwargs)
 
@@ -133,14 +140,14 @@ def _tensor_list(x):
 def autograd_backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
                       inputs=None):
     api.autograd_backward(_tensor_list(tensors), _tensor_list(grad_tensors), retain_graph,
-                               bool(create_graph), inputs=_tensor_list(inputs))
+                          bool(create_graph), inputs=_tensor_list(inputs), engine_shapes=True)
     return None
 
 
 @guarded
 def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
                   allow_unused=False):
-    # R torch goes through libtorch's C++ grad(), which does not check grad_outputs' shapes
+    # R torch goes through libtorch's C++ grad(): the engine sums or refuses grad_outputs' shapes
     return list(api.autograd_grad(
         _tensor_list(outputs), _tensor_list(inputs), _tensor_list(grad_outputs), retain_graph,
         bool(create_graph), bool(allow_unused), check_grad_shapes=False))

@@ -25,10 +25,12 @@ def _as_list(x, what):
     raise TypeError(f"{what} must be a Tensor or a list of Tensors, got {type(x).__name__}")
 
 
-def _roots(tensors, grads, create_graph, check_shapes=True):
-    """Pair each output with its incoming gradient, checking both as libtorch does. With
-    ``check_shapes=False`` a given gradient is passed on as it is, neither shape-checked nor cast
-    (libtorch's C++ ``grad()``, which R torch uses: see ``autograd_grad``)."""
+def _roots(tensors, grads, create_graph, engine_shapes=False):
+    """Pair each output with its incoming gradient, checking both. A gradient whose shape is not
+    its output's is refused, as PyTorch's ``_make_grads`` does; with ``engine_shapes=True`` (the
+    R face: R torch calls libtorch's C++ ``backward()``/``grad()``, which leave the check to the
+    engine) it is summed down to the output's shape when it broadcasts from it, and refused
+    otherwise, as libtorch's engine does. Either way it is cast to the output's dtype."""
     if grads is None:
         grads = [None] * len(tensors)
     if len(grads) != len(tensors):
@@ -49,18 +51,19 @@ def _roots(tensors, grads, create_graph, check_shapes=True):
         else:
             if not isinstance(g, Tensor):
                 g = Tensor(g, dtype=t.dtype)
-            if not check_shapes:
-                g = g if create_graph else g._data
-            else:
-                check_grad_shape(g.shape, t.shape, i)
-                if g.shape != t.shape:
-                    g = sum_to_shape(g if create_graph else g._data, t.shape, create_graph)
-                    if not create_graph:
-                        g = g.astype(t._data.dtype, copy=False)
-                elif not create_graph:
-                    g = g._data.astype(t._data.dtype, copy=False)
-                if create_graph and g._data.dtype != t._data.dtype:
-                    g = g.to(t.dtype)
+            if g.shape != t.shape and not engine_shapes:
+                raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                                   f"torch.Size({list(g.shape)}) and output[{i}] has a shape of "
+                                   f"torch.Size({list(t.shape)}).")
+            check_grad_shape(g.shape, t.shape, i)
+            if g.shape != t.shape:
+                g = sum_to_shape(g if create_graph else g._data, t.shape, create_graph)
+                if not create_graph:
+                    g = g.astype(t._data.dtype, copy=False)
+            elif not create_graph:
+                g = g._data.astype(t._data.dtype, copy=False)
+            if create_graph and g._data.dtype != t._data.dtype:
+                g = g.to(t.dtype)
         roots.append(edge_of(t) + (g,))
     return roots
 
@@ -74,15 +77,17 @@ def _flags(where, **flags):
 
 
 def autograd_backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
-                      inputs=None):
+                      inputs=None, *, engine_shapes=False):
     """Accumulate into the leaves' ``.grad`` the gradient of ``tensors`` (each weighted by its
-    entry of ``grad_tensors``; None means ones for a one-element tensor)."""
+    entry of ``grad_tensors``, of its tensor's shape; None means ones for a one-element tensor).
+    ``engine_shapes=True``: a gradient that broadcasts from its tensor's shape is summed down
+    to it, as libtorch's C++ ``backward()`` does (the R face)."""
     _flags("backward", retain_graph=retain_graph, create_graph=create_graph)
     tensors = _as_list(tensors, "tensors")
     grad_tensors = _as_list(grad_tensors, "grad_tensors")
     if retain_graph is None:
         retain_graph = create_graph
-    roots = _roots(tensors, grad_tensors, create_graph)
+    roots = _roots(tensors, grad_tensors, create_graph, engine_shapes)
     if inputs is not None:
         inputs = _as_list(inputs, "inputs")
         capture = _capture_points(inputs)
@@ -120,9 +125,10 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
     without touching any ``.grad``. With ``allow_unused=True`` an input the outputs do not depend
     on gets None (R: an undefined tensor).
 
-    ``check_grad_shapes=False`` behaves as libtorch's C++ ``grad()``, which R torch calls: each
-    ``grad_outputs`` entry is passed on unchecked, and an unused input is reported in that
-    function's words. The R face uses it.
+    ``check_grad_shapes=False`` behaves as libtorch's C++ ``grad()``, which R torch calls: a
+    ``grad_outputs`` entry that broadcasts from its output's shape is summed down to it (the
+    engine's rule; PyTorch's Python ``grad()`` refuses any other shape), and an unused input is
+    reported in that function's words. The R face uses it.
     """
     _flags("autograd_grad", retain_graph=retain_graph, create_graph=create_graph,
            allow_unused=allow_unused)
@@ -131,7 +137,7 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
     grad_outputs = _as_list(grad_outputs, "grad_outputs")
     if retain_graph is None:
         retain_graph = create_graph
-    roots = _roots(outputs, grad_outputs, create_graph, check_shapes=check_grad_shapes)
+    roots = _roots(outputs, grad_outputs, create_graph, engine_shapes=not check_grad_shapes)
     capture = _capture_points(inputs)
     captured = execute(roots, retain_graph, create_graph, capture)
     result = []

@@ -7,4 +7,5 @@ its formulas use under ``create_graph`` (``formula_tensors.py``).
 from . import (arith, creation, elementwise, formula_tensors, index, inplace, linalg,  # noqa: F401
                linalg_decomp, linalg_norm, linalg_solve, matrix, new_tensors, nnf, reduce,
                rnn, sampling, selection, shape, sorting, special, unflatten)
+from . import legacy, everyday, composites  # noqa: F401,E402  (R torch's older names; then composites)
 from .registry import OPS  # noqa: F401

@@ -15,7 +15,8 @@ from ..numerics.arrays import cumsum_of, mean_of, reduced_count
 from ..numerics.dims import normalize_dim, normalize_dims
 from ..tensor import Tensor
 from .arith import maximum, minimum
-from .registry import default_float, op, recording, wrap
+from .registry import as_tensor, default_float, op, recording, wrap
+from .shape import to as _to
 
 
 def _reduced(a):
@@ -129,7 +130,11 @@ def select_along(self, d, keepdim, idx, node):
 
 
 def _extreme(name, np_fn, np_arg, full_node, dim_node):
-    def fn(self, dim=None, keepdim=False):
+    def fn(self, dim=None, keepdim=False, other=None):
+        if other is not None:  # (R torch's x$max(other = y)); a number becomes a tensor
+            if dim is not None:
+                raise ValueError(f"{name}(): give either dim or other, not both")
+            dim = other if isinstance(other, Tensor) else as_tensor(other)
         if isinstance(dim, Tensor):  # torch_max(x, y): elementwise
             return (maximum if name == "max" else minimum)(self, dim)
         x = self._data
@@ -147,7 +152,8 @@ def _extreme(name, np_fn, np_arg, full_node, dim_node):
         return select_along(self, d, keepdim, idx, dim_node)
     fn.__name__ = name
     fn.__doc__ = (f"The {name}imum of all elements, or with ``dim`` a pair (values, indices) "
-                  f"along that dim; with a tensor as second argument, the elementwise {name}imum.")
+                  f"along that dim; with a tensor as second argument (or ``other``, a tensor or "
+                  f"numbers), the elementwise {name}imum.")
     return fn
 
 
@@ -242,8 +248,11 @@ def std(self, dim=None, unbiased=True, keepdim=False, correction=None):
 
 
 @op("norm", dims=("dim",))
-def norm(self, p=2, dim=None, keepdim=False):
-    """The p-norm over ``dim`` (all elements when None); p may be a number, inf or "fro"."""
+def norm(self, p=2, dim=None, keepdim=False, dtype=None):
+    """The p-norm over ``dim`` (all elements when None); p may be a number, inf or "fro";
+    ``dtype``: computed in (and returned as) that dtype."""
+    if dtype is not None:
+        self = _to(self, dtype)
     if p == "fro" or p is None:
         p = 2
     p = float(p)

@@ -52,7 +52,7 @@ def _size(size):
 
 
 @op("normal", method=False)
-def normal(mean, std=1.0, size=None, dtype=None, requires_grad=False, generator=None):
+def normal(mean=0.0, std=1.0, size=None, dtype=None, requires_grad=False, generator=None):
     """Normal draws with the given ``mean`` and ``std`` (numbers or tensors, broadcast
     together). With two numbers, ``size`` gives the shape (and ``dtype``, ``requires_grad``
     apply); with a tensor, the result has the broadcast shape and the dtype of ``mean`` (of

@@ -335,8 +335,9 @@ def movedim(self, source, destination):
 
 
 @op("clone")
-def clone(self):
-    """A copy with its own storage; gradients flow through it."""
+def clone(self, memory_format=None):
+    """A copy with its own storage; gradients flow through it. (``memory_format`` is accepted
+    for R torch's signature: every tensor here is contiguous, strided as NumPy lays it out.)"""
     out = wrap(self._data.copy())
     if recording(self):
         record(NODES["CloneBackward0"], (self,), (out,))
@@ -344,13 +345,21 @@ def clone(self):
 
 
 @op("contiguous")
-def contiguous(self):
+def contiguous(self, memory_format=None):
     return self if self._data.flags.c_contiguous else clone(self)
 
 
 @op("to")
-def to(self, dtype=None, device=None, copy=False):
-    """Cast to ``dtype`` (``device`` may only be "cpu"); differentiable between float types."""
+def to(self, dtype=None, device=None, copy=False, other=None, non_blocking=False,
+       memory_format=None):
+    """Cast to ``dtype`` (``device`` may only be "cpu"), or to ``other``'s dtype; differentiable
+    between float types. (``non_blocking`` and ``memory_format``: accepted, nothing to do.)"""
+    if other is not None:
+        if dtype is not None or device is not None:
+            raise ValueError("to(): give other, or dtype and device, not both")
+        if not isinstance(other, Tensor):
+            raise TypeError(f"to(): other must be a Tensor, got {type(other).__name__}")
+        dtype = other.dtype
     if isinstance(dtype, str) and dtype.lower() in ("cpu",) and device is None:
         dtype, device = None, dtype
     if device is not None and str(device) not in ("cpu", "CPU"):

@@ -2,7 +2,7 @@
 
 * optimizers: :class:`optim_sgd`, :class:`optim_adam`, :class:`optim_adamw`,
   :class:`optim_rmsprop`, :class:`optim_adagrad`, :class:`optim_adadelta`,
-  :class:`optim_lbfgs`; your own by subclassing :class:`Optimizer` or with :func:`optimizer`;
+  :class:`optim_lbfgs`, :class:`optim_rprop`, :class:`optim_asgd`; your own by subclassing :class:`Optimizer` or with :func:`optimizer`;
 * schedulers: :class:`lr_step`, :class:`lr_multiplicative`, :class:`lr_lambda`,
   :class:`lr_one_cycle`, :class:`lr_cosine_annealing`, :class:`lr_reduce_on_plateau`; your own
   by subclassing :class:`LRScheduler` or with :func:`lr_scheduler`.
@@ -32,11 +32,12 @@ from .lr_scheduler import (
 )
 from .optimizer import Optimizer, is_optimizer, optim_required, optimizer
 from .rmsprop import optim_rmsprop
+from .rprop_asgd import optim_asgd, optim_rprop
 from .sgd import optim_sgd
 
 __all__ = [
     "Optimizer", "optimizer", "optim_required", "is_optimizer", "optim_sgd", "optim_adam",
     "optim_adamw", "optim_rmsprop", "optim_adagrad", "optim_adadelta", "optim_lbfgs",
     "LRScheduler", "lr_scheduler", "lr_step", "lr_multiplicative", "lr_lambda", "lr_one_cycle",
-    "lr_cosine_annealing", "lr_reduce_on_plateau",
+    "lr_cosine_annealing", "lr_reduce_on_plateau", "optim_rprop", "optim_asgd",
 ]

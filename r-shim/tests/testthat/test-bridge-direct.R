@@ -451,7 +451,7 @@ test_that("methods made in C by `$` work, and keep their tensor", {
   expect_equal(as_array(x[["sin"]]()), as_array(torch_sin(x)))
   expect_true(is.function(x$sin))
   expect_true(is.function(x$item))
-  expect_null(x$no_such_method_or_field)
+  expect_error(x$no_such_method_or_field, "is not a method or field of class 'torch_tensor'")
   expect_equal(x$numel(), 3L)
   expect_equal(torch_ones(2, 3)$size(1), 2L)
   expect_equal(torch_ones(2, 3)$size(), c(2L, 3L))

@@ -143,8 +143,10 @@ test_that("masks and index_select work on 0-dim tensors", {
   u[u > 0] <- 7
   expect_equal(as_array(u), 7)
   v <- torch_tensor(c(1, 2, 3))
-  expect_equal(dim(v[TRUE]), c(1L, 3L))  # a single TRUE adds a dim, as in R torch
-  expect_equal(dim(v[FALSE]), c(0L, 3L))
+  # an R logical vector is a 1-d mask, as R torch makes it (issue 29: x[TRUE] kept a dim)
+  expect_equal(as_array(torch_tensor(5)[TRUE]), 5)
+  expect_equal(dim(torch_tensor(5)[FALSE]), 0L)
+  expect_error(v[TRUE], "mask")
 })
 
 test_that("index_put and index_put_ take a list of 1-based index tensors", {

@@ -22,8 +22,9 @@ test_that("a generator makes callable modules with registered members", {
   expect_true(is_nn_module(net))
   expect_false(is_nn_module(Net))
   expect_equal(class(net), c("Net", "nn_module"))
-  expect_equal(names(net$parameters), c("w", "fc1.weight", "fc1.bias", "fc2.weight",
-                                        "fc2.bias"))
+  # the children's parameters first, then the module's own (R torch's order)
+  expect_equal(names(net$parameters), c("fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias",
+                                        "w"))
   expect_equal(names(net$named_parameters(recursive = FALSE)), "w")
   expect_equal(names(net$buffers), c("b", "nb"))
   expect_equal(names(net$named_buffers()), c("b", "nb"))
@@ -76,8 +77,8 @@ test_that("inheritance, super$initialize(), private and active members", {
   )
   ch <- Child(3)
   expect_equal(class(ch), c("Child", "Base", "nn_module"))
-  # own parameters first, then the submodules' (as R torch)
-  expect_equal(names(ch$parameters), c("extra", "fc.weight", "fc.bias"))
+  # the submodules' parameters first, then the module's own (as R torch)
+  expect_equal(names(ch$parameters), c("fc.weight", "fc.bias", "extra"))
   expect_equal(ch$size, 6)
   expect_equal(ch(torch_ones(2, 3))$shape, c(2L, 3L))
 })
@@ -173,7 +174,10 @@ test_that("state_dict() and load_state_dict() round trip", {
   b <- Net()
   sd <- a$state_dict()
   expect_equal(names(sd), c("w", "b", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"))
-  expect_false(any(vapply(sd, function(t) t$requires_grad, TRUE)))
+  # the parameters as they are, requires_grad included (R torch's state_dict); buffers detached
+  expect_equal(vapply(sd, function(t) t$requires_grad, TRUE),
+               c(w = TRUE, b = FALSE, fc1.weight = TRUE, fc1.bias = TRUE, fc2.weight = TRUE,
+                 fc2.bias = TRUE))
   b$load_state_dict(sd)
   for (nm in names(sd)) expect_equal(as_array(b$state_dict()[[nm]]), as_array(sd[[nm]]))
   x <- torch_randn(2, 3)
