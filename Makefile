@@ -36,6 +36,10 @@ FAST_R_FILES := not testthat_file or test-autograd.R or test-tensor.R or test-co
 test-fast: $(STAMPS)/venv $(STAMPS)/r-shim
 	$(PY) -m pytest -q -m "not slow" -k "$(FAST_R_FILES)" $(FAST_TESTS)
 
+# ruff with the rules of pyproject.toml's [tool.ruff.lint] (ruff comes with the test extra)
+lint: $(STAMPS)/venv
+	$(PY) -m ruff check rtorchpy tests scripts benchmarks r-shim/tools
+
 bench: $(STAMPS)/venv-bench $(STAMPS)/r-shim
 	$(PY) benchmarks/run.py
 

@@ -74,8 +74,8 @@ def script(names, outdir, py_setup=None, r_setup=None):
     extra = [f"reticulate::py_run_string({py_setup!r})"] if py_setup else []
     if r_setup:
         extra.append(f"source({os.path.abspath(r_setup)!r})")
-    lines = [SETUP] + extra + ["ctl <- function(a) system(paste('callgrind_control', a, Sys.getpid(), "
-             "'> /dev/null'))"]
+    lines = [SETUP] + extra + ["ctl <- function(a) system(paste('callgrind_control', a, "
+                               "Sys.getpid(), '> /dev/null'))"]
     for name in names:
         expr, n = CASES[name]
         # (instrumentation stays on from the first case: callgrind miscounts a dump that
@@ -120,7 +120,7 @@ def main():
                     help="Python code run after the set-up (e.g. 'import gc; gc.freeze()')")
     args = ap.parse_args()
     if args.list:
-        for k, (expr, n) in CASES.items():
+        for k, (expr, _n) in CASES.items():
             print(f"{k:12s} {expr}")
         return
     for spec in args.expr:

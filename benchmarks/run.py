@@ -272,7 +272,8 @@ def render(report):
     ]
     two = {t["target"]: t for t in report["targets_by_threads"].get("2", [])}
     has_two = bool(two)
-    head = ["Target", "1 thread", *(["2 threads"] if has_two else []), "Status", "Detail (1 thread)"]
+    head = ["Target", "1 thread", *(["2 threads"] if has_two else []), "Status",
+            "Detail (1 thread)"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for t in report["targets_by_threads"].get(str(report["target_threads"]), []):
         cells = [t["target"], fmt_target_value(t)]
@@ -291,7 +292,7 @@ def render(report):
             lines += [first["description"][0].upper() + first["description"][1:] + ".", ""]
         lines += workload_table(name, by_threads)
         notes = []
-        for t, res in by_threads.items():
+        for _t, res in by_threads.items():
             for n in res.get("notes", []):
                 if n and n not in notes:
                     notes.append(n)

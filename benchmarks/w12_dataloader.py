@@ -36,7 +36,7 @@ def build(engine, x, y):
 
     def epoch():
         n = total = 0
-        for bx, by in dl:
+        for _bx, by in dl:
             n += 1
             total += by.shape[0]
         assert n == -(-N // BATCH) and total == N, (engine, n, total)

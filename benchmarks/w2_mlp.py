@@ -1,9 +1,9 @@
 """W2 MLP training step: batch 256, 784-512-512-10, ReLU, cross-entropy, SGD under no-grad.
 
 Time: ms per step (forward, backward, in-place SGD update, gradients reset), each engine in
-processes of its own (3 rounds, samples pooled; see ``_common.run_isolated`` for why). Memory: each engine in a FRESH process (this script re-runs
-itself with --memory ENGINE --meter METER) measuring peak growth during training steps over
-the state just before them:
+processes of its own (3 rounds, samples pooled; see ``_common.run_isolated`` for why). Memory:
+each engine in a FRESH process (this script re-runs itself with --memory ENGINE --meter METER)
+measuring peak growth during training steps over the state just before them:
 * tracemalloc: peak traced bytes over the post-warm-up baseline (NumPy reports its buffers to
   tracemalloc, so this is exact for rtorchpy and NumPy by hand; PyTorch's allocator is not
   traced, so PyTorch has no tracemalloc number);
@@ -320,8 +320,9 @@ def main():
                        "asserted on every recorded node, grad and parameter"),
     ]
     notes.append(f"memory: growth over {args.steps} steps after setup, each engine in a fresh "
-                 "process after 2 warm-up steps; tracemalloc = peak traced NumPy/Python bytes over the "
-                 "baseline; rss = VmHWM (reset before the steps) − VmRSS before the steps")
+                 "process after 2 warm-up steps; tracemalloc = peak traced NumPy/Python bytes "
+                 "over the baseline; rss = VmHWM (reset before the steps) − VmRSS before the "
+                 "steps")
     _common.emit(args, "W2", rows, targets, notes,
                  description="MLP step, batch 256, 784-512-512-10, ReLU, cross-entropy, SGD")
 

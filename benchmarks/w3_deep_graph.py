@@ -181,7 +181,8 @@ def main():
             ratio = per_op[10**5]["rtorchpy"] / per_op[10**5]["torch"]
             targets.append(_common.target(
                 "W3 10^5 per op ≤ 0.4× PyTorch", ratio, 0.4,
-                f"{per_op[10**5]['rtorchpy'] * 1e6:.2f} vs {per_op[10**5]['torch'] * 1e6:.2f} µs/op"))
+                f"{per_op[10**5]['rtorchpy'] * 1e6:.2f} vs "
+                f"{per_op[10**5]['torch'] * 1e6:.2f} µs/op"))
         else:
             targets.append(_common.target("W3 10^5 per op ≤ 0.4× PyTorch", None, 0.4,
                                           "PyTorch not installed"))
@@ -189,7 +190,8 @@ def main():
             ratio = per_op[10**5]["rtorchpy"] / per_op[10**4]["rtorchpy"]
             targets.append(_common.target(
                 "W3 per op at 10^5 ≤ 1.5× per op at 10^4 (linear growth)", ratio, 1.5,
-                f"{per_op[10**5]['rtorchpy'] * 1e6:.2f} vs {per_op[10**4]['rtorchpy'] * 1e6:.2f} µs/op"))
+                f"{per_op[10**5]['rtorchpy'] * 1e6:.2f} vs "
+                f"{per_op[10**4]['rtorchpy'] * 1e6:.2f} µs/op"))
     if 10**6 in per_op:
         r = results[10**6]["rtorchpy"]
         targets.append(_common.target(

@@ -39,7 +39,8 @@ def main():
         if probe.returncode != 0:
             lines = probe.stderr.strip().splitlines() or ["?"]
             msg = next((ln for ln in lines if "Error" in ln), lines[-1]).strip()
-            skip = f"library(rtorchpy) does not load from R_LIBS={env['R_LIBS']} ({msg}); W6 skipped"
+            skip = (f"library(rtorchpy) does not load from R_LIBS={env['R_LIBS']} ({msg}); "
+                    "W6 skipped")
     target_name = f"W6 forward+backward per op from R ≤ {TARGET_US:g} µs"
 
     def skipped(note):

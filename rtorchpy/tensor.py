@@ -223,7 +223,8 @@ class Tensor:
     def item(self):
         """The single value as a Python number (float, int or bool)."""
         if self._data.size != 1:
-            raise ValueError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+            raise ValueError(f"a Tensor with {self._data.size} elements cannot be converted to "
+                             "Scalar")
         return self._data.reshape(()).item()
 
     def tolist(self):
@@ -237,7 +238,8 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with {self._data.size} values is ambiguous")
+            raise RuntimeError(f"Boolean value of Tensor with {self._data.size} values is "
+                               "ambiguous")
         return bool(self._data.reshape(()).item())
 
     def __index__(self):
@@ -251,7 +253,8 @@ class Tensor:
         return self.format()
 
     def format(self, n=30):
-        """The text R torch prints for this tensor (``print(x, n = n)``), without a final newline."""
+        """The text R torch prints for this tensor (``print(x, n = n)``), without a final
+        newline."""
         self._fresh_view()
         return format_tensor(self._data, type_word_for(self._data.dtype),
                              grad_fn_name=self._grad_fn.name if self._grad_fn is not None else None,
@@ -306,8 +309,8 @@ class Tensor:
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(f"assigned grad must be a Tensor or None, got {type(value).__name__}")
         if value is not None and value.shape != self.shape:
-            raise RuntimeError(f"assigned grad has data of a different size: expected {list(self.shape)}, "
-                               f"got {list(value.shape)}")
+            raise RuntimeError("assigned grad has data of a different size: expected "
+                               f"{list(self.shape)}, got {list(value.shape)}")
         self._grad = value
 
     @property

@@ -259,7 +259,8 @@ def _modules():
     import pkgutil
 
     import rtorchpy
-    names = [m.name[len("rtorchpy."):] for m in pkgutil.walk_packages(rtorchpy.__path__, "rtorchpy.")]
+    names = [m.name[len("rtorchpy."):]
+             for m in pkgutil.walk_packages(rtorchpy.__path__, "rtorchpy.")]
 
     def key(name):
         top = name.split(".")[0]

@@ -116,7 +116,7 @@ def all_calls():
     for name in public_names():
         n, keywords = arity(name)
         method = "." in name
-        for label, expr in BAD_VALUES:
+        for _label, expr in BAD_VALUES:
             for fill in FILLERS:  # the bad value at position `pos`, good values before it
                 for pos in range(n):
                     if fill is FILLERS[1] and pos < 2:

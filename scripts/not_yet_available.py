@@ -36,9 +36,9 @@ GROUPS = [
     ("FFT and signal windows", ("torch_fft_", "torch_stft", "torch_istft", "_window")),
     ("dtypes, layouts, memory formats, quantization", (
         "torch_bfloat16", "torch_c", "torch_float8", "torch_q", "torch_quint", "torch_per_",
-        "torch_quantize", "torch_dequantize", "torch_strided", "torch_sparse", "torch_channels_last",
-        "torch_contiguous_format", "torch_preserve_format", "is_torch_", "torch_finfo",
-        "torch_iinfo", "torch_promote_types", "torch_can_cast", "torch_result_type",
+        "torch_quantize", "torch_dequantize", "torch_strided", "torch_sparse",
+        "torch_channels_last", "torch_contiguous_format", "torch_preserve_format", "is_torch_",
+        "torch_finfo", "torch_iinfo", "torch_promote_types", "torch_can_cast", "torch_result_type",
         "torch_reduction_")),
     ("Tensor functions (torch_*)", ("torch_",)),
 ]

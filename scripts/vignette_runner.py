@@ -339,7 +339,7 @@ run_worker(commandArgs(trailingOnly = TRUE))
 """
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def r_status():
     """(True, "") when Rscript and the installed shim work, else (False, reason)."""
     if not shutil.which("Rscript"):

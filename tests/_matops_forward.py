@@ -1,5 +1,6 @@
-"""Forward cases of the matrix, shape and sorting ops (``rtorchpy/ops/matrix.py``, ``sorting.py``) against NumPy, for
-``tests/test_ops.py``'s table of every registered op (added there with :func:`forward_cases`)."""
+"""Forward cases of the matrix, shape and sorting ops (``rtorchpy/ops/matrix.py``, ``sorting.py``)
+against NumPy, for ``tests/test_ops.py``'s table of every registered op (added there with
+:func:`forward_cases`)."""
 from __future__ import annotations
 
 import numpy as np

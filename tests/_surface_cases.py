@@ -67,7 +67,8 @@ def surface_cases(Case, inplace, same_values):
             r.numpy(), __import__("rtorchpy").torch_polygamma(
                 1, __import__("rtorchpy").torch_tensor(X + 2)).numpy(), rtol=1e-12))],
         "scatter_add_": [Case(np.zeros((2, 3)), 0, np.array([[0, 1, 0], [1, 0, 1]]),
-                              np.ones((2, 3)), expected=inplace(np.array([[1.0, 1, 1], [1, 1, 1]])))],
+                              np.ones((2, 3)),
+                              expected=inplace(np.array([[1.0, 1, 1], [1, 1, 1]])))],
         "set_data": [Case(X, SQ, expected=lambda r, a: (np.testing.assert_array_equal(
             a[0].numpy(), SQ), r is None))],
     }
@@ -132,8 +133,10 @@ def composite_cases(Case, inplace):
         "heaviside": [Case(np.array([-1.0, 0, 2]), np.array([0.5]),
                            expected=np.array([0.0, 0.5, 1.0]))],
         "signbit": [Case(np.array([-0.0, 1.0, -2.0]), expected=np.array([True, False, True]))],
-        "isposinf": [Case(np.array([np.inf, -np.inf, 1.0]), expected=np.array([True, False, False]))],
-        "isneginf": [Case(np.array([np.inf, -np.inf, 1.0]), expected=np.array([False, True, False]))],
+        "isposinf": [Case(np.array([np.inf, -np.inf, 1.0]),
+                          expected=np.array([True, False, False]))],
+        "isneginf": [Case(np.array([np.inf, -np.inf, 1.0]),
+                          expected=np.array([False, True, False]))],
         "bitwise_and": [Case(II, II[0], expected=II & II[0])],
         "bitwise_or": [Case(II, II[0], expected=II | II[0])],
         "bitwise_xor": [Case(II, II[0], expected=II ^ II[0])],

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from _distr_cases import CASES, HAS_CDF, HAS_ENTROPY

@@ -1,6 +1,7 @@
 """Record PyTorch 2.13's ``torch.func`` values for the suite of ``_func_suite.py`` into
-``fixtures/func_transforms_torch.json`` (run by hand: ``.venv/bin/python tests/record_func_transforms.py``
-with PyTorch installed), so that ``test_func_transforms.py`` checks them without PyTorch."""
+``fixtures/func_transforms_torch.json`` (run by hand:
+``.venv/bin/python tests/record_func_transforms.py`` with PyTorch installed), so that
+``test_func_transforms.py`` checks them without PyTorch."""
 from __future__ import annotations
 
 import json

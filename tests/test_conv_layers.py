@@ -64,7 +64,7 @@ def test_recorded(case):
             assert str(info.value) == case["error"]
         return
     if fn == "pad" and args["mode"] == "circular" and "CopySlices" in case["name"]:
-        case = dict(case, name="CircularPad%dDBackward0" % (len(args["pad"]) // 2))
+        case = dict(case, name=f"CircularPad{len(args['pad']) // 2}DBackward0")
     out, grads, second = ours(fn, args, arrays, rng)
     assert fn in COMPOSED or out.grad_fn.name == case["name"]
     _close(out.detach()._data, case["out"])
@@ -371,7 +371,8 @@ def test_torch_layer_functions_against_pytorch():
         (rt.torch_instance_norm(rx, None, None, None, None, True, 0.1, 1e-5, False),
          torch.instance_norm(tx, None, None, None, None, True, 0.1, 1e-5, False)),
         (rt.torch_channel_shuffle(rx, 2), torch.channel_shuffle(tx, 2)),
-        (rt.torch_constant_pad_nd(rx, [1, -1, 2, 0], 3.0), torch.constant_pad_nd(tx, [1, -1, 2, 0], 3.0)),
+        (rt.torch_constant_pad_nd(rx, [1, -1, 2, 0], 3.0),
+         torch.constant_pad_nd(tx, [1, -1, 2, 0], 3.0)),
         (rt.torch_pixel_unshuffle(rx[:, :, :4, :4], 2), torch.pixel_unshuffle(tx[:, :, :4, :4], 2)),
         (rt.torch_adaptive_max_pool1d(rx[:, :, 0], 3)[1],
          torch.adaptive_max_pool1d(tx[:, :, 0], 3)[1]),

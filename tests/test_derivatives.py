@@ -1340,7 +1340,8 @@ def _l_cholesky_solve(draw, rng, name):
 def _l_cholesky(draw, rng, name):
     upper = draw(st.booleans())
     fn = draw(st.sampled_from([rt.linalg_cholesky, rt.linalg_cholesky_ex]))
-    return Case(lambda a: fn(_sym(a), upper=upper), _spd(rng, _batch(draw), draw(st.integers(1, 3))))
+    return Case(lambda a: fn(_sym(a), upper=upper),
+                _spd(rng, _batch(draw), draw(st.integers(1, 3))))
 
 
 @builder("LinalgQrBackward0")

@@ -103,7 +103,8 @@ def test_the_site_needs_no_network(site):
         external = re.findall(r'<(?:script|link)[^>]+(?:src|href)="(https?://[^"]+)"', html)
         assert not external, f"{page.relative_to(site)} loads {external}"
     mathjax = site / "assets" / "mathjax"
-    assert (mathjax / "MathJax.js").is_file() and (mathjax / "config" / "TeX-AMS_CHTML.js").is_file()
+    assert (mathjax / "MathJax.js").is_file() and \
+        (mathjax / "config" / "TeX-AMS_CHTML.js").is_file()
     assert any((mathjax / "fonts" / "HTML-CSS" / "TeX" / "woff").rglob("*.woff"))
     assert "arithmatex" in _html(site, "vignettes/gaussian-likelihood")
 

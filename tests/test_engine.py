@@ -8,8 +8,9 @@ import weakref
 import numpy as np
 import pytest
 
-from rtorchpy import autograd_backward, autograd_grad, is_grad_enabled, set_grad_enabled, torch_ones, torch_ones_like, torch_randn, torch_tensor, torch_zeros, with_detect_anomaly, with_enable_grad, with_no_grad, autograd_set_grad_mode
-from rtorchpy.autograd.graph import FREED_MESSAGE
+from rtorchpy import (autograd_backward, autograd_grad, is_grad_enabled, set_grad_enabled,
+                     torch_ones, torch_ones_like, torch_randn, torch_tensor, torch_zeros,
+                     with_detect_anomaly, with_enable_grad, with_no_grad, autograd_set_grad_mode)
 
 
 def leaf(values):
@@ -58,7 +59,8 @@ def test_constant_inputs_have_null_edges():
 
 def test_implicit_gradient_only_for_one_element():
     x = leaf([1.0, 2.0])
-    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+    with pytest.raises(RuntimeError,
+                       match="grad can be implicitly created only for scalar outputs"):
         (x * 2).backward()
     leaf([3.0]).mul(2).backward()  # shape {1} qualifies
 

@@ -1,4 +1,5 @@
-"""Tests of rtorchpy/numerics/format.py, the printer that must match R torch (libtorch 2.8.0) byte for byte.
+"""Tests of rtorchpy/numerics/format.py, the printer that must match R torch (libtorch 2.8.0) byte
+for byte.
 
 The module is loaded straight from its file when the package cannot be imported yet, so these
 tests depend on nothing else in rtorchpy.

@@ -51,7 +51,8 @@ def test_program_matches_pytorch(seed):
     x_values, steps = draw_program(seed)
     theirs_trace, theirs = _run_with_grads(TorchLib(), x_values, steps, seed)
     ours_trace, ours = _run_with_grads(RtorchpyLib(), x_values, steps, seed)
-    where = f"program {seed}:\nPyTorch:\n{_describe(theirs_trace)}\nrtorchpy:\n{_describe(ours_trace)}"
+    where = (f"program {seed}:\nPyTorch:\n{_describe(theirs_trace)}\n"
+             f"rtorchpy:\n{_describe(ours_trace)}")
     if theirs is None:
         assert ours is None, "PyTorch refused this program and rtorchpy did not\n" + where
         assert len(ours_trace) == len(theirs_trace), "refused at another step\n" + where

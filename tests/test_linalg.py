@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import rtorchpy as rt
-from rtorchpy import autograd_grad, autograd_gradcheck, autograd_gradgradcheck, torch_float32, torch_float64, torch_tensor
+from rtorchpy import (autograd_grad, autograd_gradcheck, autograd_gradgradcheck, torch_float32,
+                     torch_float64, torch_tensor)
 
 from linalg_cases import CASES, NO_GRADIENT, RT, cotangents, spd, wellcond
 

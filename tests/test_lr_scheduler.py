@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 import rtorchpy as r
-from rtorchpy import LRScheduler, lr_cosine_annealing, lr_lambda, lr_multiplicative, lr_one_cycle, lr_reduce_on_plateau, lr_scheduler, lr_step, optim_adam, optim_sgd, torch_tensor
+from rtorchpy import (LRScheduler, lr_cosine_annealing, lr_lambda, lr_multiplicative, lr_one_cycle,
+                     lr_reduce_on_plateau, lr_scheduler, lr_step, optim_adam, optim_sgd,
+                     torch_tensor)
 
 LAMBDAS = {
     "exp95": lambda epoch: 0.95 ** epoch,

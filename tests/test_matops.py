@@ -1,5 +1,6 @@
-"""Matrix, shape and sorting ops (``rtorchpy/ops/matrix.py``, ``sorting.py``, rows in ``rtorchpy/derivatives/matops.py``): values,
-dtypes, grad_fn names, gradients of first and second order, ties, in-place triangles and errors.
+"""Matrix, shape and sorting ops (``rtorchpy/ops/matrix.py``, ``sorting.py``, rows in
+``rtorchpy/derivatives/matops.py``): values, dtypes, grad_fn names, gradients of first and second
+order, ties, in-place triangles and errors.
 
 Every case runs on rtorchpy and, when it is installed, on PyTorch 2.13 through one adapter;
 without PyTorch the values and gradients recorded from it (``RECORDED``, at the end; regenerate

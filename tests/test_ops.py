@@ -1,5 +1,5 @@
-"""Forward values and dtypes of every registered op (``rtorchpy.ops.registry.OPS``) against NumPy, in
-both the namespace form (``torch_exp(x)``) and the method form (``x.exp()``); libtorch's type
+"""Forward values and dtypes of every registered op (``rtorchpy.ops.registry.OPS``) against NumPy,
+in both the namespace form (``torch_exp(x)``) and the method form (``x.exp()``); libtorch's type
 promotion; dims as int or tuple, negative, keepdim; indexing and assignment; in-place ops and
 their autograd rules; error messages, after which grad mode must be unchanged."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ import rtorchpy as rt
 from rtorchpy import Tensor, torch_tensor
 from rtorchpy.ops.registry import OPS
 
-from rtorchpy.ops.registry import OPS, namespace_name
+from rtorchpy.ops.registry import namespace_name
 from rtorchpy.ops.everyday import _SAME_SHAPE
 from _surface_cases import composite_cases, inplace_cases, surface_cases
 
@@ -173,7 +173,8 @@ FORWARD = {
     "cos": unary_cases(np.cos),
     "tan": unary_cases(np.tan),
     "tanh": unary_cases(np.tanh),
-    "erf": unary_cases(lambda a: np.vectorize(__import__("math").erf, otypes=[f64])(a)),  # (ops/special.py)
+    "erf": unary_cases(lambda a: np.vectorize(__import__("math").erf,
+                                              otypes=[f64])(a)),  # (ops/special.py)
     # inverse trigonometric and hyperbolic functions: inputs inside their domains
     "asin": unary_cases(np.arcsin, np.tanh(A) * 0.9, int_in_domain=False) + [
         Case(np.array([-1, 0, 1]), expected=np.arcsin(np.array([-1.0, 0, 1], f32)))],
@@ -354,7 +355,8 @@ FORWARD = {
     "outer": [Case(V3, V4, expected=np.outer(V3, V4))],
     "ger": [Case(V3, V4, expected=np.outer(V3, V4))],
     # -- shape and views
-    "reshape": [Case(A, 4, 6, expected=A.reshape(4, 6)), Case(A, (-1, 2), expected=A.reshape(-1, 2)),
+    "reshape": [Case(A, 4, 6, expected=A.reshape(4, 6)),
+                Case(A, (-1, 2), expected=A.reshape(-1, 2)),
                 Case(A, [24], expected=A.reshape(24))],
     "view": [Case(A, 6, -1, expected=A.reshape(6, 4)), Case(A, (24,), expected=A.reshape(24))],
     "flatten": [Case(A, expected=A.reshape(-1)), Case(A, 1, expected=A.reshape(2, 12)),
@@ -372,11 +374,12 @@ FORWARD = {
     "permute": [Case(A, 2, 0, 1, expected=A.transpose(2, 0, 1)),
                 Case(A, (1, -1, 0), expected=A.transpose(1, 2, 0))],
     "expand": [Case(V4, 3, 4, expected=np.broadcast_to(V4, (3, 4))),
-               Case(M[:1], (-1, 4), expected=M[:1]), Case(M[:1], 2, 3, -1,
-                                                         expected=np.broadcast_to(M[:1], (2, 3, 4)))],
+               Case(M[:1], (-1, 4), expected=M[:1]),
+               Case(M[:1], 2, 3, -1, expected=np.broadcast_to(M[:1], (2, 3, 4)))],
     "expand_as": [Case(V4, M, expected=np.broadcast_to(V4, (3, 4)))],
     "broadcast_to": [Case(V4, (2, 4), expected=np.broadcast_to(V4, (2, 4)))],
-    "repeat": [Case(M, 2, 1, expected=np.tile(M, (2, 1))), Case(V3, 2, 2, expected=np.tile(V3, (2, 2)))],
+    "repeat": [Case(M, 2, 1, expected=np.tile(M, (2, 1))),
+               Case(V3, 2, 2, expected=np.tile(V3, (2, 2)))],
     "flip": [Case(A, 0, expected=A[::-1]), Case(A, (1, -1), expected=A[:, ::-1, ::-1])],
     "roll": [Case(A, 1, 0, expected=np.roll(A, 1, 0)), Case(A, 3, expected=np.roll(A, 3)),
              Case(A, (1, -2), (2, 0), expected=np.roll(A, (1, -2), (2, 0)))],
@@ -399,7 +402,8 @@ FORWARD = {
             Case([M, D], dim=-1, expected=np.concatenate([M, D], -1))],
     "concat": [Case([M, M], expected=np.concatenate([M, M]))],
     "concatenate": [Case([M, M], expected=np.concatenate([M, M]))],
-    "stack": [Case([M, M], expected=np.stack([M, M])), Case([M, M], 2, expected=np.stack([M, M], 2)),
+    "stack": [Case([M, M], expected=np.stack([M, M])),
+              Case([M, M], 2, expected=np.stack([M, M], 2)),
               Case([M, M], dim=-1, expected=np.stack([M, M], -1))],
     "split": [Case(A, 2, 2, expected=(A[:, :, :2], A[:, :, 2:])),
               Case(M, 2, expected=(M[:2], M[2:])),
@@ -436,7 +440,8 @@ FORWARD = {
              Case(M.copy(), I, expected=inplace((M + I).astype(f32)))],
     "sub_": [Case(M.copy(), V4, expected=inplace(M - V4)),
              Case(M.copy(), 1, alpha=3, expected=inplace(M - 3))],
-    "mul_": [Case(M.copy(), 2, expected=inplace(M * 2)), Case(I.copy(), 3, expected=inplace(I * 3))],
+    "mul_": [Case(M.copy(), 2, expected=inplace(M * 2)),
+             Case(I.copy(), 3, expected=inplace(I * 3))],
     "div_": [Case(M.copy(), 2, expected=inplace(M / 2)),
              Case(M.copy(), 2, rounding_mode="floor", expected=inplace(np.floor(M / 2)))],
     "pow_": [Case(P.copy(), 2, expected=inplace(P ** 2))],
@@ -600,7 +605,8 @@ FORWARD.update({
 # R torch's older names and everyday composites (tests/_surface_cases.py)
 FORWARD.update(surface_cases(Case, inplace, same_values))
 FORWARD.update(composite_cases(Case, inplace))
-FORWARD.update(inplace_cases(Case, inplace, [n + "_" for n in _SAME_SHAPE if n + "_" not in FORWARD],
+FORWARD.update(inplace_cases(Case, inplace,
+                             [n + "_" for n in _SAME_SHAPE if n + "_" not in FORWARD],
                              OPS, torch_tensor))
 
 
@@ -701,7 +707,8 @@ FORWARD.update({
     "linalg_solve_triangular": [Case(SQ, SQ[0], True,
                                      expected=np.linalg.solve(
                                          np.triu(SQ), np.broadcast_to(SQ[0], SQ.shape)))],
-    "cholesky_solve": [Case(SQ[0], LOW, expected=np.linalg.solve(SPD, np.broadcast_to(SQ[0], SPD.shape)))],
+    "cholesky_solve": [Case(SQ[0], LOW,
+                            expected=np.linalg.solve(SPD, np.broadcast_to(SQ[0], SPD.shape)))],
     "linalg_cholesky": [Case(SPD, expected=LOW)],
     "linalg_cholesky_ex": [Case(SPD, expected=(LOW, np.zeros(2, np.int32)))],
     "linalg_qr": [Case(R43, expected=_reconstructs(R43, lambda q, r: q @ r))],

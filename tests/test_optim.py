@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import rtorchpy as r
-from rtorchpy import Optimizer, optim_adadelta, optim_adagrad, optim_adam, optim_adamw, optim_lbfgs, optim_rmsprop, optim_sgd, optimizer, torch_tensor, with_no_grad
+from rtorchpy import (Optimizer, optim_adadelta, optim_adagrad, optim_adam, optim_adamw,
+                     optim_lbfgs, optim_rmsprop, optim_sgd, optimizer, torch_tensor, with_no_grad)
 from _optim_problems import make, run
 
 RTOL, ATOL = 1e-12, 1e-14
@@ -1060,6 +1061,7 @@ def test_a_modules_named_parameters_are_a_list_of_tensors():
     model = rt.nn_linear(3, 2)
     opt = optim_adam(model.parameters, lr=0.1)
     assert len(opt.param_groups) == 1
-    assert [id(p) for p in opt.param_groups[0]["params"]] == [id(p) for p in model.parameters.values()]
+    assert [id(p) for p in opt.param_groups[0]["params"]] == \
+        [id(p) for p in model.parameters.values()]
     with pytest.raises(ValueError, match="param group has no 'params' entry"):
         optim_adam({"lr": 0.1}, lr=0.1)

@@ -4,7 +4,8 @@ the R sources (r-shim/R/gen-ops.R itself is checked against the op registry in t
 Regenerate after changing an op, an R wrapper or its documentation:
 
     .venv/bin/python r-shim/tools/generate.py
-    cd r-shim && Rscript -e 'roxygen2::roxygenise(".", roclets = c("namespace", "rd"), load_code = "source")'
+    cd r-shim
+    Rscript -e 'roxygen2::roxygenise(".", roclets = c("namespace", "rd"), load_code = "source")'
 """
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ def test_namespace_and_man_pages_are_what_roxygen_makes(tmp_path):
         pytest.skip("Rscript is not installed")
     env = {k: v for k, v in os.environ.items() if k != "LD_LIBRARY_PATH"}
     env["R_LIBS"] = str(ROOT / ".rlib")
-    check = subprocess.run([rscript, "-e", "quit(status = !requireNamespace('roxygen2', quietly = TRUE))"],
+    check = subprocess.run([rscript, "-e",
+                            "quit(status = !requireNamespace('roxygen2', quietly = TRUE))"],
                            env=env, capture_output=True)
     if check.returncode != 0:
         pytest.skip("roxygen2 is not installed (scripts/install-r-deps.sh installs it)")

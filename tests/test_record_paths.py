@@ -78,7 +78,8 @@ def _same(a, b, where):
         return  # compared when the walk reaches it
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         assert isinstance(a, np.ndarray) and isinstance(b, np.ndarray), where
-        assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b, equal_nan=True), where
+        assert (a.dtype == b.dtype and a.shape == b.shape
+                and np.array_equal(a, b, equal_nan=True)), where
         return
     if isinstance(a, (Tensor, SavedOutput)):
         assert type(a) is type(b), where
@@ -132,16 +133,21 @@ PROGRAMS = {
     "add, sub, mul, div": lambda x, v, y: ((x + v) * y - x / (y.abs() + 1)).sum(),
     "numbers": lambda x, v, y: (x * 2.5 + 1 - 3 * y / 2 + 2 ** x.tanh()).sum(),
     "x * x and powers": lambda x, v, y: (x * x + y ** 3 + x.pow(y.abs())).sum(),
-    "unary saving input or output": lambda x, v, y: (x.exp() + y.sin() + x.abs().log() + v.sigmoid()).sum(),
+    "unary saving input or output": lambda x, v, y: (x.exp() + y.sin() + x.abs().log()
+                                                     + v.sigmoid()).sum(),
     "views and transposes": lambda x, v, y: ((x.t() @ y).sum() + x[1:, ::2].sum()
                                              + (x.unsqueeze(0).expand(2, 3, 4)[1] * y).sum()),
-    "reductions": lambda x, v, y: (x.max(dim=1)[0].sum() + y.amax() + x.std() + x.norm() + x.logsumexp(dim=0).sum()),
-    "maximum, where, clamp": lambda x, v, y: (rt.torch_maximum(x, y) + rt.torch_where(x > 0, x, y) + x.clamp(min=v)).sum(),
+    "reductions": lambda x, v, y: (x.max(dim=1)[0].sum() + y.amax() + x.std() + x.norm()
+                                   + x.logsumexp(dim=0).sum()),
+    "maximum, where, clamp": lambda x, v, y: (rt.torch_maximum(x, y) + rt.torch_where(x > 0, x, y)
+                                              + x.clamp(min=v)).sum(),
     "matmul, mv, addmm": lambda x, v, y: ((x @ v).sum() + (x.t().mm(y)).sum()
                                           + rt.nnf_linear(y, x, v[:3]).pow(2).sum()),
-    "losses": lambda x, v, y: (rt.nnf_mse_loss(x, y) + rt.nnf_binary_cross_entropy(x.sigmoid(), y.sigmoid().detach())),
+    "losses": lambda x, v, y: (rt.nnf_mse_loss(x, y)
+                               + rt.nnf_binary_cross_entropy(x.sigmoid(), y.sigmoid().detach())),
     "in place and view writes": lambda x, v, y: _inplace(x, v, y),
-    "split outputs": lambda x, v, y: sum(p.sum() * (i + 1) for i, p in enumerate((x * y).split(1, 0))),
+    "split outputs": lambda x, v, y: sum(p.sum() * (i + 1)
+                                         for i, p in enumerate((x * y).split(1, 0))),
 }
 
 

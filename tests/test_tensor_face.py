@@ -108,7 +108,8 @@ def test_setting_data_replaces_the_storage():
 
 
 def test_numpy_refuses_a_tensor_that_requires_grad():
-    message = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+    message = ("Can't call numpy() on Tensor that requires grad. "
+               "Use tensor.detach().numpy() instead.")
     for m in filter(None, (rt, _torch())):
         x = rt.torch_ones(2, requires_grad=True) if m is rt else m.ones(2, requires_grad=True)
         with pytest.raises(RuntimeError) as info:
@@ -119,7 +120,8 @@ def test_numpy_refuses_a_tensor_that_requires_grad():
 
 
 def test_a_non_tensor_input_is_a_type_error():
-    with pytest.raises(TypeError, match="torch_exp\\(\\): argument 'self' must be a Tensor, not list"):
+    with pytest.raises(TypeError,
+                       match="torch_exp\\(\\): argument 'self' must be a Tensor, not list"):
         rt.torch_exp([1.0])
     with pytest.raises(TypeError, match="not float"):
         rt.torch_sigmoid(1.0)

@@ -361,7 +361,8 @@ DTYPE_CASES = [
     ("int / 2", lambda L: L.tensor([3, 4]) / 2),
     ("int // 2", lambda L: L.tensor([3, -4]) // 2),
     ("int % 3", lambda L: L.tensor([3, -4]) % 3),
-    ("float32 {2} * float64 0-dim", lambda L: L.tensor([1.0, 2.0]) * L.tensor(2.0, dtype=L.float64)),
+    ("float32 {2} * float64 0-dim",
+     lambda L: L.tensor([1.0, 2.0]) * L.tensor(2.0, dtype=L.float64)),
     ("int {2} * float64 0-dim", lambda L: L.tensor([1, 2]) * L.tensor(2.0, dtype=L.float64)),
     ("int64 * float32", lambda L: L.tensor([1, 2]) * L.tensor([1.5, 2.5])),
     ("bool + bool", lambda L: L.tensor([True, False]) + L.tensor([True, True])),
@@ -448,7 +449,8 @@ def test_inplace_gradients_match_pytorch():
             names.append(z.grad_fn)
         return names
     a = anyv(4, 2)
-    ours = setitems(RT, rt.torch_tensor(a, requires_grad=True), rt.torch_tensor(b, requires_grad=True))
+    ours = setitems(RT, rt.torch_tensor(a, requires_grad=True),
+                    rt.torch_tensor(b, requires_grad=True))
     theirs = setitems(TH, torch.tensor(a, requires_grad=True), torch.tensor(b, requires_grad=True))
     assert [n.name for n in ours] == [type(n).__name__ for n in theirs]
     r.sum().backward()

@@ -4,7 +4,6 @@ AsStridedBackward0), libtorch's refusals, 0-d gradients and assignment.
 Each scenario is written once against a small adapter and run on rtorchpy; its results are
 compared with values recorded from PyTorch 2.13, and with PyTorch itself when it is installed.
 """
-import contextlib
 
 import numpy as np
 import pytest

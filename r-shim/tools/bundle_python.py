@@ -49,7 +49,8 @@ def differences(dest: Path) -> list[str]:
     want = source_files()
     target = dest / "rtorchpy"
     have = {p.relative_to(target).as_posix(): p.read_bytes()
-            for p in target.rglob("*.py") if "__pycache__" not in p.parts} if target.is_dir() else {}
+            for p in target.rglob("*.py")
+            if "__pycache__" not in p.parts} if target.is_dir() else {}
     out = [f"missing: {n}" for n in want if n not in have]
     out += [f"stale: {n}" for n in want if n in have and have[n] != want[n]]
     out += [f"extra: {n}" for n in have if n not in want]

@@ -14,7 +14,6 @@ import inspect
 import sys
 from pathlib import Path
 
-import rtorchpy
 from rtorchpy import dtypes
 from rtorchpy.ops import nnf
 from rtorchpy._r.ops import _NNF_DIMS, R_ARG_NAMES
@@ -407,7 +406,7 @@ def generate():
         elif info.namespace:
             r_name = namespace_name(key)
             code, names = _function(r_name, ".op", key, params, info.dim_args)
-            blocks.append(("#' @rdname torch_ops\n#' @export\n" + code))
+            blocks.append("#' @rdname torch_ops\n#' @export\n" + code)
             exported.append(r_name)
             pnames += names
         else:
@@ -467,9 +466,11 @@ def generate():
     out.append(".OP_METHODS <- c(\n" + ",\n".join(
         f'  `{k}` = "{v}"' for k, v in sorted(methods.items())) + "\n)\n")
     out.append("#' Linear algebra\n#'\n"
-               "#' R torch's `linalg_*` functions (and `torch_logdet`, `torch_cholesky_solve` among\n"
+               "#' R torch's `linalg_*` functions (and `torch_logdet`, `torch_cholesky_solve` "
+               "among\n"
                "#' the tensor operations): batched over leading dims, with libtorch's gradients.\n"
-               "#' Dims are 1-based. `linalg_eig` and `linalg_eigvals` need complex tensors, which\n"
+               "#' Dims are 1-based. `linalg_eig` and `linalg_eigvals` need complex tensors, "
+               "which\n"
                "#' rtorchpy does not have: they raise an error.\n#'\n"
                + params_doc(lnames) + "\n#' @return A tensor or a list of tensors.\n"
                "#' @name linalg\nNULL\n")
@@ -480,7 +481,8 @@ def generate():
     out.extend(b + "\n" for b in nnf_blocks)
     out.append("#' Layer functions with libtorch's names\n#'\n"
                "#' `torch_conv2d()`, `torch_max_pool2d()`, `torch_batch_norm()`, ...: the `nnf_*`\n"
-               "#' computations with libtorch's argument names and orders, as R torch exports them.\n"
+               "#' computations with libtorch's argument names and orders, as R torch exports "
+               "them.\n"
                "#' `torch_embedding()`'s indices and `padding_idx` are 1-based (-1: none);\n"
                "#' `torch_adaptive_max_pool1d()` returns 1-based indices.\n#'\n"
                + params_doc(layer_names) + "\n#' @return A tensor, or a list of two tensors.\n"

@@ -1,9 +1,9 @@
 """Python-side glue for the R package ``rtorchpy`` (``r-shim/``). Not a public API.
 
-The R package imports this module and calls into it through reticulate, once per operation, and never relies
-on reticulate's array conversion (reticulate 1.28 cannot convert NumPy 2 arrays, and passing a
-classed R object costs an R-level dispatch). So the protocol between the two sides uses only
-values reticulate converts cheaply in C++:
+The R package imports this module and calls into it through reticulate, once per operation, and
+never relies on reticulate's array conversion (reticulate 1.28 cannot convert NumPy 2 arrays, and
+passing a classed R object costs an R-level dispatch). So the protocol between the two sides uses
+only values reticulate converts cheaply in C++:
 
 * **Handles.** Every Python object the R side holds (tensors, nodes, hooks, contexts, custom
   functions) lives in :data:`_OBJECTS` under an integer key. R sees the key as a *complex* number
@@ -20,8 +20,9 @@ values reticulate converts cheaply in C++:
   key with :func:`release` when the R object holding it is garbage collected. A handle Python
   returns may carry flags in its imaginary part (:data:`FLAG_GC`, :data:`FLAG_WARN`).
 * **Results.** A tensor comes back as its handle; anything else as a tagged Python list (lists
-  cross to R much faster than tuples with reticulate 1.28), which R receives as a list: ``("v", value)`` a plain R value, ``("L", [...])`` a list (tensors, or ``None`` as
-  the undefined tensor), ``("N", handle, name)`` a graph node, ``("D", name, word)`` a dtype,
+  cross to R much faster than tuples with reticulate 1.28), which R receives as a list:
+  ``("v", value)`` a plain R value, ``("L", [...])`` a list (tensors, or ``None`` as the
+  undefined tensor), ``("N", handle, name)`` a graph node, ``("D", name, word)`` a dtype,
   ``("E", message)`` an error (dims already 1-based; ``("E", message, "value_error")`` for a
   ``ValueError``, which R raises with R torch's condition class ``value_error`` too),
   ``("R", message)`` an R error raised in an R callback (R re-raises the original condition).

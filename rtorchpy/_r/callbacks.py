@@ -1,6 +1,6 @@
 """R closures called back by the engine: tensor hooks and custom functions' ``forward`` and
-``backward`` written in R (part of the R bridge, see ``rtorchpy/_r/__init__.py`` for the protocol). An R
-error inside them travels back to R as the original condition."""
+``backward`` written in R (part of the R bridge, see ``rtorchpy/_r/__init__.py`` for the
+protocol). An R error inside them travels back to R as the original condition."""
 from __future__ import annotations
 
 import inspect

@@ -1,5 +1,5 @@
-"""Errors of the R bridge (see ``rtorchpy/_r/__init__.py``): the exceptions it raises for R, and error
-messages in R's terms (1-based dims and indices, R type names)."""
+"""Errors of the R bridge (see ``rtorchpy/_r/__init__.py``): the exceptions it raises for R, and
+error messages in R's terms (1-based dims and indices, R type names)."""
 from __future__ import annotations
 
 import re
@@ -106,7 +106,7 @@ def translate_error(msg: str) -> str:
     """Dimension and index numbers in an error message, 1-based as R torch reports them; Python
     type names as the R types they came from."""
     for rx, groups, always in _TRANSLATIONS:
-        msg = rx.sub(lambda m: _shift(m, *groups, always=always), msg)
+        msg = rx.sub(lambda m, g=groups, a=always: _shift(m, *g, always=a), msg)
     translated = msg
     for rx, repl in _TYPE_RULES:
         translated = rx.sub(repl, translated)

@@ -228,9 +228,9 @@ def _op_plans():
         plans[key] = _Plan(fn, info.dim_args, info.index_args, info.returns_index, key,
                            conv=_POSITIONS.get(key), generated=True)
         if info.method_fn is not None:  # x$op(...) with its own argument order
-            plans[key + ".method"] = _Plan(boundary(info.method_fn, key), info.dim_args, info.index_args,
-                                           info.returns_index, key, conv=_POSITIONS.get(key),
-                                           generated=True)
+            plans[key + ".method"] = _Plan(boundary(info.method_fn, key), info.dim_args,
+                                           info.index_args, info.returns_index, key,
+                                           conv=_POSITIONS.get(key), generated=True)
     return plans
 
 

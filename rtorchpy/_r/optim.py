@@ -221,6 +221,6 @@ def optim_repr(h):
     return repr(_get(h))
 
 
-__all__ = ["optim_new", "optim_zero_grad", "optim_step", "optim_set_dispatch", "optim_groups", "optim_defaults",
-           "optim_set_groups", "optim_add_param_group", "optim_state_dict",
+__all__ = ["optim_new", "optim_zero_grad", "optim_step", "optim_set_dispatch", "optim_groups",
+           "optim_defaults", "optim_set_groups", "optim_add_param_group", "optim_state_dict",
            "optim_load_state_dict", "optim_repr", "RCallbackError"]

@@ -1,5 +1,5 @@
-"""The R session's view of Python (part of the R bridge, see ``rtorchpy/_r/__init__.py``): Python warnings
-shown as R warnings, and counts of live objects for R's leak tests."""
+"""The R session's view of Python (part of the R bridge, see ``rtorchpy/_r/__init__.py``): Python
+warnings shown as R warnings, and counts of live objects for R's leak tests."""
 from __future__ import annotations
 
 import gc

@@ -27,13 +27,15 @@ def version_error(data, saved_version, current_version):
     shape = ", ".join(str(s) for s in data.shape)
     if STATE.anomaly_enabled:
         hint = ("Hint: the backtrace further above shows the operation that failed to compute its "
-                "gradient. The variable in question was changed in there or anywhere later. Good luck!")
+                "gradient. The variable in question was changed in there or anywhere later. "
+                "Good luck!")
     else:
         hint = ("Hint: enable anomaly detection to find the operation that failed to compute its "
                 "gradient, with torch.autograd.set_detect_anomaly(True).")
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [CPU{type_word_for(data.dtype)}Type [{shape}]] is at version {current_version}; "
+        f"operation: [CPU{type_word_for(data.dtype)}Type [{shape}]] is at version "
+        f"{current_version}; "
         f"expected version {saved_version} instead. {hint}")
 
 

@@ -326,7 +326,8 @@ def _clamp_tensor(F, g, needs, *inputs_and_flags):
     return tuple(out)
 
 
-row("ClampMinBackward0", saves=("self",))(_clamp)  # clamp_min(x, min): the same formula with max = None
+# clamp_min(x, min): the same formula with max = None
+row("ClampMinBackward0", saves=("self",))(_clamp)
 row("ClampMaxBackward0", saves=("self",))(_clamp)
 
 

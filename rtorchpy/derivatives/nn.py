@@ -1,5 +1,5 @@
-"""The derivative table, continued: the rows of the neural-network functions of ``ops/nnf_layers.py``
-(activations, losses, normalization, embedding, bilinear).
+"""The derivative table, continued: the rows of the neural-network functions of
+``ops/nnf_layers.py`` (activations, losses, normalization, embedding, bilinear).
 
 Rows here register into the same table as the rest of ``rtorchpy/derivatives/`` (``NODES``,
 ``ROWS``); see its

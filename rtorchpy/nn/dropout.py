@@ -1,4 +1,5 @@
-"""``nn_dropout``, ``nn_dropout2d``, ``nn_dropout3d``: zero elements (or whole channels) with\nprobability ``p`` in training mode only."""
+"""``nn_dropout``, ``nn_dropout2d``, ``nn_dropout3d``: zero elements (or whole channels) with
+probability ``p`` in training mode only."""
 from __future__ import annotations
 
 from ..ops.nnf import nnf_alpha_dropout, nnf_dropout, nnf_dropout2d, nnf_dropout3d

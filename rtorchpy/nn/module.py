@@ -435,7 +435,8 @@ class nn_module:
         keys are errors; a shape that differs is always an error. On error nothing changes.
         Returns the missing and unexpected keys."""
         if not isinstance(state_dict, collections.abc.Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict).__name__}.")
+            raise TypeError("Expected state_dict to be dict-like, got "
+                            f"{type(state_dict).__name__}.")
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import math
 from itertools import islice
-from typing import Iterator, NamedTuple, Optional
+from typing import NamedTuple
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -310,7 +311,7 @@ def _footer(type_word: str, shape) -> str:
     return f"[ CPU{type_word}Type{{{','.join(str(d) for d in shape)}}} ]"
 
 
-def format_body(values: Optional[np.ndarray], type_word: str) -> str:
+def format_body(values: np.ndarray | None, type_word: str) -> str:
     """libtorch 2.8.0's ``operator<<`` text for a CPU tensor, ending with its footer line
     (e.g. ``[ CPUFloatType{2,2} ]``), without a trailing newline. ``values=None`` is an
     undefined tensor."""
@@ -330,7 +331,7 @@ def _truncated_lines(layout: _Layout, n) -> list:
     return list(layout.lines())
 
 
-def format_tensor(values, type_word: str, *, grad_fn_name: Optional[str] = None,
+def format_tensor(values, type_word: str, *, grad_fn_name: str | None = None,
                   requires_grad: bool = False, n: int = 30) -> str:
     """What R torch's ``print(x, n)`` writes, without the final newline."""
     if values is None:

@@ -10,8 +10,8 @@ So: evaluate in long double (x87 extended, 11 more bits than float64), round to 
 only where the long double value lies so close to the midpoint between two float64 values that
 glibc's own rounding could go either way ask ``math`` itself for that element (a few percent
 of them; checked against ``math`` on millions of values). ``log1p`` is always per element:
-glibc's is less accurate, so no margin is safe; ``sin`` and ``cos`` too, where that is faster. Where ``long double`` is no wider than
-float64 every element goes through ``math``.
+glibc's is less accurate, so no margin is safe; ``sin`` and ``cos`` too, where that is faster.
+Where ``long double`` is no wider than float64 every element goes through ``math``.
 """
 from __future__ import annotations
 

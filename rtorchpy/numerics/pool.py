@@ -177,7 +177,7 @@ def adaptive_max_pool(x, out):
     lead = x.shape[:-nd]
     sizes = x.shape[-nd:]
     grids = []
-    for i, (s, o) in enumerate(zip(sizes, out)):
+    for _i, (s, o) in enumerate(zip(sizes, out)):
         start, end = adaptive_bounds(s, o)
         width = int((end - start).max())
         idx = np.minimum(start[:, None] + np.arange(width), (end - 1)[:, None])  # (o, width)

@@ -242,8 +242,8 @@ def div(self, other, rounding_mode=None):
 def _div_rounded(self, other, mode):
     try:
         if mode not in ("trunc", "floor"):
-            raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
-                             f"found '{mode}'")
+            raise ValueError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                             f"but found '{mode}'")
         b = other if isinstance(other, Tensor) else None
         if b is not None:
             x, y, dt = operands(self, b)
@@ -412,8 +412,8 @@ def where(condition, self=None, other=None):
             x, dt = scalar_operand(a, _number(other, "other"))
             b = Tensor._make(np.asarray(other, dtype=dt))
         if condition._data.dtype.kind != "b":
-            raise TypeError(f"where expected condition to be a boolean tensor, but got a tensor with "
-                            f"dtype {condition.dtype!r}")
+            raise TypeError("where expected condition to be a boolean tensor, but got a tensor "
+                            f"with dtype {condition.dtype!r}")
         x, y, dt = operands(a, b)
         out = Tensor._make(fix_dtype(np.where(condition._data, x, y), dt))
         if recording(a, b):

@@ -140,7 +140,7 @@ def _check(input, weight, bias, stride, padding, dilation, groups, transposed,
             raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected input{xs} to "
                                f"have {ws[0]} channels, but got {xs[1]} channels instead")
         out_channels = ws[1] * groups
-        for i, op in enumerate(output_padding):
+        for _i, op in enumerate(output_padding):
             if op < 0:
                 raise RuntimeError("negative output_padding is not supported")
         if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):

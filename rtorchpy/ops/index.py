@@ -6,7 +6,8 @@ list, or a long/bool tensor) is advanced indexing, done in libtorch's two stages
 entries first (their nodes as above), then one IndexBackward0 for the arrays, whose result is a
 copy. The dims of the arrays go where libtorch puts them, which is not always where NumPy does:
 integers do not count as advanced indices, so on a (3, 4, 5) tensor ``x[0, :, [1, 2]]`` is
-(4, 2) (NumPy: (2, 4)); see ``numerics/index_order.py``. Assignment and the gradients use the same rule.
+(4, 2) (NumPy: (2, 4)); see ``numerics/index_order.py``. Assignment and the gradients use the
+same rule.
 """
 from __future__ import annotations
 
@@ -144,8 +145,8 @@ def _slice(self, d, s):
 
 def _advanced(self, key):
     """``self[key]`` for a key with index arrays, in libtorch's two stages (see
-    ``numerics/index_order.py``): the integers, slices and new dims first (the basic path's nodes), then
-    one IndexBackward0 whose key holds only full slices and arrays."""
+    ``numerics/index_order.py``): the integers, slices and new dims first (the basic path's
+    nodes), then one IndexBackward0 whose key holds only full slices and arrays."""
     basic, advanced = split_key(key)
     if basic is not None:
         self = getitem(self, basic)

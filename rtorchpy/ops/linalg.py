@@ -56,7 +56,8 @@ def dot(self, other):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{self._data.shape[0]}] "
                            f"and src [{other._data.shape[0]}] to have the same number of "
                            "elements, but got "
-                           f"{self._data.shape[0]} and {other._data.shape[0]} elements respectively")
+                           f"{self._data.shape[0]} and {other._data.shape[0]} elements "
+                           "respectively")
     _check_float_or_same(self, other, "dot")
     out = wrap(np.asarray(np.dot(self._data, other._data)))
     if recording(self, other):

@@ -2,10 +2,10 @@
 diag, diag_embed, trace, cdist (the ops along a dim are in ``sorting.py``).
 
 Ops that libtorch computes as compositions of other ops (tensordot, kron; in ``sorting.py``
-tile, diff, repeat_interleave, quantile) are composed the same way here, so their grad_fn is libtorch's and
-their gradients of every order come from the parts. einsum is the exception: libtorch decomposes
-it into permutes, products and sums, while here it is one ``np.einsum`` with one node
-(``EinsumBackward0``) whose gradient is again an einsum.
+tile, diff, repeat_interleave, quantile) are composed the same way here, so their grad_fn is
+libtorch's and their gradients of every order come from the parts. einsum is the exception:
+libtorch decomposes it into permutes, products and sums, while here it is one ``np.einsum``
+with one node (``EinsumBackward0``) whose gradient is again an einsum.
 """
 from __future__ import annotations
 

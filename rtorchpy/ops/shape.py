@@ -488,7 +488,8 @@ def split(self, split_size_or_sections, dim=0):
     else:
         step = int(split_size_or_sections)
         if step <= 0:
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+            raise RuntimeError("split expects split_size be non-negative, but got "
+                               f"split_size={step}")
         sizes = [min(step, n - i) for i in range(0, n, step)] or [0]
     return _split_at(self, d, sizes)
 

@@ -1,6 +1,6 @@
 """Special functions and the remaining elementwise ops: erf, erfc, erfinv, lgamma, digamma,
-polygamma, logit, atan2, hypot and xlogy. Registered in the op registry (``ops/registry.py``) (each is
-``torch_<name>(...)`` and ``x.<name>(...)``); their derivative rows are in
+polygamma, logit, atan2, hypot and xlogy. Registered in the op registry (``ops/registry.py``)
+(each is ``torch_<name>(...)`` and ``x.<name>(...)``); their derivative rows are in
 ``derivatives/special.py``, their values in ``numerics/special.py`` (float64, and float32 or
 float16 computed in float64 and rounded once, so the bits are the same on every CPU).
 

@@ -20,7 +20,7 @@ import numpy as np
 from ..autograd.api import autograd_grad
 from ..autograd.forward_ad import (_tangent_of, autograd_dual_level, autograd_make_dual,
                                    autograd_unpack_dual, batched_dual_level)
-from ..autograd.grad_mode import FORWARD_AD, STATE, with_enable_grad
+from ..autograd.grad_mode import FORWARD_AD, with_enable_grad
 from ..tensor import Tensor
 from .random_state import torch_get_rng_state, torch_set_rng_state
 from .registry import OPS

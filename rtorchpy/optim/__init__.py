@@ -2,7 +2,8 @@
 
 * optimizers: :class:`optim_sgd`, :class:`optim_adam`, :class:`optim_adamw`,
   :class:`optim_rmsprop`, :class:`optim_adagrad`, :class:`optim_adadelta`,
-  :class:`optim_lbfgs`, :class:`optim_rprop`, :class:`optim_asgd`; your own by subclassing :class:`Optimizer` or with :func:`optimizer`;
+  :class:`optim_lbfgs`, :class:`optim_rprop`, :class:`optim_asgd`; your own by subclassing
+  :class:`Optimizer` or with :func:`optimizer`;
 * schedulers: :class:`lr_step`, :class:`lr_multiplicative`, :class:`lr_lambda`,
   :class:`lr_one_cycle`, :class:`lr_cosine_annealing`, :class:`lr_reduce_on_plateau`; your own
   by subclassing :class:`LRScheduler` or with :func:`lr_scheduler`.

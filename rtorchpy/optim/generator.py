@@ -6,9 +6,10 @@ from __future__ import annotations
 
 def make_class(base, kind, classname, parent, initialize, namespace, required, init_call, doc):
     """A subclass ``classname`` of ``parent`` (``base`` or one of its subclasses: ``kind`` names
-    it in the error) with the methods in ``namespace``; when ``initialize`` is given it becomes the constructor, which must
-    call ``self.super_initialize(...)`` (checked afterwards: the instance then has the attribute
-    ``required``; ``init_call`` is the call the error message shows)."""
+    it in the error) with the methods in ``namespace``; when ``initialize`` is given it becomes
+    the constructor, which must call ``self.super_initialize(...)`` (checked afterwards: the
+    instance then has the attribute ``required``; ``init_call`` is the call the error message
+    shows)."""
     if not (isinstance(parent, type) and issubclass(parent, base)):
         raise TypeError(f"inherit must be {kind}, got {parent!r}")
     if initialize is not None:
