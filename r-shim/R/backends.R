@@ -34,7 +34,7 @@ set_cpu_allocator_config <- function(threshold_call_gc = 4000L, cache_enabled = 
   for (nm in c("threshold_call_gc", "cache_max_size_mb", "cache_min_block_size")) {
     v <- get(nm)
     if (!is.numeric(v) || length(v) != 1L || is.na(v) || v < 0) {
-      stop(sprintf("`%s` must be one non-negative number", nm), call. = FALSE)
+      .value_error(sprintf("`%s` must be one non-negative number", nm))
     }
   }
   .flag(cache_enabled, "cache_enabled")

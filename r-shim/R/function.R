@@ -121,7 +121,7 @@ autograd_function <- function(forward, backward) {
       ctx_p <- .Call(rtp_wrap, ctx_h, "rtorchpy_object")  # first: see .hook_callback()
       grads <- lapply(grads, .res_item)
       state <- .Call(rtp_wref_key, wref)
-      if (is.null(state)) stop("the R function of this custom autograd node was freed")
+      if (is.null(state)) .runtime_error("the R function of this custom autograd node was freed")
       ctx <- .new_context(ctx_p, state$names, needs)
       res <- .call_backward(state$backward, state$n_backward, ctx, grads)
       .backward_result(res, state$names, state$keys)

@@ -48,12 +48,12 @@ NULL
   shape <- x$shape
   if (ncol(m) != length(shape) || length(shape) < 2L) {
     if (ncol(m) == 1L) return(x[as.vector(m)])
-    stop(sprintf("a matrix index needs one column per dimension of the tensor (%d), got %d",
-                 length(shape), ncol(m)), call. = FALSE)
+    .value_error(sprintf("a matrix index needs one column per dimension of the tensor (%d), got %d",
+                         length(shape), ncol(m)))
   }
   if (anyNA(m)) .index_na("a matrix index")
   if (any(m < 1 | m != floor(m)) || any(sweep(m, 2L, shape, ">"))) {
-    stop("a matrix index must hold whole numbers from 1 to each dimension's size", call. = FALSE)
+    .value_error("a matrix index must hold whole numbers from 1 to each dimension's size")
   }
   strides <- rev(cumprod(c(1, rev(shape)[-length(shape)])))
   flat <- as.vector((m - 1) %*% strides) + 1

@@ -17,7 +17,7 @@ NULL
   index_of <- function(m) {
     e <- attr(m, "module")
     for (i in seq_along(envs)) if (identical(envs[[i]], e)) return(i)
-    stop("internal error: a child module was not found among the module's modules")
+    .runtime_error("internal error: a child module was not found among the module's modules")
   }
   records <- lapply(envs, .module_record, index_of = index_of)
   out <- list(.MODULE_FORMAT, records)

@@ -49,7 +49,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 # An unknown x$name is an error naming it (R torch's method lookup would hand back a function
 # failing later with "attempt to apply non-function", or NULL).
 .no_member <- function(name, class) {
-  stop(sprintf("'%s' is not a method or field of class '%s'", name, class), call. = FALSE)
+  .value_error(sprintf("'%s' is not a method or field of class '%s'", name, class))
 }
 
 #' @export
@@ -216,8 +216,9 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 )
 
 .no_named_tensors <- function(what) {
-  stop(sprintf("`%s()`: named tensors are not supported by rtorchpy (a tensor's `names` is ",
-               what), "always NULL)", call. = FALSE)
+  .not_implemented_error(
+    sprintf("`%s()`: named tensors are not supported by rtorchpy (a tensor's `names` is ", what),
+    "always NULL)")
 }
 
 # -- printing ------------------------------------------------------------------------------------
@@ -353,7 +354,7 @@ as.character.torch_dtype <- function(x, ...) x$word
 Ops.torch_dtype <- function(e1, e2) {
   if (is.null(e1) || is.null(e2) || (nargs() == 2L && (!length(e1) || !length(e2)))) {
     # (R's comparison with NULL would give logical(0), which `if` then fails on obscurely)
-    stop("can't compare a dtype with NULL (or an empty value)", call. = FALSE)
+    .value_error("can't compare a dtype with NULL (or an empty value)")
   }
   name <- function(e) if (inherits(e, "torch_dtype")) e$name else as.character(e)
   switch(.Generic,

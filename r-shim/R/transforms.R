@@ -6,8 +6,8 @@
 .dim0 <- function(d, what) {
   if (is.null(d)) return(NULL)
   if (!is.numeric(d) || length(d) != 1L || is.na(d) || d != round(d))
-    stop(sprintf("%s must be whole numbers (or NULL), got %s", what, deparse(d)), call. = FALSE)
-  if (d == 0) stop(sprintf("%s are 1-based: 0 is not a dimension", what), call. = FALSE)
+    .value_error(sprintf("%s must be whole numbers (or NULL), got %s", what, deparse(d)))
+  if (d == 0) .value_error(sprintf("%s are 1-based: 0 is not a dimension", what))
   as.integer(if (d > 0) d - 1 else d)
 }
 
