@@ -10,7 +10,7 @@
   if (is.logical(r) && length(r) == 1L) return(r)
   # else not called (raw 01, or 04: "grad_mode" not fetched yet: fetched now, for the next
   # calls), or an error: the general path (its reply decoded)
-  if (is.raw(r) && r == as.raw(4L) && is.null(.rt$bfns[["grad_mode"]])) {
+  if (is.raw(r) && r == .UNKNOWN && is.null(.rt$bfns[["grad_mode"]])) {
     .bridge_callable("grad_mode")
   }
   .bridge("set_grad_mode", enabled)

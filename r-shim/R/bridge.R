@@ -13,9 +13,8 @@
 .rt <- new.env(parent = emptyenv())
 .rt$ready <- FALSE
 
-.MAGIC <- -7.25
-.FLAG_GC <- 0.25    # Im(h) == .MAGIC - .FLAG_GC * gc - .FLAG_WARN * warn (see rtorchpy/_r/handles.py _put)
-.FLAG_WARN <- 0.5
+# (.MAGIC, .FLAG_GC, .FLAG_WARN, the raw replies and the table numbers: R/gen-protocol.R)
+# Im(h) == .MAGIC - .FLAG_GC * gc - .FLAG_WARN * warn (see rtorchpy/_r/handles.py _put)
 .TENSOR_CLASS <- c("torch_tensor", "R7")
 
 # -- handles ---------------------------------------------------------------------------------
@@ -27,7 +26,7 @@
   p <- .Call(rtp_wrap, h, .TENSOR_CLASS)  # keeps the handle without the flags
   im <- Im(h)[[1L]]  # (a tensor registered in C carries its size as a second element)
   if (im == .MAGIC) {
-    if (.Call(rtp_ndead) > 1024L) .housekeeping(FALSE)
+    if (.Call(rtp_ndead) > .RELEASE_BATCH) .housekeeping(FALSE)
     return(p)
   }
   flags <- round((.MAGIC - im) / .FLAG_GC)
@@ -82,24 +81,33 @@
 
 # -- calls -----------------------------------------------------------------------------------
 
-# Call a Python callable (a reticulate object) with the R list `args`: directly through the
-# Python C API when the arguments are handles (or objects holding one) and scalars
-# (src/pycall.c), else, or for a reply that is not a handle, through reticulate.
-.call <- function(f, args) {
-  r <- .Call(rtp_call, f, args, NULL)
-  if (is.raw(r)) .call_slow(f, args, r, .ptr_h) else r
+# The tables of callables C finds by name (src/names.c; numbers in R/gen-protocol.R): ops,
+# binary and unary operators, functions of the bridge module, other functions of the package
+# (creation, nnf_*, ...).
+
+# The reticulate object for callable `name` of table `t` (for calls C does not make).
+.callable <- function(t, name) {
+  switch(t + 1L, .rt$ops[[name]] %||% .op_callable(name), .rt$binary[[name]],
+         .rt$unary[[name]], .rt$bfns[[name]] %||% .bridge_callable(name),
+         .rt$fns[[name]] %||% .fn_callable(name))
 }
 
-# The same for a call whose reply is usually one tensor: that tensor, wrapped in C.
-.call_t <- function(f, args) {
-  r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
-  if (typeof(r) == "externalptr") r else .reply_t(f, args, r, sys.call(-2L))
+# Call callable `name` of table `t` with the R list `args`: directly through the Python C API
+# when the arguments are handles (or objects holding one) and scalars (src/pycall.c), else,
+# or for a reply that is not a handle, through reticulate. The reply is not decoded.
+.call <- function(t, name, args) {
+  r <- .Call(rtp_ncall, t, name, args, NULL)
+  if (is.raw(r)) .call_slow(.callable(t, name), args, r, .ptr_h) else r
 }
 
-# `conv` converts each argument for reticulate when the direct path did not call.
+# `conv` converts each argument for reticulate when the direct path did not call (raw 01:
+# arguments C does not convert; raw 04: the callable is not known in C).
 .call_slow <- function(f, args, how, conv) {
-  if (how == as.raw(1L)) return(.rt$p2r(.rt$impl(f, lapply(args, conv), NULL)))
-  if (how == as.raw(3L)) rlang::interrupt()  # Python was interrupted (KeyboardInterrupt)
+  force(f)  # (fetching the callable may start Python, which sets .rt$impl)
+  if (how == .NOT_CALLED || how == .UNKNOWN) {
+    return(.rt$p2r(.rt$impl(f, lapply(args, conv), NULL)))
+  }
+  if (how == .INTERRUPTED) rlang::interrupt()  # Python was interrupted (KeyboardInterrupt)
   .rt$p2r(.rt$impl(.rt$take_stash, list(), NULL))
 }
 
@@ -130,16 +138,11 @@
   out
 }
 
-# Call a Python bridge function (a cached callable) with R values; decode its reply.
-.pycall <- function(f, args) .res(.call(f, args))
-
 # Call op `name` (the callables are fetched from Python once). Arguments not yet converted
 # with .a() are converted when the direct path cannot pass them.
 .op <- function(name, args) {
-  f <- .rt$ops[[name]]
-  if (is.null(f)) f <- .op_callable(name)
-  r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
-  if (typeof(r) == "externalptr") r else .reply_t(f, args, r, sys.call(-1L))
+  r <- .Call(rtp_op, name, args)
+  if (typeof(r) == "externalptr") r else .op_reply(name, args, r, sys.call(-1L))
 }
 
 # The generated wrappers call `.External(rtp_opx, name, ...)` themselves (or `.Call(rtp_op,
@@ -155,20 +158,15 @@
   .named_reply(.rt$fns[[name]] %||% .fn_callable(name), args, r, call)
 }
 
-.named_reply <- function(f, args, r, call) {
-  if (is.raw(r) && r == as.raw(4L)) {
-    r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
-    if (typeof(r) == "externalptr") return(r)
-  }
-  .reply_t(f, args, r, call)
-}
+.named_reply <- function(f, args, r, call) .reply_t(f, args, r, call)
 
 # Call a non-op function of the package (creation functions, nnf_*, ...).
 .fn <- function(name, args, kwargs = NULL) {
-  f <- .rt$fns[[name]]
-  if (is.null(f)) f <- .fn_callable(name)
-  .res(if (length(kwargs)) .rt$p2r(.rt$impl(f, lapply(args, .ptr_h), lapply(kwargs, .ptr_h)))
-       else .call(f, args))
+  if (length(kwargs)) {
+    f <- .callable(.T_FNS, name)
+    return(.res(.rt$p2r(.rt$impl(f, lapply(args, .ptr_h), lapply(kwargs, .ptr_h)))))
+  }
+  .res(.call(.T_FNS, name, args))
 }
 
 # Call a function of the bridge module itself.
@@ -181,11 +179,7 @@
 # The reply `r` of rtp_bcall(name, args) that is not a wrapped tensor, decoded (raw 04: the
 # callable is not cached yet, so the call was not made: it is made here).
 .bridge_reply <- function(name, args, r) {
-  if (is.raw(r)) {
-    f <- .rt$bfns[[name]]
-    if (is.null(f)) f <- .bridge_callable(name)
-    r <- if (r == as.raw(4L)) .call(f, args) else .call_slow(f, args, r, .ptr_h)
-  }
+  if (is.raw(r)) r <- .call_slow(.callable(.T_BRIDGE, name), args, r, .ptr_h)
   if (is.null(r)) NULL else .res(r)  # (a bare None: a reply with nothing to decode)
 }
 

@@ -43,8 +43,7 @@ Ops.torch_tensor <- function(e1, e2) {
     if (is.null(f)) .not_implemented_error("unary `", generic, "` is not defined for tensors")
   }
   if (is.raw(r)) {
-    r <- if (r == as.raw(4L) || r == as.raw(1L)) .call(f, list(.h(e1)))
-         else .call_slow(f, list(e1), r, .ptr_h)
+    r <- .call_slow(f, list(e1), r, .ptr_h)
   }
   .res(r)
 }
@@ -58,12 +57,7 @@ Ops.torch_tensor <- function(e1, e2) {
     f <- .rt$binary[[generic]]
     if (is.null(f)) .not_implemented_error("`", generic, "` is not defined for tensors")
   }
-  args <- list(e1, e2)
-  if (is.raw(r) && r == as.raw(4L)) {
-    r <- .Call(rtp_call, f, args, .TENSOR_CLASS)
-    if (typeof(r) == "externalptr") return(r)
-  }
-  .reply_t(f, args, r, call)
+  .reply_t(f, list(e1, e2), r, call)
 }
 
 #' Matrix product
@@ -89,12 +83,8 @@ Ops.torch_tensor <- function(e1, e2) {
 })
 
 .tensor_matmul <- function(x, y) {
-  f <- .rt$binary[["%*%"]]
-  if (is.null(f)) {
-    .ensure_python()
-    f <- .rt$binary[["%*%"]]
-  }
-  .res(.call(f, list(.a(x), .a(y))))
+  .ensure_python()
+  .res(.call(.T_BINARY, "%*%", list(.a(x), .a(y))))
 }
 
 # R >= 4.3 dispatches base's %*% to S3 methods of the matrixOps group; R 4.2 has no such group,

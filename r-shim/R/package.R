@@ -47,6 +47,7 @@
   .rt$bridge_collected <- reticulate::py_get_attr(bridge, "collected")
   .rt$take_stash <- reticulate::py_get_attr(bridge, "take_stash")
   .rt$take_warnings <- reticulate::py_get_attr(bridge, "take_warnings")
+  .rt$call_kw <- reticulate::py_get_attr(bridge, "call_kw")
   # the package's own warnings become R warnings; every Python warning, and Python's collector
   # tuned for R's pace, only when asked for: both change a Python other packages may share
   reticulate::py_call(reticulate::py_get_attr(bridge, "collect_warnings"), TRUE,
@@ -58,19 +59,14 @@
   # RTORCHPY_DIRECT=1 crosses in C but always through the Python callers (no direct op calls)
   level <- Sys.getenv("RTORCHPY_DIRECT")
   .rt$direct <- !identical(level, "0") && isTRUE(tryCatch(
-    .Call(rtp_pyinit, as.character(reticulate::py_config()$libpython), bridge),
+    .Call(rtp_pyinit, as.character(reticulate::py_config()$libpython), "rtorchpy._r"),
     error = function(e) FALSE))
   .rt$binary <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "binary_callers")))
   .rt$unary <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "unary_callers")))
   callers <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "op_callers")))
   for (nm in names(callers)) assign(nm, callers[[nm]], envir = .rt$ops)
   # the callables the C entry points find by name (see src/names.c)
-  if (.rt$direct) {
-    direct <- if (identical(level, "1")) NULL else
-      reticulate::py_call(reticulate::py_get_attr(bridge, "direct_setup"))
-    .Call(rtp_setup, .rt$ops, list2env(.rt$binary, parent = emptyenv()),
-          list2env(.rt$unary, parent = emptyenv()), .rt$bfns, .rt$fns, .TENSOR_CLASS, direct)
-  }
+  if (.rt$direct) .rt$direct <- .Call(rtp_setup, .TENSOR_CLASS, !identical(level, "1"))
   .rt$py_methods <- reticulate::py_to_r(reticulate::py_call(
     reticulate::py_get_attr(bridge, "method_names")))
   .rt$ready <- TRUE
@@ -167,26 +163,20 @@
   stats::setNames(lapply(keys, function(k) reticulate::py_get_item(d, k)), keys)
 }
 
-# The fastest way reticulate offers to call a Python callable: its internal C++ entry point,
-# which skips argument-matching R code (a call then costs ~25 us instead of ~100 us for `$`).
-# Falls back to the exported py_call() if a reticulate version lacks it.
+# How R calls a Python callable when C does not: reticulate's exported py_call() (its internal
+# entry points are faster by ~70 us a call, but are not reticulate's API). Keyword arguments
+# go through the bridge's call_kw(f, args, kwargs), so that none can clash with py_call's own
+# argument `x`.
 .reticulate_call <- function() {
-  impl <- tryCatch(utils::getFromNamespace("py_call_impl", "reticulate"),
-                   error = function(e) NULL)
-  if (is.function(impl) && identical(names(formals(impl)), c("x", "args", "keywords"))) {
-    return(impl)
-  }
   function(x, args, keywords) {
-    do.call(reticulate::py_call, c(list(x), args, keywords))
+    if (length(keywords)) {
+      return(reticulate::py_call(.rt$call_kw, x, unname(args), keywords))
+    }
+    do.call(reticulate::py_call, c(list(x), unname(args)))
   }
 }
 
-.reticulate_to_r <- function() {
-  conv <- tryCatch(utils::getFromNamespace("py_ref_to_r", "reticulate"),
-                   error = function(e) NULL)
-  if (is.function(conv)) return(conv)
-  reticulate::py_to_r
-}
+.reticulate_to_r <- function() reticulate::py_to_r
 
 #' Is the Python side of rtorchpy usable?
 #'

@@ -160,7 +160,7 @@ static void drop_function(PyObj *capsule) {
  * when this path is not available (R then uses reticulate's r_to_py). */
 SEXP rtp_r_function(SEXP fn, SEXP cls) {
   release_queue();
-  if (!ready || !callbacks_ready || !Rf_isFunction(fn)) return raw1(1);
+  if (!ready || !callbacks_ready || !Rf_isFunction(fn)) return raw1(REPLY_NOT_CALLED);
   R_PreserveObject(fn);
   n_live++;
   int gil = gil_ensure();

@@ -46,7 +46,7 @@ void release_queued(int all) {
       c_held -= bytes;
     }
   }
-  if (all || rtp_ndead_int() >= 1024) {
+  if (all || rtp_ndead_int() >= RELEASE_BATCH) {
     PyObj *keys = list_new(0);
     if (keys == NULL) { err_clear(); return; }
     while (rtp_pop_dead(&key)) {
@@ -221,7 +221,7 @@ SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls) {
  * and in *dims a bit per argument position that is a dim C shifts to 0-based. */
 PyObj *direct_function(int t, SEXP key, int *dims) {
   *dims = 0;
-  if (!direct_ready || t == 2 || t == 3) return NULL;
+  if (!direct_ready || t == T_UNARY || t == T_BRIDGE) return NULL;
   PyObj *tup = tuple_new(2);
   if (tup == NULL) { err_clear(); return NULL; }
   tuple_setitem(tup, 0, long_from(t));
@@ -237,8 +237,8 @@ PyObj *direct_function(int t, SEXP key, int *dims) {
     for (ptrdiff_t i = 0; ok && i < list_size(pos); i++) {
       int overflow = 0;
       long p = long_as(list_getitem(pos, i), &overflow);
-      /* HANDLE_FIRST (30, direct.py): the first argument must be a handle */
-      if (!overflow && p == 30) *dims |= 1 << 30;
+      /* HANDLE_FIRST: the first argument must be a handle */
+      if (!overflow && p == HANDLE_FIRST) *dims |= 1 << HANDLE_FIRST;
       else if (overflow || p < 0 || p >= MAX_DIRECT_ARGS) ok = 0; else *dims |= 1 << p;
     }
     if (ok) incref(fn);
@@ -287,7 +287,7 @@ static SEXP package_ns(void);
 /* Set grad mode to `flag` (TRUE/FALSE; NA: leave it) and return the previous mode; raw 01
  * when the direct path is off or Python fails (R then takes the bridge function). */
 SEXP rtp_grad_mode(SEXP flag) {
-  if (!direct_ready || TYPEOF(flag) != LGLSXP || XLENGTH(flag) != 1) return raw1(1);
+  if (!direct_ready || TYPEOF(flag) != LGLSXP || XLENGTH(flag) != 1) return raw1(REPLY_NOT_CALLED);
   int gil = gil_ensure();
   PyObj *old = getattr(grad_state, s_grad_enabled);
   int was = old == NULL ? -1 : old == py_true ? 1 : old == py_false ? 0 : -1;
@@ -299,7 +299,7 @@ SEXP rtp_grad_mode(SEXP flag) {
   }
   if (err_occurred()) err_clear();
   gil_release(gil);
-  return was < 0 ? raw1(1) : Rf_ScalarLogical(was);
+  return was < 0 ? raw1(REPLY_NOT_CALLED) : Rf_ScalarLogical(was);
 }
 
 /* Set grad mode (R's .set_grad_mode, and with_no_grad()'s and with_enable_grad()'s set and

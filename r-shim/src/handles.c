@@ -29,6 +29,7 @@
 #include <R.h>
 #include <Rinternals.h>
 #include "errors.h"
+#include "protocol.h"  /* MAGIC (generated) */
 #include <R_ext/Rdynload.h>
 
 typedef struct {
@@ -129,7 +130,6 @@ R_xlen_t rtp_ncdead(void) {
   return cdead.n / 2;
 }
 
-#define MAGIC (-7.25)
 
 /* A new handle object of class `cls` for handle `h`. The handle kept has the plain MAGIC
  * imaginary part: flags Python sets on a reply (collect garbage, warnings waiting: see
@@ -221,10 +221,9 @@ SEXP rtp_take_dead(void) {
 
 
 SEXP rtp_live(SEXP x);
-SEXP rtp_pyinit(SEXP path, SEXP bridge);
-SEXP rtp_call(SEXP f, SEXP args, SEXP cls);
-SEXP rtp_setup(SEXP ops, SEXP binary, SEXP unary, SEXP bfns, SEXP fns, SEXP cls,
-               SEXP direct);
+SEXP rtp_pyinit(SEXP path, SEXP module);
+SEXP rtp_ncall(SEXP t, SEXP name, SEXP args, SEXP cls);
+SEXP rtp_setup(SEXP cls, SEXP direct);
 SEXP rtp_op(SEXP name, SEXP args);
 SEXP rtp_fn(SEXP name, SEXP args);
 SEXP rtp_opx(SEXP call_args);
@@ -254,8 +253,8 @@ static const R_CallMethodDef call_methods[] = {
   {"rtp_ndead", (DL_FUNC) &rtp_ndead, 0},
   {"rtp_take_dead", (DL_FUNC) &rtp_take_dead, 0},
   {"rtp_pyinit", (DL_FUNC) &rtp_pyinit, 2},
-  {"rtp_call", (DL_FUNC) &rtp_call, 3},
-  {"rtp_setup", (DL_FUNC) &rtp_setup, 7},
+  {"rtp_ncall", (DL_FUNC) &rtp_ncall, 4},
+  {"rtp_setup", (DL_FUNC) &rtp_setup, 2},
   {"rtp_fn", (DL_FUNC) &rtp_fn, 2},
   {"rtp_release_dead", (DL_FUNC) &rtp_release_dead, 0},
   {"rtp_collected", (DL_FUNC) &rtp_collected, 0},

@@ -5,22 +5,22 @@
 /* -- callables cached by name -------------------------------------------------------------
  *
  * The generated wrappers, the operators and .bridge() name the Python callable they call
- * (`.Call(rtp_op, "sin", list(self))`): the callable is looked up once in the R environment
- * that holds it (.rt$ops, .rt$binary, .rt$unary, .rt$bfns, .rt$fns: reticulate objects) and its
- * PyObject kept here, with a reference of its own, in a small table keyed by the address of
- * the name's CHARSXP (R keeps one CHARSXP per string, so the address identifies the name),
- * beside the function a direct call may use instead (direct.py's direct_fn: ops, binary
- * operators, nnf functions). A name not (yet) in its environment gives raw 04: R then takes
- * its general path, which starts Python and fetches the callable. rtp_setup (after Python started) sets
- * the environments, the class of tensors and the direct path's state, and empties the tables.
+ * (`.Call(rtp_op, "sin", list(self))`). C asks Python for it once, through the bridge
+ * module's c_callable(table, name) (rtorchpy/_r/__init__.py: the same callable R gets through
+ * reticulate), and keeps it here with a reference of its own, in a small table keyed by the
+ * address of the name's CHARSXP (R keeps one CHARSXP per string, so the address identifies
+ * the name), beside the function a direct call may use instead (direct.py's direct_fn: ops,
+ * binary operators, nnf functions). A name Python does not know, or any call before rtp_setup,
+ * gives raw 04: R then takes its general path through reticulate, which reports the error.
+ * rtp_setup (after rtp_pyinit) sets the class of tensors and the direct path's state, and
+ * empties the tables.
  */
-#define NTAB 5
 #define TABSIZE 2048
-static SEXP tab_env[NTAB];
 static SEXP tab_key[NTAB][TABSIZE];
 static PyObj *tab_fn[NTAB][TABSIZE];
 static PyObj *tab_direct[NTAB][TABSIZE];
 static int tab_dims[NTAB][TABSIZE];  /* dims of the direct function, a bit per position */
+static PyObj *resolver = NULL;       /* the bridge module's c_callable */
 SEXP tensor_cls = NULL;
 
 static void clear_tables(void) {
@@ -38,31 +38,75 @@ static void clear_tables(void) {
   gil_release(gil);
 }
 
-/* `direct`: the list direct.py's direct_setup() returns (a reticulate object), or NULL (no
- * direct path). */
-SEXP rtp_setup(SEXP ops, SEXP binary, SEXP unary, SEXP bfns, SEXP fns, SEXP cls,
-               SEXP direct) {
+/* A call of the bridge module's function `fname` with no arguments (the GIL is held): a new
+ * reference, or NULL with Python's error cleared. */
+static PyObj *bridge_call0(const char *fname) {
+  PyObj *f = getattr_s(bridge_module, fname);
+  PyObj *tup = f ? tuple_new(0) : NULL;
+  PyObj *r = tup ? object_call(f, tup, NULL) : NULL;
+  if (tup) decref(tup);
+  if (f) decref(f);
+  if (r == NULL && err_occurred()) err_clear();
+  return r;
+}
+
+/* `cls`: the class of tensors; `direct`: TRUE to set up the direct path (direct.py's
+ * direct_setup() gives C the objects it keeps). FALSE when Python was not started in C. */
+SEXP rtp_setup(SEXP cls, SEXP direct) {
   if (!ready) return Rf_ScalarLogical(0);
   clear_tables();
-  SEXP envs[NTAB] = {ops, binary, unary, bfns, fns};
-  for (int t = 0; t < NTAB; t++) {
-    if (tab_env[t]) R_ReleaseObject(tab_env[t]);
-    tab_env[t] = envs[t];
-    R_PreserveObject(envs[t]);
-  }
   if (tensor_cls) R_ReleaseObject(tensor_cls);
   tensor_cls = cls;
   R_PreserveObject(cls);
-  setup_direct(direct == R_NilValue ? NULL : pyobject(direct));
-  return Rf_ScalarLogical(1);
+  int gil = gil_ensure();
+  if (resolver) decref(resolver);
+  resolver = getattr_s(bridge_module, "c_callable");
+  if (resolver == NULL && err_occurred()) err_clear();
+  PyObj *d = Rf_asLogical(direct) == 1 ? bridge_call0("direct_setup") : NULL;
+  gil_release(gil);
+  setup_direct(d);
+  if (d) {
+    gil = gil_ensure();
+    decref(d);
+    gil_release(gil);
+  }
+  return Rf_ScalarLogical(resolver != NULL);
 }
 
-/* The cached callable named `name` (a string) in table t, or NULL (not there yet); *direct:
+/* The callable Python names `name` in table t (a new reference), or NULL (unknown to Python,
+ * or C not set up). The GIL is held; `utf8` is the name, translated before the GIL was taken. */
+static PyObj *resolve(int t, const char *utf8) {
+  if (resolver == NULL) return NULL;
+  PyObj *tup = tuple_new(2), *r = NULL;
+  if (tup != NULL) {
+    PyObj *ti = long_from((long) t), *nm = unicode_from(utf8);
+    if (ti && nm) {
+      tuple_setitem(tup, 0, ti);  /* (steals the references) */
+      tuple_setitem(tup, 1, nm);
+      r = object_call(resolver, tup, NULL);
+    } else {
+      if (ti) decref(ti);
+      if (nm) decref(nm);
+    }
+    decref(tup);
+  }
+  if (r == NULL && err_occurred()) err_clear();
+  if (r == py_none) {
+    decref(r);
+    r = NULL;
+  }
+  return r;
+}
+
+/* The cached callable named `name` (a string) in table t, or NULL (not known); *direct:
  * the function a direct call may use instead, or NULL. */
 static PyObj *lookup(int t, SEXP name, PyObj **direct, int *dims) {
   *direct = NULL;
   *dims = 0;
-  if (!ready || tab_env[t] == NULL || TYPEOF(name) != STRSXP || XLENGTH(name) != 1) return NULL;
+  if (!ready || resolver == NULL || TYPEOF(name) != STRSXP || XLENGTH(name) != 1 ||
+      STRING_ELT(name, 0) == NA_STRING) {
+    return NULL;
+  }
   SEXP key = STRING_ELT(name, 0);
   size_t i = (((uintptr_t) key) >> 4) % TABSIZE;
   for (int probe = 0; probe < TABSIZE; probe++, i = (i + 1) % TABSIZE) {
@@ -73,17 +117,18 @@ static PyObj *lookup(int t, SEXP name, PyObj **direct, int *dims) {
     }
     if (tab_key[t][i] == NULL) break;
   }
-  SEXP f = GET_VAR(Rf_installTrChar(key), tab_env[t]);
-  if (f == R_UnboundValue || f == R_NilValue) return NULL;
-  PyObj *fn = pyobject(f);
-  if (fn == NULL) return NULL;
+  const char *utf8 = Rf_translateCharUTF8(key);  /* (may allocate: before the GIL) */
+  int gil = gil_ensure();
+  PyObj *fn = resolve(t, utf8);
+  if (fn == NULL) {
+    gil_release(gil);
+    return NULL;
+  }
+  PyObj *d = direct_function(t, key, dims);
+  gil_release(gil);
   i = (((uintptr_t) key) >> 4) % TABSIZE;
   for (int probe = 0; probe < TABSIZE; probe++, i = (i + 1) % TABSIZE) {
     if (tab_key[t][i] == NULL) {
-      int gil = gil_ensure();
-      incref(fn);
-      PyObj *d = direct_function(t, key, dims);
-      gil_release(gil);
       tab_key[t][i] = key;  /* CHARSXPs of names in the package's code are never collected */
       R_PreserveObject(key);
       tab_fn[t][i] = fn;
@@ -93,7 +138,15 @@ static PyObj *lookup(int t, SEXP name, PyObj **direct, int *dims) {
       return fn;
     }
   }
-  return fn;  /* table full: called, not cached */
+  /* table full: cannot happen with the package's names (TABSIZE is several times their
+   * number); the callable is not kept, so the call goes through reticulate */
+  gil = gil_ensure();
+  decref(fn);
+  if (d) decref(d);
+  gil_release(gil);
+  *direct = NULL;
+  *dims = 0;
+  return NULL;
 }
 
 /* The cached callable `name` of table t, for the tables with no direct functions. */
@@ -127,7 +180,7 @@ static SEXP call_named(int t, SEXP name, SEXP args) {
   PyObj *direct;
   int dims;
   PyObj *fn = lookup(t, name, &direct, &dims);
-  if (fn == NULL) return raw1(4);
+  if (fn == NULL) return raw1(REPLY_UNKNOWN);
   if (direct == NULL || TYPEOF(args) != VECSXP || XLENGTH(args) > MAX_DIRECT_ARGS) {
     return call_py(fn, args, tensor_cls);
   }
@@ -145,7 +198,7 @@ static SEXP call_named_ext(int t, SEXP call_args) {
   PyObj *direct;
   int dims;
   PyObj *fn = lookup(t, name, &direct, &dims);
-  if (fn == NULL) return raw1(4);
+  if (fn == NULL) return raw1(REPLY_UNKNOWN);
   int n = Rf_length(rest);
   SEXP buf[MAX_DIRECT_ARGS];  /* (more arguments than that never go direct: call_direct) */
   SEXP *a = n <= MAX_DIRECT_ARGS ? buf : (SEXP *) R_alloc((size_t) n, sizeof(SEXP));
@@ -157,21 +210,21 @@ static SEXP call_named_ext(int t, SEXP call_args) {
 /* .External(rtp_opx, name, ...) and .External(rtp_fnx, name, ...): rtp_op and rtp_fn with the
  * arguments as they came. */
 SEXP rtp_opx(SEXP call_args) {
-  return call_named_ext(0, call_args);
+  return call_named_ext(T_OPS, call_args);
 }
 
 SEXP rtp_fnx(SEXP call_args) {
-  return call_named_ext(4, call_args);
+  return call_named_ext(T_FNS, call_args);
 }
 
-/* Op `name` with the R list `args` (as rtp_call with the tensor class). */
+/* Op `name` with the R list `args` (as rtp_ncall with the tensor class). */
 SEXP rtp_op(SEXP name, SEXP args) {
-  return call_named(0, name, args);
+  return call_named(T_OPS, name, args);
 }
 
 /* Function `name` of the package (the nnf_* functions: .rt$fns) with the R list `args`. */
 SEXP rtp_fn(SEXP name, SEXP args) {
-  return call_named(4, name, args);
+  return call_named(T_FNS, name, args);
 }
 
 /* The binary operator `generic` (.Generic of Ops) on e1, e2. Directly when e1 is a tensor and
@@ -179,8 +232,8 @@ SEXP rtp_fn(SEXP name, SEXP args) {
 SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2) {
   PyObj *direct;
   int dims;
-  PyObj *fn = lookup(1, generic, &direct, &dims);
-  if (fn == NULL) return raw1(4);
+  PyObj *fn = lookup(T_BINARY, generic, &direct, &dims);
+  if (fn == NULL) return raw1(REPLY_UNKNOWN);
   SEXP a[2] = {e1, e2};
   int direct_ok = TYPEOF(e1) == EXTPTRSXP && TYPEOF(e2) != STRSXP;
   return call_with(fn, direct_ok ? direct : NULL, dims, a, 2);
@@ -188,15 +241,26 @@ SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2) {
 
 /* The unary operator `generic` on e1. */
 SEXP rtp_unop(SEXP generic, SEXP e1) {
-  PyObj *fn = lookup_fn(2, generic);
-  if (fn == NULL) return raw1(4);
+  PyObj *fn = lookup_fn(T_UNARY, generic);
+  if (fn == NULL) return raw1(REPLY_UNKNOWN);
   return call_py_args(fn, &e1, 1);
 }
 
-/* A function of the bridge module named `name`: its reply as rtp_call gives it (a tensor
+/* A function of the bridge module named `name`: its reply as call_py gives it (a tensor
  * reply comes back wrapped). */
 SEXP rtp_bcall(SEXP name, SEXP args) {
-  PyObj *fn = lookup_fn(3, name);
-  if (fn == NULL) return raw1(4);
+  PyObj *fn = lookup_fn(T_BRIDGE, name);
+  if (fn == NULL) return raw1(REPLY_UNKNOWN);
   return call_py(fn, args, tensor_cls);
+}
+
+/* The callable `name` of table t (see the top of this file) with the R list `args`, through
+ * its Python caller (never a direct call): the reply as call_py gives it, raw 04 when the
+ * callable is not known in C. */
+SEXP rtp_ncall(SEXP t, SEXP name, SEXP args, SEXP cls) {
+  int ti = Rf_asInteger(t);
+  if (ti < 0 || ti >= NTAB) return raw1(REPLY_UNKNOWN);
+  PyObj *fn = lookup_fn(ti, name);
+  if (fn == NULL) return raw1(REPLY_UNKNOWN);
+  return call_py(fn, args, cls);
 }

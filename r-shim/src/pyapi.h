@@ -47,6 +47,8 @@
 #define float_from rtp_float_from
 #define from_py rtp_from_py
 #define getattr rtp_getattr
+#define getattr_s rtp_getattr_s
+#define import_module rtp_import_module
 #define gil_ensure rtp_gil_ensure
 #define gil_release rtp_gil_release
 #define handle_of rtp_handle_of
@@ -66,7 +68,6 @@
 #define py_false rtp_py_false
 #define py_none rtp_py_none
 #define py_true rtp_py_true
-#define pyobject rtp_pyobject
 #define raw1 rtp_raw1
 #define ready rtp_ready
 #define register_tensor rtp_register_tensor
@@ -97,10 +98,7 @@ typedef struct _pyobj {
   void *ob_type;
 } PyObj;
 
-#define MAGIC (-7.25)   /* imaginary part of a handle (rtorchpy/_r/handles.py) */
-#define FLAG_GC 0.25    /* subtracted from MAGIC in a reply: R should collect garbage */
-#define FLAG_WARN 0.5   /* subtracted from MAGIC in a reply: Python warnings wait for R */
-#define MAX_DIRECT_ARGS 16
+#include "protocol.h"  /* MAGIC, FLAG_GC, FLAG_WARN, reply codes, table numbers (generated) */
 
 /* pycall.c: the API, set by rtp_pyinit (`ready` once it succeeded) */
 extern int ready;
@@ -145,10 +143,11 @@ extern int (*setattr_o)(PyObj *, PyObj *, PyObj *);
 extern int (*list_append)(PyObj *, PyObj *);
 extern void (*err_normalize)(PyObj **, PyObj **, PyObj **);
 extern PyObj **exc_exception;
+extern PyObj *(*import_module)(const char *);
+extern PyObj *(*getattr_s)(PyObj *, const char *);
 
 /* pycall.c: conversions, replies, calls */
 SEXP raw1(int v);
-PyObj *pyobject(SEXP x);
 SEXP handle_of(SEXP a);
 PyObj *to_py(SEXP a, const char **strs, int *k);
 SEXP from_py(PyObj *o, int depth);

@@ -1,10 +1,10 @@
 /* A direct call of a Python callable, for the bridge's hot path.
  *
- * reticulate's own call (py_call_impl + py_ref_to_r) costs about 30 us even for a Python
- * function that does nothing: it wraps every result in a new R environment before converting
- * it. Most bridge calls pass only handles and plain scalars and get back one handle, so this
- * file calls the Python callable behind a reticulate object through the Python C API itself
- * (the symbols of the libpython that reticulate loaded, found with dlsym) and converts just
+ * A call through reticulate costs about 30 us even for a Python function that does nothing:
+ * it wraps every result in a new R environment before converting it. Most bridge calls pass
+ * only handles and plain scalars and get back one handle, so this file calls Python callables
+ * through the Python C API itself (the symbols of the libpython that reticulate loaded, found
+ * with dlsym; the callables are found by name through Python, see names.c) and converts just
  * those values:
  *
  *   arguments: complex, double, integer, logical (not NA) scalars without attributes, a single
@@ -12,11 +12,11 @@
  *   result:    a Python complex (a handle) becomes an R complex number; a Tensor (from the
  *              direct path, direct.c) is registered and comes back as a handle.
  *
- * Anything else is left to reticulate: rtp_call returns raw 01 when it did not call (an
+ * Anything else is left to reticulate: call_py returns raw 01 when it did not call (an
  * argument it does not convert), raw 02 when it called but the result is of another kind (the
  * result is then kept in the bridge module's `_stash` for R to fetch through reticulate), and
  * raw 03 when the call was interrupted (KeyboardInterrupt: R signals its `interrupt`).
- * Until rtp_pyinit succeeded, rtp_call always returns raw 01.
+ * Until rtp_pyinit succeeded, call_py always returns raw 01.
  *
  * Two rules keep both interpreters consistent:
  *  - no R error may unwind through a region holding the GIL: every R call that can fail
@@ -80,6 +80,8 @@ int (*setattr_o)(PyObj *, PyObj *, PyObj *);
 int (*list_append)(PyObj *, PyObj *);
 void (*err_normalize)(PyObj **, PyObj **, PyObj **);
 PyObj **exc_exception;
+PyObj *(*import_module)(const char *);
+PyObj *(*getattr_s)(PyObj *, const char *);
 
 SEXP raw1(int v) {
   SEXP r = Rf_allocVector(RAWSXP, 1);
@@ -87,27 +89,18 @@ SEXP raw1(int v) {
   return r;
 }
 
-/* The PyObject behind a reticulate object (a closure for callables, an environment else). */
-PyObj *pyobject(SEXP x) {
-  if (TYPEOF(x) == CLOSXP) x = Rf_getAttrib(x, Rf_install("py_object"));
-  if (TYPEOF(x) != ENVSXP) return NULL;
-  SEXP p = GET_VAR(Rf_install("pyobj"), x);
-  if (TYPEOF(p) != EXTPTRSXP) return NULL;
-  return (PyObj *) R_ExternalPtrAddr(p);
-}
-
 /* Whether the hand-declared object header matches this Python (the GIL is held): objects made
  * by the C API carry the expected type at the expected offset, and Py_IncRef/Py_DecRef change
  * the field read as the reference count by exactly one. */
 static int layout_ok(void) {
   int ok = 1;
-  PyObj *f = float_from(1.5), *c = complex_from(1.0, -7.25), *l = list_new(0);
+  PyObj *f = float_from(1.5), *c = complex_from(1.0, -3.5), *l = list_new(0);
   PyObj *i = long_from(1234567L);
   if (f == NULL || c == NULL || l == NULL || i == NULL) ok = 0;
   if (ok) {
     ok = f->ob_type == t_float && c->ob_type == t_complex && l->ob_type == t_list &&
          i->ob_type == t_long && py_true->ob_type == t_bool && py_false->ob_type == t_bool &&
-         complex_real(c) == 1.0 && complex_imag(c) == -7.25 && float_as(f) == 1.5;
+         complex_real(c) == 1.0 && complex_imag(c) == -3.5 && float_as(f) == 1.5;
   }
   if (ok) {
     ptrdiff_t before = f->ob_refcnt;
@@ -127,12 +120,16 @@ static int layout_ok(void) {
 #define SYM(var, name) \
   do { *(void **) (&var) = dlsym(lib, name); if (var == NULL) return Rf_ScalarLogical(0); } while (0)
 
-/* Find the Python C API in the libpython at `path` (already loaded by reticulate). */
-SEXP rtp_pyinit(SEXP path, SEXP bridge) {
+/* Find the Python C API in the libpython at `path` (already loaded by reticulate) and import
+ * the bridge module named `module` through it. Nothing of reticulate's is read: the Python
+ * objects C calls are found by name, through Python (see names.c). */
+SEXP rtp_pyinit(SEXP path, SEXP module) {
   ready = 0;
-  if (TYPEOF(path) != STRSXP || XLENGTH(path) != 1 || STRING_ELT(path, 0) == NA_STRING) {
+  if (TYPEOF(path) != STRSXP || XLENGTH(path) != 1 || STRING_ELT(path, 0) == NA_STRING ||
+      TYPEOF(module) != STRSXP || XLENGTH(module) != 1 || STRING_ELT(module, 0) == NA_STRING) {
     return Rf_ScalarLogical(0);
   }
+  const char *modname = Rf_translateCharUTF8(STRING_ELT(module, 0));
 #ifdef _WIN32
   return Rf_ScalarLogical(0);  /* no dlsym: every call goes through reticulate */
 #else
@@ -178,6 +175,8 @@ SEXP rtp_pyinit(SEXP path, SEXP bridge) {
   SYM(getattr, "PyObject_GetAttr");
   SYM(setattr_o, "PyObject_SetAttr");
   SYM(list_append, "PyList_Append");
+  SYM(import_module, "PyImport_ImportModule");
+  SYM(getattr_s, "PyObject_GetAttrString");
   SYM(err_normalize, "PyErr_NormalizeException");
   SYM(exc_exception, "PyExc_Exception");
   SYM(t_complex, "PyComplex_Type");
@@ -187,12 +186,13 @@ SEXP rtp_pyinit(SEXP path, SEXP bridge) {
   SYM(py_none, "_Py_NoneStruct");
   SYM(py_true, "_Py_TrueStruct");
   SYM(py_false, "_Py_FalseStruct");
-  PyObj *b = pyobject(bridge);
-  if (b == NULL) return Rf_ScalarLogical(0);
   int gil = gil_ensure();
   int ok = layout_ok();
-  if (ok) {
-    incref(b);
+  PyObj *b = ok ? import_module(modname) : NULL;  /* (already imported by R: a lookup) */
+  if (b == NULL) {
+    ok = 0;
+    if (err_occurred()) err_clear();
+  } else {
     if (bridge_module) decref(bridge_module);
     bridge_module = b;
   }
@@ -426,7 +426,7 @@ SEXP finish(PyObj *res, int gil, SEXP cls, int encode) {
     /* -- GIL released --------------------------------------------------------------- */
     SEXP out = PROTECT(Rf_allocVector(CPLXSXP, 1));
     COMPLEX(out)[0] = h;
-    if (cls != R_NilValue && h.i == MAGIC && rtp_ndead_int() <= 1024) out = rtp_wrap(out, cls);
+    if (cls != R_NilValue && h.i == MAGIC && rtp_ndead_int() <= RELEASE_BATCH) out = rtp_wrap(out, cls);
     UNPROTECT(1);
     return out;
   }
@@ -444,7 +444,7 @@ SEXP finish(PyObj *res, int gil, SEXP cls, int encode) {
   gil_release(gil);
   /* -- GIL released --------------------------------------------------------------------- */
   if (failed) rtp_error("runtime_error", "rtorchpy: could not keep a Python result for R");
-  return raw1(2);
+  return raw1(REPLY_STASHED);
 }
 
 /* The text of a Python str (or NULL), copied into memory R frees when this .Call ends. */
@@ -502,7 +502,7 @@ SEXP py_error(int gil, int reply, SEXP cls) {
     if (err_occurred()) err_clear();
   }
   gil_release(gil);
-  if (interrupted) return raw1(3);
+  if (interrupted) return raw1(REPLY_INTERRUPTED);
   rtp_error(kind, msg ? msg : "a Python error");
   return R_NilValue;  /* not reached */
 }
@@ -516,20 +516,13 @@ void ensure_unwind_token(void) {
 
 /* -- calls -------------------------------------------------------------------------------------- */
 
-/* Call the Python callable `f` (a reticulate object) with the R list `args`: the reply as an
- * R complex (a handle), or raw 01 / 02 / 03 (see the top of this file). An element of `args`
- * may be an rtorchpy object (its handle is passed). With `cls` not NULL, a handle reply that
- * needs no housekeeping (see .t() in R/bridge.R) comes back already wrapped, of class `cls`. */
-SEXP rtp_call(SEXP f, SEXP args, SEXP cls) {
-  if (!ready) return raw1(1);
-  PyObj *fn = pyobject(f);
-  if (fn == NULL) return raw1(1);
-  return call_py(fn, args, cls);
-}
-
+/* Call the Python callable `fn` with the R list `args`: the reply as an R complex (a handle),
+ * or raw 01 / 02 / 03 (see the top of this file). An element of `args` may be an rtorchpy
+ * object (its handle is passed). With `cls` not NULL, a handle reply that needs no
+ * housekeeping (see .t() in R/bridge.R) comes back already wrapped, of class `cls`. */
 SEXP call_py(PyObj *fn, SEXP args, SEXP cls) {
   int nstr = 0;
-  if (!ready || TYPEOF(args) != VECSXP || !simple_args_at(args, 0, &nstr)) return raw1(1);
+  if (!ready || TYPEOF(args) != VECSXP || !simple_args_at(args, 0, &nstr)) return raw1(REPLY_NOT_CALLED);
   const char **strs = NULL;
   if (nstr) {
     int k = 0;

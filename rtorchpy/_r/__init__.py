@@ -43,11 +43,12 @@ from .distributions import constraint_check, constraint_get, distr_call, distr_g
 from .errors import RCallbackError
 from .handles import collected, release, stats
 from .index import index, set_index
+from .protocol import TABLES
 from .optim import (optim_add_param_group, optim_defaults, optim_groups, optim_load_state_dict,
                     optim_new, optim_repr, optim_set_dispatch, optim_set_groups,
                     optim_state_dict, optim_step, optim_zero_grad)
-from .ops import (binary_callers, fn_caller, method_names, op_caller, op_callers,
-                  unary_callers)
+from .ops import (BINARY, UNARY, binary_callers, fn_caller, method_names, op_caller,
+                  op_callers, unary_callers)
 from .rnn import rnn_forward, rnn_pack_padded, rnn_pad_packed, rnn_pad_sequence
 from .random import (generator_current_seed, generator_get_state, generator_new,
                      generator_set_current_seed, generator_set_state, rng_initial_seed,
@@ -60,6 +61,34 @@ from .tensor import (arange, autograd_backward, autograd_grad, backward, get_att
 from .values import format_tensor, from_r, item, to_r
 
 _stash = None  # a reply r-shim/src/pycall.c does not convert, for R to fetch via reticulate
+
+
+
+
+def c_callable(table, name):
+    """The callable the C bridge caches for ``name`` in table number ``table``: the same object
+    R reaches through reticulate for it, or None when there is none (R's general path then
+    reports the error)."""
+    kind = TABLES[table]
+    try:
+        if kind == "ops":
+            return op_caller(name)
+        if kind == "binary":
+            return BINARY.get(name)
+        if kind == "unary":
+            return UNARY.get(name)
+        if kind == "bridge":
+            f = globals().get(name)
+            return f if callable(f) and not name.startswith("_") else None
+        return fn_caller(name)
+    except (KeyError, AttributeError):
+        return None
+
+
+def call_kw(f, args, kwargs):
+    """``f(*args, **kwargs)``: R's way to pass keyword arguments through reticulate's
+    ``py_call`` (whose own first argument is named ``x``)."""
+    return f(*(args or ()), **(kwargs or {}))
 
 
 def take_stash():

@@ -17,6 +17,7 @@ from . import handles
 from .errors import _err
 from .handles import r_dim
 from .ops import _NNF, _PLANS, BINARY_FNS
+from .protocol import HANDLE_FIRST, MAX_DIRECT_ARGS
 
 
 def _dim_positions(plan):
@@ -28,10 +29,8 @@ def _dim_positions(plan):
     if any(conv is not r_dim or name not in plan.names for name, conv in plan.conv.items()):
         return None
     positions = [plan.names.index(name) for name in plan.conv]
-    return positions if max(positions) < 16 else None
+    return positions if max(positions) < MAX_DIRECT_ARGS else None
 
-
-HANDLE_FIRST = 30  # (a position past MAX_DIRECT_ARGS: a flag for C, see direct_function)
 
 
 def direct_fn(table, name):

@@ -12,10 +12,8 @@ from .. import dtypes as _dt
 from ..autograd.graph import Node
 from ..tensor import Tensor
 from .errors import ZERO_DIM, ZERO_INDEX, RIndexError, RNAError, _err, na_message
+from .protocol import FLAG_GC, FLAG_WARN, MAGIC
 
-MAGIC = -7.25      # imaginary part of every handle R holds
-FLAG_GC = 0.25     # subtracted from MAGIC in a returned handle: R should collect garbage
-FLAG_WARN = 0.5    # subtracted from MAGIC: Python warnings are waiting (_WARNINGS)
 MAGIC_GC = MAGIC - FLAG_GC
 
 # R's NA_integer_ as reticulate sends it (R's integers never take this value). The R side sends

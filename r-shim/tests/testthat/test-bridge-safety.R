@@ -266,28 +266,28 @@ test_that("the C bridge checks argument types and keeps R errors out of Python",
   f <- reticulate::py_eval("lambda *a: len(a)", convert = FALSE)
   # closures, environments, symbols, language: not converted (raw 01), no R error
   for (v in list(function(z) z, new.env(), quote(a), quote(a + b), sum)) {
-    expect_equal(.Call(rtorchpy:::rtp_call, f, list(v), NULL), as.raw(1L))
+    expect_equal(c_call(f, list(v), NULL), as.raw(1L))
   }
   # a string R cannot translate fails before Python is entered; the bridge still works
   bad <- "\xff"
   Encoding(bad) <- "bytes"
-  expect_error(.Call(rtorchpy:::rtp_call, f, list(bad), NULL), "bytes")
-  expect_equal(.Call(rtorchpy:::rtp_call, f, list(1, "é", list("ü")), NULL), 3L)
+  expect_error(c_call(f, list(bad), NULL), "bytes")
+  expect_equal(c_call(f, list(1, "é", list("ü")), NULL), 3L)
   # a restored handle is not passed (the reticulate path then refuses it)
   x <- unserialize(serialize(torch_tensor(1), NULL))
-  expect_equal(.Call(rtorchpy:::rtp_call, f, list(x), NULL), as.raw(1L))
-  expect_error(rtorchpy:::.call(f, list(x)), "external pointer is not valid")
+  expect_equal(c_call(f, list(x), NULL), as.raw(1L))
+  expect_error(r_call(f, list(x)), "external pointer is not valid")
   expect_equal(as_array(torch_tensor(c(1, 2)) * 2), c(2, 4))
   # a KeyboardInterrupt in Python is an R interrupt once the GIL is released
   ki <- reticulate::py_eval("lambda: (_ for _ in ()).throw(KeyboardInterrupt())",
                             convert = FALSE)
-  expect_equal(.Call(rtorchpy:::rtp_call, ki, list(), NULL), as.raw(3L))
-  expect_equal(tryCatch(rtorchpy:::.call(ki, list()), interrupt = function(e) "interrupt"),
+  expect_equal(c_call(ki, list(), NULL), as.raw(3L))
+  expect_equal(tryCatch(r_call(ki, list()), interrupt = function(e) "interrupt"),
                "interrupt")
   # a Python error outside the bridge's guards is an R error, and Python is usable after it
   oops <- reticulate::py_eval("lambda: 1 // 0", convert = FALSE)
-  expect_error(.Call(rtorchpy:::rtp_call, oops, list(), NULL), "division")
-  expect_equal(.Call(rtorchpy:::rtp_call, f, list(1, 2), NULL), 2L)
+  expect_error(c_call(oops, list(), NULL), "division")
+  expect_equal(c_call(f, list(1, 2), NULL), 2L)
 })
 
 test_that("conditions from R callbacks reach the caller's handlers; frames between clean up", {

@@ -7,17 +7,17 @@ test_that("bridge calls go through the direct path when libpython is found", {
   expect_true(rt$direct)
   x <- torch_tensor(c(1, 2, 3))
   h <- rtorchpy:::.h(x)
-  r <- .Call(rtorchpy:::rtp_call, rt$ops[["exp"]], list(h), NULL)
+  r <- .Call(rtorchpy:::rtp_ncall, 0L, "exp", list(h), NULL)
   expect_true(is.complex(r))
   # a reply it does not convert is kept for reticulate to fetch
-  expect_equal(.Call(rtorchpy:::rtp_call, rt$ops[["allclose"]], list(h, h), NULL),
+  expect_equal(.Call(rtorchpy:::rtp_ncall, 0L, "allclose", list(h, h), NULL),
                list("v", TRUE))
   stash <- reticulate::py_eval("lambda: {'a': 1}", convert = FALSE)
-  expect_equal(.Call(rtorchpy:::rtp_call, stash, list(), NULL), as.raw(2L))
+  expect_equal(c_call(stash, list(), NULL), as.raw(2L))
   expect_equal(rtorchpy:::.call_slow(NULL, NULL, as.raw(2L), rtorchpy:::.a), list(a = 1L))
   # arguments it does not convert: not called
-  expect_equal(.Call(rtorchpy:::rtp_call, rt$ops[["exp"]], list(c(h, h)), NULL), as.raw(1L))
-  expect_equal(.Call(rtorchpy:::rtp_call, rt$ops[["exp"]], list(NA_integer_), NULL), as.raw(1L))
+  expect_equal(.Call(rtorchpy:::rtp_ncall, 0L, "exp", list(c(h, h)), NULL), as.raw(1L))
+  expect_equal(.Call(rtorchpy:::rtp_ncall, 0L, "exp", list(NA_integer_), NULL), as.raw(1L))
 })
 
 test_that("values, errors and scalars round-trip through the direct path", {
@@ -29,7 +29,7 @@ test_that("values, errors and scalars round-trip through the direct path", {
   expect_error(x$sum(dim = 3L), "Dimension out of range")
   expect_true(x$exp()$allclose(torch_exp(x)))
   # a Python exception raised outside the bridge's guards becomes an R error
-  expect_error(rtorchpy:::.call(rtorchpy:::.rt$take_stash, list(1)), "argument")
+  expect_error(r_call(3L, "take_stash", list(1)), "argument")
 })
 
 test_that("the direct path converts values exactly as reticulate does", {
@@ -44,13 +44,13 @@ test_that("the direct path converts values exactly as reticulate does", {
   pick <- reticulate::py_eval(paste0("lambda i: ", values, "[i]"), convert = FALSE)
   n <- reticulate::py_eval(paste0("len(", values, ")"))
   for (i in seq_len(n) - 1L) {
-    direct <- rtorchpy:::.call(pick, list(i))
+    direct <- r_call(pick, list(i))
     via_reticulate <- rtorchpy:::.rt$p2r(reticulate::py_call(pick, i))
     expect_identical(direct, via_reticulate, label = paste("value", i))
   }
   # arguments: lists and scalars arrive as reticulate would pass them
   echo <- reticulate::py_eval("lambda *a: repr(a)", convert = FALSE)
   args <- list(1, 2L, TRUE, "s", NULL, list(), list(1, list("a", NULL)), 1+2i)
-  expect_identical(.Call(rtorchpy:::rtp_call, echo, args, NULL),
+  expect_identical(c_call(echo, args, NULL),
                    rtorchpy:::.rt$p2r(do.call(reticulate::py_call, c(list(echo), args))))
 })

@@ -67,12 +67,12 @@ test_that("long messages arrive whole", {
 test_that("a Python error outside the bridge's guards is classed too, with its whole message", {
   rtorchpy:::.ensure_python()
   bad_value <- reticulate::py_eval("lambda: int('not a number')", convert = FALSE)
-  e <- expect_condition_class(.Call(rtorchpy:::rtp_call, bad_value, list(), NULL), "value_error")
+  e <- expect_condition_class(c_call(bad_value, list(), NULL), "value_error")
   expect_match(conditionMessage(e), "invalid literal")
   bad_type <- reticulate::py_eval("lambda: len(3)", convert = FALSE)
-  expect_condition_class(.Call(rtorchpy:::rtp_call, bad_type, list(), NULL), "type_error")
+  expect_condition_class(c_call(bad_type, list(), NULL), "type_error")
   long <- reticulate::py_eval("lambda: (_ for _ in ()).throw(RuntimeError('y' * 5000))",
                               convert = FALSE)
-  e <- expect_condition_class(.Call(rtorchpy:::rtp_call, long, list(), NULL), "runtime_error")
+  e <- expect_condition_class(c_call(long, list(), NULL), "runtime_error")
   expect_equal(nchar(conditionMessage(e)), 5000)
 })

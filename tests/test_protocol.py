@@ -1,0 +1,50 @@
+"""The R bridge's protocol has one definition (rtorchpy/_r/protocol.py): the C header and the R
+file written from it are current, and no source restates a constant by hand."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from rtorchpy._r import handles, protocol
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIM = ROOT / "r-shim"
+
+
+def test_generated_protocol_files_are_current():
+    res = subprocess.run([sys.executable, str(SHIM / "tools" / "generate_protocol.py"), "--check"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+
+
+def test_python_uses_the_protocol_values():
+    assert handles.MAGIC is protocol.MAGIC
+    assert handles.FLAG_GC == protocol.FLAG_GC and handles.FLAG_WARN == protocol.FLAG_WARN
+    # the flags must be told apart from the magic number after rounding (R/bridge.R's .t)
+    assert protocol.FLAG_WARN == 2 * protocol.FLAG_GC
+    assert protocol.HANDLE_FIRST >= protocol.MAX_DIRECT_ARGS
+
+
+def _sources():
+    for path in list((SHIM / "src").glob("*.[ch]")) + list((SHIM / "R").glob("*.R")):
+        if path.name not in ("protocol.h", "gen-protocol.R", "gen-ops.R"):
+            yield path, path.read_text()
+
+
+def test_no_source_restates_a_protocol_constant():
+    magic = re.compile(r"-7\.25")
+    reply = re.compile(r"raw1\(\s*\d+\s*\)|as\.raw\(\s*[1-4]L?\s*\)")
+    batch = re.compile(r"\b1024L?\b")
+    for path, text in _sources():
+        code = "\n".join(line.split("#")[0] if path.suffix == ".R" else line
+                         for line in text.splitlines())
+        assert not magic.search(code), f"{path.name} restates MAGIC"
+        assert not reply.search(code), f"{path.name} writes a raw reply code by number"
+        if path.suffix in (".c", ".h"):
+            assert not batch.search(code), f"{path.name} restates RELEASE_BATCH"
+    for path in (ROOT / "rtorchpy" / "_r").glob("*.py"):
+        if path.name != "protocol.py":
+            assert not re.search(r"^\s*(MAGIC|FLAG_GC|FLAG_WARN|HANDLE_FIRST)\s*=",
+                                 path.read_text(), re.M), f"{path.name} defines a constant"
