@@ -79,6 +79,8 @@ torch_scalar_tensor <- function(value, dtype = NULL, device = NULL, requires_gra
 #' @param layout Ignored.
 #' @param device `NULL` or `"cpu"`.
 #' @param requires_grad Track operations for automatic differentiation.
+#' @param generator A [torch_generator()] to draw from, or `NULL` for the default generator
+#'   (the random creators only).
 #' @return A tensor.
 #' @name tensor-creation
 NULL

@@ -13,6 +13,7 @@
 #'
 #' @keywords internal
 #' @importFrom R6 R6Class
+#' @importFrom parallel makeForkCluster
 #' @importFrom rlang list2
 #' @useDynLib rtorchpy, .registration = TRUE
 "_PACKAGE"

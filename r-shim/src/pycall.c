@@ -129,7 +129,6 @@ SEXP rtp_pyinit(SEXP path, SEXP module) {
       TYPEOF(module) != STRSXP || XLENGTH(module) != 1 || STRING_ELT(module, 0) == NA_STRING) {
     return Rf_ScalarLogical(0);
   }
-  const char *modname = Rf_translateCharUTF8(STRING_ELT(module, 0));
 #ifdef _WIN32
   return Rf_ScalarLogical(0);  /* no dlsym: every call goes through reticulate */
 #else
@@ -138,6 +137,7 @@ SEXP rtp_pyinit(SEXP path, SEXP module) {
   void *lib = dlopen(CHAR(STRING_ELT(path, 0)), RTLD_NOW | RTLD_NOLOAD | RTLD_LOCAL);
   if (lib == NULL) lib = dlopen(NULL, RTLD_NOW);  /* a Python linked into the process */
   if (lib == NULL) return Rf_ScalarLogical(0);
+  const char *modname = Rf_translateCharUTF8(STRING_ELT(module, 0));
   SYM(gil_ensure, "PyGILState_Ensure");
   SYM(gil_release, "PyGILState_Release");
   SYM(tuple_new, "PyTuple_New");
