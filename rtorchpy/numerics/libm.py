@@ -11,7 +11,9 @@ only where the long double value lies so close to the midpoint between two float
 glibc's own rounding could go either way ask ``math`` itself for that element (a few percent
 of them; checked against ``math`` on millions of values). ``log1p`` is always per element:
 glibc's is less accurate, so no margin is safe; ``sin`` and ``cos`` too, where that is faster.
-Where ``long double`` is no wider than float64 every element goes through ``math``.
+Where ``long double`` is no wider than float64 every element goes through ``math``. (Where it is
+x87 extended, the closeness to a midpoint is read from the 11 significand bits that rounding to
+float64 drops, in integer passes.)
 
 Where NumPy's own float64 kernel gives the C library's bits, it is used as it is, in one pass:
 NumPy calls the C library on CPUs where it has no SIMD version of a function, and its SIMD
@@ -33,6 +35,11 @@ _LD = np.longdouble
 _WIDE = np.finfo(_LD).nmant > 52
 # how close to a midpoint (in float64 ULP) glibc may round the other way than exact rounding
 _NEAR = 0.02
+# x87 extended (64-bit significand, little-endian, 16 bytes): the 11 significand bits that
+# rounding to float64 drops are then read directly (midpoint 1024, the margin in 1/2048 ULP)
+_X87 = (np.finfo(_LD).nmant == 63 and np.dtype(_LD).itemsize == 16
+        and np.little_endian)
+_NEAR_BITS = math.ceil(_NEAR * 2048)
 
 
 def _per_element(fn, x):
@@ -67,6 +74,21 @@ def numpy_matches(np_fn, math_fn, hi):
     return bool(np.array_equal(got.view(np.int64), _per_element(math_fn, x).view(np.int64)))
 
 
+def _x87_doubt(ext, out):
+    # (a few integer passes instead of the long double arithmetic of _generic_doubt; the
+    # non-finite results are kept in doubt, so that the library decides them as before)
+    low = (ext.view(np.uint64)[0::2] & np.uint64(0x7FF)).view(np.int64)
+    low -= 1024
+    np.abs(low, out=low)
+    return np.flatnonzero((low <= _NEAR_BITS) | ~np.isfinite(out))
+
+
+def _generic_doubt(ext, out):
+    resid = np.abs((ext - out.astype(_LD)).astype(np.float64))
+    half = np.spacing(np.abs(out)) * 0.5
+    return np.flatnonzero(~(np.abs(resid - half) > _NEAR * 2 * half))
+
+
 def _make(np_fn, math_fn, wide=_WIDE, probe_hi=None):
     state = {}
 
@@ -85,9 +107,7 @@ def _make(np_fn, math_fn, wide=_WIDE, probe_hi=None):
         with np.errstate(all="ignore"):
             ext = np_fn(x.astype(_LD))
             out = ext.astype(np.float64)
-            resid = np.abs((ext - out.astype(_LD)).astype(np.float64))
-            half = np.spacing(np.abs(out)) * 0.5
-            doubt = np.flatnonzero(~(np.abs(resid - half) > _NEAR * 2 * half))
+            doubt = _x87_doubt(ext, out) if _X87 else _generic_doubt(ext, out)
         if doubt.size:
             out[doubt] = _per_element(math_fn, x[doubt])
         return out
