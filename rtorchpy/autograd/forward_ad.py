@@ -363,7 +363,7 @@ def custom_tangents(name, jvp, ctx, values, outs, level):
     if jvp is None:
         raise RuntimeError(f"{name}: you must implement the jvp function for a custom autograd "
                            "function to use it with forward mode AD (give autograd_function a "
-                           "jvp(ctx, *tangents)).")
+                           "jvp).")
     n = BATCH[0]
     FORWARD_AD[0] = 0
     BATCH[0] = 0
