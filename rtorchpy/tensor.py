@@ -420,7 +420,7 @@ class Tensor:
     def _check_inplace(self, others=()):
         """Refuse in-place changes that would silently corrupt gradients (libtorch's checks:
         they apply when grad mode is on and the op would record history)."""
-        if STATE.grad_enabled:
+        if STATE.grad_enabled and not STATE.fw_only:
             base = self._base
             if base is not None:
                 self._fresh_view()

@@ -10,6 +10,19 @@ SQ = RNG.uniform(-1, 1, (3, 3)) + 3 * np.eye(3)
 SPD = SQ @ SQ.T + np.eye(3)
 LOW = np.linalg.cholesky(SPD)
 MASK = RNG.random((3, 4)) > 0.5
+# torch.lu of SQ_A in PyTorch 2.13: packed factors, pivots (3, 3, 3)
+SQ_A = np.array([[1.0, 2, 3], [4, 5, 6], [7, 8, 10]])
+SQ_LU = np.array([[7.0, 8, 10], [1 / 7, 6 / 7, 11 / 7], [4 / 7, 0.5, -0.5]])
+
+
+def _plu(lu, piv):
+    """P L U of packed factors (a check independent of lu_unpack)."""
+    n = lu.shape[-1]
+    a = np.tril(lu, -1) + np.eye(n)
+    a = a @ np.triu(lu)
+    for j in range(n - 1, -1, -1):  # undo the interchanges, last first
+        a[[j, piv[j] - 1]] = a[[piv[j] - 1, j]]
+    return a
 
 
 def surface_cases(Case, inplace, same_values):
@@ -52,6 +65,15 @@ def surface_cases(Case, inplace, same_values):
         "solve": [Case(SQ[:, :2], SQ, expected=recon(lambda x, lu: SQ @ x, SQ[:, :2]))],
         "geqrf": [Case(SQ, expected=lambda r, a: np.testing.assert_allclose(
             np.abs(np.triu(r[0].numpy())), np.abs(np.linalg.qr(SQ)[1]), atol=1e-10))],
+        "lu": [Case(SQ, expected=lambda r, a: np.testing.assert_allclose(
+            _plu(r[0].numpy(), r[1].numpy()), SQ, atol=1e-10))],
+        "lu_unpack": [Case(SQ_LU, np.array([3, 3, 3], np.int32), expected=recon(
+            lambda p, lo, up: p @ lo @ up, SQ_A))],
+        "lu_solve": [Case(SQ_A[:, :2], SQ_LU, np.array([3, 3, 3], np.int32),
+                          expected=close(np.linalg.solve(SQ_A, SQ_A[:, :2])))],
+        "orgqr": [Case(np.zeros((3, 2)), np.zeros(2), expected=np.eye(3, 2))],
+        "ormqr": [Case(np.zeros((3, 2)), np.zeros(2), X[:, :2], expected=X[:, :2])],
+        "chain_matmul": [Case(SQ, SQ, SQ, expected=close(SQ @ SQ @ SQ))],
         "addcmul": [Case(X, X, X, value=2, expected=X + 2 * X * X)],
         "addcdiv": [Case(X, X, SPD[:, :1] + 1, expected=X + X / (SPD[:, :1] + 1))],
         "masked_select": [Case(X, MASK, expected=X[MASK])],

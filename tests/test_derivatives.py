@@ -1403,6 +1403,13 @@ def _l_householder(draw, rng, name):
     return Case(rt.linalg_householder_product, anyv(rng, b + (m, n)), anyv(rng, b + (k,)))
 
 
+@builder("LinalgLuFactorExBackward0")
+def _l_lu_factor(draw, rng, name):
+    m, n = draw(st.sampled_from([(3, 3), (4, 2), (2, 4)]))
+    # a dominant diagonal keeps the pivot order fixed under finite differences
+    return Case(lambda a: rt.torch_lu(a)[0], anyv(rng, _batch(draw) + (m, n)) + 3 * np.eye(m, n))
+
+
 @builder("LinalgVectorNormBackward0")
 def _l_vector_norm(draw, rng, name):
     s = shape(draw, min_dims=1)

@@ -110,3 +110,36 @@ def test_batched_tangents_equal_one_tangent_at_a_time(name, data):
             want = np.zeros(bt.shape[1:]) if one is None else one.numpy()
             np.testing.assert_allclose(bt.numpy()[k], want, rtol=1e-9, atol=1e-9,
                                        err_msg=f"output {j}, direction {k}")
+
+
+def test_tangents_flow_under_no_grad():
+    """As in PyTorch, no_grad stops recording, not forward AD: tangents keep flowing and no
+    graph is built, whichever of the two blocks is opened first."""
+    x = rt.torch_tensor([1.0, 2.0], requires_grad=True)
+    t = rt.torch_tensor([1.0, -1.0])
+    want = np.cos([1.0, 2.0]) * [1.0, -1.0]
+    with rt.autograd_dual_level():
+        d = rt.autograd_make_dual(x, t)
+        with rt.with_no_grad():
+            assert not rt.is_grad_enabled()
+            y = d.sin()
+        assert rt.is_grad_enabled()
+        np.testing.assert_allclose(rt.autograd_unpack_dual(y).tangent.numpy(), want, rtol=1e-6)
+        assert not y.requires_grad
+        rt.autograd_set_grad_mode(False)
+        try:
+            z = (d * d).sum()
+        finally:
+            rt.autograd_set_grad_mode(True)
+        np.testing.assert_allclose(rt.autograd_unpack_dual(z).tangent.numpy(), 2 * (1 - 2))
+        assert not z.requires_grad
+    with rt.with_no_grad():
+        with rt.autograd_dual_level():
+            y = rt.autograd_make_dual(x, t).sin()
+            np.testing.assert_allclose(rt.autograd_unpack_dual(y).tangent.numpy(), want,
+                                       rtol=1e-6)
+            assert not y.requires_grad and not rt.is_grad_enabled()
+        assert not rt.is_grad_enabled()
+    assert rt.is_grad_enabled()
+    y = x.sin()  # and recording is back
+    assert y.requires_grad

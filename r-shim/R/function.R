@@ -13,7 +13,14 @@
 #' tensor that requires grad among them is an error.
 #' Its outputs show `grad_fn` `torch::autograd::LanternNode`, as in R torch.
 #'
+#' `jvp(ctx, ...)` (optional; R torch has no forward mode) gives forward-mode AD
+#' ([autograd_make_dual()], [autograd_jvp()], [autograd_jacfwd()]) the function's tangents: it
+#' receives forward's `ctx` (with what forward saved) and one tangent per forward argument,
+#' named as forward's arguments (`NULL` where an argument has none), and returns one tangent
+#' per output (a tensor, or a list as forward's result).
+#'
 #' @param forward,backward Functions, both taking the context as first argument.
+#' @param jvp `NULL` or a function `jvp(ctx, ...)` returning the outputs' tangents.
 #' @return An R function.
 #' @seealso [AutogradContext]
 #' @examples
@@ -34,15 +41,19 @@
 #'   x$grad
 #' }
 #' @export
-autograd_function <- function(forward, backward) {
+autograd_function <- function(forward, backward, jvp = NULL) {
   force(forward)
   force(backward)
+  if (!is.null(jvp) && !is.function(jvp)) {
+    .type_error("autograd_function(): `jvp` must be a function or NULL, not ", class(jvp)[[1L]])
+  }
   .rtp_formals <- formals(forward)[-1L]
   .rtp_names <- names(.rtp_formals)
   if (is.null(.rtp_names)) .rtp_names <- character(0)
   .rtp_state <- new.env(parent = emptyenv())
   .rtp_state$forward <- forward
   .rtp_state$backward <- backward
+  .rtp_state$jvp <- jvp
   .rtp_state$names <- .rtp_names
   .rtp_state$dots <- "..." %in% .rtp_names
   .rtp_state$keys <- paste0("a", seq_along(.rtp_names) - 1L)  # Python's names of the arguments
@@ -93,7 +104,8 @@ autograd_function <- function(forward, backward) {
   if (is.null(state$fn)) {
     cb <- .function_callbacks(rlang::new_weakref(state))
     state$fn <- .bridge("make_function", length(args), .py_callback(cb$forward),
-                        .py_callback(cb$backward))
+                        .py_callback(cb$backward),
+                        if (!is.null(state$jvp)) .py_callback(cb$jvp))
   }
   # The forward callback takes `args` from this slot as it starts, before any R code runs that
   # could call this function again (a call nested in forward sets the slot anew): one slot, no
@@ -125,6 +137,16 @@ autograd_function <- function(forward, backward) {
       ctx <- .new_context(ctx_p, state$names, needs)
       res <- .call_backward(state$backward, state$n_backward, ctx, grads)
       .backward_result(res, state$names, state$keys)
+    },
+    jvp = function(ctx_h, tangents, needs) {
+      ctx_p <- .Call(rtp_wrap, ctx_h, "rtorchpy_object")
+      # an argument without a tangent arrives as the undefined tensor: NULL for jvp
+      tangents <- lapply(tangents, function(t) if (is.complex(t) && Re(t) == 0) NULL else .res_item(t))
+      state <- .Call(rtp_wref_key, wref)
+      if (is.null(state)) .runtime_error("the R function of this custom autograd node was freed")
+      names(tangents) <- ifelse(state$names == "...", "", state$names)
+      ctx <- .new_context(ctx_p, state$names, needs)
+      .forward_result(.Call(rtp_call_with, state$jvp, ctx, tangents, environment()))
     }
   )
 }

@@ -10,6 +10,8 @@
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param ... Sizes or dimensions, as separate numbers or one vector.
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
+#' @param LU_data The packed LU factors, as `torch_lu` returns them, shape `(*, m, n)`.
+#' @param LU_pivots The pivots of `torch_lu` (LAPACK's 1-based row interchanges, int32).
 #' @param a `tensordot`: the first tensor; `x$uniform_()`: the lower bound of the draws.
 #' @param accumulate `TRUE`: add `values` at the indices (repeated indices add up); `FALSE`: write them.
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
@@ -45,18 +47,22 @@
 #' @param equation The Einstein summation as a string, e.g. "ij,jk->ik".
 #' @param exponent A tensor or an R number: the power.
 #' @param generator A generator made by `torch_generator()`, or `NULL` for the default one.
+#' @param get_infos `TRUE`: also return `infos`, the 1-based index of the first zero pivot of each matrix (0: none).
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
-#' @param input2 The second input: of the bilinear form (`nnf_bilinear`), or the Cholesky factor (`torch_cholesky_solve`).
+#' @param input2 The second input: of the bilinear form (`nnf_bilinear`), the Cholesky factor (`torch_cholesky_solve`), or the Householder scales (`torch_orgqr`, `torch_ormqr`).
+#' @param input3 The matrix `C` that the Householder product multiplies (`torch_ormqr`).
 #' @param interpolation Between two data points: "linear" (the default), "lower", "higher", "midpoint" or "nearest".
 #' @param k `torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order (1 is the smallest, in R as in PyTorch).
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param largest `TRUE`: the k largest elements; `FALSE`: the k smallest.
+#' @param left `TRUE`: solve `A X = B`; `FALSE`: solve `X A = B` (`torch_ormqr`: `Q C` or `C Q`).
 #' @param length How many elements the slice keeps (`torch_narrow`).
 #' @param mask A bool tensor broadcastable to `self`: where it is `TRUE` the value is written.
 #' @param mat A matrix.
 #' @param mat1 The first matrix of the product.
 #' @param mat2 The second matrix of the product.
+#' @param matrices A list of 2-d tensors to multiply in order (`torch_chain_matmul`).
 #' @param max The upper bound: a number, a tensor, or `NULL` for none.
 #' @param mean The mean of the normal draws: a number or a tensor.
 #' @param memory_format Accepted for R torch's sake (tensors here are always contiguous).
@@ -70,6 +76,7 @@
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
+#' @param pivot Partial pivoting; `FALSE` (no pivoting) is not available on the CPU, as in libtorch.
 #' @param posinf The value Inf becomes (`NULL`: the dtype's largest finite value).
 #' @param prepend Values put before `self` along `dim` before differencing (`torch_diff`).
 #' @param q The probabilities of the quantiles, in \[0, 1\]: a number, a vector or a tensor.
@@ -95,9 +102,11 @@
 #' @param tensor1 The first factor of the elementwise product or quotient.
 #' @param tensor2 The second factor of the elementwise product or quotient.
 #' @param tensors A list of tensors.
-#' @param transpose `TRUE`: solve with the matrix transposed (`torch_triangular_solve`).
+#' @param transpose `TRUE`: solve with the matrix transposed (`torch_triangular_solve`); multiply by `Q^T` (`torch_ormqr`).
 #' @param unbiased `TRUE`: divide by n - 1 (Bessel's correction); `FALSE`: by n.
 #' @param unitriangular `TRUE`: the diagonal is taken to be all ones (not read).
+#' @param unpack_data `TRUE`: return `L` and `U`; `FALSE`: empty tensors in their place.
+#' @param unpack_pivots `TRUE`: return the permutation matrix `P`; `FALSE`: an empty tensor.
 #' @param upper Use (or return) the upper triangle instead of the lower one.
 #' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
 #' @param values The values written (or added) at `indices`.
@@ -338,6 +347,10 @@ torch_cdist <- function(x1, x2, p = 2.0, compute_mode = NULL) { .r <- .External(
 torch_ceil <- function(self) { .r <- .External(rtp_opx, "ceil", self); if (is.object(.r)) .r else .op_reply("ceil", list(self), .r, sys.call()) }
 
 `.m_ceil_` <- function(self) { .r <- .External(rtp_opx, "ceil_", self); if (is.object(.r)) .r else .op_reply("ceil_", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_chain_matmul <- function(matrices = NULL, ...) { .args <- c(list(matrices), .dots(...)); .r <- .Call(rtp_op, "chain_matmul", .args); if (is.object(.r)) .r else .op_reply("chain_matmul", .args, .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -827,6 +840,18 @@ torch_lt <- function(self, other) { .r <- .External(rtp_opx, "lt", self, other);
 
 #' @rdname torch_ops
 #' @export
+torch_lu <- function(A, pivot = TRUE, get_infos = FALSE) { .r <- .External(rtp_opx, "lu", A, pivot, get_infos); if (is.object(.r)) .r else .op_reply("lu", list(A, pivot, get_infos), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_lu_solve <- function(self, LU_data, LU_pivots) { .r <- .External(rtp_opx, "lu_solve", self, LU_data, LU_pivots); if (is.object(.r)) .r else .op_reply("lu_solve", list(self, LU_data, LU_pivots), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_lu_unpack <- function(LU_data, LU_pivots, unpack_data = TRUE, unpack_pivots = TRUE) { .r <- .External(rtp_opx, "lu_unpack", LU_data, LU_pivots, unpack_data, unpack_pivots); if (is.object(.r)) .r else .op_reply("lu_unpack", list(LU_data, LU_pivots, unpack_data, unpack_pivots), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_mT <- function(self) { .r <- .External(rtp_opx, "mT", self); if (is.object(.r)) .r else .op_reply("mT", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -968,6 +993,14 @@ torch_normal <- function(mean = 0.0, std = 1.0, size = NULL, dtype = NULL, requi
 torch_not_equal <- function(self, other) { .r <- .External(rtp_opx, "not_equal", self, other); if (is.object(.r)) .r else .op_reply("not_equal", list(self, other), .r, sys.call()) }
 
 `.m_not_equal_` <- function(self, other) { .r <- .External(rtp_opx, "not_equal_", self, other); if (is.object(.r)) .r else .op_reply("not_equal_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_orgqr <- function(self, input2) { .r <- .External(rtp_opx, "orgqr", self, input2); if (is.object(.r)) .r else .op_reply("orgqr", list(self, input2), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_ormqr <- function(self, input2, input3, left = TRUE, transpose = FALSE) { .r <- .External(rtp_opx, "ormqr", self, input2, input3, left, transpose); if (is.object(.r)) .r else .op_reply("ormqr", list(self, input2, input3, left, transpose), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -1547,6 +1580,8 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `long` = ".m_long",
   `lt` = "torch_lt",
   `lt_` = ".m_lt_",
+  `lu` = "torch_lu",
+  `lu_solve` = "torch_lu_solve",
   `mT` = "torch_mT",
   `masked_fill` = "torch_masked_fill",
   `masked_fill_` = ".m_masked_fill_",
@@ -1589,6 +1624,8 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `normal_` = ".m_normal_",
   `not_equal` = "torch_not_equal",
   `not_equal_` = ".m_not_equal_",
+  `orgqr` = "torch_orgqr",
+  `ormqr` = "torch_ormqr",
   `outer` = "torch_outer",
   `permute` = "torch_permute",
   `pinverse` = "torch_pinverse",
@@ -1713,7 +1750,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' @param hermitian `TRUE`: the matrices are symmetric, so a faster eigen-decomposition is used.
 #' @param ind How many leading dims form the rows (1-based, as R torch: `ind = 3` is the first two dims).
 #' @param keepdim Keep reduced dimensions with size 1.
-#' @param left `TRUE`: solve `A X = B`; `FALSE`: solve `X A = B`.
+#' @param left `TRUE`: solve `A X = B`; `FALSE`: solve `X A = B` (`torch_ormqr`: `Q C` or `C Q`).
 #' @param mode `nnf_interpolate`/`nnf_upsample`: "nearest", "linear", "bilinear", "bicubic" or "trilinear"; `nnf_grid_sample`: "bilinear" or "nearest"; `nnf_pad`: "constant", "reflect", "replicate" or "circular"; `linalg_qr`: "reduced", "complete" or "r".
 #' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
 #' @param ord The order of the norm: a number (`Inf`, `-Inf` included) or "fro" / "nuc".
@@ -1875,7 +1912,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @param input A tensor.
 #' @param input1 The first input of the bilinear form, shape `(*, in1_features)`.
-#' @param input2 The second input: of the bilinear form (`nnf_bilinear`), or the Cholesky factor (`torch_cholesky_solve`).
+#' @param input2 The second input: of the bilinear form (`nnf_bilinear`), the Cholesky factor (`torch_cholesky_solve`), or the Householder scales (`torch_orgqr`, `torch_ormqr`).
 #' @param is_causal `TRUE`: each position attends only to itself and earlier positions.
 #' @param k `torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order (1 is the smallest, in R as in PyTorch).
 #' @param k_proj_weight The key projection's weight (with `use_separate_proj_weight`).

@@ -56,6 +56,8 @@
 #' @param argnums Which argument(s) to differentiate with respect to (1-based).
 #' @param has_aux `func` returns `list(output, aux)`; the transform returns `aux` alongside.
 #' @param in_dims,out_dims Mapped dimensions (1-based; `NULL` for none).
+#' @param chunk_size `NULL` (all examples at once) or a positive whole number: how many
+#'   examples `autograd_vmap()` maps in one go, to bound memory.
 #' @param randomness `"error"`, `"different"` or `"same"`.
 #' @param primals,tangents Lists of tensors (or single tensors) of the same shapes.
 #' @return A function (the transforms); `autograd_jvp_fn()`: a list; `autograd_vmap_fallback_ops()`:
@@ -99,11 +101,32 @@ autograd_hessian_fn <- function(func, argnums = 1) {
 #' @rdname autograd_transforms
 #' @export
 autograd_vmap <- function(func, in_dims = 1, out_dims = 1,
-                          randomness = c("error", "different", "same")) {
+                          randomness = c("error", "different", "same"), chunk_size = NULL) {
   randomness <- match.arg(randomness)
   .transformed("vmap", func, list(in_dims = .dims0(in_dims, "in_dims"),
                                   out_dims = .dims0(out_dims, "out_dims"),
-                                  randomness = randomness))
+                                  randomness = randomness,
+                                  chunk_size = .chunk_size(chunk_size),
+                                  # the values as the user wrote them, for Python's errors
+                                  r_in_dims = .deparse1(in_dims),
+                                  r_out_dims = .deparse1(out_dims)))
+}
+
+.deparse1 <- function(x) paste(deparse(x, width.cutoff = 500L), collapse = " ")
+
+# vmap's chunk_size: NULL or a positive whole number (PyTorch's rule, in R's words).
+.chunk_size <- function(chunk_size) {
+  if (is.null(chunk_size)) return(NULL)
+  if (!is.numeric(chunk_size) || length(chunk_size) != 1L || is.na(chunk_size) ||
+      chunk_size != round(chunk_size)) {
+    .value_error("autograd_vmap(): chunk_size must be NULL or a whole number greater than 0, ",
+                 "got ", .deparse1(chunk_size))
+  }
+  if (chunk_size <= 0) {
+    .value_error("autograd_vmap(): chunk_size should be NULL or greater than 0. (got ",
+                 .deparse1(chunk_size), ")")
+  }
+  as.integer(chunk_size)
 }
 
 #' @rdname autograd_transforms

@@ -38,6 +38,16 @@ PARAM_DOCS = {
     "indices": "A list of index tensors, one per dimension: long (1-based) or bool masks.",
     "...": "Sizes or dimensions, as separate numbers or one vector.",
     "tensors": "A list of tensors.",
+    "LU_data": "The packed LU factors, as `torch_lu` returns them, shape `(*, m, n)`.",
+    "LU_pivots": "The pivots of `torch_lu` (LAPACK's 1-based row interchanges, int32).",
+    "unpack_data": "`TRUE`: return `L` and `U`; `FALSE`: empty tensors in their place.",
+    "unpack_pivots": "`TRUE`: return the permutation matrix `P`; `FALSE`: an empty tensor.",
+    "pivot": "Partial pivoting; `FALSE` (no pivoting) is not available on the CPU, as in "
+             "libtorch.",
+    "get_infos": "`TRUE`: also return `infos`, the 1-based index of the first zero pivot of "
+                 "each matrix (0: none).",
+    "input3": "The matrix `C` that the Householder product multiplies (`torch_ormqr`).",
+    "matrices": "A list of 2-d tensors to multiply in order (`torch_chain_matmul`).",
     "condition": "A bool tensor.",
     "input": "A tensor.",
     "target": "A tensor of targets; class indices are 1-based.",
@@ -148,7 +158,8 @@ PARAM_DOCS = {
             "`torch_svd`/`torch_qr`).",
     "tensor1": "The first factor of the elementwise product or quotient.",
     "tensor2": "The second factor of the elementwise product or quotient.",
-    "transpose": "`TRUE`: solve with the matrix transposed (`torch_triangular_solve`).",
+    "transpose": "`TRUE`: solve with the matrix transposed (`torch_triangular_solve`); "
+                 "multiply by `Q^T` (`torch_ormqr`).",
     "vec1": "The first vector of the outer product (`torch_addr`).",
     "count_include_pad": "`TRUE`: the padding's zeros count in each window's average.",
     "ceil_mode": "`TRUE`: the output size is rounded up, so a last partial window counts.",
@@ -191,13 +202,15 @@ PARAM_DOCS = {
                     "its mean.",
     "inplace": "`TRUE`: overwrite the input (it must not need its old values for a gradient).",
     "input1": "The first input of the bilinear form, shape `(*, in1_features)`.",
-    "input2": "The second input: of the bilinear form (`nnf_bilinear`), or the Cholesky factor "
-              "(`torch_cholesky_solve`).",
+    "input2": "The second input: of the bilinear form (`nnf_bilinear`), the Cholesky factor "
+              "(`torch_cholesky_solve`), or the Householder scales (`torch_orgqr`, "
+              "`torch_ormqr`).",
     "interpolation": "Between two data points: \"linear\" (the default), \"lower\", "
                      "\"higher\", \"midpoint\" or \"nearest\".",
     "kernel_size": "The window's size: a number, or one per spatial dimension.",
     "largest": "`TRUE`: the k largest elements; `FALSE`: the k smallest.",
-    "left": "`TRUE`: solve `A X = B`; `FALSE`: solve `X A = B`.",
+    "left": "`TRUE`: solve `A X = B`; `FALSE`: solve `X A = B` (`torch_ormqr`: `Q C` or "
+            "`C Q`).",
     "length": "How many elements the slice keeps (`torch_narrow`).",
     "mask": "A bool tensor broadcastable to `self`: where it is `TRUE` the value is written.",
     "mat1": "The first matrix of the product.",

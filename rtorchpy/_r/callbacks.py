@@ -74,7 +74,7 @@ def dead_rvalues():
 
 
 @guarded
-def make_function(n_args, r_forward, r_backward):
+def make_function(n_args, r_forward, r_backward, r_jvp=None):
     """A custom autograd function whose forward and backward are R functions.
 
     Parameters are named ``a0, a1, ...`` (R's names need not be Python identifiers); the R side
@@ -82,7 +82,9 @@ def make_function(n_args, r_forward, r_backward):
     its ``needs_input_grad`` (so that R's ``ctx$needs_input_grad`` costs no crossing), and
     returns a handle or a list of handles; ``r_backward(ctx, grads, needs)`` gets the context,
     the list of output gradients' handles and the same flags, and returns a dict
-    ``{"a<i>": handle}``.
+    ``{"a<i>": handle}``. ``r_jvp(ctx, tangents, needs)`` (optional, for forward-mode AD) gets
+    one tangent per argument (the undefined tensor where there is none) and returns what
+    ``r_forward`` returns, one tangent per output.
     """
     r_forward, r_backward = r_callable(r_forward), r_callable(r_backward)
     params = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD)] + [
@@ -101,9 +103,18 @@ def make_function(n_args, r_forward, r_backward):
                                 [bool(b) for b in ctx.needs_input_grad]))
         return r if isinstance(r, dict) else {}
 
+    jvp = None
+    if r_jvp is not None:
+        r_jvp = r_callable(r_jvp)
+
+        def jvp(ctx, *tangents):
+            r = _check_r(r_jvp(_put(ctx), [_enc_item(t) for t in tangents],
+                               [bool(b) for b in ctx.needs_input_grad]))
+            return list(r[1]) if type(r) is list and r and r[0] == "__list__" else r
+
     forward.__signature__ = inspect.Signature(params)
     return autograd_function(forward, backward, name="torch::autograd::LanternNode",
-                             strict_names=False)
+                             strict_names=False, jvp=jvp)
 
 
 # The key of the R state (see R's autograd_function) of the call in progress, for forward.

@@ -58,8 +58,25 @@ def error_reply(exc):
     return _err(exc)
 
 
+
+class _GradModeForC:
+    """Grad mode as the C bridge reads and sets it (``grad_state.grad_enabled``): the user's
+    mode, set through ``set_mode`` so that turning it off under an open dual level still lets
+    tangents flow (``autograd/grad_mode.py``)."""
+
+    @property
+    def grad_enabled(self):
+        return _gm.is_grad_enabled()
+
+    @grad_enabled.setter
+    def grad_enabled(self, value):
+        _gm.set_mode(value)
+
+
+_GRAD_MODE = _GradModeForC()
+
 def direct_setup():
     """The objects C keeps, by the names direct.c's setup_direct reads them by."""
     return {"objects": handles._OBJECTS, "counter": handles._counter, "tensor_type": Tensor,
             "warnings": handles._WARNINGS, "error_reply": error_reply, "encode": handles._enc,
-            "direct_fn": direct_fn, "release": handles.release, "grad_state": _gm.STATE}
+            "direct_fn": direct_fn, "release": handles.release, "grad_state": _GRAD_MODE}

@@ -12,6 +12,7 @@ from ..ops import arith, elementwise, linalg, nnf
 from ..ops.boundary import boundary, translate
 from ..ops.creation import torch_zeros_like
 from ..ops.registry import OPS
+from ..numerics.warn import warn
 from ..tensor import Tensor
 from .errors import ZERO_INDEX, RIndexError, RNAError, _err, na_message
 from .handles import (
@@ -207,8 +208,20 @@ def _r_data(v):
     return r_value_tensor(v)._data
 
 
+def _deprecated(message):
+    """An argument R torch still takes but warns about (from R only: PyTorch does not warn)."""
+    def conv(v):
+        if v is not None:
+            warn(message)
+        return v
+    return conv
+
+
 _POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos},
-              "tensordot": {"dims": _r_tensordot_dims}, "new_tensor": {"data": _r_data}}
+              "tensordot": {"dims": _r_tensordot_dims}, "new_tensor": {"data": _r_data},
+              "linalg_pinv": {"rcond": _deprecated("`rcond` is deprecated in favor of `rtol`.")},
+              "linalg_matrix_rank": {"tol": _deprecated(
+                  "`tol` argument is deprecated in favor of `atol` and `rtol`.")}}
 
 # R torch's names for arguments whose Python name differs (the wrappers pass them by position)
 # (R torch names `from` as it is: Python needs `from_`; an R argument cannot begin with an
@@ -216,7 +229,8 @@ _POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos},
 R_ARG_NAMES = {"nonzero": {"as_tuple": "as_list"}, "uniform_": {"from_": "from"},
                "random_": {"from_": "from"},
                "nnf_fractional_max_pool2d": {"_random_samples": "random_samples"},
-               "nnf_fractional_max_pool3d": {"_random_samples": "random_samples"}}
+               "nnf_fractional_max_pool3d": {"_random_samples": "random_samples"},
+               "lu": {"self": "A"}}
 
 
 def _op_plans():

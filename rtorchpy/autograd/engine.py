@@ -76,8 +76,8 @@ def execute(roots, retain_graph, create_graph, capture=None):
     # the fast path: formulas on arrays, straight into .grad (no capture, no graph building)
     plain = capture is None and not as_tensors
     epoch = graph.INPLACE_EPOCH
-    previous_mode = STATE.grad_enabled
-    STATE.grad_enabled = as_tensors
+    previous_mode = STATE.grad_enabled, STATE.fw_only
+    STATE.grad_enabled, STATE.fw_only = as_tensors, False
     pop, push = heapq.heappop, heapq.heappush
     try:
         while True:
@@ -199,7 +199,7 @@ def execute(roots, retain_graph, create_graph, capture=None):
             # still point at one (the zip too: it keeps the last tuple it made)
             outs = g = edges = buf = old = None
     finally:
-        STATE.grad_enabled = previous_mode
+        STATE.grad_enabled, STATE.fw_only = previous_mode
     return captured
 
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from .api import autograd_grad
-from .grad_mode import FORWARD_AD, STATE
+from .grad_mode import DUAL_OPEN, FORWARD_AD, STATE
 from .graph import FORMULA_OPS, SavedOutput
 from .record import RECORD_DUAL, edge_of
 
@@ -86,7 +86,9 @@ def autograd_enter_dual_level():
     if _OPEN[0]:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     level = next(_levels)
-    _OPEN[0] = FORWARD_AD[0] = level
+    _OPEN[0] = FORWARD_AD[0] = DUAL_OPEN[0] = level
+    if not STATE.grad_enabled:  # opened inside no_grad: tangents still flow
+        STATE.grad_enabled, STATE.fw_only = True, True
     return level
 
 
@@ -95,7 +97,9 @@ def autograd_exit_dual_level(level=None):
     if not _OPEN[0] or (level is not None and level != _OPEN[0]):
         raise RuntimeError("Trying to exit a forward AD level that was not the last one that "
                            "was created. This is not supported.")
-    _OPEN[0] = FORWARD_AD[0] = 0
+    _OPEN[0] = FORWARD_AD[0] = DUAL_OPEN[0] = 0
+    if STATE.fw_only:  # grad mode is off again, plainly
+        STATE.grad_enabled, STATE.fw_only = False, False
 
 
 class autograd_dual_level:  # noqa: N801  (a context manager named as R torch-style functions)
@@ -195,6 +199,9 @@ def record_dual(node_cls, inputs, outputs, params, build):
     their tangents. Runs with forward AD off, so nothing below comes back here."""
     level = FORWARD_AD[0]
     FORWARD_AD[0] = 0
+    mode = STATE.grad_enabled, STATE.fw_only
+    if mode[1]:  # grad mode is off (no_grad under a dual level): tangents only, no graph
+        STATE.grad_enabled, STATE.fw_only = False, False
     try:
         node = None
         if STATE.grad_enabled and any(edge_of(t) is not None for t in inputs):
@@ -214,6 +221,7 @@ def record_dual(node_cls, inputs, outputs, params, build):
                         src._fw = outputs[src._output_nr]._fw
     finally:
         FORWARD_AD[0] = level
+        STATE.grad_enabled, STATE.fw_only = mode
     return node
 
 
@@ -355,7 +363,7 @@ def custom_tangents(name, jvp, ctx, values, outs, level):
     if jvp is None:
         raise RuntimeError(f"{name}: you must implement the jvp function for a custom autograd "
                            "function to use it with forward mode AD (give autograd_function a "
-                           "jvp(ctx, *tangents)).")
+                           "jvp).")
     n = BATCH[0]
     FORWARD_AD[0] = 0
     BATCH[0] = 0

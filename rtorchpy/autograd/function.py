@@ -306,7 +306,7 @@ class _Spec:
         ctx._fn_name = self.name
         ctx._needs = needs
         node = None
-        if var_index and STATE.grad_enabled:
+        if var_index and STATE.grad_enabled and not STATE.fw_only:
             node = self._new_node(ctx, values, var_index)
         previous = STATE.grad_enabled
         STATE.grad_enabled = False

@@ -21,6 +21,11 @@ __all__ = [
 class _ThreadState(threading.local):
     grad_enabled = True
     anomaly_enabled = False
+    # Grad mode off while a dual level is open: forward AD still computes tangents (as in
+    # PyTorch, no_grad does not stop them). Ops take their recording path only when
+    # ``grad_enabled`` holds, so it stays True then and this flag says "tangents only, no
+    # node": record_dual builds none, is_grad_enabled() answers False.
+    fw_only = False
 
 
 STATE = _ThreadState()
@@ -32,6 +37,25 @@ ANOMALY_USED = [False]
 # The forward-AD level in use (``autograd/forward_ad.py``): 0 when no dual level is open, or
 # while a tangent rule runs (rules compute with plain ops). A list, read on every recorded op.
 FORWARD_AD = [0]
+# The open dual level (0: none), also while a rule runs.
+DUAL_OPEN = [0]
+
+
+def set_mode(enabled):
+    """Set this thread's grad mode; off while a dual level is open means "tangents only"."""
+    if not enabled and DUAL_OPEN[0]:
+        STATE.grad_enabled, STATE.fw_only = True, True
+    else:
+        STATE.grad_enabled, STATE.fw_only = bool(enabled), False
+
+
+def get_mode():
+    """The state :func:`set_mode` changes, to restore later with :func:`restore_mode`."""
+    return STATE.grad_enabled, STATE.fw_only
+
+
+def restore_mode(saved):
+    STATE.grad_enabled, STATE.fw_only = saved
 
 
 def _set_anomaly(enabled):
@@ -42,12 +66,12 @@ def _set_anomaly(enabled):
 
 def is_grad_enabled() -> bool:
     """Whether ops record history in this thread."""
-    return STATE.grad_enabled
+    return STATE.grad_enabled and not STATE.fw_only
 
 
 def autograd_set_grad_mode(enabled: bool) -> None:
     """Set grad mode for this thread until changed again (nothing restores it)."""
-    STATE.grad_enabled = flag(enabled, "enabled", "autograd_set_grad_mode")
+    set_mode(flag(enabled, "enabled", "autograd_set_grad_mode"))
 
 
 class _ModeSetter:
@@ -71,12 +95,12 @@ class _ModeSetter:
         pass
 
     def __enter__(self):
-        self._saved.append(STATE.grad_enabled)
-        STATE.grad_enabled = self._value
+        self._saved.append(get_mode())
+        set_mode(self._value)
         return self
 
     def __exit__(self, *exc):
-        STATE.grad_enabled = self._saved.pop()
+        restore_mode(self._saved.pop())
         return False
 
     def __call__(self, func):

@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from ..autograd.rows import row
+from ..numerics.linalg import perm_matrix, pivots_to_perm
 from .elementwise import _norm
 from .shape import _reshape_back
 
@@ -403,3 +404,39 @@ def _nan_to_num(F, g, needs, self):
 
 
 row("ReshapeAliasBackward0")(_reshape_back)
+
+
+@row("LinalgLuFactorExBackward0", saves=("result",))
+def _lu_factor(F, g, needs, result, pivots):
+    """With A = P L U (the packed factors unpacked, gL = tril(g, -1), gU = triu(g)), libtorch's
+    linalg_lu_backward: square: P L^{-T} (tril(L^T gL, -1) + triu(gU U^T)) U^{-T}; wide (m < n,
+    U = [U1 U2]): P L^{-T} [tril(L^T gL - gU U^T, -1) U1^{-T} + triu(gU1), gU2]; tall (m > n,
+    L = [L1; L2]): P [L1^{-T} triu(gU U^T - L^T gL) + tril(gL1, -1); gL2] U^{-T}"""
+    m, n = result.shape[-2], result.shape[-1]
+    k = min(m, n)
+    piv = np.asarray(pivots)
+    P = F.constant(perm_matrix(pivots_to_perm(piv, m), _data(result).dtype), result)
+    eye = F.constant(np.eye(m, k), result)
+    L = F.tril(F.narrow(result, result.ndim - 1, 0, k), -1) + eye
+    U = F.triu(F.narrow(result, result.ndim - 2, 0, k))
+    gL = F.tril(F.narrow(g, g.ndim - 1, 0, k), -1)
+    gU = F.triu(F.narrow(g, g.ndim - 2, 0, k))
+    if m == n:
+        gA = F.tril(F.matmul(_t(F, L), gL), -1) + F.triu(F.matmul(gU, _t(F, U)))
+        gA = F.solve_triangular(_t(F, U), gA, False, False)
+        gA = F.solve_triangular(_t(F, L), gA, True, True, True)
+    elif m < n:
+        gA = F.tril(F.matmul(_t(F, L), gL) - F.matmul(gU, _t(F, U)), -1)
+        U1 = F.narrow(U, U.ndim - 1, 0, k)
+        gA = F.solve_triangular(_t(F, U1), gA, False, False)
+        gA = F.cat([gA + F.narrow(gU, gU.ndim - 1, 0, k),
+                    F.narrow(gU, gU.ndim - 1, k, n - k)], -1)
+        gA = F.solve_triangular(_t(F, L), gA, True, True, True)
+    else:
+        gA = F.triu(F.matmul(gU, _t(F, U)) - F.matmul(_t(F, L), gL))
+        L1 = F.narrow(L, L.ndim - 2, 0, k)
+        gA = F.solve_triangular(_t(F, L1), gA, True, True, True)
+        gA = F.cat([gA + F.narrow(gL, gL.ndim - 2, 0, k),
+                    F.narrow(gL, gL.ndim - 2, k, m - k)], -2)
+        gA = F.solve_triangular(_t(F, U), gA, False, False)
+    return F.matmul(P, gA)

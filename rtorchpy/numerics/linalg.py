@@ -125,6 +125,59 @@ def lu_solve(lu, perm, b):
     return x
 
 
+def getrf(a):
+    """LAPACK's getrf for a batch of (possibly rectangular) matrices: ``(lu, pivots, info)``,
+    ``pivots`` the 1-based row interchanges (int32, ``min(m, n)`` per matrix), ``info`` the
+    1-based index of the first exactly zero pivot (0: none). One step per column, vectorised
+    over the batch; a zero pivot leaves its column unscaled and the factorization goes on."""
+    lu = np.array(a, dtype=a.dtype, copy=True)
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    flat = lu.reshape((-1, m, n))
+    rows = np.arange(flat.shape[0])
+    piv = np.zeros((flat.shape[0], k), np.int32)
+    info = np.zeros(flat.shape[0], np.int32)
+    for j in range(k):
+        p = j + np.argmax(np.abs(flat[:, j:, j]), axis=1)
+        piv[:, j] = p + 1
+        swap = flat[rows, p].copy()
+        flat[rows, p] = flat[:, j]
+        flat[:, j] = swap
+        d = flat[:, j, j]
+        zero = d == 0
+        info[zero & (info == 0)] = j + 1
+        flat[:, j + 1:, j] /= np.where(zero, 1, d)[:, None]
+        flat[:, j + 1:, j + 1:] -= flat[:, j + 1:, j, None] * flat[:, j, None, j + 1:]
+    batch = lu.shape[:-2]
+    return lu, piv.reshape(batch + (k,)), info.reshape(batch)
+
+
+def pivots_to_perm(piv, m):
+    """The row order ``perm`` of LAPACK's 1-based interchanges ``piv`` (``(*, k)``) applied in
+    turn to ``m`` rows: ``A[perm] = L U``, so ``A = P L U`` with ``P[perm[i], i] = 1``."""
+    piv = np.asarray(piv)
+    batch = piv.shape[:-1]
+    perm = np.broadcast_to(np.arange(m), batch + (m,)).copy().reshape(-1, m)
+    flat = piv.reshape(-1, piv.shape[-1]).astype(np.int64) - 1
+    rows = np.arange(perm.shape[0])
+    for j in range(flat.shape[-1]):
+        p = flat[:, j]
+        a, b = perm[:, j].copy(), perm[rows, p].copy()
+        perm[:, j], perm[rows, p] = b, a
+    return perm.reshape(batch + (m,))
+
+
+def perm_matrix(perm, dtype):
+    """The permutation matrices ``P`` with ``P[perm[i], i] = 1`` (batch of ``perm`` rows)."""
+    m = perm.shape[-1]
+    out = np.zeros(perm.shape + (m,), dtype)
+    idx = np.arange(m)
+    flat_out = out.reshape(-1, m, m)
+    flat_perm = perm.reshape(-1, m)
+    flat_out[np.arange(flat_out.shape[0])[:, None], flat_perm, idx[None, :]] = 1
+    return out
+
+
 # ------------------------------------------------------------------------------ triangular
 
 def tri_mask(n, m, upper, k=0):
