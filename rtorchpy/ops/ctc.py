@@ -72,10 +72,13 @@ def nnf_ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0,
     tg = targets._data.astype(np.int64)
     S = int(tl.max()) if N else 0
     if tg.ndim == 2 and not unbatched:
-        if tg.shape[0] != N or tg.shape[1] < S:
-            raise RuntimeError(f"ctc_loss: targets of size {list(tg.shape)} do not hold the "
-                               f"targets: expected ({N}, at least {S}) (batch size, maximum "
-                               f"target length)")
+        if tg.shape[0] != N:
+            raise RuntimeError(f"ctc_loss: targets of size {list(tg.shape)} for batch size {N}:"
+                               f" expected one row of targets per sample")
+        if tg.shape[1] < S:
+            raise RuntimeError(f"Expected tensor to have size at least {S} at dimension 1, but "
+                               f"got size {tg.shape[1]} for argument #2 'targets' (while "
+                               f"checking arguments for ctc_loss)")
         padded = tg[:, :S]
     elif tg.ndim == 1:
         if tg.shape[0] < tl.sum():
