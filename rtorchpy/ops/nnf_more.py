@@ -156,7 +156,10 @@ def nnf_multilabel_margin_loss(input, target, reduction="mean"):
     is_target = np.zeros((N, C), bool)
     rows = np.broadcast_to(np.arange(N)[:, None], (N, C))
     is_target[rows[valid], safe[valid]] = True
-    xy = x.gather(1, Tensor._make(safe)).reshape(N, C, 1)
+    # (N, S, C) terms for the S target slots in use, not (N, C, C): rows list few labels
+    S = int(valid.sum(axis=1).max()) if N else 0
+    safe, valid = safe[:, :S], valid[:, :S]
+    xy = x.gather(1, Tensor._make(safe)).reshape(N, S, 1)
     terms = add(sub(x.reshape(N, 1, C), xy), 1.0).clamp_min(0)
     keep = valid[:, :, None] & ~is_target[:, None, :]
     terms = where(Tensor._make(keep), terms, Tensor._make(np.zeros((), x._data.dtype)))
