@@ -281,6 +281,10 @@ def test_against_pytorch_live():
         rt.torch_manual_seed(11)
         r = rt.nnf_rrelu(rt.torch_tensor(xt.detach().numpy()), 0.05, 0.5, training=True)
         assert np.array_equal(r.detach().numpy(), o.detach().numpy())
+        # evaluation mode: the fixed slope multiplied in the kernel's type, bit for bit
+        e = rt.nnf_rrelu(leaf(xt.detach().numpy()))
+        assert np.array_equal(e.detach().numpy(), F.rrelu(xt).detach().numpy())
+        assert e.grad_fn.name == F.rrelu(xt.requires_grad_()).grad_fn.name()
     z = rng.normal(size=(5, 6)) * 3
     np.testing.assert_allclose(rt.nnf_mish(rt.torch_tensor(z)).detach().numpy(),
                                F.mish(torch.tensor(z)).detach().numpy(), rtol=1e-14)

@@ -12,7 +12,7 @@ from ..autograd.rows import NODES
 from ..numerics import draws
 from ..tensor import Tensor
 from .arith import add, div, sub, where
-from .nnf_layers import _float_input, _unary, nnf_leaky_relu
+from .nnf_layers import _float_input, _unary
 from .random_state import engine as _engine
 from .registry import as_tensor, recording, wrap
 from . import inplace as inplace_ops
@@ -63,6 +63,20 @@ def _rrelu_train(input, lower, upper, generator):
     return out
 
 
+def _rrelu_eval(input, slope):
+    """Evaluation mode: leaky ReLU with the fixed slope, multiplied in the kernel's arithmetic
+    type (float for float32 and float16, as libtorch's), recorded as libtorch records it
+    (``RreluWithNoiseBackward0``, whose gradient is the slope where ``input <= 0``)."""
+    x = input._data
+    op = np.float64 if x.dtype == np.float64 else np.float32
+    out = wrap(np.where(x > 0, x, x.astype(op) * op(slope)).astype(x.dtype, copy=False))
+    if recording(input):
+        noise = np.where(x > 0, 1.0, slope).astype(x.dtype)
+        record(NODES["RreluWithNoiseBackward0"], (input, Tensor._make(noise)), (out,),
+               params=(slope, slope))
+    return out
+
+
 def _rrelu_args(lower, upper):
     lower, upper = float(lower), float(upper)
     if lower > upper:
@@ -80,7 +94,10 @@ def nnf_rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False
     input = _float_input(input, "rrelu")
     lower, upper = _rrelu_args(lower, upper)
     if not training:
-        return nnf_leaky_relu(input, (lower + upper) / 2, inplace)
+        slope = (lower + upper) / 2
+        if inplace:
+            return inplace_ops.inplace(input, lambda t: _rrelu_eval(t, slope))
+        return _rrelu_eval(input, slope)
     if inplace:
         return inplace_ops.inplace(input, lambda t: _rrelu_train(t, lower, upper, generator))
     return _rrelu_train(input, lower, upper, generator)
