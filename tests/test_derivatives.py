@@ -1179,6 +1179,11 @@ from _rnn_derivative_samples import add_rnn_samples  # noqa: E402
 
 add_rnn_samples(builder, Case, anyv)
 
+# mish, rrelu's random slopes, CTC (derivatives/nn_more.py): samples in their own file
+from _nn_more_derivative_samples import add_more_samples  # noqa: E402
+
+add_more_samples(builder, Case, shape, anyv, away0)
+
 # ---------------------------------------------------------------- special functions, sampling
 # (rtorchpy/derivatives/special.py; values and PyTorch comparisons in tests/test_special.py)
 @builder("ErfBackward0", "ErfcBackward0")

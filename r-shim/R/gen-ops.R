@@ -1890,6 +1890,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param bias An optional tensor added to the output (`NULL`: none): one value per output channel or feature.
 #' @param bias_k An optional bias row appended to the keys (`add_bias_kv`).
 #' @param bias_v An optional bias row appended to the values (`add_bias_kv`).
+#' @param blank The blank class, as stored in `log_probs` (0: the first class, as R torch).
 #' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
 #' @param count_include_pad `TRUE`: the padding's zeros count in each window's average.
 #' @param delta The Huber loss' switch point between the squared and the absolute part.
@@ -1902,6 +1903,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param embed_dim_to_check The model's embedding size, checked against the query's last dim.
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param full Whether to add the constant terms (Stirling's approximation, log(2 pi) / 2).
+#' @param generator A generator made by `torch_generator()`, or `NULL` for the default one.
 #' @param grid A tensor of sampling locations in \[-1, 1\]: shape `(N, H_out, W_out, 2)` (x, y) for 4-d input.
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @param ignore_index A target value (1-based class) that contributes nothing to the loss or its mean.
@@ -1913,6 +1915,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param input A tensor.
 #' @param input1 The first input of the bilinear form, shape `(*, in1_features)`.
 #' @param input2 The second input: of the bilinear form (`nnf_bilinear`), the Cholesky factor (`torch_cholesky_solve`), or the Householder scales (`torch_orgqr`, `torch_ormqr`).
+#' @param input_lengths Each sample's input length (a tensor or numbers).
 #' @param is_causal `TRUE`: each position attends only to itself and earlier positions.
 #' @param k `torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order (1 is the smallest, in R as in PyTorch).
 #' @param k_proj_weight The key projection's weight (with `use_separate_proj_weight`).
@@ -1920,6 +1923,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param key The keys, shape `(S, N, E_k)` (or `(..., S, E)` for scaled dot-product attention).
 #' @param key_padding_mask An optional `(N, S)` mask of keys to ignore (bool `TRUE` or float added), for padded sequences.
 #' @param log_input Whether `input` holds the log of the rate.
+#' @param log_probs Log-probabilities (T, N, C) (e.g. from `nnf_log_softmax()`), or (T, C).
 #' @param log_target Whether `target` holds log-probabilities.
 #' @param lower The lower bound of the random slope (`nnf_rrelu`).
 #' @param margin The margin of the loss (a number).
@@ -1969,6 +1973,8 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param stride The step of the window: a number, or one per spatial dimension (`NULL` in pooling: the kernel size).
 #' @param swap `TRUE`: use the distance between positive and negative when it is smaller (the distance swap).
 #' @param target A tensor of targets; class indices are 1-based.
+#' @param target_lengths Each sample's target length (a tensor or numbers).
+#' @param targets CTC targets: (N, S) padded, or all targets concatenated; class numbers as stored (the blank class is `blank`).
 #' @param tensor Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).
 #' @param theta A batch of affine matrices, shape `(N, 2, 3)` for 2-d (or `(N, 3, 4)` for 3-d).
 #' @param threshold Above `input * beta` = `threshold` the softplus is linear.
@@ -1981,6 +1987,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
 #' @param var The variances: a tensor (input's shape, or one dim of size 1 or missing) or a number.
 #' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
+#' @param zero_infinity Whether infinite losses (and their gradients) become zero.
 #' @return A tensor.
 #' @name nnf
 NULL
@@ -2311,10 +2318,6 @@ nnf_prelu <- function(input, weight) { .r <- .External(rtp_fnx, "nnf_prelu", inp
 
 #' @rdname nnf
 #' @export
-nnf_rrelu <- function(input, lower = 0.125, upper = 0.3333333333333333, training = FALSE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_rrelu", input, lower, upper, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_rrelu", list(input, lower, upper, training, inplace), .r, sys.call()) }
-
-#' @rdname nnf
-#' @export
 nnf_softsign <- function(input) { .r <- .External(rtp_fnx, "nnf_softsign", input); if (is.object(.r)) .r else .fn_reply("nnf_softsign", list(input), .r, sys.call()) }
 
 #' @rdname nnf
@@ -2352,6 +2355,30 @@ nnf_triplet_margin_loss <- function(anchor, positive, negative, margin = 1.0, p 
 #' @rdname nnf
 #' @export
 nnf_multi_margin_loss <- function(input, target, p = 1L, margin = 1.0, weight = NULL, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_multi_margin_loss", input, target, p, margin, weight, reduction); if (is.object(.r)) .r else .fn_reply("nnf_multi_margin_loss", list(input, target, p, margin, weight, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_mish <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_mish", input, inplace); if (is.object(.r)) .r else .fn_reply("nnf_mish", list(input, inplace), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_rrelu <- function(input, lower = 0.125, upper = 0.3333333333333333, training = FALSE, inplace = FALSE, generator = NULL) { .r <- .External(rtp_fnx, "nnf_rrelu", input, lower, upper, training, inplace, generator); if (is.object(.r)) .r else .fn_reply("nnf_rrelu", list(input, lower, upper, training, inplace, generator), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_rrelu_ <- function(input, lower = 0.125, upper = 0.3333333333333333, training = FALSE, generator = NULL) { .r <- .External(rtp_fnx, "nnf_rrelu_", input, lower, upper, training, generator); if (is.object(.r)) .r else .fn_reply("nnf_rrelu_", list(input, lower, upper, training, generator), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_contrib_sparsemax <- function(input, dim = -1L) { .r <- .External(rtp_fnx, "nnf_contrib_sparsemax", input, dim); if (is.object(.r)) .r else .fn_reply("nnf_contrib_sparsemax", list(input, dim), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_multilabel_margin_loss <- function(input, target, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_multilabel_margin_loss", input, target, reduction); if (is.object(.r)) .r else .fn_reply("nnf_multilabel_margin_loss", list(input, target, reduction), .r, sys.call()) }
+
+#' @rdname nnf
+#' @export
+nnf_ctc_loss <- function(log_probs, targets, input_lengths, target_lengths, blank = 0L, reduction = "mean", zero_infinity = FALSE) { .r <- .External(rtp_fnx, "nnf_ctc_loss", log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity); if (is.object(.r)) .r else .fn_reply("nnf_ctc_loss", list(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity), .r, sys.call()) }
 
 #' Layer functions with libtorch's names
 #'

@@ -6,7 +6,7 @@ NULL
 #' More activation layers
 #'
 #' `nn_celu()`, `nn_softmin()`, `nn_glu()`, `nn_hardswish()`, `nn_prelu()` (learnt slopes,
-#' one or one per channel), `nn_rrelu()` (evaluation mode: slope `(lower + upper) / 2`),
+#' one or one per channel), `nn_rrelu()` (training mode: random slopes drawn as libtorch draws them; evaluation mode: slope `(lower + upper) / 2`),
 #' `nn_softsign()`, `nn_tanhshrink()`, `nn_threshold()` and `nn_log_sigmoid()`, each applying
 #' the `nnf_*` function of the same name. Dims are 1-based.
 #'

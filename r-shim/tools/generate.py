@@ -307,6 +307,13 @@ PARAM_DOCS = {
               "a weight per class or element (`NULL`: all 1).",
     "x1": "The first set of points, shape `(*, P, M)`.",
     "x2": "The second set of points, shape `(*, R, M)`.",
+    "log_probs": "Log-probabilities (T, N, C) (e.g. from `nnf_log_softmax()`), or (T, C).",
+    "targets": "CTC targets: (N, S) padded, or all targets concatenated; class numbers as "
+               "stored (the blank class is `blank`).",
+    "input_lengths": "Each sample's input length (a tensor or numbers).",
+    "target_lengths": "Each sample's target length (a tensor or numbers).",
+    "blank": "The blank class, as stored in `log_probs` (0: the first class, as R torch).",
+    "zero_infinity": "Whether infinite losses (and their gradients) become zero.",
 }
 # The list results R torch names (the others are unnamed lists, as in R torch).
 RESULT_NAMES = {

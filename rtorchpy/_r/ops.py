@@ -267,7 +267,7 @@ def method_names():
 
 # nnf_* functions are not in the op registry; their R conventions are listed here.
 _NNF_DIMS = {"nnf_softmax": ("dim",), "nnf_log_softmax": ("dim",), "nnf_normalize": ("dim",),
-             "nnf_softmin": ("dim",), "nnf_glu": ("dim",)}
+             "nnf_softmin": ("dim",), "nnf_glu": ("dim",), "nnf_contrib_sparsemax": ("dim",)}
 
 
 def _nnf_classes(t):
@@ -323,6 +323,16 @@ def _r_binary_cross_entropy(input, target, weight=None, reduction="mean"):
         target = target.reshape(*input.shape)
     return nnf.nnf_binary_cross_entropy(input, target, weight, reduction)
 
+
+def _nnf_label_targets(t):
+    """nnf_multilabel_margin_loss's target: R torch shifts the class indices by one before
+    libtorch, so 1-based classes end at the first value below 1 (0 or -1)."""
+    if isinstance(t, Tensor) and t._data.dtype.kind in "iu":
+        return Tensor._make(t._data.astype(np.int64) - 1)
+    return t
+
+
+_NNF_CONV["nnf_multilabel_margin_loss"] = {"target": _nnf_label_targets}
 
 _NNF_R_FORMS = {"nnf_binary_cross_entropy": _r_binary_cross_entropy}
 

@@ -30,3 +30,4 @@ keeps one row of its own (``torch::autograd::CopyBackwards``, ``autograd/gradien
 """
 from ..autograd.rows import NODES, ROWS, row  # noqa: F401
 from . import elementwise, linalg, matops, nn, rnn, shape, special  # noqa: F401  (register their rows)
+from . import nn_more  # noqa: F401

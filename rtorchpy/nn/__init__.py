@@ -35,8 +35,12 @@ from .activation_more import *  # noqa: F401,F403
 from .activation_more import __all__ as _activation_more
 from .loss_more import *  # noqa: F401,F403
 from .loss_more import __all__ as _loss_more
+from .layers_more import *  # noqa: F401,F403
+from .layers_more import __all__ as _layers_more
+from .weight_norm import *  # noqa: F401,F403
+from .weight_norm import __all__ as _weight_norm
 
 __all__ = sorted(set(_activation + _containers + _conv + _dropout + _embedding + _init + _linear +
                      _loss + _module + _normalization + _pooling + _utils + _rnn + _rnn_utils +
                      _transformer + _activation_more +
-                     _loss_more))
+                     _loss_more + _layers_more + _weight_norm))

@@ -146,6 +146,10 @@ class nn_module:
         raise NotImplementedError(f"{type(self).__name__} has no forward() method")
 
     def __call__(self, *args, **kwargs):
+        hooks = self.__dict__.get("_forward_pre_hooks")
+        if hooks:  # e.g. nn_utils_weight_norm's recomputation of the weight
+            for hook in list(hooks.values()):
+                hook(self, args)
         return self.forward(*args, **kwargs)
 
     # -- attributes ---------------------------------------------------------------------------

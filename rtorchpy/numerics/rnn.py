@@ -62,6 +62,37 @@ def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
     # states before each step are the same arrays shifted by one step, made after the loop.
     dense = batch_sizes is None
     cs = np.empty((T, B, hid), dt) if (dense and mode == "lstm") else None
+    # float64 workspaces of the gate pass and of i * g, reused at every step
+    wide = np.empty((B, G), np.float64)
+    wide_t = np.empty((B, hid), np.float64)
+    ig = np.empty((B, hid), dt)
+    wide_a = np.empty((B, G), dt)  # the recurrent product (the input's dtype)
+    with np.errstate(over="ignore"):  # the sigmoid's exp(-x) overflows to inf: sigmoid 0
+        h, c = _loop_forward(mode, T, B, hid, reverse, batch_sizes, dense, xp, out, acts,
+                             hprev, extra, extra2, hraw, cs, whhT, whrT, w_hr, b_hh, wide,
+                             wide_t, ig, wide_a, h, c)
+    if dense and T:
+        first, last = (T - 1, 0) if reverse else (0, T - 1)
+        h = out[last].copy()
+        if reverse:
+            hprev[:-1] = out[1:]
+        else:
+            hprev[1:] = out[:-1]
+        hprev[first] = h0
+        if mode == "lstm":
+            c = cs[last].copy()
+            if reverse:
+                extra[:-1] = cs[1:]
+            else:
+                extra[1:] = cs[:-1]
+            extra[first] = c0
+    work = (acts, hprev, extra, extra2, hraw)
+    return out, h, c, work
+
+
+def _loop_forward(mode, T, B, hid, reverse, batch_sizes, dense, xp, out, acts, hprev, extra,
+                  extra2, hraw, cs, whhT, whrT, w_hr, b_hh, wide, wide_t, ig, wide_a, h, c):
+    """The loop over time steps of ``layer_forward``: returns the last states ``(h, c)``."""
     for t in _steps(T, reverse):
         n = _live(batch_sizes, t, B)
         if n == 0:
@@ -69,16 +100,16 @@ def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
         if not dense:
             hprev[t] = h
         hp_ = h[:n]
-        a = np.matmul(hp_, whhT)
+        a = np.matmul(hp_, whhT, out=wide_a[:n])
         s = acts[t, :n]
         if mode == "lstm":
-            rounded.gates(a, 2 * hid, 3 * hid, s, xp[t, :n])
+            rounded.gates_into(a, 2 * hid, 3 * hid, s, xp[t, :n], wide, wide_t)
             if dense:
                 cn = np.multiply(s[:, hid:2 * hid], c, out=cs[t])
             else:
                 extra[t] = c
                 cn = s[:, hid:2 * hid] * c[:n]
-            cn += s[:, :hid] * s[:, 2 * hid:3 * hid]
+            cn += np.multiply(s[:, :hid], s[:, 2 * hid:3 * hid], out=ig[:n])
             tc = rounded.tanh_into(cn, extra2[t, :n])
             hn = np.multiply(s[:, 3 * hid:], tc, out=out[t, :n] if w_hr is None else None)
             if dense:
@@ -111,23 +142,7 @@ def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
             h = hn
         else:
             h[:n] = hn
-    if dense and T:
-        first, last = (T - 1, 0) if reverse else (0, T - 1)
-        h = out[last].copy()
-        if reverse:
-            hprev[:-1] = out[1:]
-        else:
-            hprev[1:] = out[:-1]
-        hprev[first] = h0
-        if mode == "lstm":
-            c = cs[last].copy()
-            if reverse:
-                extra[:-1] = cs[1:]
-            else:
-                extra[1:] = cs[:-1]
-            extra[first] = c0
-    work = (acts, hprev, extra, extra2, hraw)
-    return out, h, c, work
+    return h, c
 
 
 def _factors(mode, work, hid):
@@ -174,6 +189,7 @@ def layer_backward(mode, x, w_ih, w_hh, w_hr, has_bias, batch_sizes, reverse, wo
     dX = np.zeros((T, B, G), dt)             # gradient of the input-side pre-activations
     dH = dX if mode != "gru" else np.zeros((T, B, G), dt)  # ... of the recurrent side
     dR = np.zeros((T, B, Hout), dt) if w_hr is not None else None
+    dct_buf = np.empty((B, hid), dt)  # the cell's gradient at a step, reused
     for t in _steps(T, not reverse):
         n = _live(batch_sizes, t, B)
         if n == 0:
@@ -185,7 +201,7 @@ def layer_backward(mode, x, w_ih, w_hh, w_hr, has_bias, batch_sizes, reverse, wo
             if w_hr is not None:
                 dR[t, :n] = d
                 d = np.matmul(d, w_hr)
-            dct = d * P[t, :n]
+            dct = np.multiply(d, P[t, :n], out=dct_buf[:n])
             dct += dc[:n]
             e = dX[t, :n].reshape(n, 4, hid)
             np.multiply(dct[:, None, :], A[t, :n, :3], out=e[:, :3])

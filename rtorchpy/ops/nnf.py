@@ -51,6 +51,9 @@ from .pool_fractional import *  # noqa: F401,F403  (fractional max pooling)
 from .pool_fractional import __all__ as _fractional_names
 from .torch_layers import *  # noqa: F401,F403  (torch_conv2d, torch_batch_norm, ...)
 from .torch_layers import __all__ as _torch_layer_names
+from .nnf_more import *  # noqa: F401,F403  (mish, rrelu's training mode, sparsemax, ...)
+from .nnf_more import __all__ as _more_names
+from .ctc import nnf_ctc_loss  # noqa: F401
 from .registry import as_tensor, operands, recording, wrap
 
 __all__ = ["nnf_relu", "nnf_sigmoid", "nnf_tanh", "nnf_softmax", "nnf_log_softmax",
@@ -244,4 +247,5 @@ __all__ = (__all__ + ["nnf_one_hot"] + list(_layer_names) + list(_loss_names)
            + list(_norm_names) + list(_fold_names) + list(_interp_names)
            + list(_composite_names) + list(_grid_names) + list(_torch_layer_names)
            + list(_fractional_names) + list(_attention_names) + list(_bag_names)
-           + list(_activation_names) + list(_margin_loss_names))
+           + list(_activation_names) + list(_margin_loss_names) + list(_more_names)
+           + ["nnf_ctc_loss"])

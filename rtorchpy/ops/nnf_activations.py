@@ -1,5 +1,5 @@
 """More activation functions, as compositions of recorded ops: ``nnf_celu``, ``nnf_softmin``,
-``nnf_glu``, ``nnf_hardswish``, ``nnf_prelu``, ``nnf_rrelu`` (evaluation mode),
+``nnf_glu``, ``nnf_hardswish``, ``nnf_prelu``,
 ``nnf_softsign``, ``nnf_tanhshrink``, ``nnf_threshold``. Their values and gradients are
 libtorch's; their graphs show the ops they are made of (``docs/differences.md``)."""
 from __future__ import annotations
@@ -7,10 +7,10 @@ from __future__ import annotations
 from ..tensor import Tensor
 from .arith import add, div, mul, sub, where
 from .elementwise import sigmoid, tanh
-from .nnf_layers import _float_input, nnf_elu, nnf_leaky_relu, nnf_relu6
+from .nnf_layers import _float_input, nnf_elu, nnf_relu6
 from .reduce import softmax
 
-__all__ = ["nnf_celu", "nnf_softmin", "nnf_glu", "nnf_hardswish", "nnf_prelu", "nnf_rrelu",
+__all__ = ["nnf_celu", "nnf_softmin", "nnf_glu", "nnf_hardswish", "nnf_prelu",
            "nnf_softsign", "nnf_tanhshrink", "nnf_threshold"]
 
 
@@ -69,16 +69,6 @@ def nnf_prelu(input, weight):
                                f"parameter numbers = {w.numel()} and channel size = {c}.")
         w = w.reshape((-1,) + (1,) * (input.dim() - 2))
     return where(input > 0, input, mul(w, input))
-
-
-def nnf_rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
-    """Randomized leaky ReLU; in evaluation mode (``training = FALSE``) the slope of the
-    negative part is ``(lower + upper) / 2``. Training mode (random slopes) is not supported."""
-    input = _float_input(input, "rrelu")
-    if training:
-        raise NotImplementedError("nnf_rrelu(training = TRUE) is not supported yet: random "
-                                  "slopes would not be libtorch's draws")
-    return nnf_leaky_relu(input, (float(lower) + float(upper)) / 2, inplace)
 
 
 def nnf_softsign(input):
