@@ -92,7 +92,8 @@ _NV_SLOTS = frozenset(NamedValues.__slots__)
 _new = object.__new__
 
 
-_NV_CLASSES = {}  # names tuple -> (NamedValues subclass with a property per name, its index)
+# names tuple -> (NamedValues subclass with a property per name, its index)
+_NV_CLASSES: dict[tuple, tuple] = {}
 
 
 def _nv_class(names):

@@ -62,7 +62,7 @@ class _ModeSetter:
 
     def __new__(cls, func=None):
         self = super().__new__(cls)
-        self._saved = []
+        self._saved: list = []
         if callable(func):  # bare decorator: @with_no_grad
             return self(func)
         return self
@@ -144,7 +144,7 @@ class with_detect_anomaly:
 
     def __init__(self, enabled: bool = True):
         self._enabled = flag(enabled, "enabled", "with_detect_anomaly")
-        self._saved = []
+        self._saved: list[bool] = []
 
     def __enter__(self):
         warn(ANOMALY_WARNING, UserWarning, stacklevel=2)

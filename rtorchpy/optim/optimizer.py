@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 import numbers
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -158,6 +158,8 @@ class Optimizer:
     and may override ``_check_group(group)`` to validate a group's options (it runs, on the
     group merged with the defaults, before the group is added).
     """
+    # the generator's (set below the class): what an initialize() given to a generator calls
+    super_initialize: Callable[..., None]
 
     def __init__(self, params, defaults):
         if not isinstance(defaults, dict):
