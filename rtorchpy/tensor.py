@@ -16,7 +16,7 @@ import copy
 import numbers
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, SupportsIndex, Union
 
 import numpy as np
 
@@ -43,9 +43,9 @@ regenerate_view: Callable[[Tensor], None] = _autograd_layer_missing  # a stale v
 run_backward: Callable[..., None] = _autograd_layer_missing  # autograd_backward (autograd/api.py)
 
 # What the public signatures accept (Union, not |: these are evaluated, and Python 3.9 is
-# supported). A number is what Python and NumPy give; data is anything torch_tensor converts.
-Number = Union[bool, int, float, np.bool_, np.number]
-Size = Union[int, Sequence[int]]
+# supported). Data is anything torch_tensor converts.
+Number = Union[bool, int, float]  # (NumPy's float64 is a float; other NumPy scalars convert)
+Size = Union[SupportsIndex, Sequence[SupportsIndex]]  # torch_ones(2, 3) or torch_ones((2, 3))
 TensorLike = Union["Tensor", Number, np.ndarray]
 
 LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -157,6 +157,7 @@ class Tensor(TensorOperators):
     _fw: tuple | None = None
     # how a view was made, when libtorch restricts in-place ops on it (_views)
     _view_meta: str | None = None
+    _nn_role: str  # (in the instance dict) marked by nn_parameter() or nn_buffer()
     # numpy must defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__)
     __array_priority__ = 1000
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..numerics.args import flag
 from ..numerics.warn import warn
@@ -25,6 +27,11 @@ class _ThreadState(threading.local):
 
 STATE = _ThreadState()
 
+if TYPE_CHECKING:  # (ParamSpec is Python 3.10's; annotations are not evaluated at run time)
+    from typing import ParamSpec
+    P = ParamSpec("P")  # a decorated function keeps its signature
+R = TypeVar("R")
+
 # True once any thread has turned anomaly mode on: recording checks this plain flag before the
 # thread's own (a thread-local lookup on every recorded op costs more than the flag)
 ANOMALY_USED = [False]
@@ -34,7 +41,7 @@ ANOMALY_USED = [False]
 FORWARD_AD = [0]
 
 
-def _set_anomaly(enabled):
+def _set_anomaly(enabled: bool) -> None:
     if enabled:
         ANOMALY_USED[0] = True
     STATE.anomaly_enabled = enabled
@@ -59,31 +66,32 @@ class _ModeSetter:
     """
 
     _value = True
+    _saved: list[bool]  # grad mode before each open `with` (set in __new__)
 
-    def __new__(cls, func=None):
+    def __new__(cls, func: Callable | None = None) -> Any:  # (an instance, or func wrapped)
         self = super().__new__(cls)
-        self._saved: list = []
+        self._saved = []
         if callable(func):  # bare decorator: @with_no_grad
             return self(func)
         return self
 
-    def __init__(self, func=None):
+    def __init__(self, func: Callable | None = None) -> None:
         pass
 
-    def __enter__(self):
+    def __enter__(self) -> _ModeSetter:
         self._saved.append(STATE.grad_enabled)
         STATE.grad_enabled = self._value
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         STATE.grad_enabled = self._saved.pop()
         return False
 
-    def __call__(self, func):
+    def __call__(self, func: Callable[P, R]) -> Callable[P, R]:
         cls = type(self)
 
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             with cls():
                 return func(*args, **kwargs)
 
@@ -105,20 +113,20 @@ class with_enable_grad(_ModeSetter):
 class set_grad_enabled(_ModeSetter):
     """``with set_grad_enabled(flag):`` sets grad mode to ``flag`` for the block."""
 
-    def __new__(cls, mode):
+    def __new__(cls, mode: bool) -> set_grad_enabled:
         self = object.__new__(cls)
         self._saved = []
         self._value = flag(mode, "mode", "set_grad_enabled")
         return self
 
-    def __init__(self, mode):
+    def __init__(self, mode: bool) -> None:
         pass
 
-    def __call__(self, func):
+    def __call__(self, func: Callable[P, R]) -> Callable[P, R]:
         mode = self._value
 
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             with set_grad_enabled(mode):
                 return func(*args, **kwargs)
 
@@ -142,16 +150,16 @@ class with_detect_anomaly:
     backward that fails or produces NaN names the forward op and shows where it was created.
     Warns on entry, as R torch does."""
 
-    def __init__(self, enabled: bool = True):
+    def __init__(self, enabled: bool = True) -> None:
         self._enabled = flag(enabled, "enabled", "with_detect_anomaly")
         self._saved: list[bool] = []
 
-    def __enter__(self):
+    def __enter__(self) -> with_detect_anomaly:
         warn(ANOMALY_WARNING, UserWarning, stacklevel=2)
         self._saved.append(STATE.anomaly_enabled)
         _set_anomaly(self._enabled)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _set_anomaly(self._saved.pop())
         return False
