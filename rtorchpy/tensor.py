@@ -32,7 +32,6 @@ else:
     TensorOperators = object
 
 
-
 def _autograd_layer_missing(*args: Any, **kwargs: Any) -> None:
     raise RuntimeError("rtorchpy's autograd layer is not loaded: import rtorchpy, not "
                        "rtorchpy.tensor alone")
@@ -161,7 +160,8 @@ class Tensor(TensorOperators):
     # numpy must defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__)
     __array_priority__ = 1000
 
-    def __new__(cls, data: Any, dtype: Any = None, requires_grad: bool = False) -> Tensor:
+    def __new__(cls, data: Any, dtype: _dt.DTypeLike | None = None,
+                requires_grad: bool = False) -> Tensor:
         """Prefer :func:`torch_tensor`; ``Tensor(data)`` follows the same inference rules.
         (There is no ``__init__``: every tensor, a user's or an op's result, is made by
         ``_make``.)"""
@@ -514,7 +514,7 @@ def _infer(values: Any) -> np.dtype:
     return np.dtype(np.bool_)
 
 
-def as_array(data: Any, dtype: Any = None) -> np.ndarray:
+def as_array(data: Any, dtype: _dt.DTypeLike | None = None) -> np.ndarray:
     """``data`` as a fresh ndarray with the dtype libtorch would infer (or ``dtype``)."""
     target = _dt.as_dtype(dtype).numpy if dtype is not None else None
     if isinstance(data, Tensor):
