@@ -3,7 +3,8 @@ annotations reach a user's code: the package ships a ``py.typed`` marker, everyd
 clean, and a mistake in it is reported.
 
 One mypy run checks the package and a user's file together; the second run (the mistakes)
-reuses its cache. Skipped when mypy is not installed (it comes with the test extra).
+reuses its cache. The mypy runs are skipped when mypy is not installed (it comes with the test
+extra).
 """
 from __future__ import annotations
 
@@ -17,13 +18,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("mypy") is None,
-                                reason="mypy is not installed")
+_NO_MYPY = pytest.mark.skipif(importlib.util.find_spec("mypy") is None,
+                               reason="mypy is not installed")
 
 # what a user writes: tensors, operators, autograd, a module, an optimizer, a data loader
 USER_CODE = """
-from rtorchpy import (Tensor, autograd_grad, dataloader, nn_linear, optim_sgd, tensor_dataset,
-                      torch_ones, torch_randn, torch_tensor, torch_zeros, with_no_grad)
+from rtorchpy import (Tensor, autograd_function, autograd_grad, dataloader, nn_linear, optim_sgd,
+                      tensor_dataset, torch_exp, torch_ones, torch_randn, torch_tensor,
+                      torch_zeros, with_no_grad)
 
 x = torch_ones(2, 2, requires_grad=True)
 out: Tensor = ((x + 2) * (x + 2) * 3).mean()
@@ -45,6 +47,8 @@ for xb, yb in dataloader(data, batch_size=4):
     loss.backward()
     opt.step()
 w: Tensor = x.T @ x
+square = autograd_function(lambda ctx, a: a * a, lambda ctx, g: 2 * g)
+e = torch_exp(square(x)).sum()
 """
 
 # what mypy must refuse, one line each (the line's number is where the error must be)
@@ -55,6 +59,7 @@ n: str = x.shape
 torch_randn(2, requires_grad="yes")
 x.backward(create_graph=1.5)
 y: Tensor = x.numpy()
+autograd_function(forward=1, backward=2)
 """
 
 
@@ -68,6 +73,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("mypy-cache")
 
 
+@_NO_MYPY
 def test_the_package_and_a_users_code_type_check(tmp_path: Path, cache: Path) -> None:
     user = tmp_path / "user_code.py"
     user.write_text(USER_CODE)
@@ -76,6 +82,7 @@ def test_the_package_and_a_users_code_type_check(tmp_path: Path, cache: Path) ->
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@_NO_MYPY
 def test_a_users_mistakes_are_reported(tmp_path: Path, cache: Path) -> None:
     user = tmp_path / "mistakes.py"
     user.write_text(MISTAKES)
@@ -92,3 +99,8 @@ def test_the_package_says_it_is_typed() -> None:
     # (a wheel carries only the package data pyproject names)
     assert re.search(r'^\[tool\.setuptools\.package-data\]\s*\nrtorchpy = \[[^\]]*"py\.typed"',
                      text, re.M), "pyproject.toml does not ship rtorchpy/py.typed"
+
+
+def test_the_users_code_runs() -> None:
+    # (so the code type-checked above is real code, not only well-typed)
+    exec(compile(USER_CODE, "user_code.py", "exec"), {})
