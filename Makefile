@@ -17,7 +17,7 @@ R_SHIM_FILES := $(shell find r-shim -type f 2>/dev/null | grep -v -e '\.Rcheck' 
 # the Python package the R package carries (copied into r-shim/inst/python by tools/bundle_python.py)
 PY_SOURCES := $(shell find rtorchpy -name '*.py' 2>/dev/null)
 
-.PHONY: demo test test-fast lint bench docs venv r r-bundle r-tarball clean
+.PHONY: demo test test-fast lint typecheck bench docs venv r r-bundle r-tarball clean
 
 demo: $(STAMPS)/venv $(STAMPS)/r-shim
 	$(PY) examples/demo.py
@@ -39,6 +39,11 @@ test-fast: $(STAMPS)/venv $(STAMPS)/r-shim
 # ruff with the rules of pyproject.toml's [tool.ruff.lint] (ruff comes with the test extra)
 lint: $(STAMPS)/venv
 	$(PY) -m ruff check rtorchpy tests scripts benchmarks r-shim/tools
+
+# mypy with pyproject.toml's [tool.mypy] (mypy comes with the test extra; tests/test_typing.py
+# runs it in make test)
+typecheck: $(STAMPS)/venv
+	$(PY) -m mypy
 
 bench: $(STAMPS)/venv-bench $(STAMPS)/r-shim
 	$(PY) benchmarks/run.py

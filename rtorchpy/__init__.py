@@ -111,3 +111,31 @@ from .ops.transforms import __all__ as _transform_names  # noqa: E402
 from .ops.transforms import *  # noqa: E402,F401,F403
 
 __all__ = sorted(set(__all__) | set(_transform_names))
+
+# For type checkers only (rtorchpy ships py.typed). Some public names are made at import time
+# (every op's torch_<name> form) or gathered through an __all__ that is computed (nn, data,
+# nnf), which a type checker cannot follow: the modules with the everyday names are star-imported
+# here with their signatures, and any other public name is Any to a type checker.
+from typing import TYPE_CHECKING as _TYPE_CHECKING  # noqa: E402
+
+if _TYPE_CHECKING:
+    from typing import Any as _Any
+
+    from .data.collate import *  # noqa: F401,F403
+    from .data.dataloader import *  # noqa: F401,F403
+    from .data.dataset import *  # noqa: F401,F403
+    from .data.sampler import *  # noqa: F401,F403
+    from .nn.activation import *  # noqa: F401,F403
+    from .nn.containers import *  # noqa: F401,F403
+    from .nn.conv import *  # noqa: F401,F403
+    from .nn.dropout import *  # noqa: F401,F403
+    from .nn.embedding import *  # noqa: F401,F403
+    from .nn.init import *  # noqa: F401,F403
+    from .nn.linear import *  # noqa: F401,F403
+    from .nn.loss import *  # noqa: F401,F403
+    from .nn.module import *  # noqa: F401,F403
+    from .nn.normalization import *  # noqa: F401,F403
+    from .nn.rnn import *  # noqa: F401,F403
+    from .nn.utils import *  # noqa: F401,F403
+
+    def __getattr__(name: str) -> _Any: ...  # an op's torch_<name>, an nnf_ function, ...

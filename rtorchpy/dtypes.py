@@ -5,6 +5,8 @@ prints its dtypes (``torch_Float``) and knows the word libtorch uses in tensor f
 """
 from __future__ import annotations
 
+from typing import Union
+
 import numpy as np
 
 __all__ = [
@@ -125,3 +127,8 @@ def from_numpy_dtype(np_dtype) -> dtype:
         return _BY_NUMPY[np_dtype]
     except KeyError:
         raise TypeError(f"NumPy dtype {np_dtype} has no rtorchpy dtype") from None
+
+
+# what a dtype argument accepts (see as_dtype): a dtype, its name, or a NumPy dtype or type
+# (Union, not |: evaluated at run time, and Python 3.9 is supported)
+DTypeLike = Union[dtype, str, np.dtype, type]

@@ -45,6 +45,7 @@ import json
 import math
 import os
 import zipfile
+from typing import Any
 
 import numpy as np
 
@@ -124,7 +125,7 @@ def _check_path(path, where, mode):
                     f"not {type(path).__name__}")
 
 
-def torch_save(obj, path):
+def torch_save(obj: object, path: str | os.PathLike[str]) -> None:
     """Save ``obj`` (a tensor, or nested lists, tuples and dicts of tensors such as a
     ``state_dict()``) to ``path`` in rtorchpy's ``.npz`` layout (see the module docstring).
     The file is written at ``path`` exactly (no extension added)."""
@@ -299,7 +300,7 @@ def _is_npy(path):
         return False
 
 
-def torch_load(path):
+def torch_load(path: str | os.PathLike[str]) -> Any:  # (what was saved)
     """Load what :func:`torch_save` wrote to ``path``: tensors come back as new leaf tensors
     (``requires_grad`` as saved), lists, tuples and dicts as themselves (dict order kept).
     Reads only arrays and plain values, with bounded sizes; never executes code from the file

@@ -15,6 +15,8 @@ from __future__ import annotations
 import copy
 import numbers
 import weakref
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, SupportsIndex, Union
 
 import numpy as np
 
@@ -24,9 +26,26 @@ from .numerics.args import flag
 from .numerics.dims import normalize_dim
 from .numerics.format import format_tensor, type_word_for
 
+if TYPE_CHECKING:  # (the operators and op methods the op layer installs: see _typing.py)
+    from ._typing import TensorOperators
+else:
+    TensorOperators = object
+
+
+def _autograd_layer_missing(*args: Any, **kwargs: Any) -> None:
+    raise RuntimeError("rtorchpy's autograd layer is not loaded: import rtorchpy, not "
+                       "rtorchpy.tensor alone")
+
+
 # filled in by the autograd layer (see the module docstring)
-regenerate_view = None  # (view) -> None: a stale view's new grad_fn (autograd/views.py)
-run_backward = None     # autograd_backward (autograd/api.py)
+regenerate_view: Callable[[Tensor], None] = _autograd_layer_missing  # a stale view's new grad_fn
+run_backward: Callable[..., None] = _autograd_layer_missing  # autograd_backward (autograd/api.py)
+
+# What the public signatures accept (Union, not |: these are evaluated, and Python 3.9 is
+# supported). Data is anything torch_tensor converts.
+Number = Union[bool, int, float]  # (NumPy's float64 is a float; other NumPy scalars convert)
+Size = Union[SupportsIndex, Sequence[SupportsIndex]]  # torch_ones(2, 3) or torch_ones((2, 3))
+TensorLike = Union["Tensor", Number, np.ndarray]
 
 LEAF_INPLACE_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 NON_LEAF_REQUIRES_GRAD_ERROR = (
@@ -43,7 +62,7 @@ _MULTI_TAIL = (
     "This view is the output of a function that returns multiple views. Such functions do not "
     "allow the output views to be modified inplace. You should replace the inplace operation by "
     "an out-of-place one.")
-def view_error(view):
+def view_error(view: Tensor) -> RuntimeError | None:
     """The RuntimeError libtorch raises for an in-place op that records history on ``view``
     (given its creation metadata), or None when it is allowed."""
     meta = view._view_meta
@@ -71,7 +90,7 @@ _AUTOGRAD_ATTRIBUTES = frozenset({"_grad", "_hooks", "_retains_grad", "_accumula
                                   "_view_meta"})
 
 
-def _copy_user_attributes(src, dst, memo):
+def _copy_user_attributes(src: Tensor, dst: Tensor, memo: dict | None) -> None:
     """Attributes a user set on ``src`` (``x.foo = 1``), onto ``dst``: deep copies when
     ``memo`` is given."""
     extra = {k: v for k, v in src.__dict__.items() if k not in _AUTOGRAD_ATTRIBUTES}
@@ -79,14 +98,14 @@ def _copy_user_attributes(src, dst, memo):
         dst.__dict__.update(copy.deepcopy(extra, memo) if memo is not None else extra)
 
 
-def _owner(a):
+def _owner(a: np.ndarray) -> np.ndarray:
     """The ndarray that owns ``a``'s memory (``a`` itself unless it is a view)."""
     while isinstance(a.base, np.ndarray):
         a = a.base
     return a
 
 
-def _deepcopy_array(a, memo):
+def _deepcopy_array(a: np.ndarray, memo: dict) -> np.ndarray:
     """A copy of ``a`` with its own memory; arrays sharing an owner within one deepcopy share
     the owner's copy, so views stay views of each other (as PyTorch's deepcopy keeps storages
     shared)."""
@@ -111,7 +130,7 @@ def _deepcopy_array(a, memo):
     return view
 
 
-class Tensor:
+class Tensor(TensorOperators):
     """A multi-dimensional array that can record the operations applied to it."""
 
     # _base / _view_fn: for a view, the tensor whose storage it shares and that tensor's grad_fn
@@ -122,17 +141,27 @@ class Tensor:
     # op's result is then five attribute writes cheaper to make.
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_output_nr", "_version", "_base",
                  "__dict__", "__weakref__")
-    _grad = None
-    _hooks = None
+    _data: np.ndarray
+    _requires_grad: bool
+    _grad_fn: Any  # a Node (autograd/graph.py, which imports this module), or None
+    _output_nr: int
+    _version: list[int]
+    _base: Tensor | None
+    _grad: Tensor | None = None
+    _hooks: list | None = None
     _retains_grad = False
-    _accumulator = None
-    _view_fn = None
-    _fw = None  # forward AD: (level, tangent) while a dual level is open (autograd/forward_ad.py)
-    _view_meta = None  # how a view was made, when libtorch restricts in-place ops on it (_views)
+    _accumulator: Any = None
+    _view_fn: Any = None
+    # forward AD: (level, tangent) while a dual level is open (autograd/forward_ad.py)
+    _fw: tuple | None = None
+    # how a view was made, when libtorch restricts in-place ops on it (_views)
+    _view_meta: str | None = None
+    _nn_role: str  # (in the instance dict) marked by nn_parameter() or nn_buffer()
     # numpy must defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__)
     __array_priority__ = 1000
 
-    def __new__(cls, data, dtype=None, requires_grad=False):
+    def __new__(cls, data: Any, dtype: _dt.DTypeLike | None = None,
+                requires_grad: bool = False) -> Tensor:
         """Prefer :func:`torch_tensor`; ``Tensor(data)`` follows the same inference rules.
         (There is no ``__init__``: every tensor, a user's or an op's result, is made by
         ``_make``.)"""
@@ -142,7 +171,8 @@ class Tensor:
         return t
 
     @classmethod
-    def _make(cls, data, grad_fn=None, output_nr=0, version=None):
+    def _make(cls, data: np.ndarray, grad_fn: Any = None, output_nr: int = 0,
+              version: list[int] | None = None) -> Tensor:
         """Wrap an ndarray without copying or inference: the one constructor (every op's result
         goes through here)."""
         t = _new(cls)
@@ -156,60 +186,60 @@ class Tensor:
 
     # -- metadata -----------------------------------------------------------------------------
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
         return self._data.shape
 
     @property
-    def dtype(self):
+    def dtype(self) -> _dt.dtype:
         return _dt.from_numpy_dtype(self._data.dtype)
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
         return self._data.ndim
 
     @property
-    def device(self):
+    def device(self) -> str:
         return "cpu"
 
     @property
-    def is_floating_point(self):
+    def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
 
-    def dim(self):
+    def dim(self) -> int:
         return self._data.ndim
 
-    def numel(self):
+    def numel(self) -> int:
         return self._data.size
 
-    def size(self, dim=None):
+    def size(self, dim: int | None = None) -> Any:  # (a tuple, or one int for a dim)
         if dim is None:
             return self._data.shape
         return self._data.shape[normalize_dim(dim, self._data.ndim)]
 
-    def stride(self, dim=None):
+    def stride(self, dim: int | None = None) -> Any:  # (a tuple, or one int for a dim)
         """Steps between neighbours along each dim, in elements (libtorch's strides: 0 along an
         expanded dim)."""
         a = self._data
         steps = tuple(s // a.itemsize for s in a.strides)
         return steps if dim is None else steps[normalize_dim(dim, a.ndim)]
 
-    def is_contiguous(self):
+    def is_contiguous(self) -> bool:
         """Whether the elements lie in memory in row-major order with no gaps (dims of size 1
         are ignored, as in libtorch): what ``view`` needs."""
         return self._data.flags.c_contiguous
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self._data.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
         return self._data.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Tensor]:
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
     # -- values ---------------------------------------------------------------------------------
-    def numpy(self):
+    def numpy(self) -> np.ndarray:
         """The values as an ndarray (a copy: changing it does not change the tensor). Refused
         for a tensor that requires grad, as in PyTorch: the array would leave the graph unseen."""
         if self._requires_grad:
@@ -217,42 +247,42 @@ class Tensor:
                                "tensor.detach().numpy() instead.")
         return self._data.copy()
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         return self._data if dtype is None else self._data.astype(dtype)
 
-    def item(self):
+    def item(self) -> Any:  # (float, int or bool, by dtype)
         """The single value as a Python number (float, int or bool)."""
         if self._data.size != 1:
             raise ValueError(f"a Tensor with {self._data.size} elements cannot be converted to "
                              "Scalar")
         return self._data.reshape(()).item()
 
-    def tolist(self):
+    def tolist(self) -> Any:  # (nested lists; a number for a 0-d tensor)
         return self._data.tolist()
 
-    def __float__(self):
+    def __float__(self) -> float:
         return float(self.item())
 
-    def __int__(self):
+    def __int__(self) -> int:
         return int(self.item())
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError(f"Boolean value of Tensor with {self._data.size} values is "
                                "ambiguous")
         return bool(self._data.reshape(()).item())
 
-    def __index__(self):
+    def __index__(self) -> int:
         if self._data.dtype.kind not in "iub" or self._data.size != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     __hash__ = object.__hash__
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return self.format()
 
-    def format(self, n=30):
+    def format(self, n: int = 30) -> str:
         """The text R torch prints for this tensor (``print(x, n = n)``), without a final
         newline."""
         self._fresh_view()
@@ -261,7 +291,7 @@ class Tensor:
                              requires_grad=self._requires_grad, n=n)
 
     # -- autograd attributes --------------------------------------------------------------------
-    def _fresh_view(self):
+    def _fresh_view(self) -> None:
         """A view whose base's history was rewritten gets its grad_fn from the base's current
         history now (libtorch does it when the grad_fn is asked for)."""
         base = self._base
@@ -269,15 +299,15 @@ class Tensor:
             regenerate_view(self)
 
     @property
-    def requires_grad(self):
+    def requires_grad(self) -> bool:
         self._fresh_view()
         return self._requires_grad
 
     @requires_grad.setter
-    def requires_grad(self, flag):
+    def requires_grad(self, flag: bool) -> None:
         self.requires_grad_(flag)
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         """Set ``requires_grad`` on a leaf in place; returns the tensor itself."""
         requires_grad = flag(requires_grad, "requires_grad", "requires_grad_")
         if self._grad_fn is not None:
@@ -290,22 +320,22 @@ class Tensor:
         return self
 
     @property
-    def grad_fn(self):
+    def grad_fn(self) -> Any:  # (a Node of autograd/graph.py, or None for a leaf)
         self._fresh_view()
         return self._grad_fn
 
     @property
-    def is_leaf(self):
+    def is_leaf(self) -> bool:
         self._fresh_view()
         return self._grad_fn is None
 
     @property
-    def grad(self):
+    def grad(self) -> Tensor | None:
         """The accumulated gradient, or None before any backward reached this tensor."""
         return self._grad
 
     @grad.setter
-    def grad(self, value):
+    def grad(self, value: Tensor | None) -> None:
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(f"assigned grad must be a Tensor or None, got {type(value).__name__}")
         if value is not None and value.shape != self.shape:
@@ -314,10 +344,10 @@ class Tensor:
         self._grad = value
 
     @property
-    def retains_grad(self):
+    def retains_grad(self) -> bool:
         return self._retains_grad
 
-    def retain_grad(self):
+    def retain_grad(self) -> None:
         """Keep the gradient of a non-leaf in ``.grad`` after backward (no-op on leaves)."""
         if self._grad_fn is None:
             if not self._requires_grad:
@@ -331,7 +361,7 @@ class Tensor:
             self._retains_grad = True
         return None
 
-    def register_hook(self, hook):
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
         """Call ``hook(grad)`` when this tensor's gradient is computed; a Tensor it returns
         replaces the gradient. Returns a handle whose ``remove()`` unregisters the hook."""
         if not self._requires_grad:
@@ -350,21 +380,23 @@ class Tensor:
         hooks.append(hook)
         return RemovableHandle(hooks, hook)
 
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool | None = None,
+                 create_graph: bool = False,
+                 inputs: Tensor | Sequence[Tensor] | None = None) -> None:
         """Compute the gradient of this tensor w.r.t. the graph leaves and add it into their
         ``.grad``. ``gradient`` is needed unless the tensor has exactly one element."""
         run_backward([self], None if gradient is None else [gradient], retain_graph,
                      create_graph, inputs=inputs)
 
     @property
-    def data(self):
+    def data(self) -> Tensor:
         """The values as a tensor outside autograd: it shares this tensor's storage, does not
         require grad, and (unlike ``detach()``) has its own version counter, so in-place changes
         through it go unnoticed by the graph (PyTorch's ``x.data``)."""
         return Tensor._make(self._data)
 
     @data.setter
-    def data(self, value):
+    def data(self, value: Tensor) -> None:
         """``x.data = t``: x now holds t's storage (shape and dtype included), keeping its
         autograd state."""
         if not isinstance(value, Tensor):
@@ -374,12 +406,12 @@ class Tensor:
                                "point or complex dtype")
         self._data = value._data
 
-    def detach(self):
+    def detach(self) -> Tensor:
         """A new leaf sharing this tensor's storage (and version counter), without history."""
         t = Tensor._make(self._data, version=self._version)
         return t
 
-    def detach_(self):
+    def detach_(self) -> Tensor:
         """Detach in place: this tensor becomes a leaf that does not require grad."""
         if self._base is not None and self._grad_fn is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
@@ -389,7 +421,7 @@ class Tensor:
         return self
 
     # -- copy and deepcopy ---------------------------------------------------------------------
-    def __copy__(self):
+    def __copy__(self) -> Tensor:
         """``copy.copy(x)``: as in PyTorch, a new tensor over the same memory with the same
         ``requires_grad``, without history (a copied non-leaf is a leaf) or gradient."""
         t = Tensor._make(self._data)
@@ -398,7 +430,7 @@ class Tensor:
         _copy_user_attributes(self, t, None)
         return t
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict) -> Tensor:
         """``copy.deepcopy(x)``: as in PyTorch, graph leaves only; the copy has its own memory
         (shared among the tensors of one deepcopy that shared it: a base and its view stay a
         base and a view of each other's memory), ``requires_grad`` and a deep copy of
@@ -417,7 +449,7 @@ class Tensor:
         return t
 
     # -- in-place support -----------------------------------------------------------------------
-    def _check_inplace(self, others=()):
+    def _check_inplace(self, others: Sequence[Any] = ()) -> None:
         """Refuse in-place changes that would silently corrupt gradients (libtorch's checks:
         they apply when grad mode is on and the op would record history)."""
         if STATE.grad_enabled and not STATE.fw_only:
@@ -427,8 +459,9 @@ class Tensor:
                 if not (self._requires_grad or base._requires_grad or any(
                         isinstance(o, Tensor) and o._requires_grad for o in others)):
                     return
-                if self._view_meta is not None:
-                                        raise view_error(self)
+                error = view_error(self) if self._view_meta is not None else None
+                if error is not None:
+                    raise error
                 if base._requires_grad and base._grad_fn is None:
                     raise RuntimeError("a view of a leaf Variable that requires grad is being "
                                        "used in an in-place operation.")
@@ -441,11 +474,11 @@ class RemovableHandle:
 
     __slots__ = ("_list_ref", "_hook")
 
-    def __init__(self, hook_list, hook):
-        self._list_ref = hook_list
+    def __init__(self, hook_list: list, hook: Callable) -> None:
+        self._list_ref: list | None = hook_list
         self._hook = hook
 
-    def remove(self):
+    def remove(self) -> None:
         lst = self._list_ref
         if lst is not None:
             try:
@@ -454,11 +487,11 @@ class RemovableHandle:
                 pass
             self._list_ref = None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<torch_hook>"
 
 
-def _infer(values):
+def _infer(values: Any) -> np.dtype:
     """libtorch's dtype for Python data: any float -> default float, else any int -> int64,
     else bool."""
     flat = values.ravel() if isinstance(values, np.ndarray) else values
@@ -481,7 +514,7 @@ def _infer(values):
     return np.dtype(np.bool_)
 
 
-def as_array(data, dtype=None):
+def as_array(data: Any, dtype: _dt.DTypeLike | None = None) -> np.ndarray:
     """``data`` as a fresh ndarray with the dtype libtorch would infer (or ``dtype``)."""
     target = _dt.as_dtype(dtype).numpy if dtype is not None else None
     if isinstance(data, Tensor):
@@ -520,7 +553,7 @@ def as_array(data, dtype=None):
     return arr.astype(target, copy=False)
 
 
-def _supported(arr):
+def _supported(arr: np.ndarray) -> np.ndarray:
     """A NumPy array of a dtype rtorchpy lacks (uint16/32/64, long double) as the nearest one it
     has (int64, float64); an unsigned value beyond int64 is an error, never wrapped around."""
     if arr.dtype in _dt._BY_NUMPY:
@@ -533,7 +566,7 @@ def _supported(arr):
     return arr.astype(np.float64)
 
 
-def _walk(seq):
+def _walk(seq: Sequence[Any]) -> Iterator[Any]:
     for v in seq:
         if isinstance(v, (list, tuple)):
             yield from _walk(v)
@@ -541,6 +574,6 @@ def _walk(seq):
             yield v
 
 
-def _unwrap_nested(seq):
+def _unwrap_nested(seq: Sequence[Any]) -> list:
     return [_unwrap_nested(v) if isinstance(v, (list, tuple)) else
             (v.item() if isinstance(v, Tensor) else v) for v in seq]

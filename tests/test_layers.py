@@ -17,7 +17,7 @@ import pytest
 PKG = Path(__file__).resolve().parents[1] / "rtorchpy"
 
 LAYERS = [
-    ("numerics", "dtypes"),
+    ("numerics", "dtypes", "_typing"),
     ("tensor", "autograd"),
     ("derivatives",),
     ("ops",),

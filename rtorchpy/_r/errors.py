@@ -106,7 +106,9 @@ def translate_error(msg: str) -> str:
     """Dimension and index numbers in an error message, 1-based as R torch reports them; Python
     type names as the R types they came from."""
     for rx, groups, always in _TRANSLATIONS:
-        msg = rx.sub(lambda m, g=groups, a=always: _shift(m, *g, always=a), msg)
+        def shifted(m: re.Match, g: tuple = groups, a: bool = always) -> str:
+            return _shift(m, *g, always=a)
+        msg = rx.sub(shifted, msg)
     translated = msg
     for rx, repl in _TYPE_RULES:
         translated = rx.sub(repl, translated)

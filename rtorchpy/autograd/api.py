@@ -1,6 +1,9 @@
 """``autograd_backward`` and ``autograd_grad``: the functional entry points to the engine."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from .. import tensor
@@ -15,7 +18,7 @@ from .views import gained_history
 IMPLICIT_GRAD_ERROR = "grad can be implicitly created only for scalar outputs"
 
 
-def _as_list(x, what):
+def _as_list(x: Any, what: str) -> Any:  # (a list, or None for None)
     if x is None:
         return None
     if isinstance(x, Tensor):
@@ -25,7 +28,8 @@ def _as_list(x, what):
     raise TypeError(f"{what} must be a Tensor or a list of Tensors, got {type(x).__name__}")
 
 
-def _roots(tensors, grads, create_graph, engine_shapes=False):
+def _roots(tensors: Any, grads: Any, create_graph: bool,  # (lists: see _as_list)
+           engine_shapes: bool = False) -> list:
     """Pair each output with its incoming gradient, checking both. A gradient whose shape is not
     its output's is refused, as PyTorch's ``_make_grads`` does; with ``engine_shapes=True`` (the
     R face: R torch calls libtorch's C++ ``backward()``/``grad()``, which leave the check to the
@@ -68,7 +72,7 @@ def _roots(tensors, grads, create_graph, engine_shapes=False):
     return roots
 
 
-def _flags(where, **flags):
+def _flags(where: str, **flags: Any) -> None:
     """Refuse a flag that is not a real boolean (retain_graph may also be None) before any
     work: ``create_graph='no'`` must not mean True."""
     for name, value in flags.items():
@@ -76,8 +80,11 @@ def _flags(where, **flags):
             flag(value, name, where)
 
 
-def autograd_backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
-                      inputs=None, *, engine_shapes=False):
+def autograd_backward(tensors: Tensor | Sequence[Tensor],
+                      grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+                      retain_graph: bool | None = None, create_graph: bool = False,
+                      inputs: Tensor | Sequence[Tensor] | None = None, *,
+                      engine_shapes: bool = False) -> None:
     """Accumulate into the leaves' ``.grad`` the gradient of ``tensors`` (each weighted by its
     entry of ``grad_tensors``, of its tensor's shape; None means ones for a one-element tensor).
     ``engine_shapes=True``: a gradient that broadcasts from its tensor's shape is summed down
@@ -103,12 +110,12 @@ def autograd_backward(tensors, grad_tensors=None, retain_graph=None, create_grap
     return None
 
 
-def _tensor_of(g):
+def _tensor_of(g: Any) -> Tensor:
     """A gradient as a tensor of its own (never the caller's tensor: .grad may be changed)."""
     return g.clone() if isinstance(g, Tensor) else Tensor._make(np.array(g, copy=True))
 
 
-def _capture_points(inputs):
+def _capture_points(inputs: Any) -> dict:  # (a list: see _as_list)
     capture = {}
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor):
@@ -119,8 +126,11 @@ def _capture_points(inputs):
     return capture
 
 
-def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-                  allow_unused=False, *, check_grad_shapes=True):
+def autograd_grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+                  grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+                  retain_graph: bool | None = None, create_graph: bool = False,
+                  allow_unused: bool = False, *,
+                  check_grad_shapes: bool = True) -> list[Tensor | None]:
     """The gradients of ``outputs`` w.r.t. each of ``inputs``, returned as a list in input order,
     without touching any ``.grad``. With ``allow_unused=True`` an input the outputs do not depend
     on gets None (R: an undefined tensor).
@@ -140,7 +150,7 @@ def autograd_grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_
     roots = _roots(outputs, grad_outputs, create_graph, engine_shapes=not check_grad_shapes)
     capture = _capture_points(inputs)
     captured = execute(roots, retain_graph, create_graph, capture)
-    result = []
+    result: list[Tensor | None] = []
     for i, t in enumerate(inputs):
         # the same tensor named twice shares one capture slot (the last index it was given)
         g = captured[capture[edge_of(t)]]

@@ -2,6 +2,8 @@
 (``ctx``), and ``NamedValues``, the attribute dict ``ctx.saved_variables`` reads as."""
 from __future__ import annotations
 
+from typing import Any
+
 from ..tensor import Tensor
 from .graph import FREED_MESSAGE, INPLACE_EPOCH, SavedOutput
 
@@ -92,7 +94,8 @@ _NV_SLOTS = frozenset(NamedValues.__slots__)
 _new = object.__new__
 
 
-_NV_CLASSES = {}  # names tuple -> (NamedValues subclass with a property per name, its index)
+# names tuple -> (NamedValues subclass with a property per name, its index)
+_NV_CLASSES: dict[tuple, tuple] = {}
 
 
 def _nv_class(names):
@@ -162,11 +165,11 @@ class AutogradContext:
         self._needs = needs_input_grad
 
     @property
-    def needs_input_grad(self):
+    def needs_input_grad(self) -> Any:  # (one flag per input, by name)
         """:class:`NamedValues` of booleans, one per forward argument (after ctx)."""
         return self._needs
 
-    def save_for_backward(self, *args, **kwargs):
+    def save_for_backward(self, *args: Any, **kwargs: Any) -> None:
         """Save tensors and other values for backward: positional ones unnamed, then the named
         ones. Read them back with :attr:`saved_variables`."""
         if not self._in_forward:
@@ -188,7 +191,7 @@ class AutogradContext:
         self._layout = None
 
     @property
-    def saved_variables(self):
+    def saved_variables(self) -> NamedValues:
         """The values given to :meth:`save_for_backward`, as :class:`NamedValues`.
 
         Raises the libtorch errors when the graph was freed by a backward without
@@ -219,23 +222,23 @@ class AutogradContext:
         return nv
 
     @property
-    def saved_tensors(self):
+    def saved_tensors(self) -> tuple:
         """The saved values as a tuple (PyTorch's name)."""
         return tuple(self.saved_variables)
 
-    def mark_dirty(self, *tensors):
+    def mark_dirty(self, *tensors: Tensor) -> None:
         """Declare the inputs forward modified in place; forward must return them. Their history
         is moved onto this function's node. A leaf that requires grad cannot be dirty. A second
         call replaces the first (as in libtorch); the in-place op itself bumped the version."""
         self._dirty = self._forward_only_tensors(tensors, "mark_dirty")
 
-    def mark_non_differentiable(self, *outputs):
+    def mark_non_differentiable(self, *outputs: Tensor) -> None:
         """Declare outputs that have no gradient: they are returned with ``requires_grad=False``
         and backward receives zeros (or None, see :meth:`set_materialize_grads`) for them.
         A second call replaces the first."""
         self._non_differentiable = self._forward_only_tensors(outputs, "mark_non_differentiable")
 
-    def set_materialize_grads(self, value):
+    def set_materialize_grads(self, value: bool) -> None:
         """With True (default) backward receives zeros for outputs that got no gradient; with
         False it receives None for them."""
         self._materialize = bool(value)

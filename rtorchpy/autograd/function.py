@@ -26,7 +26,8 @@ import sys
 import traceback
 import types
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -500,7 +501,9 @@ def _pack_saved(ctx, node):
     ctx._pending = None
 
 
-def autograd_function(forward, backward, name=None, strict_names=True, jvp=None):
+def autograd_function(forward: Callable[..., Any], backward: Callable[..., Any],
+                      name: str | None = None, strict_names: bool = True,
+                      jvp: Callable[..., Any] | None = None) -> Callable[..., Any]:
     """Define a differentiable function from a ``forward`` and a ``backward``.
 
     Args:
@@ -560,15 +563,13 @@ def autograd_function(forward, backward, name=None, strict_names=True, jvp=None)
     def custom_function(*args, **kwargs):
         return spec.call(args, kwargs)
 
-    custom_function.__signature__ = spec.signature
     custom_function.__name__ = getattr(forward, "__name__", "custom_function")
     custom_function.__qualname__ = getattr(forward, "__qualname__", custom_function.__name__)
     custom_function.__doc__ = getattr(forward, "__doc__", None) or (
         f"Custom autograd function {spec.name} (see autograd_function).")
     custom_function.__module__ = getattr(forward, "__module__", __name__)
-    custom_function.forward = forward
-    custom_function.backward = backward
-    custom_function.jvp = jvp
-    custom_function.node_name = spec.name
-    custom_function.strict_names = spec.strict_names
+    # (attributes of the function object: what R's bridge and introspection read)
+    vars(custom_function).update(__signature__=spec.signature, forward=forward,
+                                 backward=backward, jvp=jvp, node_name=spec.name,
+                                 strict_names=spec.strict_names)
     return custom_function

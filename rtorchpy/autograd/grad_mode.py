@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..numerics.args import flag
 from ..numerics.warn import warn
@@ -30,6 +32,11 @@ class _ThreadState(threading.local):
 
 STATE = _ThreadState()
 
+if TYPE_CHECKING:  # (ParamSpec is Python 3.10's; annotations are not evaluated at run time)
+    from typing import ParamSpec
+    P = ParamSpec("P")  # a decorated function keeps its signature
+R = TypeVar("R")
+
 # True once any thread has turned anomaly mode on: recording checks this plain flag before the
 # thread's own (a thread-local lookup on every recorded op costs more than the flag)
 ANOMALY_USED = [False]
@@ -41,7 +48,7 @@ FORWARD_AD = [0]
 DUAL_OPEN = [0]
 
 
-def set_mode(enabled):
+def set_mode(enabled: bool) -> None:
     """Set this thread's grad mode; off while a dual level is open means "tangents only"."""
     if not enabled and DUAL_OPEN[0]:
         STATE.grad_enabled, STATE.fw_only = True, True
@@ -49,16 +56,16 @@ def set_mode(enabled):
         STATE.grad_enabled, STATE.fw_only = bool(enabled), False
 
 
-def get_mode():
+def get_mode() -> tuple[bool, bool]:
     """The state :func:`set_mode` changes, to restore later with :func:`restore_mode`."""
     return STATE.grad_enabled, STATE.fw_only
 
 
-def restore_mode(saved):
+def restore_mode(saved: tuple[bool, bool]) -> None:
     STATE.grad_enabled, STATE.fw_only = saved
 
 
-def _set_anomaly(enabled):
+def _set_anomaly(enabled: bool) -> None:
     if enabled:
         ANOMALY_USED[0] = True
     STATE.anomaly_enabled = enabled
@@ -83,31 +90,32 @@ class _ModeSetter:
     """
 
     _value = True
+    _saved: list[tuple[bool, bool]]  # grad mode before each open `with` (set in __new__)
 
-    def __new__(cls, func=None):
+    def __new__(cls, func: Callable | None = None) -> Any:  # (an instance, or func wrapped)
         self = super().__new__(cls)
         self._saved = []
         if callable(func):  # bare decorator: @with_no_grad
             return self(func)
         return self
 
-    def __init__(self, func=None):
+    def __init__(self, func: Callable | None = None) -> None:
         pass
 
-    def __enter__(self):
+    def __enter__(self) -> _ModeSetter:
         self._saved.append(get_mode())
         set_mode(self._value)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         restore_mode(self._saved.pop())
         return False
 
-    def __call__(self, func):
+    def __call__(self, func: Callable[P, R]) -> Callable[P, R]:
         cls = type(self)
 
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             with cls():
                 return func(*args, **kwargs)
 
@@ -129,20 +137,20 @@ class with_enable_grad(_ModeSetter):
 class set_grad_enabled(_ModeSetter):
     """``with set_grad_enabled(flag):`` sets grad mode to ``flag`` for the block."""
 
-    def __new__(cls, mode):
+    def __new__(cls, mode: bool) -> set_grad_enabled:
         self = object.__new__(cls)
         self._saved = []
         self._value = flag(mode, "mode", "set_grad_enabled")
         return self
 
-    def __init__(self, mode):
+    def __init__(self, mode: bool) -> None:
         pass
 
-    def __call__(self, func):
+    def __call__(self, func: Callable[P, R]) -> Callable[P, R]:
         mode = self._value
 
         @functools.wraps(func)
-        def wrapper(*args, **kwargs):
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
             with set_grad_enabled(mode):
                 return func(*args, **kwargs)
 
@@ -166,16 +174,16 @@ class with_detect_anomaly:
     backward that fails or produces NaN names the forward op and shows where it was created.
     Warns on entry, as R torch does."""
 
-    def __init__(self, enabled: bool = True):
+    def __init__(self, enabled: bool = True) -> None:
         self._enabled = flag(enabled, "enabled", "with_detect_anomaly")
-        self._saved = []
+        self._saved: list[bool] = []
 
-    def __enter__(self):
+    def __enter__(self) -> with_detect_anomaly:
         warn(ANOMALY_WARNING, UserWarning, stacklevel=2)
         self._saved.append(STATE.anomaly_enabled)
         _set_anomaly(self._enabled)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         _set_anomaly(self._saved.pop())
         return False

@@ -11,6 +11,7 @@ rebuilt on demand with this node as ``grad_fn`` — holding the output tensor it
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 from ..numerics.format import type_word_for
 from ..numerics.formula_arrays import ARRAY_OPS
@@ -187,7 +188,7 @@ class Node:
 # The namespaces formulas compute with, indexed by ``as_tensors``: NumPy on arrays, and recorded
 # ops under create_graph. The second is made of ops, which sit above this layer: rtorchpy.ops
 # puts it here when it is imported (rtorchpy/__init__ imports it before any graph exists).
-FORMULA_OPS = [ARRAY_OPS, None]
+FORMULA_OPS: list[Any] = [ARRAY_OPS, None]  # (two namespaces with the same methods)
 
 
 class FormulaNode(Node):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import traceback
 import weakref
+from typing import Any
 
 from .grad_mode import ANOMALY_USED, FORWARD_AD, STATE
 from .graph import INPLACE_EPOCH, AccumulateGrad, SavedOutput, next_seq
@@ -61,13 +62,13 @@ _NOTHING = ()
 # and dtypes: fewer tuples per recorded op for the garbage collector to allocate and walk (a deep
 # graph spends more time in the collector than in the ops). Bounded: a workload with ever-new
 # shapes just starts over.
-_ONE_INPUT_META = {}
-_TWO_INPUT_META = {}
+_ONE_INPUT_META: dict = {}
+_TWO_INPUT_META: dict = {}
 
 
 # Forward AD's recording (``forward_ad.record_dual``), handed down when that module is imported:
 # while a dual level is open every recording path goes there first, to set the outputs' tangents.
-RECORD_DUAL = [None]
+RECORD_DUAL: list[Any] = [None]
 
 
 def record(node_cls, inputs, outputs, params=()):

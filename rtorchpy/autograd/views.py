@@ -23,7 +23,7 @@ import numpy as np
 try:
     from numpy.lib.array_utils import byte_bounds  # NumPy 2
 except ImportError:  # NumPy 1.x
-    from numpy import byte_bounds
+    from numpy import byte_bounds  # type: ignore[attr-defined,no-redef]  # (NumPy 2's stubs)
 from numpy.lib.stride_tricks import as_strided
 
 from .. import tensor

@@ -2,6 +2,9 @@
 worker processes (``num_workers > 0``; see ``workers.py``)."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
 from .dataset import Dataset, IterableDataset
 from .fetch import MapFetcher
 from .collate import utils_data_default_collate, utils_data_default_convert
@@ -16,9 +19,13 @@ __all__ = ["DataLoader", "dataloader", "dataloader_make_iter", "dataloader_next"
 class DataLoader:
     """See :func:`dataloader`."""
 
-    def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None, batch_sampler=None,
-                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=-1,
-                 worker_init_fn=None, worker_globals=None, worker_packages=None, generator=None):
+    def __init__(self, dataset: Dataset | IterableDataset, batch_size: int | None = 1,
+                 shuffle: bool = False, sampler: Any = None, batch_sampler: Any = None,
+                 num_workers: int = 0, collate_fn: Callable[[list], Any] | None = None,
+                 pin_memory: bool = False, drop_last: bool = False, timeout: float = -1,
+                 worker_init_fn: Callable[[int], Any] | None = None,
+                 worker_globals: dict[str, Any] | None = None,
+                 worker_packages: Sequence[str] | None = None, generator: None = None) -> None:
         if not isinstance(dataset, (Dataset, IterableDataset)):
             raise TypeError(f"dataloader(): dataset must be a dataset, got "
                             f"{type(dataset).__name__}")
@@ -67,18 +74,19 @@ class DataLoader:
         self.worker_globals = dict(worker_globals or {})
         self.worker_packages = list(worker_packages or [])
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self.iterable:
-            n = len(self.dataset)  # TypeError when the dataset has no length, as in PyTorch
+            # (a TypeError when the dataset has no length, as in PyTorch)
+            n = len(self.dataset)  # type: ignore[arg-type]  # (__len__ is optional here)
             if self.batch_size is None:
                 return n
             return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
-    def __iter__(self):
+    def __iter__(self) -> DataLoaderIter:
         return DataLoaderIter(self)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"<dataloader over {self.dataset!r}: batch_size={self.batch_size}, "
                 f"shuffle={self.shuffle}, num_workers={self.num_workers}>")
 
@@ -88,7 +96,7 @@ class DataLoaderIter:
     as it was, so the next ``for`` starts afresh. The workers of a pass are stopped when it ends,
     fails or is dropped."""
 
-    def __init__(self, loader):
+    def __init__(self, loader: DataLoader) -> None:
         self._loader = loader
         self._pool = None
         self._done = False
@@ -105,10 +113,10 @@ class DataLoaderIter:
         if loader.num_workers > 0:
             self._pool = WorkerPool(self._fetch, self._indices, loader)
 
-    def __iter__(self):
+    def __iter__(self) -> DataLoaderIter:
         return self
 
-    def __next__(self):
+    def __next__(self) -> Any:  # (a batch: what collate_fn makes of the items)
         if self._done:
             raise StopIteration
         try:
@@ -126,7 +134,7 @@ class DataLoaderIter:
             raise
         return out
 
-    def _next_iterable(self):
+    def _next_iterable(self) -> Any:
         size = self._loader.batch_size
         if size is None:
             return self._collate(next(self._items))
@@ -139,21 +147,25 @@ class DataLoaderIter:
             return self._collate(batch)
         raise StopIteration
 
-    def close(self):
+    def close(self) -> None:
         """Stop the pass (and its workers)."""
         self._done = True
         if self._pool is not None:
             self._pool.close()
             self._pool = None
 
-    def __del__(self):
+    def __del__(self) -> None:
         if self._pool is not None:
             self._pool.close()
 
 
-def dataloader(dataset, batch_size=1, shuffle=False, sampler=None, batch_sampler=None,
-               num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=-1,
-               worker_init_fn=None, worker_globals=None, worker_packages=None, generator=None):
+def dataloader(dataset: Dataset | IterableDataset, batch_size: int | None = 1,
+               shuffle: bool = False, sampler: Any = None, batch_sampler: Any = None,
+               num_workers: int = 0, collate_fn: Callable[[list], Any] | None = None,
+               pin_memory: bool = False, drop_last: bool = False, timeout: float = -1,
+               worker_init_fn: Callable[[int], Any] | None = None,
+               worker_globals: dict[str, Any] | None = None,
+               worker_packages: Sequence[str] | None = None, generator: None = None) -> DataLoader:
     """A data loader over ``dataset``, as R torch's ``dataloader()``: ``for batch in dl``.
 
     ``batch_size`` items a batch (``None``: items one at a time, uncollated); ``shuffle``
@@ -170,17 +182,17 @@ def dataloader(dataset, batch_size=1, shuffle=False, sampler=None, batch_sampler
                       worker_globals, worker_packages, generator)
 
 
-def dataloader_make_iter(dataloader):
+def dataloader_make_iter(dataloader: DataLoader) -> DataLoaderIter:
     """A new pass over ``dataloader`` (what ``iter(dl)`` gives)."""
     return iter(dataloader)
 
 
-def dataloader_next(iter, completed=None):
+def dataloader_next(iter: Iterator[Any], completed: Any = None) -> Any:
     """The next batch of ``iter``, or ``completed`` once it is exhausted."""
     return next(iter, completed)
 
 
-def is_dataloader(x):
+def is_dataloader(x: object) -> bool:
     """Whether ``x`` is a data loader."""
     return isinstance(x, DataLoader)
 

@@ -9,6 +9,9 @@ A map-style dataset defines ``__getitem__(self, i)`` and ``__len__(self)``, and 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..ops.creation import torch_randperm
@@ -47,7 +50,7 @@ class IterableDataset:
         return f"<iterable_dataset {type(self).__name__}>"
 
 
-def is_dataset(x):
+def is_dataset(x: object) -> bool:
     """Whether ``x`` is a dataset (map-style or iterable)."""
     return isinstance(x, (Dataset, IterableDataset))
 
@@ -70,8 +73,10 @@ def _generator(base, kind, name, inherit, initialize, renamed, methods):
     return type(name, (parent,), namespace)
 
 
-def dataset(name=None, inherit=None, initialize=None, getitem=None, length=None,
-            getbatch=None, **methods):
+def dataset(name: str | None = None, inherit: type | None = None,
+            initialize: Callable[..., None] | None = None,
+            getitem: Callable[..., Any] | None = None, length: Callable[..., int] | None = None,
+            getbatch: Callable[..., Any] | None = None, **methods: Any) -> type[Dataset]:
     """Define a map-style dataset class, as R torch's ``dataset()`` does: ``initialize(self,
     ...)`` is the constructor, ``getitem(self, i)`` returns item ``i`` (0-based),
     ``length(self)`` the number of items, ``getbatch(self, indices)`` (optional) a whole batch;
@@ -82,8 +87,11 @@ def dataset(name=None, inherit=None, initialize=None, getitem=None, length=None,
                       methods)
 
 
-def iterable_dataset(name=None, inherit=None, initialize=None, iter=None, length=None,
-                     **methods):
+def iterable_dataset(name: str | None = None, inherit: type | None = None,
+                     initialize: Callable[..., None] | None = None,
+                     iter: Callable[..., Any] | None = None,
+                     length: Callable[..., int] | None = None,
+                     **methods: Any) -> type[IterableDataset]:
     """Define an iterable dataset class, as R torch's ``iterable_dataset()`` does: ``iter(self)``
     returns an iterator (a generator function is simplest) over the items; ``length(self)`` is
     optional. Returns the class."""
@@ -96,7 +104,7 @@ class tensor_dataset(Dataset):
     """A dataset over tensors that share their first dim: item ``i`` is the list of each
     tensor's row ``i``; a batch is one indexing call per tensor."""
 
-    def __init__(self, *tensors):
+    def __init__(self, *tensors: Tensor) -> None:
         if not tensors:
             raise ValueError("tensor_dataset() needs at least one tensor")
         for k, t in enumerate(tensors):
@@ -112,14 +120,14 @@ class tensor_dataset(Dataset):
                              f"dimension, got sizes {sizes}")
         self.tensors = list(tensors)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: Any) -> list[Tensor]:
         return [t[index] for t in self.tensors]
 
-    def getbatch(self, indices):
+    def getbatch(self, indices: Any) -> list[Tensor]:
         idx = np.asarray(indices, dtype=np.int64)
         return [t[idx] for t in self.tensors]
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.tensors[0].shape[0]
 
 

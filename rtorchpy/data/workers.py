@@ -21,7 +21,7 @@ from ..tensor import Tensor
 __all__ = []
 
 # what a forked worker inherits: the pass's fetcher and settings, by the pass's key
-_PASSES = {}
+_PASSES: dict = {}
 
 
 class _Array:

@@ -16,6 +16,7 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import with_no_grad
 from ..ops.creation import torch_tensor
 from ..tensor import Tensor
+from .constraints import Constraint
 from . import constraints
 
 
@@ -71,7 +72,7 @@ class Distribution:
     has_rsample = False
     has_enumerate_support = False
     arg_constraints: dict = {}
-    support = None
+    support: Constraint | None = None
     _validate_default = True
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):

@@ -27,6 +27,8 @@ from __future__ import annotations
 import collections
 import collections.abc
 import copy
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -35,6 +37,8 @@ from ..autograd.grad_mode import with_no_grad
 from ..autograd.graph import bump_version
 from ..numerics.format import type_word_for
 from ..tensor import Tensor
+
+M = TypeVar("M", bound="nn_module")  # the methods that return the module return its own class
 
 __all__ = ["nn_module", "nn_parameter", "nn_buffer", "is_nn_module", "is_nn_parameter",
            "is_nn_buffer"]
@@ -46,7 +50,7 @@ PARAMETERS_READ_ONLY = (
 
 # ------------------------------------------------------------------------------ markers
 
-def nn_parameter(x, requires_grad=True):
+def nn_parameter(x: Tensor, requires_grad: bool = True) -> Tensor:
     """Mark tensor ``x`` as a parameter: assigned as a module attribute, it is registered in the
     module's ``parameters``. A leaf is marked itself (its ``requires_grad`` set); a tensor with
     history is detached first, as PyTorch's ``Parameter`` does."""
@@ -58,7 +62,7 @@ def nn_parameter(x, requires_grad=True):
     return p
 
 
-def nn_buffer(x, persistent=True):
+def nn_buffer(x: Tensor, persistent: bool = True) -> Tensor:
     """Mark tensor ``x`` as a buffer: assigned as a module attribute, it is registered in the
     module's ``buffers`` (and, when ``persistent``, in its ``state_dict()``)."""
     if not isinstance(x, Tensor):
@@ -67,17 +71,17 @@ def nn_buffer(x, persistent=True):
     return x
 
 
-def is_nn_parameter(x):
+def is_nn_parameter(x: object) -> bool:
     """Whether ``x`` is a tensor marked by :func:`nn_parameter`."""
     return isinstance(x, Tensor) and getattr(x, "_nn_role", None) == "parameter"
 
 
-def is_nn_buffer(x):
+def is_nn_buffer(x: object) -> bool:
     """Whether ``x`` is a tensor marked by :func:`nn_buffer`."""
     return isinstance(x, Tensor) and getattr(x, "_nn_role", "").startswith("buffer")
 
 
-def is_nn_module(x):
+def is_nn_module(x: object) -> bool:
     """Whether ``x`` is an ``nn_module``."""
     return isinstance(x, nn_module)
 
@@ -127,7 +131,7 @@ class nn_module:
     a new module class instead: ``initialize`` becomes its ``__init__``, the other keyword
     arguments its methods and attributes, ``inherit`` its base class (default ``nn_module``)."""
 
-    def __new__(cls, *args, **kwargs):
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:  # (a module, or a new class)
         if cls is nn_module and args and isinstance(args[0], str):
             return _define(*args, **kwargs)
         self = super().__new__(cls)
@@ -139,13 +143,13 @@ class nn_module:
         d["training"] = True
         return self
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
-    def forward(self, *args, **kwargs):
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} has no forward() method")
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
         hooks = self.__dict__.get("_forward_pre_hooks")
         if hooks:  # e.g. nn_utils_weight_norm's recomputation of the weight
             for hook in list(hooks.values()):
@@ -200,7 +204,7 @@ class nn_module:
         d["_non_persistent"].discard(name)
         d.pop(name, None)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         # only reached when normal lookup fails: parameters, buffers and submodules
         d = self.__dict__
         for reg in ("_parameters", "_buffers", "_modules"):
@@ -231,7 +235,7 @@ class nn_module:
         if hasattr(type(registry_owner), name):
             raise KeyError(f"attribute '{name}' already exists")
 
-    def register_parameter(self, name, param):
+    def register_parameter(self: M, name: str, param: Tensor | None) -> M:
         """Register ``param`` (a tensor, marked as a parameter, or None) under ``name``."""
         self._check_name(name, self, "parameter")
         if param is None:
@@ -247,7 +251,7 @@ class nn_module:
         self.__dict__["_parameters"][name] = param
         return self
 
-    def register_buffer(self, name, tensor, persistent=True):
+    def register_buffer(self: M, name: str, tensor: Tensor | None, persistent: bool = True) -> M:
         """Register ``tensor`` (or None) as a buffer under ``name``: part of the module's state
         (moved by ``to()``, saved by ``state_dict()`` when ``persistent``), not a parameter."""
         self._check_name(name, self, "buffer")
@@ -262,7 +266,7 @@ class nn_module:
             self.__dict__["_non_persistent"].add(name)
         return self
 
-    def register_module(self, name, module):
+    def register_module(self: M, name: str, module: nn_module | None) -> M:
         """Register ``module`` (an nn_module or None) as a submodule under ``name``."""
         if isinstance(name, int):
             name = str(name)
@@ -296,26 +300,26 @@ class nn_module:
             if m is not None:
                 yield from m._walk(prefix + "." + name if prefix else name, seen)
 
-    def named_parameters(self, recurse=True):
+    def named_parameters(self, recurse: bool = True) -> list[tuple[str, Tensor]]:
         """``(name, parameter)`` pairs, nested names joined by dots (``fc1.weight``); a shared
         parameter appears once."""
         return list(self._named_members(lambda m: m.__dict__["_parameters"].items(), recurse))
 
     @property
-    def parameters(self):
+    def parameters(self) -> dict[str, Tensor]:
         """R torch's named list of parameters: a read-only ordered dict name -> tensor."""
         return _ReadOnlyDict(self.named_parameters())
 
-    def named_buffers(self, recurse=True):
+    def named_buffers(self, recurse: bool = True) -> list[tuple[str, Tensor]]:
         """``(name, buffer)`` pairs, nested names joined by dots."""
         return list(self._named_members(lambda m: m.__dict__["_buffers"].items(), recurse))
 
     @property
-    def buffers(self):
+    def buffers(self) -> dict[str, Tensor]:
         """The buffers: a read-only ordered dict name -> tensor."""
         return _ReadOnlyDict(self.named_buffers())
 
-    def named_children(self):
+    def named_children(self) -> list[tuple[str, nn_module]]:
         """``(name, module)`` pairs of the direct submodules."""
         seen, out = set(), []
         for name, m in self.__dict__["_modules"].items():
@@ -325,21 +329,21 @@ class nn_module:
         return out
 
     @property
-    def children(self):
+    def children(self) -> dict[str, nn_module]:
         """The direct submodules: a read-only ordered dict name -> module."""
         return _ReadOnlyDict(self.named_children())
 
-    def named_modules(self):
+    def named_modules(self) -> list[tuple[str, nn_module]]:
         """``(name, module)`` for this module (name "") and every submodule, each once."""
         return list(self._walk())
 
     @property
-    def modules(self):
+    def modules(self) -> list[nn_module]:
         """This module and all its submodules (depth first, each once), as a list."""
         return [m for _, m in self._walk()]
 
     # -- modes and gradients ------------------------------------------------------------------
-    def train(self, mode=True):
+    def train(self: M, mode: bool = True) -> M:
         """Set training mode (``mode = False``: evaluation) here and in every submodule."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
@@ -347,11 +351,11 @@ class nn_module:
             m.__dict__["training"] = mode
         return self
 
-    def eval(self):
+    def eval(self: M) -> M:
         """Evaluation mode (dropout off, batch norm by its running statistics)."""
         return self.train(False)
 
-    def zero_grad(self, set_to_none=True):
+    def zero_grad(self: M, set_to_none: bool = True) -> M:
         """Reset the parameters' gradients: to None (``set_to_none``, PyTorch's default) or to
         zeros in place."""
         for p in self.parameters.values():
@@ -368,14 +372,14 @@ class nn_module:
                 bump_version(g)
         return self
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self: M, requires_grad: bool = True) -> M:
         """Set ``requires_grad`` of every parameter."""
         for p in self.parameters.values():
             p.requires_grad_(requires_grad)
         return self
 
     # -- dtype and device ---------------------------------------------------------------------
-    def to(self, dtype=None, device="cpu", tensor=None):
+    def to(self: M, dtype: Any = None, device: str = "cpu", tensor: Tensor | None = None) -> M:
         """Cast floating-point parameters and buffers (and their gradients) to ``dtype``, in
         place: the tensors stay the same objects, as in PyTorch. ``device`` may only be
         "cpu"; ``tensor``: take the dtype from that tensor."""
@@ -402,20 +406,20 @@ class nn_module:
                         t._grad = Tensor._make(t.grad._data.astype(target))
         return self
 
-    def cpu(self):
+    def cpu(self: M) -> M:
         """The module itself (rtorchpy computes on the CPU)."""
         return self
 
-    def double(self):
+    def double(self: M) -> M:
         """``to(dtype = torch_float64())``."""
         return self.to(_dt.torch_float64())
 
-    def float(self):
+    def float(self: M) -> M:
         """``to(dtype = torch_float32())``."""
         return self.to(_dt.torch_float32())
 
     # -- state --------------------------------------------------------------------------------
-    def state_dict(self, prefix="", keep_vars=False):
+    def state_dict(self, prefix: str = "", keep_vars: bool = False) -> dict[str, Tensor]:
         """The module's state: an ordered dict from nested names to tensors (parameters and
         persistent buffers, each module's own before its submodules'), detached unless
         ``keep_vars`` (they share memory with the module's tensors)."""
@@ -433,7 +437,8 @@ class nn_module:
                     out[pre + name] = b if keep_vars else b.detach()
         return out
 
-    def load_state_dict(self, state_dict, strict=True):
+    def load_state_dict(self, state_dict: collections.abc.Mapping[str, Any],
+                        strict: bool = True) -> Any:  # (missing and unexpected keys)
         """Copy ``state_dict``'s tensors into the module's parameters and buffers (in place, cast
         to their dtype). Every entry is checked first: with ``strict``, missing and unexpected
         keys are errors; a shape that differs is always an error. On error nothing changes.
@@ -475,14 +480,14 @@ class nn_module:
                         bump_version(target)
         return IncompatibleKeys(missing, unexpected)
 
-    def apply(self, fn):
+    def apply(self: M, fn: Callable[[nn_module], Any]) -> M:
         """Call ``fn(module)`` on every submodule (children first), then on this module."""
         for _, m in self.named_children():
             m.apply(fn)
         fn(self)
         return self
 
-    def clone(self, deep=True):
+    def clone(self: M, deep: bool = True) -> M:
         """A copy of the module. ``deep``: parameters and buffers are new tensors with the same
         values (``requires_grad`` kept, no history, shared ones still shared); otherwise the
         copy shares them with this module."""

@@ -73,7 +73,7 @@ class nn_batch_norm1d(nn_module):
                 t._data[...] = v
                 bump_version(t)
 
-    _dims = (2, 3)
+    _dims: tuple[int, ...] = (2, 3)
 
     def forward(self, input):
         if input.ndim not in self._dims:

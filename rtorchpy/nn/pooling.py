@@ -3,6 +3,8 @@
 ``nnf_*`` functions of ``ops/pool.py`` and ``ops/pool_adaptive.py``."""
 from __future__ import annotations
 
+from typing import Any
+
 from ..ops import fold, interpolate, pool, pool_adaptive, pool_fractional
 from ..ops import nnf_composite as composite
 from .module import nn_module
@@ -65,7 +67,7 @@ class _AdaptiveMax(nn_module):
 
 
 class _FractionalMax(nn_module):
-    _fn = None
+    _fn: Any = None  # (each subclass's nnf_ function, as a staticmethod)
 
     def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                  _random_samples=None):

@@ -33,7 +33,7 @@ def insert_axis(a, dim):
     return a[(slice(None),) * dim + (None,)]
 
 
-_SCALARS = {}  # (number, dtype) -> read-only 0-d array
+_SCALARS: dict[tuple, np.ndarray] = {}  # (number, dtype) -> read-only 0-d array
 
 
 def scalar_array(value, dtype):

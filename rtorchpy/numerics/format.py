@@ -260,6 +260,7 @@ class _Layout:
             return 1
         if values.size == 0:
             return 0
+        assert choices is not None  # (set for every tensor with elements and dims)
         if values.ndim == 1:
             return int(choices.scaled[0]) + values.shape[0]
         rows, cols = values.shape[-2:]
@@ -274,9 +275,11 @@ class _Layout:
         values, choices = self.values, self.choices
         if values.ndim == 0:
             yield _shortest(float(values))
-        elif values.size == 0:
             return
-        elif values.ndim == 1:
+        if values.size == 0:
+            return
+        assert choices is not None  # (set for every tensor with elements and dims)
+        if values.ndim == 1:
             yield from _vector_lines(values, choices.at(0))
         elif values.ndim == 2:
             yield from _matrix_lines(values, choices.at(0), indent=0)
@@ -288,11 +291,13 @@ class _Layout:
         each slice printed with indent 1, slices separated by an empty line."""
         lead_shape = self.values.shape[:-2]
         slices = self.values.reshape((-1,) + self.values.shape[-2:])
+        choices = self.choices
+        assert choices is not None  # (set for every tensor with elements and dims)
         for n, (index, g) in enumerate(_first_index_fastest(lead_shape)):
             if n:
                 yield ""
             yield "(" + "".join(f"{i + 1}," for i in index) + ".,.) = "
-            yield from _matrix_lines(slices[g], self.choices.at(g), indent=1)
+            yield from _matrix_lines(slices[g], choices.at(g), indent=1)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,10 +17,17 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 
 from ..tensor import Tensor
+
+if TYPE_CHECKING:  # (ParamSpec is Python 3.10's; annotations are not evaluated at run time)
+    from typing import ParamSpec
+    P = ParamSpec("P")  # the wrapped function's parameters: type checkers see its signature
+R = TypeVar("R")
 
 # flags whose default is None in some signature (so the default does not tell)
 FLAGS = frozenset({"requires_grad", "keepdim", "pin_memory", "non_blocking"})
@@ -160,7 +167,7 @@ def translate(error, fn, where, args, kwargs):
     return None
 
 
-def boundary(fn, where):
+def boundary(fn: Callable[P, R], where: str) -> Callable[P, R]:
     """``fn`` with its flags checked and its internal errors translated (see the module
     docstring); ``where`` is the public name the messages use."""
     if getattr(fn, "__wrapped_boundary__", False):
@@ -196,5 +203,5 @@ def boundary(fn, where):
                 raise
             raise new from e  # (the original stays in the traceback, for a bug of ours)
 
-    checked.__wrapped_boundary__ = True
+    checked.__wrapped_boundary__ = True  # type: ignore[attr-defined]  # (a marker attribute)
     return checked

@@ -8,13 +8,18 @@ inferred the same way, and a NumPy array keeps its dtype. Sizes may be given as
 from __future__ import annotations
 
 import numbers
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .. import dtypes as _dt
+from ..dtypes import DTypeLike
 from ..numerics import draws
-from ..tensor import Tensor, _infer, as_array  # noqa: F401  (as_array: part of this module's API)
-from .random_state import engine, normal_array
+from ..tensor import Number, Size, Tensor, _infer
+from ..tensor import as_array  # noqa: F401  (part of this module's API)
+from .random_state import Generator, engine, normal_array
 
 __all__ = [
     "torch_tensor", "torch_scalar_tensor", "torch_ones", "torch_zeros", "torch_full",
@@ -25,26 +30,28 @@ __all__ = [
 ]
 
 
-def _finish(data, requires_grad):
+def _finish(data: np.ndarray, requires_grad: bool) -> Tensor:
     t = Tensor._make(data)
     if requires_grad:
         t.requires_grad_(True)
     return t
 
 
-def torch_tensor(data, dtype=None, device=None, requires_grad=False):
+def torch_tensor(data: ArrayLike, dtype: DTypeLike | None = None, device: str | None = None,
+                 requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (a number, nested list, ndarray or Tensor)."""
     _check_device(device)
     return _finish(as_array(data, dtype), requires_grad)
 
 
-def torch_scalar_tensor(value, dtype=None, device=None, requires_grad=False):
+def torch_scalar_tensor(value: Number | Tensor, dtype: DTypeLike | None = None,
+                        device: str | None = None, requires_grad: bool = False) -> Tensor:
     """A 0-dim tensor holding ``value``."""
     return torch_tensor(np.asarray(value).reshape(()) if not isinstance(value, Tensor) else
                         value.reshape(()), dtype, device, requires_grad)
 
 
-def torch_from_numpy(array):
+def torch_from_numpy(array: np.ndarray) -> Tensor:
     """A tensor that shares memory with ``array`` (changes show through both)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected a NumPy array, got {type(array).__name__}")
@@ -52,12 +59,12 @@ def torch_from_numpy(array):
     return Tensor._make(array)
 
 
-def _check_device(device):
+def _check_device(device: Any) -> None:
     if device is not None and str(device).lower() != "cpu":
         raise RuntimeError(f"rtorchpy computes on the CPU only; got device {device!r}")
 
 
-def _size(size):
+def _size(size: Any) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], (tuple, list, np.ndarray)):
         size = tuple(size[0])
     out = []
@@ -74,7 +81,7 @@ def _size(size):
     return tuple(out)
 
 
-def _size_of(size_args, size):
+def _size_of(size_args: tuple, size: Any) -> tuple[int, ...]:
     """The size given positionally (``f(2, 3)``, ``f((2, 3))``) or as ``size=``."""
     if size is not None:
         if size_args:
@@ -83,7 +90,7 @@ def _size_of(size_args, size):
     return _size(size_args)
 
 
-def _random_float_dtype(dtype, what):
+def _random_float_dtype(dtype: DTypeLike | None, what: str) -> np.dtype:
     target = _float_dtype(dtype)
     if target.kind != "f":
         raise RuntimeError(f"{what}: expected a floating point dtype, got "
@@ -91,29 +98,33 @@ def _random_float_dtype(dtype, what):
     return target
 
 
-def _float_dtype(dtype):
+def _float_dtype(dtype: DTypeLike | None) -> np.dtype:
     return _dt.as_dtype(dtype).numpy if dtype is not None else _dt.torch_get_default_dtype().numpy
 
 
-def torch_ones(*size_args, size=None, dtype=None, device=None, requires_grad=False):
+def torch_ones(*size_args: Size, size: Size | None = None, dtype: DTypeLike | None = None,
+               device: str | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones: ``torch_ones(2, 3)`` or ``torch_ones((2, 3))``."""
     _check_device(device)
     return _finish(np.ones(_size_of(size_args, size), _float_dtype(dtype)), requires_grad)
 
 
-def torch_zeros(*size_args, size=None, dtype=None, device=None, requires_grad=False):
+def torch_zeros(*size_args: Size, size: Size | None = None, dtype: DTypeLike | None = None,
+                device: str | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros."""
     _check_device(device)
     return _finish(np.zeros(_size_of(size_args, size), _float_dtype(dtype)), requires_grad)
 
 
-def torch_empty(*size_args, size=None, dtype=None, device=None, requires_grad=False):
+def torch_empty(*size_args: Size, size: Size | None = None, dtype: DTypeLike | None = None,
+                device: str | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor whose values are not initialised."""
     _check_device(device)
     return _finish(np.empty(_size_of(size_args, size), _float_dtype(dtype)), requires_grad)
 
 
-def torch_full(size, fill_value, dtype=None, device=None, requires_grad=False):
+def torch_full(size: Size, fill_value: Number | Tensor, dtype: DTypeLike | None = None,
+               device: str | None = None, requires_grad: bool = False) -> Tensor:
     """A tensor of ``size`` filled with ``fill_value`` (its dtype inferred from the value)."""
     _check_device(device)
     if isinstance(fill_value, Tensor):
@@ -123,14 +134,17 @@ def torch_full(size, fill_value, dtype=None, device=None, requires_grad=False):
     return _finish(np.full(size, fill_value, target), requires_grad)
 
 
-def torch_eye(n, m=None, dtype=None, device=None, requires_grad=False):
+def torch_eye(n: int, m: int | None = None, dtype: DTypeLike | None = None,
+              device: str | None = None, requires_grad: bool = False) -> Tensor:
     """The n x m identity matrix."""
     _check_device(device)
     return _finish(np.eye(int(n), int(n if m is None else m), dtype=_float_dtype(dtype)),
                    requires_grad)
 
 
-def torch_arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+def torch_arange(start: Number | Tensor, end: Number | Tensor | None = None,
+                 step: Number | Tensor = 1, dtype: DTypeLike | None = None,
+                 device: str | None = None, requires_grad: bool = False) -> Tensor:
     """Values from ``start`` up to but **excluding** ``end`` in steps of ``step`` (PyTorch's and
     NumPy's convention; ``torch_arange(5)`` is 0..4). The R package keeps R torch's inclusive end.
     The dtype is int64 when all of start, end and step are integers, else the default float."""
@@ -155,7 +169,8 @@ def torch_arange(start, end=None, step=1, dtype=None, device=None, requires_grad
                    requires_grad)
 
 
-def torch_linspace(start, end, steps=100, dtype=None, device=None, requires_grad=False):
+def torch_linspace(start: float, end: float, steps: int = 100, dtype: DTypeLike | None = None,
+                   device: str | None = None, requires_grad: bool = False) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
     _check_device(device)
     if int(steps) < 0:
@@ -163,16 +178,18 @@ def torch_linspace(start, end, steps=100, dtype=None, device=None, requires_grad
     return _finish(np.linspace(start, end, int(steps)).astype(_float_dtype(dtype)), requires_grad)
 
 
-def torch_logspace(start, end, steps=100, base=10.0, dtype=None, device=None,
-                   requires_grad=False):
+def torch_logspace(start: float, end: float, steps: int = 100, base: float = 10.0,
+                   dtype: DTypeLike | None = None, device: str | None = None,
+                   requires_grad: bool = False) -> Tensor:
     """``base ** torch_linspace(start, end, steps)``."""
     _check_device(device)
     return _finish((float(base) ** np.linspace(start, end, int(steps))).astype(_float_dtype(dtype)),
                    requires_grad)
 
 
-def torch_rand(*size_args, size=None, dtype=None, device=None, requires_grad=False,
-               generator=None):
+def torch_rand(*size_args: Size, size: Size | None = None, dtype: DTypeLike | None = None,
+               device: str | None = None, requires_grad: bool = False,
+               generator: Generator | None = None) -> Tensor:
     """Uniform random values in [0, 1) (libtorch's for the same seed)."""
     _check_device(device)
     target = _random_float_dtype(dtype, "torch_rand")
@@ -181,8 +198,9 @@ def torch_rand(*size_args, size=None, dtype=None, device=None, requires_grad=Fal
     return _finish(flat.astype(target, copy=False).reshape(shape), requires_grad)
 
 
-def torch_randn(*size_args, size=None, dtype=None, device=None, requires_grad=False,
-                generator=None):
+def torch_randn(*size_args: Size, size: Size | None = None, dtype: DTypeLike | None = None,
+                device: str | None = None, requires_grad: bool = False,
+                generator: Generator | None = None) -> Tensor:
     """Standard normal random values (libtorch's for the same seed)."""
     _check_device(device)
     target = _random_float_dtype(dtype, "torch_randn")
@@ -190,7 +208,8 @@ def torch_randn(*size_args, size=None, dtype=None, device=None, requires_grad=Fa
     return _finish(normal_array(like, generator=generator), requires_grad)
 
 
-def random_integers(n, low, high, dtype, generator=None):
+def random_integers(n: int, low: Any, high: Any, dtype: Any,
+                    generator: Generator | None = None) -> np.ndarray:
     """``n`` integers in [low, high) as libtorch's ``random_(low, high)`` draws them for
     ``dtype`` (int64 array)."""
     dt = np.dtype(dtype)
@@ -198,8 +217,9 @@ def random_integers(n, low, high, dtype, generator=None):
     return draws.integers(engine(generator), n, int(high) - int(low), int(low), wide)
 
 
-def torch_randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False,
-                  generator=None):
+def torch_randint(low: int, high: int | Size | None = None, size: Size | None = None,
+                  dtype: DTypeLike | None = None, device: str | None = None,
+                  requires_grad: bool = False, generator: Generator | None = None) -> Tensor:
     """Random integers in [low, high); ``torch_randint(10, (2, 2))`` draws from [0, 10)."""
     _check_device(device)
     if size is None:
@@ -210,7 +230,8 @@ def torch_randint(low, high=None, size=None, dtype=None, device=None, requires_g
         low, high = 0, low
     size = _size(size if isinstance(size, (tuple, list)) else (size,))
     target = _dt.as_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
-    if not int(low) < int(high):
+    # (high is a number here: a size given in its place moved to size above)
+    if not int(low) < int(high):  # type: ignore[arg-type]
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
     n = int(np.prod(size, dtype=np.int64))
@@ -218,7 +239,8 @@ def torch_randint(low, high=None, size=None, dtype=None, device=None, requires_g
     return _finish(values.astype(target).reshape(size), requires_grad)
 
 
-def torch_randperm(n, dtype=None, device=None, requires_grad=False, generator=None):
+def torch_randperm(n: int, dtype: DTypeLike | None = None, device: str | None = None,
+                   requires_grad: bool = False, generator: Generator | None = None) -> Tensor:
     """A random permutation of 0..n-1 (libtorch's for the same seed)."""
     _check_device(device)
     target = _dt.as_dtype(dtype).numpy if dtype is not None else np.dtype(np.int64)
@@ -228,37 +250,46 @@ def torch_randperm(n, dtype=None, device=None, requires_grad=False, generator=No
     return _finish(draws.permutation(engine(generator), n).astype(target), requires_grad)
 
 
-def _like(fn, input, dtype, requires_grad, **kw):
+def _like(fn: Callable[..., Tensor], input: Tensor | ArrayLike, dtype: DTypeLike | None,
+          requires_grad: bool, **kw: Any) -> Tensor:
     shape = input.shape if isinstance(input, Tensor) else np.shape(input)
     d = dtype if dtype is not None else (input.dtype if isinstance(input, Tensor) else None)
     return fn(shape, dtype=d, requires_grad=requires_grad, **kw)
 
 
-def torch_ones_like(input, dtype=None, device=None, requires_grad=False):
+def torch_ones_like(input: Tensor, dtype: DTypeLike | None = None, device: str | None = None,
+                         requires_grad: bool = False) -> Tensor:
     return _like(torch_ones, input, dtype, requires_grad)
 
 
-def torch_zeros_like(input, dtype=None, device=None, requires_grad=False):
+def torch_zeros_like(input: Tensor, dtype: DTypeLike | None = None, device: str | None = None,
+                          requires_grad: bool = False) -> Tensor:
     return _like(torch_zeros, input, dtype, requires_grad)
 
 
-def torch_empty_like(input, dtype=None, device=None, requires_grad=False):
+def torch_empty_like(input: Tensor, dtype: DTypeLike | None = None, device: str | None = None,
+                          requires_grad: bool = False) -> Tensor:
     return _like(torch_empty, input, dtype, requires_grad)
 
 
-def torch_rand_like(input, dtype=None, device=None, requires_grad=False):
+def torch_rand_like(input: Tensor, dtype: DTypeLike | None = None, device: str | None = None,
+                         requires_grad: bool = False) -> Tensor:
     return _like(torch_rand, input, dtype, requires_grad)
 
 
-def torch_randn_like(input, dtype=None, device=None, requires_grad=False):
+def torch_randn_like(input: Tensor, dtype: DTypeLike | None = None, device: str | None = None,
+                          requires_grad: bool = False) -> Tensor:
     return _like(torch_randn, input, dtype, requires_grad)
 
 
-def torch_full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+def torch_full_like(input: Tensor, fill_value: Number | Tensor, dtype: DTypeLike | None = None,
+                    device: str | None = None, requires_grad: bool = False) -> Tensor:
     d = dtype if dtype is not None else input.dtype
     return torch_full(input.shape, fill_value, dtype=d, requires_grad=requires_grad)
 
 
-def torch_randint_like(input, low, high=None, dtype=None, device=None, requires_grad=False):
+def torch_randint_like(input: Tensor, low: int, high: int | None = None,
+                       dtype: DTypeLike | None = None, device: str | None = None,
+                       requires_grad: bool = False) -> Tensor:
     d = dtype if dtype is not None else input.dtype
     return torch_randint(low, high, input.shape, dtype=d, requires_grad=requires_grad)

@@ -224,12 +224,12 @@ ge = _compare("ge", np.greater_equal)
 
 
 def _logical(name, np_fn, unary=False):
-    if unary:
-        def fn(self):
-            return Tensor._make(np.asarray(np_fn(self._data)))
-    else:
-        def fn(self, other):
-            return Tensor._make(np.asarray(np_fn(self._data, as_tensor(other)._data)))
+    def unary_fn(self):
+        return Tensor._make(np.asarray(np_fn(self._data)))
+
+    def binary_fn(self, other):
+        return Tensor._make(np.asarray(np_fn(self._data, as_tensor(other)._data)))
+    fn = unary_fn if unary else binary_fn
     fn.__name__ = name
     fn.__doc__ = f"Elementwise {name}: a bool tensor."
     return op(name)(fn)

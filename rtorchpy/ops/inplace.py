@@ -400,8 +400,8 @@ def index_put_(self, indices, values, accumulate=False):
     return inplace(self, lambda t: index_ops.index_put(t, indices, values, accumulate), values)
 
 
-Tensor.__setitem__ = setitem
-Tensor.__getitem__ = index_ops.getitem
+Tensor.__setitem__ = setitem  # type: ignore[method-assign]  # (declared in tensor.py)
+Tensor.__getitem__ = index_ops.getitem  # type: ignore[method-assign]  # (declared in tensor.py)
 
 
 def _augmented(fn):
@@ -410,10 +410,10 @@ def _augmented(fn):
     return method
 
 
-Tensor.__iadd__ = _augmented(add_)
-Tensor.__isub__ = _augmented(sub_)
-Tensor.__imul__ = _augmented(mul_)
-Tensor.__itruediv__ = _augmented(div_)
+Tensor.__iadd__ = _augmented(add_)  # type: ignore[method-assign]  # (declared in tensor.py)
+Tensor.__isub__ = _augmented(sub_)  # type: ignore[method-assign]  # (declared in tensor.py)
+Tensor.__imul__ = _augmented(mul_)  # type: ignore[method-assign]  # (declared in tensor.py)
+Tensor.__itruediv__ = _augmented(div_)  # type: ignore[method-assign]  # (declared in tensor.py)
 
 
 def inplace_on_view(view, compute, write):

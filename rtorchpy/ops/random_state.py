@@ -65,7 +65,7 @@ class Generator:
 _DEFAULT = Generator()
 
 
-def torch_generator(seed=None):
+def torch_generator(seed: int | None = None) -> Generator:
     """A new generator (seeded with ``seed``, else libtorch's default seed)."""
     return Generator() if seed is None else Generator(_seed_value(seed))
 
@@ -112,24 +112,24 @@ def _state_bytes(state):
     return out.astype(np.uint8)
 
 
-def torch_manual_seed(seed):
+def torch_manual_seed(seed: int) -> Generator:
     """Seed the default generator: afterwards the random functions give libtorch's values for
     that seed (PyTorch's and R torch's)."""
     _DEFAULT.set_current_seed(seed)
     return _DEFAULT
 
 
-def torch_initial_seed():
+def torch_initial_seed() -> int:
     """The default generator's seed."""
     return _DEFAULT.current_seed()
 
 
-def torch_seed():
+def torch_seed() -> int:
     """Seed the default generator from the operating system; returns the seed."""
     return _DEFAULT.seed()
 
 
-def torch_get_rng_state():
+def torch_get_rng_state() -> Tensor:
     """The default generator's state (uint8 tensor, libtorch's layout)."""
     return _DEFAULT.get_state()
 

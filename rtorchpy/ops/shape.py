@@ -210,10 +210,10 @@ def _batch_adjoint(self):
 # PyTorch's Tensor has these as properties (``x.mT``, not ``x.mT()``). The op registry keeps
 # mT an op (torch_mT, and x$mT() in R torch, where it is a method); only the Python attribute
 # becomes a property.
-Tensor.mT = property(mT, doc=mT.__doc__)
-Tensor.T = property(_numpy_T, doc=_numpy_T.__doc__)
-Tensor.H = property(_adjoint, doc=_adjoint.__doc__)
-Tensor.mH = property(_batch_adjoint, doc=_batch_adjoint.__doc__)
+Tensor.mT = property(mT, doc=mT.__doc__)  # type: ignore[method-assign,assignment]  # (tensor.py)
+Tensor.T = property(_numpy_T, doc=_numpy_T.__doc__)  # type: ignore[method-assign,assignment]  # (tensor.py)
+Tensor.H = property(_adjoint, doc=_adjoint.__doc__)  # type: ignore[method-assign,assignment]  # (tensor.py)
+Tensor.mH = property(_batch_adjoint, doc=_batch_adjoint.__doc__)  # type: ignore[method-assign,assignment]  # (tensor.py)
 
 
 @op("expand")

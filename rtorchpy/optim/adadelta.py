@@ -1,11 +1,13 @@
 """Adadelta."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..autograd.graph import bump_version
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_number
+from .optimizer import Closure, Optimizer, ParamsLike, check_number
 
 __all__ = ["optim_adadelta"]
 
@@ -25,17 +27,18 @@ class optim_adadelta(Optimizer):
     ``closure()`` first (with grad mode on) and returns its loss.
     """
 
-    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-06, weight_decay=0):
+    def __init__(self, params: ParamsLike, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-06,
+                 weight_decay: float = 0) -> None:
         defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay)
         super().__init__(params, defaults)
 
-    def _check_group(self, group):
+    def _check_group(self, group: dict[str, Any]) -> None:
         super()._check_group(group)
         check_number("rho", group["rho"], low=0, high=1, message="Invalid rho value: {}")
         check_number("eps", group["eps"], low=0, message="Invalid epsilon value: {}")
         check_number("weight_decay", group["weight_decay"], low=0)
 
-    def step(self, closure=None):
+    def step(self, closure: Closure | None = None) -> Any:
         """One Adadelta step (see the class documentation); returns the closure's loss, if
         any."""
         loss = self._eval_closure(closure)

@@ -1,18 +1,20 @@
 """Adam and AdamW (Adam with decoupled weight decay), with the AMSGrad variant."""
 from __future__ import annotations
 
+from typing import Any
+
 import math
 
 import numpy as np
 
 from ..autograd.graph import bump_version
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_flag, check_number
+from .optimizer import Closure, Optimizer, ParamsLike, check_flag, check_number
 
 __all__ = ["optim_adam", "optim_adamw"]
 
 
-def _check_betas(betas):
+def _check_betas(betas: Any) -> None:
     if not isinstance(betas, (tuple, list)) or len(betas) != 2:
         raise TypeError(f"betas must be a pair of numbers, got {betas!r}")
     check_number("beta1", betas[0], low=0, high=1, high_open=True,
@@ -42,20 +44,21 @@ class optim_adam(Optimizer):
 
     _decoupled = False
 
-    def __init__(self, params, lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0,
-                 amsgrad=False):
+    def __init__(self, params: ParamsLike, lr: float = 0.001,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-08,
+                 weight_decay: float = 0, amsgrad: bool = False) -> None:
         defaults = dict(lr=lr, betas=tuple(betas) if isinstance(betas, list) else betas,
                         eps=eps, weight_decay=weight_decay, amsgrad=amsgrad)
         super().__init__(params, defaults)
 
-    def _check_group(self, group):
+    def _check_group(self, group: dict[str, Any]) -> None:
         super()._check_group(group)
         _check_betas(group["betas"])
         check_number("eps", group["eps"], low=0, message="Invalid epsilon value: {}")
         check_number("weight_decay", group["weight_decay"], low=0)
         check_flag("amsgrad", group["amsgrad"])
 
-    def step(self, closure=None):
+    def step(self, closure: Closure | None = None) -> Any:
         """One Adam step (see the class documentation); returns the closure's loss, if any."""
         loss = self._eval_closure(closure)
         decoupled = self._decoupled
@@ -124,7 +127,8 @@ class optim_adamw(optim_adam):
 
     _decoupled = True
 
-    def __init__(self, params, lr=0.001, betas=(0.9, 0.999), eps=1e-08, weight_decay=0.01,
-                 amsgrad=False):
+    def __init__(self, params: ParamsLike, lr: float = 0.001,
+                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-08,
+                 weight_decay: float = 0.01, amsgrad: bool = False) -> None:
         super().__init__(params, lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                          amsgrad=amsgrad)

@@ -2,11 +2,13 @@
 minFunc). It works on the parameters flattened into one vector."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..autograd.graph import bump_version
 from ..tensor import Tensor
-from .optimizer import Optimizer, as_count, check_number
+from .optimizer import Closure, Optimizer, ParamsLike, as_count, check_number
 
 __all__ = ["optim_lbfgs"]
 
@@ -165,8 +167,10 @@ class optim_lbfgs(Optimizer):
     the first parameter.
     """
 
-    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-07,
-                 tolerance_change=1e-09, history_size=100, line_search_fn=None):
+    def __init__(self, params: ParamsLike, lr: float = 1, max_iter: int = 20,
+                 max_eval: int | None = None, tolerance_grad: float = 1e-07,
+                 tolerance_change: float = 1e-09, history_size: int = 100,
+                 line_search_fn: str | None = None) -> None:
         max_iter = as_count("max_iter", max_iter, 1, "Invalid max_iter value: {}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
@@ -232,7 +236,7 @@ class optim_lbfgs(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
-    def step(self, closure=None):
+    def step(self, closure: Closure | None = None) -> Any:
         """Run one L-BFGS step (up to ``max_iter`` iterations); returns the loss the closure
         gave before it."""
         if closure is None:
@@ -265,7 +269,7 @@ class optim_lbfgs(Optimizer):
         t = state.get("t")
         old_dirs = _unwrap(state.get("old_dirs"))
         old_stps = _unwrap(state.get("old_stps"))
-        ro = state.get("ro")
+        ro: Any = state.get("ro")  # (a list once the first iteration ran)
         H_diag = state.get("H_diag")
         prev_flat_grad = _unwrap(state.get("prev_flat_grad"))
         prev_loss = state.get("prev_loss")

@@ -12,6 +12,7 @@ import copy
 import math
 import numbers
 import types
+from collections.abc import Callable
 
 from .generator import make_class, super_initialize
 from .optimizer import Optimizer, as_count
@@ -48,6 +49,8 @@ class LRScheduler:
     Attributes: ``optimizer``, ``base_lrs``, ``last_epoch`` (the number of ``step()`` calls;
     0 after creation).
     """
+    # the generator's (set below the class): what an initialize() given to a generator calls
+    super_initialize: Callable[..., None]
 
     _is_initial = False
 

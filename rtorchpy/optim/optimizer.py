@@ -14,7 +14,8 @@ from __future__ import annotations
 import copy
 import numbers
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Union
 
 import numpy as np
 
@@ -22,6 +23,12 @@ from ..autograd.grad_mode import with_enable_grad
 from ..autograd.graph import bump_version
 from ..tensor import Tensor
 from .generator import make_class, super_initialize
+
+# What an optimizer optimizes: a tensor, tensors, a module's ``parameters`` (name -> tensor) or
+# parameter groups (dicts with ``params``); and what ``step(closure)`` calls. (Union: evaluated
+# at run time, and Python 3.9 is supported.)
+ParamsLike = Union[Tensor, Iterable[Tensor], Mapping[str, Any], Iterable[Mapping[str, Any]]]
+Closure = Callable[[], Any]
 
 __all__ = ["Optimizer", "optimizer", "optim_required", "is_optimizer"]
 
@@ -158,13 +165,15 @@ class Optimizer:
     and may override ``_check_group(group)`` to validate a group's options (it runs, on the
     group merged with the defaults, before the group is added).
     """
+    # the generator's (set below the class): what an initialize() given to a generator calls
+    super_initialize: Callable[..., None]
 
-    def __init__(self, params, defaults):
+    def __init__(self, params: ParamsLike, defaults: dict[str, Any]) -> None:
         if not isinstance(defaults, dict):
             raise TypeError(f"defaults must be a dict, got {type(defaults).__name__}")
         self.defaults = dict(defaults)
-        self.state = defaultdict(dict)
-        self.param_groups = []
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
         if isinstance(params, Tensor):
             params = [params]
         elif isinstance(params, (set, frozenset)):
@@ -189,7 +198,7 @@ class Optimizer:
             self.add_param_group(group)
 
     # -- groups ----------------------------------------------------------------------------------
-    def add_param_group(self, param_group):
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
         """Add a parameter group (a dict with ``params`` and options; options left out take the
         optimizer's defaults). Useful to start training layers that were frozen. Nothing is
         added when the group is refused (unknown option, missing required option, invalid
@@ -253,7 +262,7 @@ class Optimizer:
             check_number("lr", group["lr"], low=0, message="Invalid learning rate: {}")
 
     # -- gradients -------------------------------------------------------------------------------
-    def zero_grad(self, set_to_none=False):
+    def zero_grad(self, set_to_none: bool = False) -> None:
         """Reset the gradients of all optimized tensors.
 
         As in R torch (and unlike PyTorch, whose default is ``set_to_none=True``), the default
@@ -280,7 +289,7 @@ class Optimizer:
                 bump_version(g)
 
     # -- stepping --------------------------------------------------------------------------------
-    def step(self, closure=None):
+    def step(self, closure: Closure | None = None) -> Any:
         """Perform one optimization step; returns the closure's loss when one is given."""
         raise NotImplementedError(f"{type(self).__name__} does not implement step()")
 
@@ -323,7 +332,7 @@ class Optimizer:
             return closure()
 
     # -- saving and loading ----------------------------------------------------------------------
-    def state_dict(self):
+    def state_dict(self) -> dict[str, Any]:
         """The optimizer's state as a dict of two entries:
 
         * ``state``: ``{index: {name: value}}`` for each parameter that has state, where the
@@ -333,7 +342,7 @@ class Optimizer:
 
         The values are copies: later steps do not change a state dict already taken (PyTorch
         returns references to the live buffers)."""
-        index = {}
+        index: dict[int, int] = {}
         groups = []
         for group in self.param_groups:
             packed = {k: copy.deepcopy(v) for k, v in group.items() if k != "params"}
@@ -351,7 +360,7 @@ class Optimizer:
                     state[index[id(p)]] = _copy_state_value(self.state[p])
         return {"state": state, "param_groups": groups}
 
-    def load_state_dict(self, state_dict):
+    def load_state_dict(self, state_dict: Mapping[str, Any]) -> None:
         """Load a state dict from :meth:`state_dict` (of an optimizer of the same kind over
         parameters of the same shapes, in the same groups). The groups' options (``lr``, ...)
         and the per-parameter state are replaced; the parameters themselves are kept. The
@@ -391,7 +400,7 @@ class Optimizer:
             if not isinstance(value, dict):
                 raise ValueError(f"loaded state of parameter {key!r} is not a dict")
         # everything checked: build the new state and groups, then swap them in
-        new_state = defaultdict(dict)
+        new_state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         for key, value in saved_state.items():
             p = by_index[key]
             new_state[p] = _cast_state_value(value, p)

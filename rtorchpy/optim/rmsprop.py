@@ -1,11 +1,13 @@
 """RMSprop, with momentum and the centered variant."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..autograd.graph import bump_version
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_flag, check_number
+from .optimizer import Closure, Optimizer, ParamsLike, check_flag, check_number
 
 __all__ = ["optim_rmsprop"]
 
@@ -29,13 +31,14 @@ class optim_rmsprop(Optimizer):
     and returns its loss.
     """
 
-    def __init__(self, params, lr=0.01, alpha=0.99, eps=1e-08, weight_decay=0, momentum=0,
-                 centered=False):
+    def __init__(self, params: ParamsLike, lr: float = 0.01, alpha: float = 0.99,
+                 eps: float = 1e-08, weight_decay: float = 0, momentum: float = 0,
+                 centered: bool = False) -> None:
         defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay,
                         momentum=momentum, centered=centered)
         super().__init__(params, defaults)
 
-    def _check_group(self, group):
+    def _check_group(self, group: dict[str, Any]) -> None:
         super()._check_group(group)
         check_number("eps", group["eps"], low=0, message="Invalid epsilon value: {}")
         check_number("momentum", group["momentum"], low=0)
@@ -43,7 +46,7 @@ class optim_rmsprop(Optimizer):
         check_number("alpha", group["alpha"], low=0)
         check_flag("centered", group["centered"])
 
-    def step(self, closure=None):
+    def step(self, closure: Closure | None = None) -> Any:
         """One RMSprop step (see the class documentation); returns the closure's loss, if any."""
         loss = self._eval_closure(closure)
         for group in self.param_groups:

@@ -1,17 +1,19 @@
 """Rprop and averaged SGD (R torch's ``optim_rprop`` and ``optim_asgd``)."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..autograd.graph import bump_version
 from ..dtypes import torch_get_default_dtype
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_number
+from .optimizer import Closure, Optimizer, ParamsLike, check_number
 
 __all__ = ["optim_rprop", "optim_asgd"]
 
 
-def _pair(name, value):
+def _pair(name: str, value: Any) -> tuple[float, float]:
     try:
         a, b = (float(v) for v in value)
     except (TypeError, ValueError):
@@ -30,18 +32,19 @@ class optim_rprop(Optimizer):
     State per parameter: ``step``, ``prev`` (the last gradient used) and ``step_size``.
     """
 
-    def __init__(self, params, lr=0.01, etas=(0.5, 1.2), step_sizes=(1e-6, 50)):
+    def __init__(self, params: ParamsLike, lr: float = 0.01, etas: tuple[float, float] = (0.5, 1.2),
+                 step_sizes: tuple[float, float] = (1e-6, 50)) -> None:
         defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes)
         super().__init__(params, defaults)
 
-    def _check_group(self, group):
+    def _check_group(self, group: dict[str, Any]) -> None:
         super()._check_group(group)
         minus, plus = group["etas"] = _pair("etas", group["etas"])
         if not 0.0 < minus < 1.0 < plus:
             raise ValueError(f"Invalid eta values: {minus}, {plus}")
         group["step_sizes"] = _pair("step_sizes", group["step_sizes"])
 
-    def step(self, closure=None):
+    def step(self, closure: Closure | None = None) -> Any:
         """One Rprop step (see the class documentation); returns the closure's loss, if any."""
         loss = self._eval_closure(closure)
         for group in self.param_groups:
@@ -66,7 +69,7 @@ class optim_rprop(Optimizer):
         return loss
 
 
-def _scalar(v):
+def _scalar(v: Any) -> float:
     """``v`` as PyTorch's ASGD keeps it: in a tensor of the default dtype (float32 rounding)."""
     return float(np.asarray(v, dtype=torch_get_default_dtype().numpy))
 
@@ -81,18 +84,19 @@ class optim_asgd(Optimizer):
     ``mu = 1 / max(1, t - t0)``. State per parameter: ``step``, ``eta``, ``mu``, ``ax``.
     """
 
-    def __init__(self, params, lr=0.01, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0):
+    def __init__(self, params: ParamsLike, lr: float = 0.01, lambd: float = 1e-4,
+                 alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0) -> None:
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay)
         super().__init__(params, defaults)
 
-    def _check_group(self, group):
+    def _check_group(self, group: dict[str, Any]) -> None:
         super()._check_group(group)
         check_number("lambd", group["lambd"])
         check_number("alpha", group["alpha"])
         check_number("t0", group["t0"])
         check_number("weight_decay", group["weight_decay"], low=0)
 
-    def step(self, closure=None):
+    def step(self, closure: Closure | None = None) -> Any:
         """One ASGD step (see the class documentation); returns the closure's loss, if any."""
         loss = self._eval_closure(closure)
         for group in self.param_groups:

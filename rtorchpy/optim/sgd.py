@@ -1,11 +1,13 @@
 """Stochastic gradient descent, with momentum, dampening, Nesterov momentum and weight decay."""
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..autograd.graph import bump_version
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_flag, check_number, optim_required
+from .optimizer import Closure, Optimizer, ParamsLike, check_flag, check_number, optim_required
 
 __all__ = ["optim_sgd"]
 
@@ -27,13 +29,13 @@ class optim_sgd(Optimizer):
     mode on) and returns its loss.
     """
 
-    def __init__(self, params, lr=optim_required(), momentum=0, dampening=0, weight_decay=0,
-                 nesterov=False):
+    def __init__(self, params: ParamsLike, lr: float = optim_required(), momentum: float = 0,
+                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False) -> None:
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening,
                         weight_decay=weight_decay, nesterov=nesterov)
         super().__init__(params, defaults)
 
-    def _check_group(self, group):
+    def _check_group(self, group: dict[str, Any]) -> None:
         super()._check_group(group)
         check_number("momentum", group["momentum"], low=0)
         check_number("dampening", group["dampening"])
@@ -42,7 +44,7 @@ class optim_sgd(Optimizer):
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
 
-    def step(self, closure=None):
+    def step(self, closure: Closure | None = None) -> Any:
         """One SGD step (see the class documentation); returns the closure's loss, if any."""
         loss = self._eval_closure(closure)
         for group in self.param_groups:
