@@ -37,7 +37,7 @@ typedef struct {
 } handle_record;
 
 static handle_record keyless = {0};
-static SEXP handle_tag = NULL;  /* (set by R_init_rtorchpy) */
+static SEXP handle_tag = NULL;  /* (set by rtp_handles_init) */
 
 /* A queue of doubles (keys; or key, size pairs), grown as needed. */
 typedef struct {
@@ -219,72 +219,7 @@ SEXP rtp_take_dead(void) {
   return out;
 }
 
-
-SEXP rtp_live(SEXP x);
-SEXP rtp_pyinit(SEXP path, SEXP module);
-SEXP rtp_ncall(SEXP t, SEXP name, SEXP args, SEXP cls);
-SEXP rtp_setup(SEXP cls, SEXP direct);
-SEXP rtp_op(SEXP name, SEXP args);
-SEXP rtp_fn(SEXP name, SEXP args);
-SEXP rtp_opx(SEXP call_args);
-SEXP rtp_fnx(SEXP call_args);
-SEXP rtp_release_dead(void);
-SEXP rtp_collected(void);
-SEXP rtp_held(void);
-SEXP rtp_grad_mode(SEXP flag);
-SEXP rtp_set_grad_mode(SEXP flag);
-SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos);
-SEXP rtp_nn_get(SEXP x, SEXP name);
-SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2);
-SEXP rtp_unop(SEXP generic, SEXP e1);
-SEXP rtp_bcall(SEXP name, SEXP args);
-SEXP rtp_r_function(SEXP fn, SEXP cls);
-SEXP rtp_call_with(SEXP fn, SEXP first, SEXP args, SEXP env);
-SEXP rtp_wref_key(SEXP w);
-SEXP rtp_release_callbacks(void);
-SEXP rtp_resume_unwind(void);
-SEXP rtp_new_context(SEXP ptr, SEXP needs, SEXP arg_names, SEXP methods, SEXP active, SEXP cls,
-                     SEXP enclos);
-
-static const R_CallMethodDef call_methods[] = {
-  {"rtp_wrap", (DL_FUNC) &rtp_wrap, 2},
-  {"rtp_handle", (DL_FUNC) &rtp_handle, 1},
-  {"rtp_live", (DL_FUNC) &rtp_live, 1},
-  {"rtp_ndead", (DL_FUNC) &rtp_ndead, 0},
-  {"rtp_take_dead", (DL_FUNC) &rtp_take_dead, 0},
-  {"rtp_pyinit", (DL_FUNC) &rtp_pyinit, 2},
-  {"rtp_ncall", (DL_FUNC) &rtp_ncall, 4},
-  {"rtp_setup", (DL_FUNC) &rtp_setup, 2},
-  {"rtp_fn", (DL_FUNC) &rtp_fn, 2},
-  {"rtp_release_dead", (DL_FUNC) &rtp_release_dead, 0},
-  {"rtp_collected", (DL_FUNC) &rtp_collected, 0},
-  {"rtp_held", (DL_FUNC) &rtp_held, 0},
-  {"rtp_grad_mode", (DL_FUNC) &rtp_grad_mode, 1},
-  {"rtp_set_grad_mode", (DL_FUNC) &rtp_set_grad_mode, 1},
-  {"rtp_dollar", (DL_FUNC) &rtp_dollar, 3},
-  {"rtp_nn_get", (DL_FUNC) &rtp_nn_get, 2},
-  {"rtp_op", (DL_FUNC) &rtp_op, 2},
-  {"rtp_binop", (DL_FUNC) &rtp_binop, 3},
-  {"rtp_unop", (DL_FUNC) &rtp_unop, 2},
-  {"rtp_bcall", (DL_FUNC) &rtp_bcall, 2},
-  {"rtp_new_context", (DL_FUNC) &rtp_new_context, 7},
-  {"rtp_handles_or_null", (DL_FUNC) &rtp_handles_or_null, 1},
-  {"rtp_call_with", (DL_FUNC) &rtp_call_with, 4},
-  {"rtp_wref_key", (DL_FUNC) &rtp_wref_key, 1},
-  {"rtp_r_function", (DL_FUNC) &rtp_r_function, 2},
-  {"rtp_release_callbacks", (DL_FUNC) &rtp_release_callbacks, 0},
-  {"rtp_resume_unwind", (DL_FUNC) &rtp_resume_unwind, 0},
-  {NULL, NULL, 0}
-};
-
-static const R_ExternalMethodDef external_methods[] = {
-  {"rtp_opx", (DL_FUNC) &rtp_opx, -1},
-  {"rtp_fnx", (DL_FUNC) &rtp_fnx, -1},
-  {NULL, NULL, 0}
-};
-
-void R_init_rtorchpy(DllInfo *dll) {
+/* Called once when R loads the library (init.c). */
+void rtp_handles_init(void) {
   handle_tag = Rf_install("rtorchpy_handle");
-  R_registerRoutines(dll, NULL, call_methods, NULL, external_methods);
-  R_useDynamicSymbols(dll, FALSE);
 }

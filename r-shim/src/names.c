@@ -1,5 +1,6 @@
-/* The Python callables the R side names (ops, operators, bridge functions, nnf functions),
- * cached by name, and the entry points that call them. */
+/* The entry points R calls: set-up (rtp_pyinit, rtp_setup), and the Python callables the R
+ * side names (ops, operators, bridge functions, nnf functions), cached by name. The top layer
+ * of the C files (see pyapi.h). */
 #include "pyapi.h"
 
 /* -- callables cached by name -------------------------------------------------------------
@@ -21,7 +22,6 @@ static PyObj *tab_fn[NTAB][TABSIZE];
 static PyObj *tab_direct[NTAB][TABSIZE];
 static int tab_dims[NTAB][TABSIZE];  /* dims of the direct function, a bit per position */
 static PyObj *resolver = NULL;       /* the bridge module's c_callable */
-SEXP tensor_cls = NULL;
 
 static void clear_tables(void) {
   int gil = gil_ensure();
@@ -48,6 +48,15 @@ static PyObj *bridge_call0(const char *fname) {
   if (f) decref(f);
   if (r == NULL && err_occurred()) err_clear();
   return r;
+}
+
+/* Find the Python C API in the libpython at `path` and import the bridge module `module`
+ * through it (pyapi.c); then the callables through which Python calls R functions
+ * (callback.c; without them, R's callbacks go through reticulate). Whether C can call. */
+SEXP rtp_pyinit(SEXP path, SEXP module) {
+  void *lib = py_api_load(path, module);
+  if (lib != NULL) setup_callbacks(lib);
+  return Rf_ScalarLogical(lib != NULL);
 }
 
 /* `cls`: the class of tensors; `direct`: TRUE to set up the direct path (direct.py's

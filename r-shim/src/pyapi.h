@@ -1,11 +1,18 @@
-/* What the C files of the R bridge share (see pycall.c for the crossing, direct.c for the
- * direct path, names.c for the callables cached by name, handles.c for the handles,
- * callback.c for R functions that Python calls; context.c, a custom function's ctx, needs
- * none of it).
+/* What the C files of the R bridge share. They form layers; each calls only the layers below:
+ *
+ *   0. errors.c: errors as R torch's classed conditions
+ *   1. pyapi.c (the Python C API), handles.c (handles as R external pointers), closures.c
+ *   2. registry.c: the registry of handles shared with Python, releases
+ *   3. pycall.c: calls of Python callables with R values, replies
+ *   4. callback.c (R functions Python calls), direct.c (ops called directly, `$`),
+ *      context.c (a custom function's ctx)
+ *   5. names.c: the entry points R calls by name, and set-up (rtp_pyinit, rtp_setup)
+ *   6. init.c: the routines' registration
+ * (tests/test_c_layers.py checks this.)
  *
  * The Python C API is used through the symbols of the libpython reticulate loaded, found with
- * dlsym by rtp_pyinit (pycall.c); the object header (reference count, then type pointer) is
- * declared here by hand and checked there. The short names below are macros for rtp_-prefixed
+ * dlsym (pyapi.c); the object header (reference count, then type pointer) is declared here by
+ * hand and checked there. The short names below are macros for rtp_-prefixed
  * symbols, so that no global of this library shadows, or is shadowed by, another library's.
  */
 #ifndef RTORCHPY_PYAPI_H
@@ -32,6 +39,11 @@
 #define dict_setitem rtp_dict_setitem
 #define direct_function rtp_direct_function
 #define direct_ready rtp_direct_ready
+#define direct_fn_getter rtp_direct_fn_getter
+#define grad_state rtp_grad_state
+#define s_grad rtp_s_grad
+#define s_grad_enabled rtp_s_grad_enabled
+#define py_api_load rtp_py_api_load
 #define encode_fn rtp_encode_fn
 #define ensure_unwind_token rtp_ensure_unwind_token
 #define err_clear rtp_err_clear
@@ -146,33 +158,38 @@ extern PyObj **exc_exception;
 extern PyObj *(*import_module)(const char *);
 extern PyObj *(*getattr_s)(PyObj *, const char *);
 
-/* pycall.c: conversions, replies, calls */
+/* pyapi.c: loading the API (sets `ready`; the library handle or NULL), small helpers */
+void *py_api_load(SEXP path, SEXP module);
 SEXP raw1(int v);
+PyObj *call_one(PyObj *fn, PyObj *arg);
+
+/* pycall.c: conversions, replies, calls */
 SEXP handle_of(SEXP a);
 PyObj *to_py(SEXP a, const char **strs, int *k);
 SEXP from_py(PyObj *o, int depth);
-PyObj *call_one(PyObj *fn, PyObj *arg);
 SEXP finish(PyObj *res, int gil, SEXP cls, int encode);
 SEXP py_error(int gil, int reply, SEXP cls);
 void ensure_unwind_token(void);
 SEXP call_py(PyObj *fn, SEXP args, SEXP cls);
 
-/* direct.c: the direct path */
+/* registry.c: the registry of handles shared with Python (set by setup_direct) */
 extern int direct_ready;
 extern PyObj *tensor_type, *warnings_list, *encode_fn, *error_reply_fn;
+extern PyObj *direct_fn_getter, *grad_state, *s_grad, *s_grad_enabled;
 extern double c_held, c_threshold;
+extern SEXP tensor_cls;  /* the class of tensors (set by rtp_setup) */
 PyObj *object_of(SEXP h);
 int register_tensor(PyObj *t, double *key, double *bytes);
 void release_queued(int all);
-SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls);
 int setup_direct(PyObj *d);
+
+/* direct.c: the direct path */
+SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls);
 PyObj *direct_function(int t, SEXP key, int *dims);
 
 /* callback.c: R functions as Python callables */
 int setup_callbacks(void *lib);
 
-/* names.c: the class of tensors (set by rtp_setup) */
-extern SEXP tensor_cls;
 
 /* handles.c */
 SEXP rtp_wrap(SEXP h, SEXP cls);
