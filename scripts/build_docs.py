@@ -398,12 +398,16 @@ def r_reference_pages(man=ROOT / "r-shim" / "man"):
         for fam in sorted(groups, key=lambda g: (g == R_OTHER, g)):
             slug = r_family_slug(fam)
             index.append(f"| [{fam[:1].upper() + fam[1:]}](r/{slug}.md) | "
-                         + ", ".join(f"`{f.stem}`" for f in groups[fam]) + " |")
+                         + ", ".join(f"[`{f.stem}`](r/{slug}.md#{_anchor(f.stem)})"
+                                     for f in groups[fam]) + " |")
             out = ["<!-- Generated from r-shim/man/*.Rd by scripts/build_docs.py. -->", "",
                    f"# R reference: {fam}", ""]
             out += [f"- [`{f.stem}`](#{_anchor(f.stem)})" for f in groups[fam]] + [""]
             for f in groups[fam]:
                 title, html = _rd_html(Path(tmp, f.stem + ".html").read_text(encoding="utf-8"))
+                # the page itself lists the family: not again under each function
+                html = re.sub(r"<p>Other [^:<]*:.*?</p>\s*", "", html, flags=re.DOTALL)
+                html = re.sub(r"<h4>See Also</h4>\s*(?=<h4>|$)", "", html)
                 out += [f"## `{f.stem}`" + (f": {title}" if title else "")
                         + f" {{#{_anchor(f.stem)}}}", "",
                         '<div class="rd" markdown="0">', html, "</div>", ""]

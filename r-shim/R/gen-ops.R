@@ -11,7 +11,6 @@
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_abs(x)
 #' }
 #' @export
@@ -29,7 +28,6 @@ torch_abs <- function(self) { .r <- .External(rtp_opx, "abs", self); if (is.obje
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_absolute(x)
 #' }
 #' @export
@@ -47,7 +45,6 @@ torch_absolute <- function(self) { .r <- .External(rtp_opx, "absolute", self); i
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_acos(x)
 #' }
 #' @export
@@ -316,7 +313,6 @@ torch_any <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_o
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_arccos(x)
 #' }
 #' @export
@@ -350,7 +346,6 @@ torch_arccosh <- function(self) { .r <- .External(rtp_opx, "arccosh", self); if 
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_arcsin(x)
 #' }
 #' @export
@@ -368,7 +363,6 @@ torch_arcsin <- function(self) { .r <- .External(rtp_opx, "arcsin", self); if (i
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_arcsinh(x)
 #' }
 #' @export
@@ -386,7 +380,6 @@ torch_arcsinh <- function(self) { .r <- .External(rtp_opx, "arcsinh", self); if 
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_arctan(x)
 #' }
 #' @export
@@ -421,7 +414,6 @@ torch_arctan2 <- function(self, other) { .r <- .External(rtp_opx, "arctan2", sel
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_arctanh(x)
 #' }
 #' @export
@@ -494,7 +486,6 @@ torch_argsort <- function(self, dim = -1L, descending = FALSE, stable = FALSE) {
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_asin(x)
 #' }
 #' @export
@@ -512,7 +503,6 @@ torch_asin <- function(self) { .r <- .External(rtp_opx, "asin", self); if (is.ob
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_asinh(x)
 #' }
 #' @export
@@ -530,7 +520,6 @@ torch_asinh <- function(self) { .r <- .External(rtp_opx, "asinh", self); if (is.
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_atan(x)
 #' }
 #' @export
@@ -567,7 +556,6 @@ torch_atan2 <- function(self, other) { .r <- .External(rtp_opx, "atan2", self, o
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_atanh(x)
 #' }
 #' @export
@@ -757,7 +745,6 @@ torch_cdist <- function(x1, x2, p = 2.0, compute_mode = NULL) { .r <- .External(
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_ceil(x)
 #' }
 #' @export
@@ -776,7 +763,6 @@ torch_ceil <- function(self) { .r <- .External(rtp_opx, "ceil", self); if (is.ob
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_cholesky(A)
 #' }
 #' @export
@@ -793,7 +779,6 @@ torch_cholesky <- function(self, upper = FALSE) { .r <- .External(rtp_opx, "chol
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_cholesky_inverse(A)
 #' }
 #' @export
@@ -862,7 +847,6 @@ torch_clamp <- function(self, min = NULL, max = NULL) { .r <- .External(rtp_opx,
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_clamp_max(x, 0.6)
 #' }
 #' @export
@@ -881,7 +865,6 @@ torch_clamp_max <- function(self, max) { .r <- .External(rtp_opx, "clamp_max", s
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_clamp_min(x, 0.3)
 #' }
 #' @export
@@ -985,7 +968,6 @@ torch_contiguous <- function(self, memory_format = NULL) { .r <- .External(rtp_o
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_cos(x)
 #' }
 #' @export
@@ -1003,7 +985,6 @@ torch_cos <- function(self) { .r <- .External(rtp_opx, "cos", self); if (is.obje
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_cosh(x)
 #' }
 #' @export
@@ -1072,7 +1053,6 @@ torch_cumsum <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "cu
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_deg2rad(x)
 #' }
 #' @export
@@ -1090,7 +1070,6 @@ torch_deg2rad <- function(self) { .r <- .External(rtp_opx, "deg2rad", self); if 
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_det(A)
 #' }
 #' @export
@@ -1191,7 +1170,6 @@ torch_diff <- function(self, n = 1L, dim = -1L, prepend = NULL, append = NULL) {
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_digamma(x)
 #' }
 #' @export
@@ -1336,7 +1314,6 @@ torch_equal <- function(self, other) { .r <- .External(rtp_opx, "equal", self, o
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_erf(x)
 #' }
 #' @export
@@ -1354,7 +1331,6 @@ torch_erf <- function(self) { .r <- .External(rtp_opx, "erf", self); if (is.obje
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_erfc(x)
 #' }
 #' @export
@@ -1372,7 +1348,6 @@ torch_erfc <- function(self) { .r <- .External(rtp_opx, "erfc", self); if (is.ob
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_erfinv(x)
 #' }
 #' @export
@@ -1390,7 +1365,6 @@ torch_erfinv <- function(self) { .r <- .External(rtp_opx, "erfinv", self); if (i
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_exp(x)
 #' }
 #' @export
@@ -1406,7 +1380,6 @@ torch_exp <- function(self) { .r <- .External(rtp_opx, "exp", self); if (is.obje
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_exp2(x)
 #' }
 #' @export
@@ -1458,7 +1431,6 @@ torch_expand_as <- function(self, other) { .r <- .External(rtp_opx, "expand_as",
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_expm1(x)
 #' }
 #' @export
@@ -1480,7 +1452,6 @@ torch_expm1 <- function(self) { .r <- .External(rtp_opx, "expm1", self); if (is.
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_fix(x)
 #' }
 #' @export
@@ -1533,7 +1504,6 @@ torch_flip <- function(self, dims) { .r <- .External(rtp_opx, "flip", self, dims
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_floor(x)
 #' }
 #' @export
@@ -1589,7 +1559,6 @@ torch_fmod <- function(self, other) { .r <- .External(rtp_opx, "fmod", self, oth
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_frac(x)
 #' }
 #' @export
@@ -1643,7 +1612,6 @@ torch_ge <- function(self, other) { .r <- .External(rtp_opx, "ge", self, other);
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_geqrf(A)
 #' }
 #' @export
@@ -1871,7 +1839,6 @@ torch_index_select <- function(self, dim, index) { .r <- .External(rtp_opx, "ind
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_inverse(A)
 #' }
 #' @export
@@ -1967,7 +1934,6 @@ torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = F
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
-#'   y <- torch_tensor(c(3, 2, 1))
 #'   torch_isfinite(x)
 #' }
 #' @export
@@ -1983,7 +1949,6 @@ torch_isfinite <- function(self) { .r <- .External(rtp_opx, "isfinite", self); i
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
-#'   y <- torch_tensor(c(3, 2, 1))
 #'   torch_isinf(x)
 #' }
 #' @export
@@ -1999,7 +1964,6 @@ torch_isinf <- function(self) { .r <- .External(rtp_opx, "isinf", self); if (is.
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
-#'   y <- torch_tensor(c(3, 2, 1))
 #'   torch_isnan(x)
 #' }
 #' @export
@@ -2015,7 +1979,6 @@ torch_isnan <- function(self) { .r <- .External(rtp_opx, "isnan", self); if (is.
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
-#'   y <- torch_tensor(c(3, 2, 1))
 #'   torch_isneginf(x)
 #' }
 #' @export
@@ -2031,7 +1994,6 @@ torch_isneginf <- function(self) { .r <- .External(rtp_opx, "isneginf", self); i
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
-#'   y <- torch_tensor(c(3, 2, 1))
 #'   torch_isposinf(x)
 #' }
 #' @export
@@ -2158,7 +2120,6 @@ torch_less_equal <- function(self, other) { .r <- .External(rtp_opx, "less_equal
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_lgamma(x)
 #' }
 #' @export
@@ -2176,7 +2137,6 @@ torch_lgamma <- function(self) { .r <- .External(rtp_opx, "lgamma", self); if (i
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_log(x)
 #' }
 #' @export
@@ -2192,7 +2152,6 @@ torch_log <- function(self) { .r <- .External(rtp_opx, "log", self); if (is.obje
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_log10(x)
 #' }
 #' @export
@@ -2210,7 +2169,6 @@ torch_log10 <- function(self) { .r <- .External(rtp_opx, "log10", self); if (is.
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_log1p(x)
 #' }
 #' @export
@@ -2228,7 +2186,6 @@ torch_log1p <- function(self) { .r <- .External(rtp_opx, "log1p", self); if (is.
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_log2(x)
 #' }
 #' @export
@@ -2299,7 +2256,6 @@ torch_logaddexp2 <- function(self, other) { .r <- .External(rtp_opx, "logaddexp2
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_logdet(A)
 #' }
 #' @export
@@ -2334,7 +2290,6 @@ torch_logical_and <- function(self, other) { .r <- .External(rtp_opx, "logical_a
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
-#'   y <- torch_tensor(c(3, 2, 1))
 #'   torch_logical_not(x)
 #' }
 #' @export
@@ -2391,7 +2346,6 @@ torch_logical_xor <- function(self, other) { .r <- .External(rtp_opx, "logical_x
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_logit(x)
 #' }
 #' @export
@@ -2534,7 +2488,6 @@ torch_matmul <- function(self, other) { .r <- .External(rtp_opx, "matmul", self,
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_matrix_power(A, 2)
 #' }
 #' @export
@@ -2767,7 +2720,6 @@ torch_mv <- function(self, vec) { .r <- .External(rtp_opx, "mv", self, vec); if 
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_nan_to_num(x)
 #' }
 #' @export
@@ -2858,7 +2810,6 @@ torch_ne <- function(self, other) { .r <- .External(rtp_opx, "ne", self, other);
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_neg(x)
 #' }
 #' @export
@@ -2876,7 +2827,6 @@ torch_neg <- function(self) { .r <- .External(rtp_opx, "neg", self); if (is.obje
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_negative(x)
 #' }
 #' @export
@@ -3013,7 +2963,6 @@ torch_permute <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <-
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_pinverse(A)
 #' }
 #' @export
@@ -3065,7 +3014,6 @@ torch_polygamma <- function(n, self) { .r <- .External(rtp_opx, "polygamma", n, 
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_pow(x, 2)
 #' }
 #' @export
@@ -3103,7 +3051,6 @@ torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- 
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_qr(A)
 #' }
 #' @export
@@ -3139,7 +3086,6 @@ torch_quantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation =
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_rad2deg(x)
 #' }
 #' @export
@@ -3159,7 +3105,6 @@ torch_rad2deg <- function(self) { .r <- .External(rtp_opx, "rad2deg", self); if 
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_reciprocal(x)
 #' }
 #' @export
@@ -3295,7 +3240,6 @@ torch_roll <- function(self, shifts, dims = NULL) { .r <- .External(rtp_opx, "ro
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_round(x)
 #' }
 #' @export
@@ -3313,7 +3257,6 @@ torch_round <- function(self, decimals = 0L) { .r <- .External(rtp_opx, "round",
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_rsqrt(x)
 #' }
 #' @export
@@ -3390,7 +3333,6 @@ torch_select <- function(self, dim, index) { .r <- .External(rtp_opx, "select", 
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_sgn(x)
 #' }
 #' @export
@@ -3425,7 +3367,6 @@ torch_sigmoid <- function(self) { .r <- .External(rtp_opx, "sigmoid", self); if 
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_sign(x)
 #' }
 #' @export
@@ -3443,7 +3384,6 @@ torch_sign <- function(self) { .r <- .External(rtp_opx, "sign", self); if (is.ob
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
-#'   y <- torch_tensor(c(3, 2, 1))
 #'   torch_signbit(x)
 #' }
 #' @export
@@ -3459,7 +3399,6 @@ torch_signbit <- function(self) { .r <- .External(rtp_opx, "signbit", self); if 
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_sin(x)
 #' }
 #' @export
@@ -3477,7 +3416,6 @@ torch_sin <- function(self) { .r <- .External(rtp_opx, "sin", self); if (is.obje
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_sinh(x)
 #' }
 #' @export
@@ -3495,7 +3433,6 @@ torch_sinh <- function(self) { .r <- .External(rtp_opx, "sinh", self); if (is.ob
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_slogdet(A)
 #' }
 #' @export
@@ -3529,7 +3466,6 @@ torch_softmax <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "s
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_solve(A, A)
 #' }
 #' @export
@@ -3580,7 +3516,6 @@ torch_split <- function(self, split_size_or_sections, dim = 1L) { .r <- .Externa
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_sqrt(x)
 #' }
 #' @export
@@ -3598,7 +3533,6 @@ torch_sqrt <- function(self) { .r <- .External(rtp_opx, "sqrt", self); if (is.ob
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_square(x)
 #' }
 #' @export
@@ -3753,7 +3687,6 @@ torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_svd(A)
 #' }
 #' @export
@@ -3819,7 +3752,6 @@ torch_take <- function(self, index) { .r <- .External(rtp_opx, "take", self, ind
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_tan(x)
 #' }
 #' @export
@@ -3837,7 +3769,6 @@ torch_tan <- function(self) { .r <- .External(rtp_opx, "tan", self); if (is.obje
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_tanh(x)
 #' }
 #' @export
@@ -3967,7 +3898,6 @@ torch_transpose <- function(self, dim0, dim1) { .r <- .External(rtp_opx, "transp
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   torch_triangular_solve(A, A)
 #' }
 #' @export
@@ -4073,7 +4003,6 @@ torch_true_divide <- function(self, other, rounding_mode = NULL) { .r <- .Extern
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
-#'   y <- torch_tensor(c(2, 1, 0.5))
 #'   torch_trunc(x)
 #' }
 #' @export
@@ -4913,7 +4842,6 @@ NULL
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_cholesky(A)
 #' }
 #' @export
@@ -4931,7 +4859,6 @@ linalg_cholesky <- function(A, upper = FALSE) { .r <- .External(rtp_opx, "linalg
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_cholesky_ex(A)
 #' }
 #' @export
@@ -4948,7 +4875,6 @@ linalg_cholesky_ex <- function(A, upper = FALSE, check_errors = FALSE) { .args <
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_cond(A)
 #' }
 #' @export
@@ -4964,7 +4890,6 @@ linalg_cond <- function(A, p = NULL) { .r <- .External(rtp_opx, "linalg_cond", A
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_det(A)
 #' }
 #' @export
@@ -4996,7 +4921,6 @@ linalg_eig <- function(A) { .r <- .External(rtp_opx, "linalg_eig", A); if (is.ob
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_eigh(A)
 #' }
 #' @export
@@ -5028,7 +4952,6 @@ linalg_eigvals <- function(A) { .r <- .External(rtp_opx, "linalg_eigvals", A); i
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_eigvalsh(A)
 #' }
 #' @export
@@ -5061,7 +4984,6 @@ linalg_householder_product <- function(A, tau) { .r <- .External(rtp_opx, "linal
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_inv(A)
 #' }
 #' @export
@@ -5078,7 +5000,6 @@ linalg_inv <- function(A) { .r <- .External(rtp_opx, "linalg_inv", A); if (is.ob
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_inv_ex(A)
 #' }
 #' @export
@@ -5134,7 +5055,6 @@ linalg_matrix_norm <- function(A, ord = "fro", dim = c(-2L, -1L), keepdim = FALS
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_matrix_power(A, 2)
 #' }
 #' @export
@@ -5154,7 +5074,6 @@ linalg_matrix_power <- function(A, n) { .r <- .External(rtp_opx, "linalg_matrix_
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_matrix_rank(A)
 #' }
 #' @export
@@ -5188,7 +5107,6 @@ linalg_multi_dot <- function(tensors) { .r <- .External(rtp_opx, "linalg_multi_d
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_norm(A)
 #'   linalg_norm(A, dim = 1)
 #' }
@@ -5209,7 +5127,6 @@ linalg_norm <- function(A, ord = NULL, dim = NULL, keepdim = FALSE, dtype = NULL
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_pinv(A)
 #' }
 #' @export
@@ -5226,7 +5143,6 @@ linalg_pinv <- function(A, rcond = NULL, hermitian = FALSE, atol = NULL, rtol = 
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_qr(A)
 #' }
 #' @export
@@ -5242,7 +5158,6 @@ linalg_qr <- function(A, mode = "reduced") { .r <- .External(rtp_opx, "linalg_qr
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_slogdet(A)
 #' }
 #' @export
@@ -5296,7 +5211,6 @@ linalg_solve_triangular <- function(A, B, upper, left = TRUE, unitriangular = FA
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_svd(A)
 #' }
 #' @export
@@ -5312,7 +5226,6 @@ linalg_svd <- function(A, full_matrices = TRUE) { .r <- .External(rtp_opx, "lina
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_svdvals(A)
 #' }
 #' @export
@@ -5365,7 +5278,6 @@ linalg_tensorsolve <- function(A, B, dims = NULL) { .r <- .External(rtp_opx, "li
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
-#'   B <- torch_tensor(matrix(c(1, 2), nrow = 2))
 #'   linalg_vector_norm(A)
 #'   linalg_vector_norm(A, dim = 1)
 #' }

@@ -7,6 +7,8 @@ lines written out in EXAMPLES. Every example runs in tests/test_r_examples.py.
 """
 from __future__ import annotations
 
+import re
+
 # family -> (setup lines, {argument: R expression})
 _TEMPLATES = {
     "pointwise math": ("x <- torch_tensor(c(0.2, 0.5, 0.8))\ny <- torch_tensor(c(2, 1, 0.5))",
@@ -267,7 +269,10 @@ def example(r_name, fam, required, optional):
         if name not in values:
             return None
         args.append(values[name])
-    lines = [setup, f"{r_name}({', '.join(args)})"]
+    # only the inputs the call uses (`x <- ...` lines of the template)
+    used = [x for x in setup.split("\n")
+            if any(x.split(" <- ")[0] in re.findall(r"\w+", a) for a in args)]
+    lines = used + [f"{r_name}({', '.join(args)})"]
     if "dim" in optional and "dim" not in required:
         lines.append(f"{r_name}({', '.join(args + [values.get('dim', '1').join(['dim = ', ''])])})")
     return "\n".join(lines)
