@@ -4831,7 +4831,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' * `x$zero_()`.
 NULL
 
-#' Cholesky
+#' Cholesky (linalg)
 #'
 #' The Cholesky factor `L` (lower, `A = L L^T`) of each symmetric positive-definite matrix; `upper = TRUE`: `U` with `A = U^T U`. Only that triangle of `A` is read.
 #'
@@ -4847,7 +4847,7 @@ NULL
 #' @export
 linalg_cholesky <- function(A, upper = FALSE) { .r <- .External(rtp_opx, "linalg_cholesky", A, upper); if (is.object(.r)) .r else .op_reply("linalg_cholesky", list(A, upper), .r, sys.call()) }
 
-#' Cholesky ex
+#' Cholesky ex (linalg)
 #'
 #' `(L, info)`: as `linalg_cholesky`, with info (int32 per matrix) the order of the first leading minor that is not positive-definite (0: none) instead of an error, unless `check_errors = TRUE`.
 #'
@@ -4864,7 +4864,7 @@ linalg_cholesky <- function(A, upper = FALSE) { .r <- .External(rtp_opx, "linalg
 #' @export
 linalg_cholesky_ex <- function(A, upper = FALSE, check_errors = FALSE) { .args <- list(A, upper, check_errors); .r <- .op("linalg_cholesky_ex", .args); names(.r) <- c("L", "info"); .r }
 
-#' Cond
+#' Cond (linalg)
 #'
 #' The condition number of each matrix for the norm `p`: `||A||_p ||A^{-1}||_p`; `p` `NULL` or +-2: the ratio of extreme singular values (any shape); 1, -1, inf, -inf, "fro", "nuc": square matrices, inf for singular ones.
 #'
@@ -4880,7 +4880,7 @@ linalg_cholesky_ex <- function(A, upper = FALSE, check_errors = FALSE) { .args <
 #' @export
 linalg_cond <- function(A, p = NULL) { .r <- .External(rtp_opx, "linalg_cond", A, p); if (is.object(.r)) .r else .op_reply("linalg_cond", list(A, p), .r, sys.call()) }
 
-#' Det
+#' Det (linalg)
 #'
 #' The determinant of each square matrix of `A` (shape `(*, n, n)`).
 #'
@@ -4895,7 +4895,7 @@ linalg_cond <- function(A, p = NULL) { .r <- .External(rtp_opx, "linalg_cond", A
 #' @export
 linalg_det <- function(A) { .r <- .External(rtp_opx, "linalg_det", A); if (is.object(.r)) .r else .op_reply("linalg_det", list(A), .r, sys.call()) }
 
-#' Eig
+#' Eig (linalg)
 #'
 #' Not available: its results are complex tensors, which rtorchpy does not have (raises; for symmetric matrices use `linalg_eigh`).
 #'
@@ -4910,7 +4910,7 @@ linalg_det <- function(A) { .r <- .External(rtp_opx, "linalg_det", A); if (is.ob
 #' @export
 linalg_eig <- function(A) { .r <- .External(rtp_opx, "linalg_eig", A); if (is.object(.r)) .r else .op_reply("linalg_eig", list(A), .r, sys.call()) }
 
-#' Eigh
+#' Eigh (linalg)
 #'
 #' `(eigenvalues, eigenvectors)` of each symmetric matrix (ascending eigenvalues, eigenvectors as columns), reading its lower (`UPLO="L"`) or upper triangle.
 #'
@@ -4926,7 +4926,7 @@ linalg_eig <- function(A) { .r <- .External(rtp_opx, "linalg_eig", A); if (is.ob
 #' @export
 linalg_eigh <- function(A, UPLO = "L") { .r <- .External(rtp_opx, "linalg_eigh", A, UPLO); if (is.object(.r)) .r else .op_reply("linalg_eigh", list(A, UPLO), .r, sys.call()) }
 
-#' Eigvals
+#' Eigvals (linalg)
 #'
 #' Not available: its results are complex tensors, which rtorchpy does not have (raises; for symmetric matrices use `linalg_eigvalsh`).
 #'
@@ -4941,7 +4941,7 @@ linalg_eigh <- function(A, UPLO = "L") { .r <- .External(rtp_opx, "linalg_eigh",
 #' @export
 linalg_eigvals <- function(A) { .r <- .External(rtp_opx, "linalg_eigvals", A); if (is.object(.r)) .r else .op_reply("linalg_eigvals", list(A), .r, sys.call()) }
 
-#' Eigvalsh
+#' Eigvalsh (linalg)
 #'
 #' The eigenvalues (ascending) of each symmetric matrix; its gradient is always finite.
 #'
@@ -4957,7 +4957,7 @@ linalg_eigvals <- function(A) { .r <- .External(rtp_opx, "linalg_eigvals", A); i
 #' @export
 linalg_eigvalsh <- function(A, UPLO = "L") { .r <- .External(rtp_opx, "linalg_eigvalsh", A, UPLO); if (is.object(.r)) .r else .op_reply("linalg_eigvalsh", list(A, UPLO), .r, sys.call()) }
 
-#' Householder product
+#' Householder product (linalg)
 #'
 #' The first n columns of `H_1 ... H_k`, `H_i = I - tau_i v_i v_i^T`, with `v_i` column i of `A` below the diagonal and 1 on it (`A` `(*, m, n)`, `tau` `(*, k)`, k <= n <= m).
 #'
@@ -4974,7 +4974,7 @@ linalg_eigvalsh <- function(A, UPLO = "L") { .r <- .External(rtp_opx, "linalg_ei
 #' @export
 linalg_householder_product <- function(A, tau) { .r <- .External(rtp_opx, "linalg_householder_product", A, tau); if (is.object(.r)) .r else .op_reply("linalg_householder_product", list(A, tau), .r, sys.call()) }
 
-#' Inv
+#' Inv (linalg)
 #'
 #' The inverse of each square matrix of `A`; a singular one is an error.
 #'
@@ -4989,7 +4989,7 @@ linalg_householder_product <- function(A, tau) { .r <- .External(rtp_opx, "linal
 #' @export
 linalg_inv <- function(A) { .r <- .External(rtp_opx, "linalg_inv", A); if (is.object(.r)) .r else .op_reply("linalg_inv", list(A), .r, sys.call()) }
 
-#' Inv ex
+#' Inv ex (linalg)
 #'
 #' `(inverse, info)`: info (int32, one per matrix) is 0, or the 1-based index of the zero pivot of a singular matrix, whose inverse is then inf/NaN. `check_errors = TRUE` raises.
 #'
@@ -5005,7 +5005,7 @@ linalg_inv <- function(A) { .r <- .External(rtp_opx, "linalg_inv", A); if (is.ob
 #' @export
 linalg_inv_ex <- function(A, check_errors = FALSE) { .args <- list(A, check_errors); .r <- .op("linalg_inv_ex", .args); names(.r) <- c("inverse", "info"); .r }
 
-#' Lstsq
+#' Lstsq (linalg)
 #'
 #' `(solution, residuals, rank. What a driver does not compute is an empty tensor. The solution is the minimum-norm one (singular values at most rcond * largest dropped; rcond defaults to eps * max(m, n)).
 #'
@@ -5024,7 +5024,7 @@ linalg_inv_ex <- function(A, check_errors = FALSE) { .args <- list(A, check_erro
 #' @export
 linalg_lstsq <- function(A, B, rcond = NULL, driver = NULL) { .args <- list(A, B, rcond, driver); .r <- .op("linalg_lstsq", .args); names(.r) <- c("solution", "residuals", "rank", "singular_values"); .r }
 
-#' Matrix norm
+#' Matrix norm (linalg)
 #'
 #' The matrix norm of the matrices spanned by the two dims `dim`: "fro" (Frobenius), "nuc" (nuclear: sum of singular values), 2 / -2 (largest / smallest singular value), 1 / -1 (max / min column sum of |a|), inf / -inf (max / min row sum).
 #'
@@ -5044,7 +5044,7 @@ linalg_lstsq <- function(A, B, rcond = NULL, driver = NULL) { .args <- list(A, B
 #' @export
 linalg_matrix_norm <- function(A, ord = "fro", dim = c(-2L, -1L), keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "linalg_matrix_norm", A, ord, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("linalg_matrix_norm", list(A, ord, dim, keepdim, dtype), .r, sys.call()) }
 
-#' Matrix power
+#' Matrix power (linalg)
 #'
 #' `A` to the integer power `n`; 0 is the identity, a negative `n` a power of the inverse.
 #'
@@ -5060,7 +5060,7 @@ linalg_matrix_norm <- function(A, ord = "fro", dim = c(-2L, -1L), keepdim = FALS
 #' @export
 linalg_matrix_power <- function(A, n) { .r <- .External(rtp_opx, "linalg_matrix_power", A, n); if (is.object(.r)) .r else .op_reply("linalg_matrix_power", list(A, n), .r, sys.call()) }
 
-#' Matrix rank
+#' Matrix rank (linalg)
 #'
 #' The number of singular values (absolute eigenvalues when `hermitian`) above `max(atol, rtol * largest)` for each matrix (long); `tol` is `atol`'s old name.
 #'
@@ -5079,7 +5079,7 @@ linalg_matrix_power <- function(A, n) { .r <- .External(rtp_opx, "linalg_matrix_
 #' @export
 linalg_matrix_rank <- function(A, atol = NULL, rtol = NULL, hermitian = FALSE, tol = NULL) { .r <- .External(rtp_opx, "linalg_matrix_rank", A, atol, rtol, hermitian, tol); if (is.object(.r)) .r else .op_reply("linalg_matrix_rank", list(A, atol, rtol, hermitian, tol), .r, sys.call()) }
 
-#' Multi dot
+#' Multi dot (linalg)
 #'
 #' The product of two or more matrices in the cheapest order; the first may be a row vector, the last a column vector (1-d).
 #'
@@ -5093,7 +5093,7 @@ linalg_matrix_rank <- function(A, atol = NULL, rtol = NULL, hermitian = FALSE, t
 #' @export
 linalg_multi_dot <- function(tensors) { .r <- .External(rtp_opx, "linalg_multi_dot", tensors); if (is.object(.r)) .r else .op_reply("linalg_multi_dot", list(tensors), .r, sys.call()) }
 
-#' Norm
+#' Norm (linalg)
 #'
 #' A vector norm (`dim` an int, or `A` 1-d) or a matrix norm (`dim` two dims, or `A` 2-d with `ord` given); with neither `ord` nor `dim`, the 2-norm of all elements.
 #'
@@ -5113,7 +5113,7 @@ linalg_multi_dot <- function(tensors) { .r <- .External(rtp_opx, "linalg_multi_d
 #' @export
 linalg_norm <- function(A, ord = NULL, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "linalg_norm", A, ord, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("linalg_norm", list(A, ord, dim, keepdim, dtype), .r, sys.call()) }
 
-#' Pinv
+#' Pinv (linalg)
 #'
 #' The Moore-Penrose pseudo-inverse of each matrix: singular values (eigenvalues' absolute values when `hermitian`) at most `max(atol, rtol * largest)` count as zero; `rtol` defaults to eps * max(m, n) (0 when `atol > 0`); `rcond` is `rtol`'s old name.
 #'
@@ -5132,7 +5132,7 @@ linalg_norm <- function(A, ord = NULL, dim = NULL, keepdim = FALSE, dtype = NULL
 #' @export
 linalg_pinv <- function(A, rcond = NULL, hermitian = FALSE, atol = NULL, rtol = NULL) { .r <- .External(rtp_opx, "linalg_pinv", A, rcond, hermitian, atol, rtol); if (is.object(.r)) .r else .op_reply("linalg_pinv", list(A, rcond, hermitian, atol, rtol), .r, sys.call()) }
 
-#' Qr
+#' Qr (linalg)
 #'
 #' `(Q, R)` with `A = Q R`: mode "reduced" (Q `(*, m, k)`, k = min(m, n)), "complete" (Q `(*, m, m)`) or "r" (Q empty, only R; not differentiable).
 #'
@@ -5148,7 +5148,7 @@ linalg_pinv <- function(A, rcond = NULL, hermitian = FALSE, atol = NULL, rtol = 
 #' @export
 linalg_qr <- function(A, mode = "reduced") { .r <- .External(rtp_opx, "linalg_qr", A, mode); if (is.object(.r)) .r else .op_reply("linalg_qr", list(A, mode), .r, sys.call()) }
 
-#' Slogdet
+#' Slogdet (linalg)
 #'
 #' `(sign, logabsdet)`: the sign of each determinant and the log of its absolute value (`(0, -inf)` for a singular matrix; the determinant is `sign * exp(logabsdet)`).
 #'
@@ -5163,7 +5163,7 @@ linalg_qr <- function(A, mode = "reduced") { .r <- .External(rtp_opx, "linalg_qr
 #' @export
 linalg_slogdet <- function(A) { .r <- .External(rtp_opx, "linalg_slogdet", A); if (is.object(.r)) .r else .op_reply("linalg_slogdet", list(A), .r, sys.call()) }
 
-#' Solve
+#' Solve (linalg)
 #'
 #' The solution `X` of `A X = B` (`left = FALSE`: `X A = B`) for square `A`. `B` is a matrix or a vector (`(*, n)`); batch dims broadcast. A singular `A` is an error.
 #'
@@ -5181,7 +5181,7 @@ linalg_slogdet <- function(A) { .r <- .External(rtp_opx, "linalg_slogdet", A); i
 #' @export
 linalg_solve <- function(A, B, left = TRUE) { .r <- .External(rtp_opx, "linalg_solve", A, B, left); if (is.object(.r)) .r else .op_reply("linalg_solve", list(A, B, left), .r, sys.call()) }
 
-#' Solve triangular
+#' Solve triangular (linalg)
 #'
 #' The solution `X` of `A X = B` (`left = FALSE`: `X A = B`) reading only the upper (`upper = TRUE`) or lower triangle of `A` (its diagonal taken as ones when `unitriangular`). `B` must be a matrix; batch dims broadcast.
 #'
@@ -5200,7 +5200,7 @@ linalg_solve <- function(A, B, left = TRUE) { .r <- .External(rtp_opx, "linalg_s
 #' @export
 linalg_solve_triangular <- function(A, B, upper, left = TRUE, unitriangular = FALSE) { .r <- .External(rtp_opx, "linalg_solve_triangular", A, B, upper, left, unitriangular); if (is.object(.r)) .r else .op_reply("linalg_solve_triangular", list(A, B, upper, left, unitriangular), .r, sys.call()) }
 
-#' Svd
+#' Svd (linalg)
 #'
 #' `(U, S, Vh)` with `A = U diag(S) Vh` (singular values descending); `full_matrices =FALSE` gives the reduced `U` `(*, m, k)` and `Vh` `(*, k, n)`.
 #'
@@ -5216,7 +5216,7 @@ linalg_solve_triangular <- function(A, B, upper, left = TRUE, unitriangular = FA
 #' @export
 linalg_svd <- function(A, full_matrices = TRUE) { .r <- .External(rtp_opx, "linalg_svd", A, full_matrices); if (is.object(.r)) .r else .op_reply("linalg_svd", list(A, full_matrices), .r, sys.call()) }
 
-#' Svdvals
+#' Svdvals (linalg)
 #'
 #' The singular values (descending) of each matrix; their gradient is always finite.
 #'
@@ -5231,7 +5231,7 @@ linalg_svd <- function(A, full_matrices = TRUE) { .r <- .External(rtp_opx, "lina
 #' @export
 linalg_svdvals <- function(A) { .r <- .External(rtp_opx, "linalg_svdvals", A); if (is.object(.r)) .r else .op_reply("linalg_svdvals", list(A), .r, sys.call()) }
 
-#' Tensorinv
+#' Tensorinv (linalg)
 #'
 #' The inverse of `A` for `torch_tensordot()` over its first `ind - 1` dims (R torch's convention): `A` reshaped to a square matrix, inverted and reshaped back.
 #'
@@ -5247,7 +5247,7 @@ linalg_svdvals <- function(A) { .r <- .External(rtp_opx, "linalg_svdvals", A); i
 #' @export
 linalg_tensorinv <- function(A, ind = 3L) { .r <- .External(rtp_opx, "linalg_tensorinv", A, ind); if (is.object(.r)) .r else .op_reply("linalg_tensorinv", list(A, ind), .r, sys.call()) }
 
-#' Tensorsolve
+#' Tensorsolve (linalg)
 #'
 #' The `X` with `torch_tensordot(A, X, X$dim()) == B`; `dims` (optional) are dims of `A` moved to the end first.
 #'
@@ -5264,7 +5264,7 @@ linalg_tensorinv <- function(A, ind = 3L) { .r <- .External(rtp_opx, "linalg_ten
 #' @export
 linalg_tensorsolve <- function(A, B, dims = NULL) { .r <- .External(rtp_opx, "linalg_tensorsolve", A, B, dims); if (is.object(.r)) .r else .op_reply("linalg_tensorsolve", list(A, B, dims), .r, sys.call()) }
 
-#' Vector norm
+#' Vector norm (linalg)
 #'
 #' The vector `ord`-norm of `A` over `dim` (all elements when `NULL`): sum(|a|^ord)^(1/ ord); ord inf/-inf: max/min |a|; ord 0: the number of non-zero elements. `dtype` casts `A` first.
 #'
@@ -5284,7 +5284,7 @@ linalg_tensorsolve <- function(A, B, dims = NULL) { .r <- .External(rtp_opx, "li
 #' @export
 linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "linalg_vector_norm", A, ord, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("linalg_vector_norm", list(A, ord, dim, keepdim, dtype), .r, sys.call()) }
 
-#' Relu
+#' Relu (nnf)
 #'
 #' max(input, 0); `inplace = TRUE` overwrites `input`.
 #'
@@ -5300,7 +5300,7 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @export
 nnf_relu <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_relu", input, inplace); if (is.object(.r)) .r else .fn_reply("nnf_relu", list(input, inplace), .r, sys.call()) }
 
-#' Sigmoid
+#' Sigmoid (nnf)
 #'
 #' The logistic sigmoid `1 / (1 + exp(-input))`, elementwise.
 #'
@@ -5330,7 +5330,7 @@ nnf_sigmoid <- function(input) { .r <- .External(rtp_fnx, "nnf_sigmoid", input);
 #' @export
 nnf_tanh <- function(input) { .r <- .External(rtp_fnx, "nnf_tanh", input); if (is.object(.r)) .r else .fn_reply("nnf_tanh", list(input), .r, sys.call()) }
 
-#' Softmax
+#' Softmax (nnf)
 #'
 #' `exp(input) / sum(exp(input))` along `dim`, computed without overflow.
 #'
@@ -5347,7 +5347,7 @@ nnf_tanh <- function(input) { .r <- .External(rtp_fnx, "nnf_tanh", input); if (i
 #' @export
 nnf_softmax <- function(input, dim, dtype = NULL) { .r <- .External(rtp_fnx, "nnf_softmax", input, dim, dtype); if (is.object(.r)) .r else .fn_reply("nnf_softmax", list(input, dim, dtype), .r, sys.call()) }
 
-#' Log softmax
+#' Log softmax (nnf)
 #'
 #' `log(softmax(input))` along `dim`, computed stably.
 #'
@@ -5382,7 +5382,7 @@ nnf_log_softmax <- function(input, dim, dtype = NULL) { .r <- .External(rtp_fnx,
 #' @export
 nnf_mse_loss <- function(input, target, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_mse_loss", input, target, reduction); if (is.object(.r)) .r else .fn_reply("nnf_mse_loss", list(input, target, reduction), .r, sys.call()) }
 
-#' Nll loss
+#' Nll loss (nnf)
 #'
 #' Negative log-likelihood of `target` classes given log-probabilities `input`.
 #'
@@ -5401,7 +5401,7 @@ nnf_mse_loss <- function(input, target, reduction = "mean") { .r <- .External(rt
 #' @export
 nnf_nll_loss <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_nll_loss", input, target, weight, ignore_index, reduction); if (is.object(.r)) .r else .fn_reply("nnf_nll_loss", list(input, target, weight, ignore_index, reduction), .r, sys.call()) }
 
-#' Cross entropy
+#' Cross entropy (nnf)
 #'
 #' Cross-entropy of raw scores `input` (N, C) against class indices or class probabilities `target`.
 #'
@@ -5419,7 +5419,7 @@ nnf_nll_loss <- function(input, target, weight = NULL, ignore_index = -100L, red
 #' @export
 nnf_cross_entropy <- function(input, target, weight = NULL, ignore_index = -100L, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_cross_entropy", input, target, weight, ignore_index, reduction); if (is.object(.r)) .r else .fn_reply("nnf_cross_entropy", list(input, target, weight, ignore_index, reduction), .r, sys.call()) }
 
-#' Linear
+#' Linear (nnf)
 #'
 #' `input \%*\% t(weight) + bias`: the affine map of a linear layer.
 #'
@@ -5437,7 +5437,7 @@ nnf_cross_entropy <- function(input, target, weight = NULL, ignore_index = -100L
 #' @export
 nnf_linear <- function(input, weight, bias = NULL) { .r <- .External(rtp_fnx, "nnf_linear", input, weight, bias); if (is.object(.r)) .r else .fn_reply("nnf_linear", list(input, weight, bias), .r, sys.call()) }
 
-#' Binary cross entropy
+#' Binary cross entropy (nnf)
 #'
 #' -(target log(input) + (1 - target) log(1 - input)).
 #'
@@ -5456,7 +5456,7 @@ nnf_linear <- function(input, weight, bias = NULL) { .r <- .External(rtp_fnx, "n
 #' @export
 nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_binary_cross_entropy", input, target, weight, reduction); if (is.object(.r)) .r else .fn_reply("nnf_binary_cross_entropy", list(input, target, weight, reduction), .r, sys.call()) }
 
-#' One hot
+#' One hot (nnf)
 #'
 #' Class values (a long tensor of any shape, 1-based) as one-hot rows: a long tensor with one more dim of size `num_classes`, 1 at each value's class.
 #'
@@ -5471,7 +5471,7 @@ nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "
 #' @export
 nnf_one_hot <- function(tensor, num_classes = -1L) { .r <- .External(rtp_fnx, "nnf_one_hot", tensor, num_classes); if (is.object(.r)) .r else .fn_reply("nnf_one_hot", list(tensor, num_classes), .r, sys.call()) }
 
-#' Gelu
+#' Gelu (nnf)
 #'
 #' Gaussian error linear unit: `input * Phi(input)` with Phi the standard normal cdf (`approximate = "none"`), or its tanh approximation `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` (`approximate = "tanh"`).
 #'
@@ -5487,7 +5487,7 @@ nnf_one_hot <- function(tensor, num_classes = -1L) { .r <- .External(rtp_fnx, "n
 #' @export
 nnf_gelu <- function(input, approximate = "none") { .r <- .External(rtp_fnx, "nnf_gelu", input, approximate); if (is.object(.r)) .r else .fn_reply("nnf_gelu", list(input, approximate), .r, sys.call()) }
 
-#' Silu
+#' Silu (nnf)
 #'
 #' Sigmoid linear unit (swish): `input * sigmoid(input)`.
 #'
@@ -5503,7 +5503,7 @@ nnf_gelu <- function(input, approximate = "none") { .r <- .External(rtp_fnx, "nn
 #' @export
 nnf_silu <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_silu", input, inplace); if (is.object(.r)) .r else .fn_reply("nnf_silu", list(input, inplace), .r, sys.call()) }
 
-#' Elu
+#' Elu (nnf)
 #'
 #' Exponential linear unit: `input` where positive, else `alpha * (exp(input) - 1)`. In place, the gradient comes from the result.
 #'
@@ -5520,7 +5520,7 @@ nnf_silu <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_sil
 #' @export
 nnf_elu <- function(input, alpha = 1.0, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_elu", input, alpha, inplace); if (is.object(.r)) .r else .fn_reply("nnf_elu", list(input, alpha, inplace), .r, sys.call()) }
 
-#' Leaky relu
+#' Leaky relu (nnf)
 #'
 #' `input` where positive, else `negative_slope * input`. In place, the gradient comes from the result.
 #'
@@ -5537,7 +5537,7 @@ nnf_elu <- function(input, alpha = 1.0, inplace = FALSE) { .r <- .External(rtp_f
 #' @export
 nnf_leaky_relu <- function(input, negative_slope = 0.01, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_leaky_relu", input, negative_slope, inplace); if (is.object(.r)) .r else .fn_reply("nnf_leaky_relu", list(input, negative_slope, inplace), .r, sys.call()) }
 
-#' Relu6
+#' Relu6 (nnf)
 #'
 #' `min(max(input, 0), 6)`: hardtanh(input, 0, 6).
 #'
@@ -5553,7 +5553,7 @@ nnf_leaky_relu <- function(input, negative_slope = 0.01, inplace = FALSE) { .r <
 #' @export
 nnf_relu6 <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_relu6", input, inplace); if (is.object(.r)) .r else .fn_reply("nnf_relu6", list(input, inplace), .r, sys.call()) }
 
-#' Hardtanh
+#' Hardtanh (nnf)
 #'
 #' `input` clamped to \[min_val, max_val\] (gradient 0 outside and at the bounds).
 #'
@@ -5571,7 +5571,7 @@ nnf_relu6 <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_re
 #' @export
 nnf_hardtanh <- function(input, min_val = -1.0, max_val = 1.0, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_hardtanh", input, min_val, max_val, inplace); if (is.object(.r)) .r else .fn_reply("nnf_hardtanh", list(input, min_val, max_val, inplace), .r, sys.call()) }
 
-#' Softplus
+#' Softplus (nnf)
 #'
 #' `log(1 + exp(beta * input)) / beta`, and `input` itself where `beta * input > threshold`.
 #'
@@ -5588,7 +5588,7 @@ nnf_hardtanh <- function(input, min_val = -1.0, max_val = 1.0, inplace = FALSE) 
 #' @export
 nnf_softplus <- function(input, beta = 1L, threshold = 20L) { .r <- .External(rtp_fnx, "nnf_softplus", input, beta, threshold); if (is.object(.r)) .r else .fn_reply("nnf_softplus", list(input, beta, threshold), .r, sys.call()) }
 
-#' Logsigmoid
+#' Logsigmoid (nnf)
 #'
 #' `log(sigmoid(input))`, computed without overflow: `min(x, 0) - log1p(exp(-|x|))`.
 #'
@@ -5621,7 +5621,7 @@ nnf_logsigmoid <- function(input) { .r <- .External(rtp_fnx, "nnf_logsigmoid", i
 #' @export
 nnf_l1_loss <- function(input, target, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_l1_loss", input, target, reduction); if (is.object(.r)) .r else .fn_reply("nnf_l1_loss", list(input, target, reduction), .r, sys.call()) }
 
-#' Smooth l1 loss
+#' Smooth l1 loss (nnf)
 #'
 #' Smooth L1 loss: `0.5 d^2 / beta` where `|d| < beta`, else `|d| - 0.5 beta` with `d = input - target`. `beta = 0` is the L1 loss.
 #'
@@ -5640,7 +5640,7 @@ nnf_l1_loss <- function(input, target, reduction = "mean") { .r <- .External(rtp
 #' @export
 nnf_smooth_l1_loss <- function(input, target, reduction = "mean", beta = 1.0) { .r <- .External(rtp_fnx, "nnf_smooth_l1_loss", input, target, reduction, beta); if (is.object(.r)) .r else .fn_reply("nnf_smooth_l1_loss", list(input, target, reduction, beta), .r, sys.call()) }
 
-#' Huber loss
+#' Huber loss (nnf)
 #'
 #' Huber loss: `0.5 d^2` where `|d| <= delta`, else `delta (|d| - 0.5 delta)` with `d = input - target`.
 #'
@@ -5659,7 +5659,7 @@ nnf_smooth_l1_loss <- function(input, target, reduction = "mean", beta = 1.0) { 
 #' @export
 nnf_huber_loss <- function(input, target, reduction = "mean", delta = 1.0) { .r <- .External(rtp_fnx, "nnf_huber_loss", input, target, reduction, delta); if (is.object(.r)) .r else .fn_reply("nnf_huber_loss", list(input, target, reduction, delta), .r, sys.call()) }
 
-#' Binary cross entropy with logits
+#' Binary cross entropy with logits (nnf)
 #'
 #' Binary cross-entropy of `sigmoid(input)` against `target`, computed from the logits without overflow: `(1 - t) x + lw * softplus(-x)` with `lw = 1 + (pos_weight - 1) t` (`pos_weight` weighs the positive class, broadcast over the last dim), times `weight`.
 #'
@@ -5679,7 +5679,7 @@ nnf_huber_loss <- function(input, target, reduction = "mean", delta = 1.0) { .r 
 #' @export
 nnf_binary_cross_entropy_with_logits <- function(input, target, weight = NULL, reduction = "mean", pos_weight = NULL) { .r <- .External(rtp_fnx, "nnf_binary_cross_entropy_with_logits", input, target, weight, reduction, pos_weight); if (is.object(.r)) .r else .fn_reply("nnf_binary_cross_entropy_with_logits", list(input, target, weight, reduction, pos_weight), .r, sys.call()) }
 
-#' Dropout
+#' Dropout (nnf)
 #'
 #' Zero each element with probability `p` and scale the others by `1 / (1 - p)` during training; the input itself otherwise (or when `p = 0`).
 #'
@@ -5698,7 +5698,7 @@ nnf_binary_cross_entropy_with_logits <- function(input, target, weight = NULL, r
 #' @export
 nnf_dropout <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_dropout", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_dropout", list(input, p, training, inplace), .r, sys.call()) }
 
-#' Layer norm
+#' Layer norm (nnf)
 #'
 #' Normalize over the last `length(normalized_shape)` dims: `(x - mean) / sqrt(var + eps)` (biased variance), then `* weight + bias` (each of shape `normalized_shape`).
 #'
@@ -5716,7 +5716,7 @@ nnf_dropout <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r <
 #' @export
 nnf_layer_norm <- function(input, normalized_shape, weight = NULL, bias = NULL, eps = 1e-05) { .r <- .External(rtp_fnx, "nnf_layer_norm", input, normalized_shape, weight, bias, eps); if (is.object(.r)) .r else .fn_reply("nnf_layer_norm", list(input, normalized_shape, weight, bias, eps), .r, sys.call()) }
 
-#' Batch norm
+#' Batch norm (nnf)
 #'
 #' Batch normalization over dim 2 (the channels) of an input `(N, C, ...)`, with the batch's statistics (`training = TRUE`) or the running ones.
 #'
@@ -5738,7 +5738,7 @@ nnf_layer_norm <- function(input, normalized_shape, weight = NULL, bias = NULL, 
 #' @export
 nnf_batch_norm <- function(input, running_mean, running_var, weight = NULL, bias = NULL, training = FALSE, momentum = 0.1, eps = 1e-05) { .r <- .External(rtp_fnx, "nnf_batch_norm", input, running_mean, running_var, weight, bias, training, momentum, eps); if (is.object(.r)) .r else .fn_reply("nnf_batch_norm", list(input, running_mean, running_var, weight, bias, training, momentum, eps), .r, sys.call()) }
 
-#' Embedding
+#' Embedding (nnf)
 #'
 #' The rows of `weight` (num_embeddings, embedding_dim) picked by the 1-based integer `input`: one more dim, of size embedding_dim.
 #'
@@ -5759,7 +5759,7 @@ nnf_batch_norm <- function(input, running_mean, running_var, weight = NULL, bias
 #' @export
 nnf_embedding <- function(input, weight, padding_idx = NULL, max_norm = NULL, norm_type = 2.0, scale_grad_by_freq = FALSE, sparse = FALSE) { .r <- .External(rtp_fnx, "nnf_embedding", input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse); if (is.object(.r)) .r else .fn_reply("nnf_embedding", list(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse), .r, sys.call()) }
 
-#' Bilinear
+#' Bilinear (nnf)
 #'
 #' `out[..., o] = input1[..., i] weight[o, i, j] input2[..., j] + bias[o]` (summed over i and j); the leading dims of `input1` and `input2` must agree.
 #'
@@ -5776,7 +5776,7 @@ nnf_embedding <- function(input, weight, padding_idx = NULL, max_norm = NULL, no
 #' @export
 nnf_bilinear <- function(input1, input2, weight, bias = NULL) { .r <- .External(rtp_fnx, "nnf_bilinear", input1, input2, weight, bias); if (is.object(.r)) .r else .fn_reply("nnf_bilinear", list(input1, input2, weight, bias), .r, sys.call()) }
 
-#' Kl div
+#' Kl div (nnf)
 #'
 #' The Kullback-Leibler divergence of `target` from `input` (log-probabilities): `target * (log(target) - input)` elementwise (0 where target is 0), or with `log_target = TRUE` (target given as log-probabilities) `exp(target) * (target - input)`.
 #'
@@ -5795,7 +5795,7 @@ nnf_bilinear <- function(input1, input2, weight, bias = NULL) { .r <- .External(
 #' @export
 nnf_kl_div <- function(input, target, reduction = "mean", log_target = FALSE) { .r <- .External(rtp_fnx, "nnf_kl_div", input, target, reduction, log_target); if (is.object(.r)) .r else .fn_reply("nnf_kl_div", list(input, target, reduction, log_target), .r, sys.call()) }
 
-#' Poisson nll loss
+#' Poisson nll loss (nnf)
 #'
 #' Negative log-likelihood of `target` under Poisson(rate): with `log_input` (input is the log of the rate) `exp(input) - target * input`, else `input - target * log(input + eps)`.
 #'
@@ -5816,7 +5816,7 @@ nnf_kl_div <- function(input, target, reduction = "mean", log_target = FALSE) { 
 #' @export
 nnf_poisson_nll_loss <- function(input, target, log_input = TRUE, full = FALSE, eps = 1e-08, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_poisson_nll_loss", input, target, log_input, full, eps, reduction); if (is.object(.r)) .r else .fn_reply("nnf_poisson_nll_loss", list(input, target, log_input, full, eps, reduction), .r, sys.call()) }
 
-#' Gaussian nll loss
+#' Gaussian nll loss (nnf)
 #'
 #' Negative log-likelihood of `target` under Normal(input, var): `(log(var) + (input - target)^2 / var) / 2`, plus `log(2 pi) / 2` when `full`.
 #'
@@ -5835,7 +5835,7 @@ nnf_poisson_nll_loss <- function(input, target, log_input = TRUE, full = FALSE, 
 #' @export
 nnf_gaussian_nll_loss <- function(input, target, var, full = FALSE, eps = 1e-06, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_gaussian_nll_loss", input, target, var, full, eps, reduction); if (is.object(.r)) .r else .fn_reply("nnf_gaussian_nll_loss", list(input, target, var, full, eps, reduction), .r, sys.call()) }
 
-#' Conv1d
+#' Conv1d (nnf)
 #'
 #' 1-d convolution (cross-correlation) of `input` (N, C_in, L) or (C_in, L) with `weight` (C_out, C_in / groups, K), plus `bias` (C_out). `padding`: a number, a list or `"same"` / `"valid"`.
 #'
@@ -5857,7 +5857,7 @@ nnf_gaussian_nll_loss <- function(input, target, var, full = FALSE, eps = 1e-06,
 #' @export
 nnf_conv1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "nnf_conv1d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("nnf_conv1d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
 
-#' Conv2d
+#' Conv2d (nnf)
 #'
 #' 2-d convolution of `input` (N, C_in, H, W) or (C_in, H, W) with `weight` (C_out, C_in / groups, kH, kW); arguments as `nnf_conv1d`'s, one value or one per dim.
 #'
@@ -5879,7 +5879,7 @@ nnf_conv1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, di
 #' @export
 nnf_conv2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "nnf_conv2d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("nnf_conv2d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
 
-#' Conv3d
+#' Conv3d (nnf)
 #'
 #' 3-d convolution of `input` (N, C_in, D, H, W) or (C_in, D, H, W) with `weight` (C_out, C_in / groups, kD, kH, kW); arguments as `nnf_conv1d`'s.
 #'
@@ -5901,7 +5901,7 @@ nnf_conv2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, di
 #' @export
 nnf_conv3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, dilation = 1L, groups = 1L) { .r <- .External(rtp_fnx, "nnf_conv3d", input, weight, bias, stride, padding, dilation, groups); if (is.object(.r)) .r else .fn_reply("nnf_conv3d", list(input, weight, bias, stride, padding, dilation, groups), .r, sys.call()) }
 
-#' Conv transpose1d
+#' Conv transpose1d (nnf)
 #'
 #' Transposed 1-d convolution (the gradient of `nnf_conv1d` with respect to its input) of `input` (N, C_in, L) with `weight` (C_in, C_out / groups, K). Output length `(L - 1) stride - 2 padding + dilation (K - 1) + output_padding + 1`.
 #'
@@ -5924,7 +5924,7 @@ nnf_conv3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, di
 #' @export
 nnf_conv_transpose1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "nnf_conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("nnf_conv_transpose1d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
 
-#' Conv transpose2d
+#' Conv transpose2d (nnf)
 #'
 #' Transposed 2-d convolution of `input` (N, C_in, H, W) with `weight` (C_in, C_out / groups, kH, kW); see `nnf_conv_transpose1d`.
 #'
@@ -5947,7 +5947,7 @@ nnf_conv_transpose1d <- function(input, weight, bias = NULL, stride = 1L, paddin
 #' @export
 nnf_conv_transpose2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "nnf_conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("nnf_conv_transpose2d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
 
-#' Conv transpose3d
+#' Conv transpose3d (nnf)
 #'
 #' Transposed 3-d convolution of `input` (N, C_in, D, H, W) with `weight` (C_in, C_out / groups, kD, kH, kW); see `nnf_conv_transpose1d`.
 #'
@@ -5970,7 +5970,7 @@ nnf_conv_transpose2d <- function(input, weight, bias = NULL, stride = 1L, paddin
 #' @export
 nnf_conv_transpose3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, output_padding = 0L, groups = 1L, dilation = 1L) { .r <- .External(rtp_fnx, "nnf_conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups, dilation); if (is.object(.r)) .r else .fn_reply("nnf_conv_transpose3d", list(input, weight, bias, stride, padding, output_padding, groups, dilation), .r, sys.call()) }
 
-#' Pad
+#' Pad (nnf)
 #'
 #' Pad the trailing dims of `input`. `pad` lists (before, after) amounts starting from the last dim: `(left, right)` pads the last dim, `(left, right, top, bottom)` the last two, and so on.
 #'
@@ -5987,7 +5987,7 @@ nnf_conv_transpose3d <- function(input, weight, bias = NULL, stride = 1L, paddin
 #' @export
 nnf_pad <- function(input, pad, mode = "constant", value = NULL) { .r <- .External(rtp_fnx, "nnf_pad", input, pad, mode, value); if (is.object(.r)) .r else .fn_reply("nnf_pad", list(input, pad, mode, value), .r, sys.call()) }
 
-#' Max pool1d
+#' Max pool1d (nnf)
 #'
 #' The maximum of each window of `input` (N, C, L) or (C, L); see `nnf_max_pool2d`.
 #'
@@ -6008,7 +6008,7 @@ nnf_pad <- function(input, pad, mode = "constant", value = NULL) { .r <- .Extern
 #' @export
 nnf_max_pool1d <- function(input, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_max_pool1d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_max_pool1d", list(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices), .r, sys.call()) }
 
-#' Max pool2d
+#' Max pool2d (nnf)
 #'
 #' The maximum of each `kernel_size` window of `input` (N, C, H, W) or (C, H, W), windows `stride` apart (default: `kernel_size`), the input padded by `padding` (never chosen: -inf), window elements `dilation` apart; `ceil_mode` keeps a last, partial window.
 #'
@@ -6029,7 +6029,7 @@ nnf_max_pool1d <- function(input, kernel_size, stride = NULL, padding = 0L, dila
 #' @export
 nnf_max_pool2d <- function(input, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_max_pool2d", list(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices), .r, sys.call()) }
 
-#' Max pool3d
+#' Max pool3d (nnf)
 #'
 #' 3-d max pooling of `input` (N, C, D, H, W); see `nnf_max_pool2d`.
 #'
@@ -6050,7 +6050,7 @@ nnf_max_pool2d <- function(input, kernel_size, stride = NULL, padding = 0L, dila
 #' @export
 nnf_max_pool3d <- function(input, kernel_size, stride = NULL, padding = 0L, dilation = 1L, ceil_mode = FALSE, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_max_pool3d", list(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices), .r, sys.call()) }
 
-#' Avg pool1d
+#' Avg pool1d (nnf)
 #'
 #' The mean of each window of `input` (N, C, L) or (C, L); see `nnf_avg_pool2d`.
 #'
@@ -6070,7 +6070,7 @@ nnf_max_pool3d <- function(input, kernel_size, stride = NULL, padding = 0L, dila
 #' @export
 nnf_avg_pool1d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil_mode = FALSE, count_include_pad = TRUE) { .r <- .External(rtp_fnx, "nnf_avg_pool1d", input, kernel_size, stride, padding, ceil_mode, count_include_pad); if (is.object(.r)) .r else .fn_reply("nnf_avg_pool1d", list(input, kernel_size, stride, padding, ceil_mode, count_include_pad), .r, sys.call()) }
 
-#' Avg pool2d
+#' Avg pool2d (nnf)
 #'
 #' The mean of each `kernel_size` window of `input` (N, C, H, W) or (C, H, W). `count_include_pad = FALSE` divides by the number of input elements in the window (not the padding); `divisor_override` divides every window's sum by that number instead.
 #'
@@ -6091,7 +6091,7 @@ nnf_avg_pool1d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil
 #' @export
 nnf_avg_pool2d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil_mode = FALSE, count_include_pad = TRUE, divisor_override = NULL) { .r <- .External(rtp_fnx, "nnf_avg_pool2d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); if (is.object(.r)) .r else .fn_reply("nnf_avg_pool2d", list(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), .r, sys.call()) }
 
-#' Avg pool3d
+#' Avg pool3d (nnf)
 #'
 #' 3-d average pooling of `input` (N, C, D, H, W); see `nnf_avg_pool2d`.
 #'
@@ -6112,7 +6112,7 @@ nnf_avg_pool2d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil
 #' @export
 nnf_avg_pool3d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil_mode = FALSE, count_include_pad = TRUE, divisor_override = NULL) { .r <- .External(rtp_fnx, "nnf_avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override); if (is.object(.r)) .r else .fn_reply("nnf_avg_pool3d", list(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), .r, sys.call()) }
 
-#' Adaptive avg pool1d
+#' Adaptive avg pool1d (nnf)
 #'
 #' Average pooling of `input` (N, C, L) or (C, L) to length `output_size`, windows chosen to cover the input evenly.
 #'
@@ -6128,7 +6128,7 @@ nnf_avg_pool3d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil
 #' @export
 nnf_adaptive_avg_pool1d <- function(input, output_size) { .r <- .External(rtp_fnx, "nnf_adaptive_avg_pool1d", input, output_size); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_avg_pool1d", list(input, output_size), .r, sys.call()) }
 
-#' Adaptive avg pool2d
+#' Adaptive avg pool2d (nnf)
 #'
 #' Average pooling of `input` (N, C, H, W) or (C, H, W) to `output_size` (a number, or one per dim; `NULL`/`NULL` keeps that dim's size): window `i` of a dim of size S pooled to O spans `[floor(i S / O), ceil((i + 1) S / O))`.
 #'
@@ -6144,7 +6144,7 @@ nnf_adaptive_avg_pool1d <- function(input, output_size) { .r <- .External(rtp_fn
 #' @export
 nnf_adaptive_avg_pool2d <- function(input, output_size) { .r <- .External(rtp_fnx, "nnf_adaptive_avg_pool2d", input, output_size); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_avg_pool2d", list(input, output_size), .r, sys.call()) }
 
-#' Adaptive avg pool3d
+#' Adaptive avg pool3d (nnf)
 #'
 #' 3-d adaptive average pooling of `input` (N, C, D, H, W); see `nnf_adaptive_avg_pool2d`.
 #'
@@ -6160,7 +6160,7 @@ nnf_adaptive_avg_pool2d <- function(input, output_size) { .r <- .External(rtp_fn
 #' @export
 nnf_adaptive_avg_pool3d <- function(input, output_size) { .r <- .External(rtp_fnx, "nnf_adaptive_avg_pool3d", input, output_size); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_avg_pool3d", list(input, output_size), .r, sys.call()) }
 
-#' Adaptive max pool1d
+#' Adaptive max pool1d (nnf)
 #'
 #' Max pooling of `input` (N, C, L) to length `output_size`; see `nnf_adaptive_max_pool2d`.
 #'
@@ -6177,7 +6177,7 @@ nnf_adaptive_avg_pool3d <- function(input, output_size) { .r <- .External(rtp_fn
 #' @export
 nnf_adaptive_max_pool1d <- function(input, output_size, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_adaptive_max_pool1d", input, output_size, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_max_pool1d", list(input, output_size, return_indices), .r, sys.call()) }
 
-#' Adaptive max pool2d
+#' Adaptive max pool2d (nnf)
 #'
 #' Max pooling of `input` (N, C, H, W) to `output_size`, windows as `nnf_adaptive_avg_pool2d`'s; `return_indices`: also the flat indices of the maxima.
 #'
@@ -6194,7 +6194,7 @@ nnf_adaptive_max_pool1d <- function(input, output_size, return_indices = FALSE) 
 #' @export
 nnf_adaptive_max_pool2d <- function(input, output_size, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_adaptive_max_pool2d", input, output_size, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_max_pool2d", list(input, output_size, return_indices), .r, sys.call()) }
 
-#' Adaptive max pool3d
+#' Adaptive max pool3d (nnf)
 #'
 #' 3-d adaptive max pooling; see `nnf_adaptive_max_pool2d`.
 #'
@@ -6211,7 +6211,7 @@ nnf_adaptive_max_pool2d <- function(input, output_size, return_indices = FALSE) 
 #' @export
 nnf_adaptive_max_pool3d <- function(input, output_size, return_indices = FALSE) { .r <- .External(rtp_fnx, "nnf_adaptive_max_pool3d", input, output_size, return_indices); if (is.object(.r)) .r else .fn_reply("nnf_adaptive_max_pool3d", list(input, output_size, return_indices), .r, sys.call()) }
 
-#' Max unpool1d
+#' Max unpool1d (nnf)
 #'
 #' The inverse of `nnf_max_pool1d`: zeros, with each value of `input` at its index (from `nnf_max_pool1d(return_indices = TRUE)`); see `nnf_max_unpool2d`.
 #'
@@ -6231,7 +6231,7 @@ nnf_adaptive_max_pool3d <- function(input, output_size, return_indices = FALSE) 
 #' @export
 nnf_max_unpool1d <- function(input, indices, kernel_size, stride = NULL, padding = 0L, output_size = NULL) { .r <- .External(rtp_fnx, "nnf_max_unpool1d", input, indices, kernel_size, stride, padding, output_size); if (is.object(.r)) .r else .fn_reply("nnf_max_unpool1d", list(input, indices, kernel_size, stride, padding, output_size), .r, sys.call()) }
 
-#' Max unpool2d
+#' Max unpool2d (nnf)
 #'
 #' The inverse of `nnf_max_pool2d`: zeros of spatial size `output_size` (default `(in - 1) stride - 2 padding + kernel_size`), each value of `input` put at its flat index in its plane (`indices`, from `nnf_max_pool2d(return_indices = TRUE)`).
 #'
@@ -6251,7 +6251,7 @@ nnf_max_unpool1d <- function(input, indices, kernel_size, stride = NULL, padding
 #' @export
 nnf_max_unpool2d <- function(input, indices, kernel_size, stride = NULL, padding = 0L, output_size = NULL) { .r <- .External(rtp_fnx, "nnf_max_unpool2d", input, indices, kernel_size, stride, padding, output_size); if (is.object(.r)) .r else .fn_reply("nnf_max_unpool2d", list(input, indices, kernel_size, stride, padding, output_size), .r, sys.call()) }
 
-#' Max unpool3d
+#' Max unpool3d (nnf)
 #'
 #' 3-d max-unpooling; see `nnf_max_unpool2d`.
 #'
@@ -6271,7 +6271,7 @@ nnf_max_unpool2d <- function(input, indices, kernel_size, stride = NULL, padding
 #' @export
 nnf_max_unpool3d <- function(input, indices, kernel_size, stride = NULL, padding = 0L, output_size = NULL) { .r <- .External(rtp_fnx, "nnf_max_unpool3d", input, indices, kernel_size, stride, padding, output_size); if (is.object(.r)) .r else .fn_reply("nnf_max_unpool3d", list(input, indices, kernel_size, stride, padding, output_size), .r, sys.call()) }
 
-#' Group norm
+#' Group norm (nnf)
 #'
 #' Normalize `input` (N, C, ...) over each group of `C / num_groups` channels and the spatial dims (biased variance), then `* weight + bias` per channel.
 #'
@@ -6289,7 +6289,7 @@ nnf_max_unpool3d <- function(input, indices, kernel_size, stride = NULL, padding
 #' @export
 nnf_group_norm <- function(input, num_groups, weight = NULL, bias = NULL, eps = 1e-05) { .r <- .External(rtp_fnx, "nnf_group_norm", input, num_groups, weight, bias, eps); if (is.object(.r)) .r else .fn_reply("nnf_group_norm", list(input, num_groups, weight, bias, eps), .r, sys.call()) }
 
-#' Instance norm
+#' Instance norm (nnf)
 #'
 #' Normalize each channel of each sample of `input` (N, C, ...) over its spatial dims.
 #'
@@ -6310,7 +6310,7 @@ nnf_group_norm <- function(input, num_groups, weight = NULL, bias = NULL, eps = 
 #' @export
 nnf_instance_norm <- function(input, running_mean = NULL, running_var = NULL, weight = NULL, bias = NULL, use_input_stats = TRUE, momentum = 0.1, eps = 1e-05) { .r <- .External(rtp_fnx, "nnf_instance_norm", input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps); if (is.object(.r)) .r else .fn_reply("nnf_instance_norm", list(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps), .r, sys.call()) }
 
-#' Dropout2d
+#' Dropout2d (nnf)
 #'
 #' Zero whole channels of `input` (N, C, H, W) or (N, C, L) with probability `p` and scale the others by `1 / (1 - p)` during training.
 #'
@@ -6329,7 +6329,7 @@ nnf_instance_norm <- function(input, running_mean = NULL, running_var = NULL, we
 #' @export
 nnf_dropout2d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_dropout2d", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_dropout2d", list(input, p, training, inplace), .r, sys.call()) }
 
-#' Dropout3d
+#' Dropout3d (nnf)
 #'
 #' Zero whole channels of `input` (N, C, D, H, W) or (C, D, H, W) (any input that is not 5-d is taken as unbatched); see `nnf_dropout2d`.
 #'
@@ -6348,7 +6348,7 @@ nnf_dropout2d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r
 #' @export
 nnf_dropout3d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_dropout3d", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_dropout3d", list(input, p, training, inplace), .r, sys.call()) }
 
-#' Alpha dropout
+#' Alpha dropout (nnf)
 #'
 #' Dropout for SELU networks: dropped elements are set to SELU's negative saturation value and the result is scaled and shifted so that inputs of mean 0 and variance 1 keep them. The identity unless `training`.
 #'
@@ -6367,7 +6367,7 @@ nnf_dropout3d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r
 #' @export
 nnf_alpha_dropout <- function(input, p = 0.5, training = FALSE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_alpha_dropout", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_alpha_dropout", list(input, p, training, inplace), .r, sys.call()) }
 
-#' Feature alpha dropout
+#' Feature alpha dropout (nnf)
 #'
 #' `nnf_alpha_dropout` of whole channels: one mask value per (N, C) entry of an input of 2 or more dims.
 #'
@@ -6386,7 +6386,7 @@ nnf_alpha_dropout <- function(input, p = 0.5, training = FALSE, inplace = FALSE)
 #' @export
 nnf_feature_alpha_dropout <- function(input, p = 0.5, training = FALSE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_feature_alpha_dropout", input, p, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_feature_alpha_dropout", list(input, p, training, inplace), .r, sys.call()) }
 
-#' Unfold
+#' Unfold (nnf)
 #'
 #' The sliding blocks of `input` (N, C, H, W) or (C, H, W) as columns: (N, C * kH * kW, L), L the number of blocks, each column one block (channel by channel, row by row).
 #'
@@ -6404,7 +6404,7 @@ nnf_feature_alpha_dropout <- function(input, p = 0.5, training = FALSE, inplace 
 #' @export
 nnf_unfold <- function(input, kernel_size, dilation = 1L, padding = 0L, stride = 1L) { .r <- .External(rtp_fnx, "nnf_unfold", input, kernel_size, dilation, padding, stride); if (is.object(.r)) .r else .fn_reply("nnf_unfold", list(input, kernel_size, dilation, padding, stride), .r, sys.call()) }
 
-#' Fold
+#' Fold (nnf)
 #'
 #' The inverse layout of `nnf_unfold`: columns (N, C * kH * kW, L) summed into an image (N, C, *output_size); where blocks overlap their values add up.
 #'
@@ -6424,7 +6424,7 @@ nnf_unfold <- function(input, kernel_size, dilation = 1L, padding = 0L, stride =
 #' @export
 nnf_fold <- function(input, output_size, kernel_size, dilation = 1L, padding = 0L, stride = 1L) { .r <- .External(rtp_fnx, "nnf_fold", input, output_size, kernel_size, dilation, padding, stride); if (is.object(.r)) .r else .fn_reply("nnf_fold", list(input, output_size, kernel_size, dilation, padding, stride), .r, sys.call()) }
 
-#' Pixel shuffle
+#' Pixel shuffle (nnf)
 #'
 #' Rearrange `(*, C r^2, H, W)` into `(*, C, H r, W r)`: each group of r^2 channels becomes an r x r block of pixels (r is `upscale_factor`).
 #'
@@ -6439,7 +6439,7 @@ nnf_fold <- function(input, output_size, kernel_size, dilation = 1L, padding = 0
 #' @export
 nnf_pixel_shuffle <- function(input, upscale_factor) { .r <- .External(rtp_fnx, "nnf_pixel_shuffle", input, upscale_factor); if (is.object(.r)) .r else .fn_reply("nnf_pixel_shuffle", list(input, upscale_factor), .r, sys.call()) }
 
-#' Pixel unshuffle
+#' Pixel unshuffle (nnf)
 #'
 #' The inverse of `nnf_pixel_shuffle`: (*, C, H r, W r) into (*, C r^2, H, W).
 #'
@@ -6454,7 +6454,7 @@ nnf_pixel_shuffle <- function(input, upscale_factor) { .r <- .External(rtp_fnx, 
 #' @export
 nnf_pixel_unshuffle <- function(input, downscale_factor) { .r <- .External(rtp_fnx, "nnf_pixel_unshuffle", input, downscale_factor); if (is.object(.r)) .r else .fn_reply("nnf_pixel_unshuffle", list(input, downscale_factor), .r, sys.call()) }
 
-#' Interpolate
+#' Interpolate (nnf)
 #'
 #' Resize `input` (N, C, L), (N, C, H, W) or (N, C, D, H, W) to `size` or by `scale_factor` (a number or one per spatial dim).
 #'
@@ -6474,7 +6474,7 @@ nnf_pixel_unshuffle <- function(input, downscale_factor) { .r <- .External(rtp_f
 #' @export
 nnf_interpolate <- function(input, size = NULL, scale_factor = NULL, mode = "nearest", align_corners = NULL, recompute_scale_factor = NULL) { .r <- .External(rtp_fnx, "nnf_interpolate", input, size, scale_factor, mode, align_corners, recompute_scale_factor); if (is.object(.r)) .r else .fn_reply("nnf_interpolate", list(input, size, scale_factor, mode, align_corners, recompute_scale_factor), .r, sys.call()) }
 
-#' Upsample
+#' Upsample (nnf)
 #'
 #' `nnf_interpolate` under its older name.
 #'
@@ -6493,7 +6493,7 @@ nnf_interpolate <- function(input, size = NULL, scale_factor = NULL, mode = "nea
 #' @export
 nnf_upsample <- function(input, size = NULL, scale_factor = NULL, mode = "nearest", align_corners = NULL) { .r <- .External(rtp_fnx, "nnf_upsample", input, size, scale_factor, mode, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_upsample", list(input, size, scale_factor, mode, align_corners), .r, sys.call()) }
 
-#' Normalize
+#' Normalize (nnf)
 #'
 #' `input` divided by its `p`-norm along `dim` (at least `eps`): unit vectors. `out`: a tensor of the same shape to write the result into (and return), outside autograd.
 #'
@@ -6511,7 +6511,7 @@ nnf_upsample <- function(input, size = NULL, scale_factor = NULL, mode = "neares
 #' @export
 nnf_normalize <- function(input, p = 2.0, dim = 2L, eps = 1e-12, out = NULL) { .r <- .External(rtp_fnx, "nnf_normalize", input, p, dim, eps, out); if (is.object(.r)) .r else .fn_reply("nnf_normalize", list(input, p, dim, eps, out), .r, sys.call()) }
 
-#' Lp pool1d
+#' Lp pool1d (nnf)
 #'
 #' Power-average pooling of `input` (N, C, L): the `norm_type`-norm of each window.
 #'
@@ -6529,7 +6529,7 @@ nnf_normalize <- function(input, p = 2.0, dim = 2L, eps = 1e-12, out = NULL) { .
 #' @export
 nnf_lp_pool1d <- function(input, norm_type, kernel_size, stride = NULL, ceil_mode = FALSE) { .r <- .External(rtp_fnx, "nnf_lp_pool1d", input, norm_type, kernel_size, stride, ceil_mode); if (is.object(.r)) .r else .fn_reply("nnf_lp_pool1d", list(input, norm_type, kernel_size, stride, ceil_mode), .r, sys.call()) }
 
-#' Lp pool2d
+#' Lp pool2d (nnf)
 #'
 #' Power-average pooling of `input` (N, C, H, W): the `norm_type`-norm of each window (`norm_type = 1`: sum pooling; large `norm_type`: nearly max pooling).
 #'
@@ -6547,7 +6547,7 @@ nnf_lp_pool1d <- function(input, norm_type, kernel_size, stride = NULL, ceil_mod
 #' @export
 nnf_lp_pool2d <- function(input, norm_type, kernel_size, stride = NULL, ceil_mode = FALSE) { .r <- .External(rtp_fnx, "nnf_lp_pool2d", input, norm_type, kernel_size, stride, ceil_mode); if (is.object(.r)) .r else .fn_reply("nnf_lp_pool2d", list(input, norm_type, kernel_size, stride, ceil_mode), .r, sys.call()) }
 
-#' Local response norm
+#' Local response norm (nnf)
 #'
 #' Divide each element by `(k + alpha * m)^beta`, `m` the mean of the squares over `size` neighbouring channels (dim 2).
 #'
@@ -6565,7 +6565,7 @@ nnf_lp_pool2d <- function(input, norm_type, kernel_size, stride = NULL, ceil_mod
 #' @export
 nnf_local_response_norm <- function(input, size, alpha = 0.0001, beta = 0.75, k = 1.0) { .r <- .External(rtp_fnx, "nnf_local_response_norm", input, size, alpha, beta, k); if (is.object(.r)) .r else .fn_reply("nnf_local_response_norm", list(input, size, alpha, beta, k), .r, sys.call()) }
 
-#' Affine grid
+#' Affine grid (nnf)
 #'
 #' The sampling grid of the affine maps `theta` for an output of `size`: for a 4-d `size` (N, C, H, W), `theta` (N, 2, 3) gives a grid (N, H, W, 2); for a 5-d `size` (N, C, D, H, W), `theta` (N, 3, 4) gives (N, D, H, W, 3).
 #'
@@ -6582,7 +6582,7 @@ nnf_local_response_norm <- function(input, size, alpha = 0.0001, beta = 0.75, k 
 #' @export
 nnf_affine_grid <- function(theta, size, align_corners = FALSE) { .r <- .External(rtp_fnx, "nnf_affine_grid", theta, size, align_corners); if (is.object(.r)) .r else .fn_reply("nnf_affine_grid", list(theta, size, align_corners), .r, sys.call()) }
 
-#' Grid sample
+#' Grid sample (nnf)
 #'
 #' Sample `input` (N, C, H, W) at the normalized positions `grid` (N, H_out, W_out, 2) (x then y; -1 and 1 the edges, or the corner pixels' centres with `align_corners`), or a volume (N, C, D, H, W) at `grid` (N, D_out, H_out, W_out, 3) (x, y, z).
 #'
@@ -7031,7 +7031,7 @@ torch_constant_pad_nd <- function(self, pad, value = 0L) { .r <- .External(rtp_f
 #' @export
 torch_embedding <- function(weight, indices, padding_idx = -1L, scale_grad_by_freq = FALSE, sparse = FALSE) { .r <- .External(rtp_fnx, "torch_embedding", weight, indices, padding_idx, scale_grad_by_freq, sparse); if (is.object(.r)) .r else .fn_reply("torch_embedding", list(weight, indices, padding_idx, scale_grad_by_freq, sparse), .r, sys.call()) }
 
-#' Conv tbc
+#' Conv tbc (nnf)
 #'
 #' `torch_conv_tbc()` under its `nnf_` name: a 1-d convolution of `input` (time, batch, channels) with `weight` (kernel, in, out) and `bias` (out).
 #'
@@ -7048,7 +7048,7 @@ torch_embedding <- function(weight, indices, padding_idx = -1L, scale_grad_by_fr
 #' @export
 nnf_conv_tbc <- function(input, weight, bias, pad = 0L) { .r <- .External(rtp_fnx, "nnf_conv_tbc", input, weight, bias, pad); if (is.object(.r)) .r else .fn_reply("nnf_conv_tbc", list(input, weight, bias, pad), .r, sys.call()) }
 
-#' Fractional max pool2d
+#' Fractional max pool2d (nnf)
 #'
 #' Fractional max pooling of `input` (N, C, H, W) or (C, H, W) with windows of `kernel_size` to `output_size` (oH, oW), or to `output_ratio` (in (0, 1)) times the input's size. `_random_samples` (N, C, 2) in \[0, 1) fix the windows (default: drawn).
 #'
@@ -7068,7 +7068,7 @@ nnf_conv_tbc <- function(input, weight, bias, pad = 0L) { .r <- .External(rtp_fn
 #' @export
 nnf_fractional_max_pool2d <- function(input, kernel_size, output_size = NULL, output_ratio = NULL, return_indices = FALSE, random_samples = NULL) { .r <- .External(rtp_fnx, "nnf_fractional_max_pool2d", input, kernel_size, output_size, output_ratio, return_indices, random_samples); if (is.object(.r)) .r else .fn_reply("nnf_fractional_max_pool2d", list(input, kernel_size, output_size, output_ratio, return_indices, random_samples), .r, sys.call()) }
 
-#' Fractional max pool3d
+#' Fractional max pool3d (nnf)
 #'
 #' Fractional max pooling of `input` (N, C, T, H, W) or (C, T, H, W) to `output_size` (oT, oH, oW) or `output_ratio`; `_random_samples` (N, C, 3). See `nnf_fractional_max_pool2d`.
 #'
@@ -7088,7 +7088,7 @@ nnf_fractional_max_pool2d <- function(input, kernel_size, output_size = NULL, ou
 #' @export
 nnf_fractional_max_pool3d <- function(input, kernel_size, output_size = NULL, output_ratio = NULL, return_indices = FALSE, random_samples = NULL) { .r <- .External(rtp_fnx, "nnf_fractional_max_pool3d", input, kernel_size, output_size, output_ratio, return_indices, random_samples); if (is.object(.r)) .r else .fn_reply("nnf_fractional_max_pool3d", list(input, kernel_size, output_size, output_ratio, return_indices, random_samples), .r, sys.call()) }
 
-#' Scaled dot product attention
+#' Scaled dot product attention (nnf)
 #'
 #' `softmax(query key^T * scale + mask) value` over the last two dims (any leading batch dims broadcast); `scale` defaults to `1/sqrt(E)`. A bool `attn_mask` marks the positions that take part; `is_causal` lets position i see positions up to i only.
 #'
@@ -7109,7 +7109,7 @@ nnf_fractional_max_pool3d <- function(input, kernel_size, output_size = NULL, ou
 #' @export
 nnf_scaled_dot_product_attention <- function(query, key, value, attn_mask = NULL, dropout_p = 0.0, is_causal = FALSE, scale = NULL) { .r <- .External(rtp_fnx, "nnf_scaled_dot_product_attention", query, key, value, attn_mask, dropout_p, is_causal, scale); if (is.object(.r)) .r else .fn_reply("nnf_scaled_dot_product_attention", list(query, key, value, attn_mask, dropout_p, is_causal, scale), .r, sys.call()) }
 
-#' Multi head attention forward
+#' Multi head attention forward (nnf)
 #'
 #' Multi-head attention on `(L, N, E)` query and `(S, N, E_k)` key and value; returns a list (output, weights).
 #'
@@ -7151,7 +7151,7 @@ nnf_scaled_dot_product_attention <- function(query, key, value, attn_mask = NULL
 #' @export
 nnf_multi_head_attention_forward <- function(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training = TRUE, key_padding_mask = NULL, need_weights = TRUE, attn_mask = NULL, avg_weights = TRUE, use_separate_proj_weight = FALSE, q_proj_weight = NULL, k_proj_weight = NULL, v_proj_weight = NULL, static_k = NULL, static_v = NULL, batch_first = FALSE) { .r <- .External(rtp_fnx, "nnf_multi_head_attention_forward", query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask, avg_weights, use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v, batch_first); if (is.object(.r)) .r else .fn_reply("nnf_multi_head_attention_forward", list(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights, attn_mask, avg_weights, use_separate_proj_weight, q_proj_weight, k_proj_weight, v_proj_weight, static_k, static_v, batch_first), .r, sys.call()) }
 
-#' Embedding bag
+#' Embedding bag (nnf)
 #'
 #' Bags of rows of `weight` reduced by `mode` (`"sum"`, `"mean"`, `"max"`): a 2-d `input` is one bag per row; a 1-d `input` is cut into bags at `offsets`. Entries equal to `padding_idx` are left out; an empty bag gives zeros.
 #'
@@ -7176,7 +7176,7 @@ nnf_multi_head_attention_forward <- function(query, key, value, embed_dim_to_che
 #' @export
 nnf_embedding_bag <- function(input, weight, offsets = NULL, max_norm = NULL, norm_type = 2L, scale_grad_by_freq = FALSE, mode = "mean", sparse = FALSE, per_sample_weights = NULL, include_last_offset = FALSE, padding_idx = NULL) { .r <- .External(rtp_fnx, "nnf_embedding_bag", input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx); if (is.object(.r)) .r else .fn_reply("nnf_embedding_bag", list(input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx), .r, sys.call()) }
 
-#' Celu
+#' Celu (nnf)
 #'
 #' `max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`.
 #'
@@ -7193,7 +7193,7 @@ nnf_embedding_bag <- function(input, weight, offsets = NULL, max_norm = NULL, no
 #' @export
 nnf_celu <- function(input, alpha = 1.0, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_celu", input, alpha, inplace); if (is.object(.r)) .r else .fn_reply("nnf_celu", list(input, alpha, inplace), .r, sys.call()) }
 
-#' Softmin
+#' Softmin (nnf)
 #'
 #' `softmax(-x)` along `dim`.
 #'
@@ -7210,7 +7210,7 @@ nnf_celu <- function(input, alpha = 1.0, inplace = FALSE) { .r <- .External(rtp_
 #' @export
 nnf_softmin <- function(input, dim, dtype = NULL) { .r <- .External(rtp_fnx, "nnf_softmin", input, dim, dtype); if (is.object(.r)) .r else .fn_reply("nnf_softmin", list(input, dim, dtype), .r, sys.call()) }
 
-#' Glu
+#' Glu (nnf)
 #'
 #' Gated linear unit: the first half of `dim` times the sigmoid of the second half.
 #'
@@ -7227,7 +7227,7 @@ nnf_softmin <- function(input, dim, dtype = NULL) { .r <- .External(rtp_fnx, "nn
 #' @export
 nnf_glu <- function(input, dim = -1L) { .r <- .External(rtp_fnx, "nnf_glu", input, dim); if (is.object(.r)) .r else .fn_reply("nnf_glu", list(input, dim), .r, sys.call()) }
 
-#' Hardswish
+#' Hardswish (nnf)
 #'
 #' `x * relu6(x + 3) / 6`.
 #'
@@ -7243,7 +7243,7 @@ nnf_glu <- function(input, dim = -1L) { .r <- .External(rtp_fnx, "nnf_glu", inpu
 #' @export
 nnf_hardswish <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_hardswish", input, inplace); if (is.object(.r)) .r else .fn_reply("nnf_hardswish", list(input, inplace), .r, sys.call()) }
 
-#' Prelu
+#' Prelu (nnf)
 #'
 #' `x` where positive, `weight * x` elsewhere; a weight of several values is one per channel (dim 2).
 #'
@@ -7259,7 +7259,7 @@ nnf_hardswish <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nn
 #' @export
 nnf_prelu <- function(input, weight) { .r <- .External(rtp_fnx, "nnf_prelu", input, weight); if (is.object(.r)) .r else .fn_reply("nnf_prelu", list(input, weight), .r, sys.call()) }
 
-#' Rrelu
+#' Rrelu (nnf)
 #'
 #' Randomized leaky ReLU; in evaluation mode (`training = FALSE`) the slope of the negative part is `(lower + upper) / 2`. Training mode (random slopes) is not supported.
 #'
@@ -7278,7 +7278,7 @@ nnf_prelu <- function(input, weight) { .r <- .External(rtp_fnx, "nnf_prelu", inp
 #' @export
 nnf_rrelu <- function(input, lower = 0.125, upper = 0.3333333333333333, training = FALSE, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_rrelu", input, lower, upper, training, inplace); if (is.object(.r)) .r else .fn_reply("nnf_rrelu", list(input, lower, upper, training, inplace), .r, sys.call()) }
 
-#' Softsign
+#' Softsign (nnf)
 #'
 #' `x / (1 + |x|)`.
 #'
@@ -7293,7 +7293,7 @@ nnf_rrelu <- function(input, lower = 0.125, upper = 0.3333333333333333, training
 #' @export
 nnf_softsign <- function(input) { .r <- .External(rtp_fnx, "nnf_softsign", input); if (is.object(.r)) .r else .fn_reply("nnf_softsign", list(input), .r, sys.call()) }
 
-#' Tanhshrink
+#' Tanhshrink (nnf)
 #'
 #' `x - tanh(x)`.
 #'
@@ -7308,7 +7308,7 @@ nnf_softsign <- function(input) { .r <- .External(rtp_fnx, "nnf_softsign", input
 #' @export
 nnf_tanhshrink <- function(input) { .r <- .External(rtp_fnx, "nnf_tanhshrink", input); if (is.object(.r)) .r else .fn_reply("nnf_tanhshrink", list(input), .r, sys.call()) }
 
-#' Threshold
+#' Threshold (nnf)
 #'
 #' `x` where `x > threshold`, `value` elsewhere.
 #'
@@ -7326,7 +7326,7 @@ nnf_tanhshrink <- function(input) { .r <- .External(rtp_fnx, "nnf_tanhshrink", i
 #' @export
 nnf_threshold <- function(input, threshold, value, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_threshold", input, threshold, value, inplace); if (is.object(.r)) .r else .fn_reply("nnf_threshold", list(input, threshold, value, inplace), .r, sys.call()) }
 
-#' Hinge embedding loss
+#' Hinge embedding loss (nnf)
 #'
 #' `input` where `target` is 1, `max(0, margin - input)` where it is -1.
 #'
@@ -7343,7 +7343,7 @@ nnf_threshold <- function(input, threshold, value, inplace = FALSE) { .r <- .Ext
 #' @export
 nnf_hinge_embedding_loss <- function(input, target, margin = 1.0, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_hinge_embedding_loss", input, target, margin, reduction); if (is.object(.r)) .r else .fn_reply("nnf_hinge_embedding_loss", list(input, target, margin, reduction), .r, sys.call()) }
 
-#' Soft margin loss
+#' Soft margin loss (nnf)
 #'
 #' `log(1 + exp(-target * input))`.
 #'
@@ -7359,7 +7359,7 @@ nnf_hinge_embedding_loss <- function(input, target, margin = 1.0, reduction = "m
 #' @export
 nnf_soft_margin_loss <- function(input, target, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_soft_margin_loss", input, target, reduction); if (is.object(.r)) .r else .fn_reply("nnf_soft_margin_loss", list(input, target, reduction), .r, sys.call()) }
 
-#' Multilabel soft margin loss
+#' Multilabel soft margin loss (nnf)
 #'
 #' `-(y log sigmoid(x) + (1 - y) log sigmoid(-x))` averaged over the classes (last dim), each class's term multiplied by `weight` when given.
 #'
@@ -7378,7 +7378,7 @@ nnf_soft_margin_loss <- function(input, target, reduction = "mean") { .r <- .Ext
 #' @export
 nnf_multilabel_soft_margin_loss <- function(input, target, weight = NULL, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_multilabel_soft_margin_loss", input, target, weight, reduction); if (is.object(.r)) .r else .fn_reply("nnf_multilabel_soft_margin_loss", list(input, target, weight, reduction), .r, sys.call()) }
 
-#' Cosine embedding loss
+#' Cosine embedding loss (nnf)
 #'
 #' `1 - cos(x1, x2)` where `target` is 1, `max(0, cos(x1, x2) - margin)` where it is -1; the cosine over the last dim (1-d inputs are one pair).
 #'
@@ -7396,7 +7396,7 @@ nnf_multilabel_soft_margin_loss <- function(input, target, weight = NULL, reduct
 #' @export
 nnf_cosine_embedding_loss <- function(input1, input2, target, margin = 0.0, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_cosine_embedding_loss", input1, input2, target, margin, reduction); if (is.object(.r)) .r else .fn_reply("nnf_cosine_embedding_loss", list(input1, input2, target, margin, reduction), .r, sys.call()) }
 
-#' Margin ranking loss
+#' Margin ranking loss (nnf)
 #'
 #' `max(0, -target * (input1 - input2) + margin)`.
 #'
@@ -7414,7 +7414,7 @@ nnf_cosine_embedding_loss <- function(input1, input2, target, margin = 0.0, redu
 #' @export
 nnf_margin_ranking_loss <- function(input1, input2, target, margin = 0.0, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_margin_ranking_loss", input1, input2, target, margin, reduction); if (is.object(.r)) .r else .fn_reply("nnf_margin_ranking_loss", list(input1, input2, target, margin, reduction), .r, sys.call()) }
 
-#' Triplet margin loss
+#' Triplet margin loss (nnf)
 #'
 #' `max(0, margin + d(anchor, positive) - d(anchor, negative))` with `d` the `p`-norm distance; `swap` uses `min(d(a, n), d(p, n))` as the negative distance.
 #'
@@ -7435,7 +7435,7 @@ nnf_margin_ranking_loss <- function(input1, input2, target, margin = 0.0, reduct
 #' @export
 nnf_triplet_margin_loss <- function(anchor, positive, negative, margin = 1.0, p = 2L, eps = 1e-06, swap = FALSE, reduction = "mean") { .r <- .External(rtp_fnx, "nnf_triplet_margin_loss", anchor, positive, negative, margin, p, eps, swap, reduction); if (is.object(.r)) .r else .fn_reply("nnf_triplet_margin_loss", list(anchor, positive, negative, margin, p, eps, swap, reduction), .r, sys.call()) }
 
-#' Multi margin loss
+#' Multi margin loss (nnf)
 #'
 #' Per sample: the mean over classes `i != y` of `max(0, margin - x[y] + x[i])^p` (times `weight[y]` when given); `target` holds 1-based class indices.
 #'

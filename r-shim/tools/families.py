@@ -234,5 +234,7 @@ def title(r_name, desc):
     first = desc.split(". ")[0].rstrip(".")
     if len(first) <= 60 and "`" not in first and "\\" not in first and first[:1].isupper():
         return first
-    words = r_name.split("_", 1)[1].replace("_", " ")
-    return words[:1].upper() + words[1:]
+    prefix, words = r_name.split("_", 1)
+    words = words.replace("_", " ")
+    # (torch_svd and linalg_svd, torch_softmax and nnf_softmax: titles that tell them apart)
+    return words[:1].upper() + words[1:] + ("" if prefix == "torch" else f" ({prefix})")
