@@ -86,6 +86,8 @@ torch_scalar_tensor <- function(value, dtype = NULL, device = NULL, requires_gra
 #' @param layout Ignored.
 #' @param device `NULL` or `"cpu"`.
 #' @param requires_grad Track operations for automatic differentiation.
+#' @param generator A generator made by [torch_generator()] for the random draws (`torch_rand()`,
+#'   `torch_randn()`), or `NULL` for the default one.
 #' @return A tensor.
 #' @name tensor-creation
 #' @family tensors
