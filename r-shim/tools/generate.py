@@ -415,8 +415,10 @@ def _page(r_name, fn, names, params, missing):
     required = [n for n, p in zip(names, sig) if p.default is p.empty]
     ex = examples.example(r_name, fam, required, names)
     block = "\n".join("#' " + x if x else "#'" for x in lines)
+    if fam == families.OTHER:
+        missing.append(f"{r_name} (no family: add it to r-shim/tools/families.py)")
     if ex is None:
-        missing.append(r_name)
+        missing.append(f"{r_name} (no example: add one to r-shim/tools/examples.py)")
     else:
         block += "\n" + examples.wrap(ex)
     return block + "\n#' @export\n"
