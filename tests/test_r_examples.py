@@ -70,3 +70,14 @@ def test_every_exported_r_object_is_documented():
     res = _r(rscript, "u <- tools::undoc(package = 'rtorchpy'); print(u); "
                       "quit(status = length(unlist(u)) > 0)")
     assert res.returncode == 0, "exported but not documented:\n" + res.stdout + res.stderr
+
+
+def test_every_tensor_method_is_on_the_tensor_methods_page():
+    page = (MAN / "tensor_methods.Rd").read_text()
+    tensor_r = (ROOT / "r-shim" / "R" / "tensor.R").read_text()
+    table = tensor_r[tensor_r.index(".TENSOR_METHODS <- list("):]
+    hand_written = re.findall(r"^  (\w+) = function", table, re.M)
+    ops = re.findall(r'^  `(\w+)` = "', (ROOT / "r-shim" / "R" / "gen-ops.R").read_text(), re.M)
+    assert len(hand_written) > 20 and len(ops) > 300
+    missing = [m for m in hand_written + ops if f"x${m}(" not in page]
+    assert not missing, missing

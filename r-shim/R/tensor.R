@@ -260,6 +260,8 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 #' * `x$expand(...)`, `x$clone()`: see [torch_expand()] and [torch_clone()].
 #' * `x$cpu()`, `x$numpy()` (an R array, as [as_array()]), `x$print(n)`.
 #' * `x$set_data(new_data)`: replace the values outside autograd.
+#' * `x$cuda()`: an error (rtorchpy computes on the CPU); `x$refine_names()`, `x$rename()`,
+#'   `x$rename_()`, `x$align_to()`, `x$align_as()`: an error (no named tensors).
 #' @return Fields and methods return tensors, R values or (in-place methods) `x`.
 #' @seealso [torch_tensor()] to make a tensor.
 #' @family tensors
