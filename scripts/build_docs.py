@@ -350,7 +350,24 @@ def _rd_html(html):
     return (re.sub(r"<[^>]+>", "", title.group(1)).strip() if title else ""), body.strip()
 
 
-def r_reference_page(man=ROOT / "r-shim" / "man"):
+_CONCEPT = re.compile(r"^\\concept\{(.*?)\}", re.M)
+R_OTHER = "other functions"
+
+
+def r_family(rd_text):
+    """The family of an Rd page (roxygen's `@family` writes it as `\\concept{}`)."""
+    m = _CONCEPT.search(rd_text)
+    return m.group(1) if m else R_OTHER
+
+
+def r_family_slug(family):
+    return re.sub(r"[^a-z0-9]+", "-", family.lower()).strip("-")
+
+
+def r_reference_pages(man=ROOT / "r-shim" / "man"):
+    """The R reference: ``reference/r.md`` (the families) and one page per family,
+    ``reference/r/<family>.md``, each showing its functions' help pages. Returns
+    {path relative to docs/: text}."""
     man = Path(man)
     head = ["<!-- Generated from r-shim/man/*.Rd by scripts/build_docs.py. -->", "",
             "# R reference", ""]
@@ -358,11 +375,14 @@ def r_reference_page(man=ROOT / "r-shim" / "man"):
     if not files or not shutil.which("Rscript"):
         why = ("the R package has no `man/*.Rd` pages yet" if not files
                else "Rscript is not installed")
-        return "\n".join(head + [
+        return {"reference/r.md": "\n".join(head + [
             '!!! warning "Not available in this build"', "",
             f"    The R reference is rendered from the R package's roxygen documentation "
             f"(`r-shim/man/*.Rd`), but {why}. The R names are those of the "
-            "[Python API](python.md), with `$` for methods and 1-based dims.", ""])
+            "[Python API](python.md), with `$` for methods and 1-based dims.", ""])}
+    groups = {}
+    for f in files:
+        groups.setdefault(r_family(f.read_text(encoding="utf-8")), []).append(f)
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp, "rd.R")
         script.write_text(R_REFERENCE)
@@ -370,15 +390,30 @@ def r_reference_page(man=ROOT / "r-shim" / "man"):
                            capture_output=True, text=True, timeout=300)
         if p.returncode != 0:
             raise VignetteError(f"rendering r-shim/man failed:\n{p.stderr}")
-        out = head + ["Rendered from the roxygen documentation of the R package `rtorchpy` "
-                      "(`r-shim/man`).", ""]
-        out += [f"- [`{f.stem}`](#{_anchor(f.stem)})" for f in files] + [""]
-        for f in files:
-            title, html = _rd_html(Path(tmp, f.stem + ".html").read_text(encoding="utf-8"))
-            out += [f"## `{f.stem}`" + (f": {title}" if title else "")
-                    + f" {{#{_anchor(f.stem)}}}", "",
-                    '<div class="rd" markdown="0">', html, "</div>", ""]
-        return "\n".join(out)
+        index = head + ["The help pages of the R package `rtorchpy` (`?torch_abs` in R), "
+                        "rendered from its roxygen documentation (`r-shim/man`), one page per "
+                        "family. Dims and indices are 1-based, as in R torch.", "",
+                        "| Family | Functions |", "|---|---|"]
+        pages = {}
+        for fam in sorted(groups, key=lambda g: (g == R_OTHER, g)):
+            slug = r_family_slug(fam)
+            index.append(f"| [{fam[:1].upper() + fam[1:]}](r/{slug}.md) | "
+                         + ", ".join(f"[`{f.stem}`](r/{slug}.md#{_anchor(f.stem)})"
+                                     for f in groups[fam]) + " |")
+            out = ["<!-- Generated from r-shim/man/*.Rd by scripts/build_docs.py. -->", "",
+                   f"# R reference: {fam}", ""]
+            out += [f"- [`{f.stem}`](#{_anchor(f.stem)})" for f in groups[fam]] + [""]
+            for f in groups[fam]:
+                title, html = _rd_html(Path(tmp, f.stem + ".html").read_text(encoding="utf-8"))
+                # the page itself lists the family: not again under each function
+                html = re.sub(r"<p>Other [^:<]*:.*?</p>\s*", "", html, flags=re.DOTALL)
+                html = re.sub(r"<h4>See Also</h4>\s*(?=<h4>|$)", "", html)
+                out += [f"## `{f.stem}`" + (f": {title}" if title else "")
+                        + f" {{#{_anchor(f.stem)}}}", "",
+                        '<div class="rd" markdown="0">', html, "</div>", ""]
+            pages[f"reference/r/{slug}.md"] = "\n".join(out)
+        pages["reference/r.md"] = "\n".join(index + [""])
+        return pages
 
 
 def _anchor(name):
@@ -453,7 +488,13 @@ def build(docs, only=(), with_r=None, write=True):
         _write(docs / "reference" / "ops.md", ops_page())
         problems += copy_mathjax(docs)
         try:
-            _write(docs / "reference" / "r.md", r_reference_page())
+            pages = r_reference_pages()
+            for old in (docs / "reference" / "r").glob("*.md"):  # families no longer made
+                if f"reference/r/{old.name}" not in pages:
+                    old.unlink()
+            for rel, text in pages.items():
+                (docs / rel).parent.mkdir(parents=True, exist_ok=True)
+                _write(docs / rel, text)
         except VignetteError as e:
             problems.append(str(e))
     return problems

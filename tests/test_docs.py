@@ -17,8 +17,8 @@ import pytest
 from test_vignettes import ROOT, bd
 
 MKDOCS = Path(sys.executable).with_name("mkdocs")
-GENERATED = {"vignettes", "reference/ops.md", "reference/r.md", "internals/derivatives.md",
-             "internals/modules.md", "assets/mathjax"}
+GENERATED = {"vignettes", "reference/ops.md", "reference/r.md", "reference/r",
+             "internals/derivatives.md", "internals/modules.md", "assets/mathjax"}
 HAND_WRITTEN = ["index.md", "get-started/python.md", "get-started/r.md"]
 
 
@@ -135,10 +135,26 @@ def test_r_reference_is_rendered_or_says_why(site):
     html = _html(site, "reference/r")
     man = sorted((ROOT / "r-shim" / "man").glob("*.Rd")) if (ROOT / "r-shim" / "man").is_dir() \
         else []
-    if man:
-        assert all(f.stem in html for f in man)
-    else:
+    if not man:
         assert "Not available in this build" in html
+        return
+    # one page per family (roxygen's @family), each showing its functions' help pages
+    shown = ""
+    for f in man:
+        family = bd.r_family(f.read_text(encoding="utf-8"))
+        page = _html(site, f"reference/r/{bd.r_family_slug(family)}")
+        assert f.stem in html and f'id="{bd._anchor(f.stem)}"' in page, f.name
+        shown += page
+    assert "rtorchpy_available()" in shown  # the examples are shown too
+
+
+def test_every_r_family_page_is_in_the_site_navigation():
+    config = (ROOT / "mkdocs.yml").read_text()
+    families = {bd.r_family(f.read_text(encoding="utf-8"))
+                for f in (ROOT / "r-shim" / "man").glob("*.Rd")}
+    assert bd.R_OTHER not in families, "every R help page has a @family"
+    for fam in families:
+        assert f"reference/r/{bd.r_family_slug(fam)}.md" in config, fam
 
 
 @pytest.mark.parametrize("page", HAND_WRITTEN)

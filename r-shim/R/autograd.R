@@ -48,6 +48,7 @@
 #'   y$requires_grad
 #' }
 #' @export
+#' @family autograd
 with_no_grad <- .with_grad_mode(FALSE)
 
 #' @rdname with_no_grad
@@ -93,6 +94,16 @@ autograd_set_grad_mode <- function(enabled) {
 #' @param code Code to evaluate.
 #' @return The value of `code`.
 #' @export
+#' @family autograd
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(1, requires_grad = TRUE)
+#'   with_detect_anomaly({
+#'     y <- x * 2
+#'     y$backward()
+#'   })
+#'   x$grad
+#' }
 with_detect_anomaly <- function(code) {
   rlang::warn(paste0("This mode should be enabled only for debugging as the different tests ",
                      "will slow down your program execution."))
@@ -117,6 +128,14 @@ with_detect_anomaly <- function(code) {
 #' @param create_graph Record the backward pass (higher-order derivatives).
 #' @return `NULL`, invisibly.
 #' @export
+#' @family autograd
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(c(1, 2), requires_grad = TRUE)
+#'   y <- (x^2)$sum()
+#'   autograd_backward(list(y))
+#'   x$grad
+#' }
 autograd_backward <- function(tensors, grad_tensors = NULL, retain_graph = create_graph,
                               create_graph = FALSE) {
   .bridge("autograd_backward", .tensor_list(tensors), .tensor_list(grad_tensors),
@@ -140,6 +159,13 @@ autograd_backward <- function(tensors, grad_tensors = NULL, retain_graph = creat
 #'   of an error.
 #' @return An unnamed list with one gradient per input.
 #' @export
+#' @family autograd
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(c(1, 2), requires_grad = TRUE)
+#'   y <- (x^3)$sum()
+#'   autograd_grad(y, x)
+#' }
 autograd_grad <- function(outputs, inputs, grad_outputs = NULL, retain_graph = create_graph,
                           create_graph = FALSE, allow_unused = FALSE) {
   r <- .bridge("autograd_grad", .tensor_list(outputs), .tensor_list(inputs),

@@ -10,6 +10,7 @@
 #' @examples
 #' device <- if (cuda_is_available()) "cuda" else "cpu"
 #' @export
+#' @family package and backends
 cuda_is_available <- function() FALSE
 
 #' @rdname cuda_is_available
@@ -28,6 +29,11 @@ backends_mps_is_available <- function() FALSE
 #' @param cache_enabled `TRUE` or `FALSE`.
 #' @return `NULL`, invisibly.
 #' @export
+#' @family package and backends
+#' @examples
+#' if (rtorchpy_available()) {
+#'   cpu_cache_flush()
+#' }
 set_cpu_allocator_config <- function(threshold_call_gc = 4000L, cache_enabled = TRUE,
                                      cache_max_size_mb = threshold_call_gc,
                                      cache_min_block_size = 1024L) {

@@ -12,6 +12,13 @@
 #' @return `TRUE`, or a character vector describing the differences.
 #' @method all.equal torch_tensor
 #' @export
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(c(1, 2, 3))
+#'   all.equal(x, x + 1e-9)
+#'   isTRUE(all.equal(x, x + 1))
+#' }
 all.equal.torch_tensor <- function(target, current, ...) {
   if (!is_torch_tensor(current)) return(all.equal(.tensor_values(target), current, ...))
   out <- character()

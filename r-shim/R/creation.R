@@ -11,13 +11,15 @@
 #' @param device `NULL` or `"cpu"`.
 #' @param requires_grad Track operations on the tensor for automatic differentiation.
 #' @param pin_memory Ignored.
-#' @return A tensor.
+#' @return A tensor: [tensor_methods] lists its fields (`x$shape`, `x$grad`, ...) and methods
+#'   (`x$sum()`, `x$backward()`, ...).
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_tensor(c(1, 2, 3))
 #'   torch_tensor(matrix(1:6, nrow = 2))
 #' }
 #' @export
+#' @family tensors
 torch_tensor <- function(data, dtype = NULL, device = NULL, requires_grad = FALSE,
                          pin_memory = FALSE) {
   .check_device(device)
@@ -35,6 +37,11 @@ torch_tensor <- function(data, dtype = NULL, device = NULL, requires_grad = FALS
 #' @inheritParams torch_tensor
 #' @return A tensor with no dimensions.
 #' @export
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_scalar_tensor(3.5)
+#' }
 torch_scalar_tensor <- function(value, dtype = NULL, device = NULL, requires_grad = FALSE) {
   .check_device(device)
   if (is_torch_tensor(value)) value <- value$item()
@@ -79,10 +86,18 @@ torch_scalar_tensor <- function(value, dtype = NULL, device = NULL, requires_gra
 #' @param layout Ignored.
 #' @param device `NULL` or `"cpu"`.
 #' @param requires_grad Track operations for automatic differentiation.
-#' @param generator A [torch_generator()] to draw from, or `NULL` for the default generator
-#'   (the random creators only).
+#' @param generator A generator made by [torch_generator()] for the random draws (`torch_rand()`,
+#'   `torch_randn()`), or `NULL` for the default one.
 #' @return A tensor.
 #' @name tensor-creation
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_zeros(2, 3)
+#'   torch_ones(2, dtype = torch_long())
+#'   torch_manual_seed(1)
+#'   torch_randn(2, 2)
+#' }
 NULL
 
 #' @rdname tensor-creation
@@ -171,6 +186,13 @@ torch_randperm <- function(n, dtype = torch_int64(), layout = NULL, device = NUL
 #' @inheritParams tensor-creation
 #' @return A tensor.
 #' @name tensor-creation-like
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_randn(2, 3)
+#'   torch_zeros_like(x)
+#'   torch_ones_like(x, dtype = torch_long())
+#' }
 NULL
 
 .like <- function(name, input, args = list(), dtype, requires_grad) {
@@ -246,6 +268,7 @@ torch_randint_like <- function(input, low, high, dtype = NULL, layout = NULL, de
 #' }
 #' @name torch_arange
 #' @export
+#' @family tensors
 torch_arange <- function(start, end, step = 1L, dtype = NULL, layout = NULL, device = NULL,
                          requires_grad = FALSE) {
   .check_device(device)

@@ -15,6 +15,11 @@ NULL
 #' @param batch A list of items.
 #' @param data One item.
 #' @export
+#' @family data
+#' @examples
+#' if (rtorchpy_available()) {
+#'   utils_data_default_collate(list(torch_tensor(c(1, 2)), torch_tensor(c(3, 4))))
+#' }
 utils_data_default_collate <- function(batch) {
   if (!length(batch)) .data_error("collate: the batch is empty")
   elem <- batch[[1]]

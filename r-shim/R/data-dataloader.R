@@ -44,6 +44,15 @@ NULL
 #' @param generator Only `NULL` (the global generator is used).
 #' @return A `dataloader`.
 #' @export
+#' @family data
+#' @examples
+#' if (rtorchpy_available()) {
+#'   ds <- tensor_dataset(torch_randn(10, 2), torch_randn(10))
+#'   dl <- dataloader(ds, batch_size = 4)
+#'   length(dl)
+#'   batch <- dataloader_next(dataloader_make_iter(dl))
+#'   batch[[1]]$shape
+#' }
 dataloader <- function(dataset, batch_size = 1, shuffle = FALSE, sampler = NULL,
                        batch_sampler = NULL, num_workers = 0, collate_fn = NULL,
                        pin_memory = FALSE, drop_last = FALSE, timeout = -1,
@@ -330,6 +339,14 @@ length.dataloader <- function(x) x$.length()
 #' @param max_len The most batches `enumerate()` takes.
 #' @param ... Unused.
 #' @export
+#' @family data
+#' @examples
+#' if (rtorchpy_available()) {
+#'   dl <- dataloader(tensor_dataset(torch_arange(1, 6)), batch_size = 2)
+#'   it <- dataloader_make_iter(dl)
+#'   dataloader_next(it)
+#'   dataloader_next(it)
+#' }
 dataloader_make_iter <- function(dataloader) {
   if (!is_dataloader(dataloader)) {
     .data_error("dataloader_make_iter(): expected a dataloader, got ", .what(dataloader))

@@ -92,6 +92,18 @@ NULL
 #' @return A function of class `dataset_generator` (`iterable_dataset_generator`) making
 #'   datasets; its attribute `Dataset` is the R6 class.
 #' @export
+#' @family data
+#' @examples
+#' if (rtorchpy_available()) {
+#'   squares <- dataset(
+#'     initialize = function(n) self$n <- n,
+#'     .getitem = function(i) torch_tensor(i^2),
+#'     .length = function() self$n
+#'   )
+#'   ds <- squares(5)
+#'   length(ds)
+#'   ds[3]
+#' }
 dataset <- function(name = NULL, inherit = .Dataset, ..., private = NULL, active = NULL,
                     parent_env = parent.frame()) {
   .class_generator(name, .r6_parent(inherit, "dataset"), list(...), private, active,
@@ -149,6 +161,13 @@ is_dataset <- function(x) inherits(x, c("dataset", "iterable_dataset"))
 #' indexing call per tensor, made in one crossing to Python (`.getbatch`).
 #' @param ... Tensors with the same size in their first dimension.
 #' @export
+#' @family data
+#' @examples
+#' if (rtorchpy_available()) {
+#'   ds <- tensor_dataset(x = torch_randn(5, 2), y = torch_arange(1, 5))
+#'   length(ds)
+#'   ds[2]
+#' }
 tensor_dataset <- dataset(
   name = "tensor_dataset",
   initialize = function(...) {
@@ -192,6 +211,14 @@ tensor_dataset <- dataset(
 #' @param dataset A dataset.
 #' @param indices Item numbers.
 #' @export
+#' @family data
+#' @examples
+#' if (rtorchpy_available()) {
+#'   ds <- tensor_dataset(torch_arange(1, 10))
+#'   sub <- dataset_subset(ds, indices = c(2, 4, 6))
+#'   length(sub)
+#'   sub[1]
+#' }
 dataset_subset <- dataset(
   name = "dataset_subset",
   initialize = function(dataset, indices) {
@@ -226,6 +253,13 @@ dataset_subset <- dataset(
 #' @param lengths Sizes of the parts.
 #' @return A list of datasets.
 #' @export
+#' @family data
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_manual_seed(1)
+#'   parts <- random_split(tensor_dataset(torch_arange(1, 10)), c(7, 3))
+#'   sapply(parts, length)
+#' }
 random_split <- function(dataset, lengths) {
   n <- length(dataset)
   if (!is.numeric(lengths) || anyNA(lengths) || any(lengths < 0)) {

@@ -168,6 +168,22 @@ NULL
 #' @inheritParams dataset
 #' @return `sampler()`: a generator of class `sampler_generator`; the others: a sampler.
 #' @export
+#' @family data
+#' @examples
+#' if (rtorchpy_available()) {
+#'   every_other <- sampler(
+#'     initialize = function(n) self$n <- n,
+#'     .iter = function() {
+#'       i <- -1
+#'       function() {
+#'         i <<- i + 2
+#'         if (i > self$n) coro::exhausted() else i
+#'       }
+#'     },
+#'     .length = function() ceiling(self$n / 2)
+#'   )
+#'   length(every_other(5))
+#' }
 sampler <- function(name = NULL, inherit = .Sampler, ..., private = NULL, active = NULL,
                     parent_env = parent.frame()) {
   .class_generator(name, .r6_parent(inherit, "sampler"), list(...), private, active,

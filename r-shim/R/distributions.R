@@ -150,6 +150,7 @@ print.torch_Distribution <- function(x, ...) {
 #' d <- distr_normal(0, 1)
 #' d$log_prob(torch_tensor(c(-1, 0, 1)))
 #' @name distributions
+#' @family distributions
 NULL
 
 #' @rdname distributions

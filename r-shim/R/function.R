@@ -41,6 +41,7 @@
 #'   x$grad
 #' }
 #' @export
+#' @family autograd
 autograd_function <- function(forward, backward, jvp = NULL) {
   force(forward)
   force(backward)
@@ -218,6 +219,24 @@ autograd_function <- function(forward, backward, jvp = NULL) {
 #'
 #' The object is locked: store data with `save_for_backward()`.
 #' @name AutogradContext
+#' @family autograd
+#' @examples
+#' if (rtorchpy_available()) {
+#'   square <- autograd_function(
+#'     forward = function(ctx, x) {
+#'       ctx$save_for_backward(x)
+#'       x^2
+#'     },
+#'     backward = function(ctx, grad_output) {
+#'       x <- ctx$saved_variables[[1]]
+#'       list(x = 2 * x * grad_output)
+#'     }
+#'   )
+#'   x <- torch_tensor(3, requires_grad = TRUE)
+#'   y <- square(x)
+#'   y$backward()
+#'   x$grad
+#' }
 NULL
 
 # The context: an object with the layout R6 gives a non-portable object (one locked
@@ -365,6 +384,12 @@ NULL
 #' @return `TRUE`/`FALSE` for the checks; a tensor or (nested) list of tensors otherwise.
 #' @name autograd_gradcheck
 #' @export
+#' @family autograd
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(c(0.5, 1.5), dtype = torch_float64(), requires_grad = TRUE)
+#'   autograd_gradcheck(function(x) torch_sin(x) * x, list(x))
+#' }
 autograd_gradcheck <- function(func, inputs, eps = 1e-6, atol = 1e-5, rtol = 1e-3,
                                raise_exception = TRUE) {
   .bridge("gradcheck", "autograd_gradcheck", .r_fn(func), .inputs(inputs),

@@ -12,6 +12,12 @@
 #' @param seed An integer (a whole number; up to 2^53 exactly).
 #' @return `NULL`, invisibly.
 #' @export
+#' @family random numbers
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_manual_seed(42)
+#'   torch_rand(2)
+#' }
 torch_manual_seed <- function(seed) {
   .check_seed(seed)
   .bridge("rng_manual_seed", as.numeric(seed))
@@ -21,6 +27,12 @@ torch_manual_seed <- function(seed) {
 #' The default generator's seed
 #' @return The seed last set (a number).
 #' @export
+#' @family random numbers
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_manual_seed(7)
+#'   torch_initial_seed()
+#' }
 torch_initial_seed <- function() .bridge("rng_initial_seed")
 
 .check_seed <- function(seed) {
@@ -41,6 +53,7 @@ torch_initial_seed <- function() .bridge("rng_initial_seed")
 #' gen$set_current_seed(1)
 #' gen$current_seed()
 #' @export
+#' @family random numbers
 torch_generator <- function() .new_generator(.bridge("generator_new"))
 
 .new_generator <- function(ptr) {
@@ -74,6 +87,15 @@ print.torch_generator <- function(x, ...) {
 #' restores it.
 #' @param state A tensor returned by `torch_get_rng_state()`.
 #' @export
+#' @family random numbers
+#' @examples
+#' if (rtorchpy_available()) {
+#'   state <- torch_get_rng_state()
+#'   a <- torch_rand(2)
+#'   torch_set_rng_state(state)
+#'   b <- torch_rand(2)
+#'   torch_equal(a, b)
+#' }
 torch_get_rng_state <- function() .bridge("generator_get_state", NULL)
 
 #' @rdname torch_get_rng_state
@@ -94,6 +116,13 @@ torch_set_rng_state <- function(state) {
 #' @param .env The environment whose exit restores the state.
 #' @return The value of `code`.
 #' @export
+#' @family random numbers
+#' @examples
+#' if (rtorchpy_available()) {
+#'   a <- with_torch_manual_seed(torch_rand(2), seed = 1)
+#'   b <- with_torch_manual_seed(torch_rand(2), seed = 1)
+#'   torch_equal(a, b)
+#' }
 with_torch_manual_seed <- function(code, ..., seed) {
   state <- torch_get_rng_state()
   on.exit(torch_set_rng_state(state), add = TRUE)

@@ -21,6 +21,14 @@
 #' @param value A tensor or a number to write (in place) at the indexed positions.
 #' @return `[`: a tensor. `[<-`: `x`, modified in place.
 #' @name tensor-indexing
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(matrix(1:6, nrow = 2))
+#'   x[1, ]
+#'   x[, 2:3]
+#'   x[x > 3]
+#' }
 NULL
 
 #' @rdname tensor-indexing
@@ -76,6 +84,12 @@ NULL
 #' @param step Step, at least 1.
 #' @return A `slice` object.
 #' @export
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_arange(1, 10)
+#'   x[slc(2, 8, 2)]
+#' }
 slc <- function(start, end, step = 1) {
   structure(list(start = start, end = end, step = step), class = "slice")
 }

@@ -33,6 +33,7 @@
 #'   s$get_last_lr()
 #' }
 #' @export
+#' @family optimizers
 lr_scheduler <- function(classname = NULL, inherit = LRScheduler, ...,
                          parent_env = parent.frame()) {
   if (inherits(inherit, "lr_scheduler_generator")) inherit <- attr(inherit, "scheduler")
@@ -266,6 +267,7 @@ MultiplicativeLR <- R6::R6Class("lr_multiplicative", inherit = LambdaLR, lock_ob
 #' @seealso [lr_scheduler()] to write one's own.
 #' @name lr_schedulers
 #' @export
+#' @family optimizers
 lr_lambda <- function(optimizer, lr_lambda, last_epoch = -1) {
   LambdaLR$new(optimizer, lr_lambda, last_epoch)
 }

@@ -278,6 +278,7 @@ NULL
 #'   names(net$parameters)
 #' }
 #' @export
+#' @family neural network modules
 nn_module <- function(classname = NULL, inherit = NULL, ..., private = NULL, active = NULL,
                       parent_env = parent.frame()) {
   if (is.null(inherit)) inherit <- .nn_Module
@@ -326,6 +327,12 @@ nn_module <- function(classname = NULL, inherit = NULL, ..., private = NULL, act
 #' @param x Any R object.
 #' @return `TRUE` for a module made by a generator of [nn_module()].
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   is_nn_module(nn_linear(2, 1))
+#'   is_nn_module(1)
+#' }
 is_nn_module <- function(x) inherits(x, "nn_module") && !inherits(x, "nn_module_generator")
 
 #' Mark a tensor as a parameter or a buffer of a module
@@ -339,6 +346,12 @@ is_nn_module <- function(x) inherits(x, "nn_module") && !inherits(x, "nn_module_
 #' @param persistent Whether the buffer is part of the module's `state_dict()`.
 #' @return `x`, marked (the class is set on the tensor itself, as in R torch).
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   p <- nn_parameter(torch_zeros(2))
+#'   p$requires_grad
+#' }
 nn_parameter <- function(x, requires_grad = TRUE) {
   if (!is_torch_tensor(x)) .nn_error("`x` must be a tensor.")
   x$requires_grad_(requires_grad)

@@ -19,6 +19,7 @@ NULL
 #'   model[[1]]
 #' }
 #' @export
+#' @family neural network modules
 nn_sequential <- nn_module(
   "nn_sequential",
   initialize = function(...) {
@@ -48,6 +49,13 @@ nn_sequential <- nn_module(
 #' @param modules A list of modules.
 #' @return An `nn_module_list` module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   layers <- nn_module_list(list(nn_linear(2, 3), nn_linear(3, 1)))
+#'   length(layers)
+#'   layers[[2]](layers[[1]](torch_randn(4, 2)))$shape
+#' }
 nn_module_list <- nn_module(
   "nn_module_list",
   initialize = function(modules = list()) {
@@ -79,6 +87,12 @@ nn_module_list <- nn_module(
 #' @param dict A named list of modules.
 #' @return An `nn_module_dict` module: `model[["name"]]`, `model$name`, `length(model)`.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   layers <- nn_module_dict(list(a = nn_linear(2, 3), b = nn_relu()))
+#'   layers$b(layers$a(torch_randn(1, 2)))
+#' }
 nn_module_dict <- nn_module(
   "nn_module_dict",
   initialize = function(dict) {
@@ -132,6 +146,12 @@ as.list.nn_module_dict <- function(x, ...) .nn_private(attr(x, "module"))$module
 #' @return An `nn_sequential` of the first `length - head_size` children (the same module
 #'   objects).
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   net <- nn_sequential(nn_linear(2, 3), nn_relu(), nn_linear(3, 1))
+#'   nn_prune_head(net, 1)
+#' }
 nn_prune_head <- function(x, head_size = 1L) {
   if (!is_nn_module(x)) .nn_error("nn_prune_head(): `x` must be an nn_module")
   mods <- Filter(Negate(is.null), .nn_private(attr(x, "module"))$modules_)

@@ -154,6 +154,12 @@ NULL
 #' @param padding_mode `"zeros"`, `"reflect"`, `"replicate"` or `"circular"`.
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   conv <- nn_conv1d(in_channels = 2, out_channels = 4, kernel_size = 3)
+#'   conv(torch_randn(1, 2, 10))$shape
+#' }
 nn_conv1d <- .conv_module("nn_conv1d", 1L, function(...) nnf_conv1d(...))
 
 #' @rdname nn_conv1d

@@ -22,6 +22,12 @@ NULL
 #' @param padding_idx A row that is left out of the bags (and starts at zero).
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   bag <- nn_embedding_bag(10, 3, mode = "sum")
+#'   bag(torch_tensor(rbind(c(1L, 2L), c(3L, 4L))))$shape
+#' }
 nn_embedding_bag <- nn_module(
   "nn_embedding_bag",
   initialize = function(num_embeddings, embedding_dim, max_norm = NULL, norm_type = 2,

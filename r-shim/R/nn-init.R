@@ -31,6 +31,13 @@
 #' @param param The negative slope of `"leaky_relu"`.
 #' @return `tensor` (changed in place); a number for `nn_init_calculate_gain()`.
 #' @name nn_init
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   w <- torch_empty(3, 2)
+#'   nn_init_constant_(w, 0.5)
+#'   nn_init_xavier_uniform_(w)$shape
+#' }
 NULL
 
 #' @rdname nn_init
@@ -129,6 +136,13 @@ nn_init_calculate_gain <- function(nonlinearity, param = NULL) {
 #' @return `nn_utils_clip_grad_norm_()`: the total norm before clipping (a tensor).
 #'   `nn_utils_clip_grad_value_()`: `NULL`, invisibly.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   lin <- nn_linear(2, 1)
+#'   lin(torch_randn(4, 2))$sum()$backward()
+#'   nn_utils_clip_grad_norm_(lin$parameters, max_norm = 0.1)
+#' }
 nn_utils_clip_grad_norm_ <- function(parameters, max_norm, norm_type = 2,
                                      error_if_nonfinite = FALSE) {
   .fn("nn_utils_clip_grad_norm_", list(.param_list(parameters, "nn_utils_clip_grad_norm_"),

@@ -17,6 +17,14 @@ NULL
 #' @param beta,threshold The softplus' beta, and the input above which it is linear.
 #' @return A module.
 #' @name nn_activations
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(c(-1, 0, 2))
+#'   nn_relu()(x)
+#'   nn_leaky_relu(0.1)(x)
+#'   nn_softmax(dim = 1)(x)
+#' }
 NULL
 
 #' @rdname nn_activations

@@ -22,6 +22,12 @@ NULL
 #' @param bias Whether to learn an additive bias.
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   lin <- nn_linear(3, 2)
+#'   lin(torch_randn(4, 3))$shape
+#' }
 nn_linear <- nn_module(
   "nn_linear",
   initialize = function(in_features, out_features, bias = TRUE) {
@@ -77,6 +83,13 @@ nn_bilinear <- nn_module(
 #' @param ... Ignored (`nn_identity()` accepts any arguments).
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_randn(2, 3, 4)
+#'   nn_identity()(x)$shape
+#'   nn_flatten()(x)$shape
+#' }
 nn_identity <- nn_module(
   "nn_identity",
   initialize = function(...) {},
@@ -125,6 +138,12 @@ nn_unflatten <- nn_module(
 #' @param .weight A tensor to use as the table instead of drawing one.
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   emb <- nn_embedding(10, 3)
+#'   emb(torch_tensor(c(1L, 5L)))$shape
+#' }
 nn_embedding <- nn_module(
   "nn_embedding",
   initialize = function(num_embeddings, embedding_dim, padding_idx = NULL, max_norm = NULL,
@@ -175,6 +194,15 @@ nn_embedding <- nn_module(
 #' @param inplace Whether to change the input in place.
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_manual_seed(1)
+#'   drop <- nn_dropout(p = 0.5)
+#'   drop(torch_ones(6))
+#'   drop$eval()
+#'   drop(torch_ones(6))
+#' }
 nn_dropout <- nn_module(
   "nn_dropout",
   initialize = function(p = 0.5, inplace = FALSE) {
@@ -195,6 +223,12 @@ nn_dropout <- nn_module(
 #'   (zeros).
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   ln <- nn_layer_norm(3)
+#'   ln(torch_randn(2, 3))
+#' }
 nn_layer_norm <- nn_module(
   "nn_layer_norm",
   initialize = function(normalized_shape, eps = 1e-5, elementwise_affine = TRUE) {
@@ -228,6 +262,12 @@ nn_layer_norm <- nn_module(
 #' @param track_running_stats Whether to keep running statistics.
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   bn <- nn_batch_norm1d(3)
+#'   bn(torch_randn(4, 3))$shape
+#' }
 nn_batch_norm1d <- nn_module(
   "nn_batch_norm1d",
   initialize = function(num_features, eps = 1e-5, momentum = 0.1, affine = TRUE,

@@ -27,6 +27,13 @@ NULL
 #' @param pos_weight A weight of positive examples (per class).
 #' @return A module.
 #' @name nn_losses
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   loss <- nn_mse_loss()
+#'   loss(torch_tensor(c(1, 2)), torch_tensor(c(1, 3)))
+#'   nn_cross_entropy_loss()(torch_randn(3, 4), torch_tensor(c(1L, 4L, 2L)))
+#' }
 NULL
 
 #' @rdname nn_losses

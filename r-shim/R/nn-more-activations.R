@@ -18,6 +18,13 @@ NULL
 #' @param threshold,value `nn_threshold()`: values at or below `threshold` become `value`.
 #' @return A module.
 #' @name nn_activations_more
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(c(-1, 0, 2))
+#'   nn_celu()(x)
+#'   nn_hardswish()(x)
+#' }
 NULL
 
 #' @rdname nn_activations_more

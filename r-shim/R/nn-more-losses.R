@@ -19,6 +19,12 @@ NULL
 #' @param swap Whether to use the distance from positive to negative when smaller.
 #' @return A module.
 #' @name nn_losses_more
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   loss <- nn_soft_margin_loss()
+#'   loss(torch_randn(3), torch_tensor(c(1, -1, 1)))
+#' }
 NULL
 
 #' @rdname nn_losses_more

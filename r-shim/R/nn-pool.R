@@ -91,6 +91,12 @@ NULL
 #' @param output_size The output's spatial size (`NULL` in a dim: that dim's size).
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   pool <- nn_max_pool1d(kernel_size = 2)
+#'   pool(torch_randn(1, 2, 8))$shape
+#' }
 nn_max_pool1d <- .pool_module("nn_max_pool1d", function(...) nnf_max_pool1d(...))
 #' @rdname nn_max_pool1d
 #' @export
@@ -180,6 +186,12 @@ nn_max_unpool3d <- .unpool_module("nn_max_unpool3d", function(...) nnf_max_unpoo
 #' @param track_running_stats Whether to keep running statistics.
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   bn <- nn_batch_norm2d(2)
+#'   bn(torch_randn(1, 2, 3, 3))$shape
+#' }
 nn_batch_norm2d <- .batch_norm_nd("nn_batch_norm2d", 4L)
 
 #' @rdname nn_batch_norm2d
@@ -256,6 +268,12 @@ nn_instance_norm3d <- .instance_norm_nd("nn_instance_norm3d", 3L)
 #' @param inplace Whether to modify the input.
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_manual_seed(1)
+#'   nn_dropout2d(p = 0.5)(torch_ones(1, 4, 2, 2))$shape
+#' }
 nn_dropout2d <- nn_module(
   "nn_dropout2d",
   inherit = nn_dropout,
@@ -281,6 +299,12 @@ nn_dropout3d <- nn_module(
 #'   (interpolating modes only).
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   up <- nn_upsample(scale_factor = 2, mode = "nearest")
+#'   up(torch_randn(1, 1, 2, 2))$shape
+#' }
 nn_upsample <- nn_module(
   "nn_upsample",
   initialize = function(size = NULL, scale_factor = NULL, mode = "nearest",
@@ -310,6 +334,12 @@ nn_upsample <- nn_module(
 #' @param p,inplace Alpha dropout's probability and whether to modify the input.
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   pool <- nn_lp_pool1d(norm_type = 2, kernel_size = 2)
+#'   pool(torch_randn(1, 2, 8))$shape
+#' }
 nn_lp_pool1d <- nn_module(
   "nn_lp_pool1d",
   initialize = function(norm_type, kernel_size, stride = NULL, ceil_mode = FALSE) {
@@ -444,6 +474,13 @@ nn_alpha_dropout <- nn_module(
 #'   too (for [nn_max_unpool2d()]).
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_manual_seed(1)
+#'   pool <- nn_fractional_max_pool2d(2, output_size = c(4, 4))
+#'   pool(torch_randn(1, 1, 8, 8))$shape
+#' }
 nn_fractional_max_pool2d <- .fractional_module("nn_fractional_max_pool2d",
                                                function(...) nnf_fractional_max_pool2d(...))
 

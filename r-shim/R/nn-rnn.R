@@ -136,6 +136,7 @@ nn_rnn_base <- nn_module(
 #' out[[1]]$shape        # 7 2 5
 #' out[[2]][[1]]$shape   # h_n: 2 2 5
 #' @export
+#' @family neural network modules
 nn_rnn <- nn_module(
   "nn_rnn",
   inherit = nn_rnn_base,
@@ -203,6 +204,7 @@ nn_gru <- nn_module(
 #' p$batch_sizes
 #' nn_utils_rnn_pad_packed_sequence(p, batch_first = TRUE)
 #' @export
+#' @family neural network modules
 nn_utils_rnn_pack_padded_sequence <- function(input, lengths, batch_first = FALSE,
                                               enforce_sorted = TRUE) {
   if (!is_torch_tensor(lengths)) lengths <- torch_tensor(as.numeric(lengths), dtype = torch_long())

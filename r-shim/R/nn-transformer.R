@@ -18,6 +18,12 @@ NULL
 #' @param scale The factor of the scores (`NULL`: `1/sqrt(E)`).
 #' @return A tensor `(..., L, Ev)`.
 #' @export
+#' @family neural network functions
+#' @examples
+#' if (rtorchpy_available()) {
+#'   q <- torch_randn(1, 3, 4)
+#'   torch_scaled_dot_product_attention(q, q, q)$shape
+#' }
 torch_scaled_dot_product_attention <- function(query, key, value, attn_mask = NULL,
                                                dropout_p = 0, is_causal = FALSE,
                                                scale = NULL) {
@@ -46,6 +52,14 @@ torch_scaled_dot_product_attention <- function(query, key, value, attn_mask = NU
 #' @param batch_first Whether inputs are `(batch, seq, feature)`.
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   attn <- nn_multihead_attention(embed_dim = 4, num_heads = 2)
+#'   x <- torch_randn(3, 1, 4)
+#'   out <- attn(x, x, x)
+#'   out[[1]]$shape
+#' }
 nn_multihead_attention <- nn_module(
   "nn_multihead_attention",
   initialize = function(embed_dim, num_heads, dropout = 0, bias = TRUE, add_bias_kv = FALSE,
@@ -134,6 +148,13 @@ nn_multihead_attention <- nn_module(
 #' @param enable_nested_tensor,mask_check Accepted (they choose PyTorch's inference path).
 #' @return A module.
 #' @export
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   layer <- nn_transformer_encoder_layer(d_model = 4, nhead = 2, dim_feedforward = 8)
+#'   layer$eval()
+#'   layer(torch_randn(3, 1, 4))$shape
+#' }
 nn_transformer_encoder_layer <- nn_module(
   "nn_transformer_encoder_layer",
   initialize = function(d_model, nhead, dim_feedforward = 2048, dropout = 0.1,

@@ -70,6 +70,12 @@ Ops.torch_tensor <- function(e1, e2) {
 #' @return A tensor (or base R's result).
 #' @usage x \%*\% y
 #' @name %*%
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   a <- torch_tensor(matrix(c(1, 2, 3, 4), nrow = 2))
+#'   a %*% a
+#' }
 #' @export
 `%*%` <- if (getRversion() >= "4.3.0") .Primitive("%*%") else local({
   base_matprod <- .Primitive("%*%")

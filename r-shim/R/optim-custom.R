@@ -48,6 +48,7 @@
 #'   x
 #' }
 #' @export
+#' @family optimizers
 optimizer <- function(name = NULL, inherit = Optimizer, ..., private = NULL, active = NULL,
                       parent_env = parent.frame()) {
   if (inherits(inherit, "torch_optimizer_generator")) inherit <- attr(inherit, "Optimizer")
@@ -89,6 +90,15 @@ print.torch_optimizer_generator <- function(x, ...) {
 #' @param value A list.
 #' @return `state()`: the list, or `NULL`.
 #' @export
+#' @family optimizers
+#' @examples
+#' if (rtorchpy_available()) {
+#'   p <- torch_zeros(1, requires_grad = TRUE)
+#'   opt <- optim_adam(list(p))
+#'   (p - 1)$pow(2)$sum()$backward()
+#'   opt$step()
+#'   names(opt$state_dict())
+#' }
 state <- function(self) attr(self, "rtorchpy_optim_state", exact = TRUE)
 
 #' @rdname state

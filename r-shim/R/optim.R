@@ -65,6 +65,7 @@
 #' }
 #' @name optim
 #' @export
+#' @family optimizers
 optim_sgd <- function(params, lr = optim_required(), momentum = 0, dampening = 0,
                       weight_decay = 0, nesterov = FALSE) {
   opts <- list(momentum = momentum, dampening = dampening, weight_decay = weight_decay,
@@ -152,6 +153,11 @@ optim_lbfgs <- function(params, lr = 1, max_iter = 20, max_eval = NULL, toleranc
 #' @param x An object.
 #' @return `optim_required()`: a marker object. `is_optimizer()`: `TRUE` or `FALSE`.
 #' @export
+#' @family optimizers
+#' @examples
+#' if (rtorchpy_available()) {
+#'   is_optimizer(optim_sgd(list(torch_zeros(1, requires_grad = TRUE)), lr = 0.1))
+#' }
 optim_required <- function() structure(list(), class = "optim_required")
 
 is_optim_required <- function(x) inherits(x, "optim_required")

@@ -16,6 +16,7 @@
 #' @importFrom parallel makeForkCluster
 #' @importFrom rlang list2
 #' @useDynLib rtorchpy, .registration = TRUE
+#' @family package and backends
 "_PACKAGE"
 
 .onLoad <- function(libname, pkgname) {
@@ -185,6 +186,11 @@
 #' Useful in examples and tests: `if (rtorchpy_available()) ...`.
 #' @return `TRUE` or `FALSE`.
 #' @export
+#' @family package and backends
+#' @examples
+#' if (rtorchpy_available()) {
+#'   rtorchpy_available()
+#' }
 rtorchpy_available <- function() {
   isTRUE(tryCatch(.ensure_python(), error = function(e) FALSE))
 }
@@ -196,6 +202,7 @@ rtorchpy_available <- function() {
 #' @examples
 #' if (rtorchpy_available()) rtorchpy_config()
 #' @export
+#' @family package and backends
 rtorchpy_config <- function() {
   .ensure_python()
   cfg <- reticulate::py_config()
@@ -250,6 +257,7 @@ print.rtorchpy_config <- function(x, ...) {
 #' install_rtorchpy(python = "/usr/bin/python3.11")
 #' }
 #' @export
+#' @family package and backends
 install_rtorchpy <- function(envname = "r-rtorchpy", python = NULL, ...) {
   if (!reticulate::virtualenv_exists(envname)) {
     reticulate::virtualenv_create(envname, python = python, packages = NULL)
@@ -266,6 +274,11 @@ install_rtorchpy <- function(envname = "r-rtorchpy", python = NULL, ...) {
 #' See [magrittr::%>%] for details.
 #' @name %>%
 #' @rdname pipe
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_tensor(c(1, 4, 9)) %>% torch_sqrt()
+#' }
 #' @keywords internal
 #' @importFrom magrittr %>%
 #' @usage lhs \%>\% rhs

@@ -27,6 +27,14 @@
 #' @param ... Unused (R torch's other arguments).
 #' @return `torch_save()`: `NULL`, invisibly. `torch_load()`: the object.
 #' @export
+#' @family serialization
+#' @examples
+#' if (rtorchpy_available()) {
+#'   path <- tempfile(fileext = ".pt")
+#'   torch_save(list(w = torch_ones(2)), path)
+#'   torch_load(path)
+#'   unlink(path)
+#' }
 torch_save <- function(obj, path, ...) {
   if (is_nn_module(obj)) obj <- .module_payload(obj)
   .bridge("save", .save_node(obj, "obj"), path.expand(path))

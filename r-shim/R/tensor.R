@@ -6,6 +6,12 @@
 #' @return `TRUE` or `FALSE`. `is_undefined_tensor()` is `TRUE` for the undefined tensor that
 #'   `x$grad` returns before any gradient was computed.
 #' @export
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   is_torch_tensor(torch_tensor(1))
+#'   is_torch_tensor(1)
+#' }
 is_torch_tensor <- function(x) inherits(x, "torch_tensor")
 
 #' @rdname is_torch_tensor
@@ -221,6 +227,60 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
     "always NULL)")
 }
 
+#' Tensor methods and fields
+#'
+#' A tensor is an R object of class `torch_tensor`; `x$name` reads one of its fields and
+#' `x$name(...)` calls one of its methods, as in R torch. Methods that have a function form
+#' take the same arguments as it without the first one: `x$sum(dim = 1)` is
+#' `torch_sum(x, dim = 1)`. Methods whose name ends in `_` change `x` in place and return it.
+#' Dims and indices are 1-based. The sections list the fields, the methods about autograd and
+#' attributes, then the methods of the operations by family, each linked to its function's page.
+#'
+#' @section Fields:
+#'
+#' * `x$shape`: the sizes of the dims (an integer vector); `x$ndim`: their number.
+#' * `x$dtype`: the data type (see [torch_dtype]); `x$device`: always the CPU.
+#' * `x$requires_grad`: whether operations on `x` are recorded (assignable:
+#'   `x$requires_grad <- TRUE`).
+#' * `x$grad`: the gradient accumulated by `backward()` (assignable); `x$grad_fn`: the node
+#'   that made `x`, `NULL` for a leaf; `x$is_leaf`.
+#' * `x$names`: always `NULL` (named tensors are not supported); `x$is_cuda`: `FALSE`.
+#'
+#' @section Methods (autograd and attributes):
+#'
+#' * `x$backward(gradient, retain_graph, create_graph, inputs)`: compute the gradients of `x`
+#'   with respect to the leaves (see [autograd_backward()]).
+#' * `x$detach()`, `x$detach_()`: the same values outside the graph.
+#' * `x$retain_grad()`, `x$retains_grad()`: keep the gradient of a non-leaf tensor.
+#' * `x$requires_grad_(requires_grad = TRUE)`: switch recording on (or off), in place.
+#' * `x$register_hook(hook)`: call `hook(grad)` when the gradient of `x` is computed.
+#' * `x$item()`: the value of a one-element tensor as an R number.
+#' * `x$numel()`, `x$size(dim)`, `x$dim()`, `x$ndimension()`, `x$stride(dim)`,
+#'   `x$element_size()`, `x$is_contiguous()`, `x$is_floating_point()`: sizes and layout.
+#' * `x$expand(...)`, `x$clone()`: see [torch_expand()] and [torch_clone()].
+#' * `x$cpu()`, `x$numpy()` (an R array, as [as_array()]), `x$print(n)`.
+#' * `x$set_data(new_data)`: replace the values outside autograd.
+#' * `x$cuda()`: an error (rtorchpy computes on the CPU); `x$refine_names()`, `x$rename()`,
+#'   `x$rename_()`, `x$align_to()`, `x$align_as()`: an error (no named tensors).
+#' @return Fields and methods return tensors, R values or (in-place methods) `x`.
+#' @seealso [torch_tensor()] to make a tensor.
+#' @family tensors
+#' @aliases torch_tensor_methods
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(matrix(c(1, 2, 3, 4), nrow = 2), requires_grad = TRUE)
+#'   x$shape
+#'   x$dtype
+#'   y <- x$pow(2)$sum()
+#'   y$backward()
+#'   x$grad
+#'   x$detach()$add_(1)
+#'   x$sum(dim = 1)
+#' }
+#' @name tensor_methods
+#' @order 1
+NULL
+
 # -- printing ------------------------------------------------------------------------------------
 
 #' Print a tensor as R torch does
@@ -230,6 +290,12 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 #' @param ... Unused.
 #' @return `x`, invisibly.
 #' @export
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_randn(100)
+#'   print(x, n = 5)
+#' }
 print.torch_tensor <- function(x, n = 30, ...) {
   cat(.bridge("format_tensor", .h(x), n), "\n", sep = "")
   invisible(x)
@@ -264,6 +330,12 @@ str.torch_tensor <- function(object, ...) {
 #' @param x A tensor.
 #' @return An R vector, matrix or array.
 #' @export
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(matrix(c(1, 2, 3, 4), nrow = 2))
+#'   as_array(x)
+#' }
 as_array <- function(x) UseMethod("as_array")
 
 #' @export
@@ -368,6 +440,11 @@ Ops.torch_dtype <- function(e1, e2) {
 #' @param d A floating point dtype, e.g. `torch_float64()`.
 #' @return `torch_get_default_dtype()`: a dtype. `torch_set_default_dtype()`: `NULL`, invisibly.
 #' @export
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_get_default_dtype()
+#' }
 torch_get_default_dtype <- function() .fn("torch_get_default_dtype", list())
 
 #' @rdname torch_get_default_dtype
@@ -389,6 +466,11 @@ torch_set_default_dtype <- function(d) {
 #' @param index Ignored.
 #' @return A `torch_device`.
 #' @export
+#' @family tensors
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_device("cpu")
+#' }
 torch_device <- function(type = "cpu", index = NULL) {
   if (!identical(tolower(type), "cpu")) {
     .not_implemented_error("rtorchpy computes on the CPU only; got device '", type, "'")

@@ -70,6 +70,7 @@
 #' }
 #' @name autograd_transforms
 #' @export
+#' @family autograd
 autograd_grad_fn <- function(func, argnums = 1, has_aux = FALSE) {
   .transformed("grad", func, list(argnums = .argnums0(argnums), has_aux = has_aux))
 }
@@ -164,6 +165,7 @@ autograd_jvp_fn <- function(func, primals, tangents, has_aux = FALSE) {
 #'   })
 #' }
 #' @export
+#' @family autograd
 with_dual_level <- function(code) {
   .bridge("dual_level", TRUE)
   on.exit(.bridge("dual_level", FALSE))
