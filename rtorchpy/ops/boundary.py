@@ -37,6 +37,22 @@ _INTERNAL = ("unsupported operand type", "object cannot be interpreted", "invali
              "could not be broadcast together", "objects cannot be broadcast")
 # values that are what most arguments expect (the culprit is among the others)
 _PLAIN = (Tensor, np.ndarray, bool, int, float, np.number, np.bool_, type(None))
+# vmap (ops/batching.py): [open frames, dispatcher, BatchedTensor]; while a frame is open, a
+# call with a batched argument goes to the dispatcher (its batching rule or per-example loop)
+VMAP = [0, None, None, frozenset()]  # (+ the random creation functions, which vmap batches)
+
+
+def _any_batched(args, kwargs):
+    cls = VMAP[2]
+    for a in args:
+        if isinstance(a, cls) or (type(a) in (list, tuple) and
+                                  any(isinstance(v, cls) for v in a)):
+            return True
+    for a in kwargs.values():
+        if isinstance(a, cls) or (type(a) in (list, tuple) and
+                                  any(isinstance(v, cls) for v in a)):
+            return True
+    return False
 
 
 def _flag_params(fn):
@@ -180,6 +196,8 @@ def boundary(fn, where):
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
+        if VMAP[0] and (_any_batched(args, kwargs) or where in VMAP[3]):
+            return VMAP[1](where, checked, args, kwargs)
         if positions:
             for i, n in positions:
                 if i < len(args) and type(args[i]) is not bool:
