@@ -261,7 +261,7 @@ def matmul(call, level, args, kwargs):
     if rb == 1:
         out = out.squeeze(-1)
     if ra == 1:
-        out = out.squeeze(-2)
+        out = out.squeeze(-1 if rb == 1 else -2)
     return wrap(out, level)
 
 
