@@ -48,8 +48,10 @@
 #' * `autograd_vmap(f, in_dims, out_dims)`: `f` mapped over dimension `in_dims` of its
 #'   arguments (one number for all, or a list with one entry per argument, `NULL` for an
 #'   argument not mapped); the mapped dimension of the result is `out_dims`. `randomness` is
-#'   `"error"` (random ops refused), `"different"` or `"same"`. Today `autograd_vmap()` calls
-#'   `f` once per example; `autograd_vmap_fallback_ops()` lists the ops without a batching rule.
+#'   `"error"` (random ops refused), `"different"` or `"same"`. `f` runs once, on batched
+#'   tensors: each op applies its batching rule to the whole batch; an op without a rule runs
+#'   once per example (correct, slower), and `autograd_vmap_fallback_ops()` lists those ops.
+#'   `chunk_size` runs the batch in chunks of that many examples (less memory).
 #' * `autograd_jvp_fn(f, primals, tangents)`: `list(output, jvp)`, one forward-mode pass.
 #'
 #' @param func An R function of tensors returning a tensor (or a list of tensors).
@@ -57,6 +59,7 @@
 #' @param has_aux `func` returns `list(output, aux)`; the transform returns `aux` alongside.
 #' @param in_dims,out_dims Mapped dimensions (1-based; `NULL` for none).
 #' @param randomness `"error"`, `"different"` or `"same"`.
+#' @param chunk_size `NULL` (the whole batch at once) or the number of examples per chunk.
 #' @param primals,tangents Lists of tensors (or single tensors) of the same shapes.
 #' @return A function (the transforms); `autograd_jvp_fn()`: a list; `autograd_vmap_fallback_ops()`:
 #'   a character vector.
@@ -99,11 +102,12 @@ autograd_hessian_fn <- function(func, argnums = 1) {
 #' @rdname autograd_transforms
 #' @export
 autograd_vmap <- function(func, in_dims = 1, out_dims = 1,
-                          randomness = c("error", "different", "same")) {
+                          randomness = c("error", "different", "same"), chunk_size = NULL) {
   randomness <- match.arg(randomness)
+  if (!is.null(chunk_size)) chunk_size <- as.integer(chunk_size)
   .transformed("vmap", func, list(in_dims = .dims0(in_dims, "in_dims"),
                                   out_dims = .dims0(out_dims, "out_dims"),
-                                  randomness = randomness))
+                                  randomness = randomness, chunk_size = chunk_size))
 }
 
 #' @rdname autograd_transforms

@@ -21,7 +21,8 @@ _BUILD = {
     "jacrev": lambda f, o: T.autograd_jacrev(f, o["argnums"], o["has_aux"]),
     "jacfwd": lambda f, o: T.autograd_jacfwd(f, o["argnums"], o["has_aux"]),
     "hessian": lambda f, o: T.autograd_hessian_fn(f, o["argnums"]),
-    "vmap": lambda f, o: T.autograd_vmap(f, o["in_dims"], o["out_dims"], o["randomness"]),
+    "vmap": lambda f, o: T.autograd_vmap(f, o["in_dims"], o["out_dims"], o["randomness"],
+                                         o.get("chunk_size")),
 }
 
 
