@@ -9,9 +9,12 @@ backward's formulas run on tensors that carry tangents. Forward transforms use t
 level PyTorch allows, so ``jacfwd`` cannot be nested in ``jacfwd`` (use ``jacrev`` inside);
 ``jacfwd`` pushes every basis direction at once (batched tangents, ``forward_ad.BATCH``).
 
-``vmap`` here maps by calling the function once per example and stacking (the per-example
-fallback of ``torch.func``); no op has a batching rule yet, which ``autograd_vmap_fallback_ops()``
-reports.
+``vmap`` (``ops/vmap.py``) runs the function once on batched tensors: each op applies its
+batching rule to the whole batch (``ops/batch_rules.py``), and only ops without one run per
+example (``autograd_vmap_fallback_ops()``). ``grad`` under vmap differentiates with respect to
+batched leaves (the inputs expanded to the batch, a view), so per-sample gradients are one
+batched forward and one backward pass; ``jacrev``/``jacfwd``/``hessian`` under vmap run once
+per example.
 """
 from __future__ import annotations
 
