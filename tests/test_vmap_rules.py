@@ -161,3 +161,19 @@ def test_fallback_list_and_data_dependent_errors():
         rt.autograd_vmap(lambda a: a.sum().item())(x)
     with pytest.raises(RuntimeError, match="data-dependent control flow"):
         rt.autograd_vmap(lambda a: a * 2 if a.sum() > 0 else a)(x)
+
+
+def test_vjp_and_jvp_under_vmap_equal_the_loop():
+    x = _t(mlp_inputs()[3])
+    v = _t(np.arange(float(x.numel())).reshape(tuple(x.shape)))
+
+    def f(a):
+        return (a.sin() * a.sum()).tanh()
+
+    def vjp_of(a, u):
+        return rt.autograd_vjp_fn(f, a)[1](u)[0]
+
+    def jvp_of(a, u):
+        return rt.autograd_jvp_fn(f, (a,), (u,))[1]
+    for g in (vjp_of, jvp_of):
+        _check(rt.autograd_vmap(g)(x, v), _looped(g, [x, v], 0), g.__name__)

@@ -13,8 +13,8 @@ level PyTorch allows, so ``jacfwd`` cannot be nested in ``jacfwd`` (use ``jacrev
 batching rule to the whole batch (``ops/batch_rules.py``), and only ops without one run per
 example (``autograd_vmap_fallback_ops()``). ``grad`` under vmap differentiates with respect to
 batched leaves (the inputs expanded to the batch, a view), so per-sample gradients are one
-batched forward and one backward pass; ``jacrev``/``jacfwd``/``hessian`` under vmap run once
-per example.
+batched forward and one backward pass (``jacrev`` and ``vjp`` likewise); ``jacfwd``, ``jvp``
+and ``hessian`` under vmap run once per example.
 """
 from __future__ import annotations
 
@@ -142,6 +142,10 @@ def autograd_grad_fn(func, argnums=0, has_aux=False):
 
 def autograd_vjp_fn(func, *primals, has_aux=False):
     """``(output, vjp_fn)`` as ``torch.func.vjp``: ``vjp_fn(v)`` is the tuple of ``v^T J``."""
+    if VMAP[0]:
+        levels = _levels_in(primals, {})
+        if levels:
+            return _vjp_batched(func, primals, has_aux, levels)
     watched = _watched(primals)
     with with_enable_grad():
         xs = [_diff_input(p, "vjp") for p in primals]
@@ -165,11 +169,11 @@ def autograd_jacrev(func, argnums=0, has_aux=False):
     """The Jacobian by reverse mode, one backward pass per output element (``torch.func.jacrev``):
     shape ``output.shape + input.shape``."""
     def wrapper(*args, **kwargs):
-        if VMAP[0]:
-            looped = transform_loop(wrapper, args, kwargs, "jacrev")
-            if looped is not None:
-                return looped[0]
         nums = _argnums(argnums, len(args), "jacrev")
+        if VMAP[0]:
+            levels = _levels_in(args, kwargs)
+            if levels:
+                return _jacrev_batched(func, args, kwargs, nums, argnums, has_aux, levels)
         args = list(args)
         watched = _watched([args[i] for i in nums if isinstance(args[i], Tensor)])
         with with_enable_grad():
@@ -208,6 +212,11 @@ def _shape_result(jac, out, argnums, aux, has_aux):
 
 def autograd_jvp_fn(func, primals, tangents, has_aux=False):
     """``(output, jvp_out)`` as ``torch.func.jvp``: one forward pass with dual tensors."""
+    if VMAP[0]:   # (under vmap: once per example)
+        looped = transform_loop(lambda p, t: autograd_jvp_fn(func, p, t, has_aux),
+                                (primals, tangents), {}, "jvp")
+        if looped is not None:
+            return looped[0]
     primals = tuple(primals) if isinstance(primals, (tuple, list)) else (primals,)
     tangents = tuple(tangents) if isinstance(tangents, (tuple, list)) else (tangents,)
     if len(primals) != len(tangents):
@@ -321,24 +330,41 @@ def _rewrap(p, levels):
     return p
 
 
+def _batched_leaves(args, nums, levels, where):
+    """Replace the differentiated arguments by leaves batched at every level of the call
+    (expanded: a view); the plain leaves, to differentiate with respect to."""
+    leaves = []
+    for i in nums:
+        x = args[i]
+        if not isinstance(x, Tensor) or not x.dtype.is_floating_point:
+            _diff_input(x, where)   # (raises the error)
+        leaf = _diff_input(_to_levels(x, levels), where)
+        leaves.append(leaf)
+        args[i] = _rewrap(leaf, levels)
+    return leaves
+
+
+def _physical(out, levels, where):
+    """An output's plain tensor when it is batched at exactly ``levels``; None when it misses
+    some (it then depends on no differentiated input, all of which are batched at all)."""
+    po, have = peel(out)
+    if not set(have) <= {lvl for lvl, _ in levels}:
+        raise RuntimeError(f"{where} inside vmap: the function uses a batched tensor that is "
+                           "not one of its arguments (captured from an enclosing vmap); pass "
+                           "it as an argument instead")
+    return po if len(have) == len(levels) and po._requires_grad else None
+
+
 def _grad_batched(func, args, kwargs, nums, argnums, has_aux, levels):
     """grad under vmap (per-sample gradients): each differentiated input becomes a leaf batched
-    at every level of the call (expanded: a view), the examples' outputs are summed and
-    backpropagated once; each example's output depends only on its own slice of the leaf, so
-    the leaf's gradient holds every example's gradient."""
+    at every level of the call, the examples' outputs are summed and backpropagated once; each
+    example's output depends only on its own slice of the leaf, so the leaf's gradient holds
+    every example's gradient."""
     where = "grad_and_value"
     args = list(args)
     watched = _watched([args[i] for i in nums if isinstance(args[i], Tensor)])
     with with_enable_grad():
-        leaves = []
-        for i in nums:
-            x = args[i]
-            if not isinstance(x, Tensor) or not x.dtype.is_floating_point:
-                _diff_input(x, where)   # (raises the error)
-            p = _to_levels(x, levels)
-            leaf = _diff_input(p, where)
-            leaves.append(leaf)
-            args[i] = _rewrap(leaf, levels)
+        leaves = _batched_leaves(args, nums, levels, where)
         out, aux = _split_aux(func(*args, **kwargs), has_aux, where)
         if not isinstance(out, Tensor):
             raise RuntimeError(f"{where}(f)(*args): Expected f(*args) to return a Tensor, "
@@ -347,15 +373,9 @@ def _grad_batched(func, args, kwargs, nums, argnums, has_aux, levels):
             raise RuntimeError(f"{where}(f)(*args): Expected f(*args) to return a scalar "
                                f"Tensor, got tensor with {out.dim()} dims. Maybe you wanted "
                                "to use the vjp or jacrev APIs instead?")
-        po, have = peel(out)
-        if not set(have) <= {lvl for lvl, _ in levels}:
-            raise RuntimeError(f"{where} inside vmap: the function uses a batched tensor that "
-                               "is not one of its arguments (captured from an enclosing vmap); "
-                               "pass it as an argument instead")
-        if po._requires_grad:
-            gs = autograd_grad([po.sum()], leaves, create_graph=watched, allow_unused=True)
-        else:
-            gs = [None] * len(leaves)
+        po = _physical(out, levels, where)
+        gs = autograd_grad([po.sum()], leaves, create_graph=watched, allow_unused=True) \
+            if po is not None else [None] * len(leaves)
     gs = [_zeros(x) if g is None else g for g, x in zip(gs, leaves)]
     if not watched:
         gs = [g.detach() for g in gs]
@@ -363,3 +383,63 @@ def _grad_batched(func, args, kwargs, nums, argnums, has_aux, levels):
     gs = [_rewrap(g, levels) for g in gs]
     g = tuple(gs) if isinstance(argnums, tuple) else gs[0]
     return (g, (out, aux)) if has_aux else (g, out)
+
+
+def _jacrev_batched(func, args, kwargs, nums, argnums, has_aux, levels):
+    """jacrev under vmap: batched leaves as for grad; one backward pass per element of an
+    example's output, with that element's one-hot gradient in every example at once."""
+    where = "jacrev"
+    args = list(args)
+    watched = _watched([args[i] for i in nums if isinstance(args[i], Tensor)])
+    nb = len(levels)
+    with with_enable_grad():
+        leaves = _batched_leaves(args, nums, levels, where)
+        out, aux = _split_aux(func(*args, **kwargs), has_aux, where)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        jac = []
+        for o in outs:
+            po = _physical(o, levels, where)
+            row = []
+            for leaf in leaves:
+                bshape, xshape = tuple(leaf.shape[:nb]), tuple(leaf.shape[nb:])
+                shape = bshape + tuple(o.shape) + xshape
+                if po is None or o.numel() == 0:
+                    row.append(_rewrap(Tensor._make(np.zeros(shape, leaf._data.dtype)), levels))
+                    continue
+                rows = []
+                for m in range(o.numel()):
+                    v = np.zeros(tuple(o.shape), dtype=po._data.dtype)
+                    v.reshape(-1)[m] = 1
+                    g = autograd_grad([po], [leaf], [Tensor._make(np.broadcast_to(v, po.shape))],
+                                      retain_graph=True, create_graph=watched,
+                                      allow_unused=True)[0]
+                    rows.append(_zeros(leaf) if g is None else g)
+                block = stack(rows, nb).reshape(*shape)
+                row.append(_rewrap(block if watched else block.detach(), levels))
+            jac.append(row)
+    return _shape_result(jac, out, argnums, aux, has_aux)
+
+
+def _vjp_batched(func, primals, has_aux, levels):
+    """vjp under vmap: batched leaves as for grad; ``vjp_fn(v)`` backpropagates every
+    example's ``v`` (batched, or the same for all) at once."""
+    watched = _watched(primals)
+    args = list(primals)
+    with with_enable_grad():
+        leaves = _batched_leaves(args, range(len(args)), levels, "vjp")
+        out, aux = _split_aux(func(*args), has_aux, "vjp")
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    phys = [_physical(o, levels, "vjp") for o in outs]
+
+    def vjp_fn(*vs):
+        vs = vs[0] if len(vs) == 1 and isinstance(vs[0], (tuple, list)) else vs
+        with with_enable_grad():
+            pairs = [(p, _to_levels(v, levels)) for p, v in zip(phys, vs) if p is not None]
+            gs = autograd_grad([p for p, _ in pairs], leaves, [v for _, v in pairs],
+                               retain_graph=True, create_graph=watched, allow_unused=True) \
+                if pairs else [None] * len(leaves)
+        gs = [_zeros(x) if g is None else g for g, x in zip(gs, leaves)]
+        return tuple(_rewrap(g if watched else g.detach(), levels) for g in gs)
+    shown = out if watched else (type(out)(o.detach() for o in outs)
+                                 if isinstance(out, (tuple, list)) else out.detach())
+    return (shown, vjp_fn, aux) if has_aux else (shown, vjp_fn)
