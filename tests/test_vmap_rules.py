@@ -177,3 +177,17 @@ def test_vjp_and_jvp_under_vmap_equal_the_loop():
         return rt.autograd_jvp_fn(f, (a,), (u,))[1]
     for g in (vjp_of, jvp_of):
         _check(rt.autograd_vmap(g)(x, v), _looped(g, [x, v], 0), g.__name__)
+
+
+def test_modules_under_vmap():
+    rt.torch_manual_seed(0)
+    model = rt.nn_sequential(rt.nn_linear(3, 4), rt.nn_relu(), rt.nn_layer_norm(4),
+                             rt.nn_linear(4, 2))
+    conv = rt.nn_conv2d(2, 3, 3)
+    x, images = rt.torch_randn(5, 3), rt.torch_randn(4, 2, 6, 6)
+    batching.FALLBACK_SEEN.clear()
+    with rt.with_no_grad():
+        _check(rt.autograd_vmap(model)(x), model(x), "nn_sequential")
+        _check(rt.autograd_vmap(conv)(images), conv(images), "nn_conv2d", tol=1e-6)
+    # linear and relu by their rules; layer norm and the convolution once per example
+    assert batching.FALLBACK_SEEN == {"nn_layer_norm", "nn_conv2d"}

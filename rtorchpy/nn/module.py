@@ -34,6 +34,8 @@ from .. import dtypes as _dt
 from ..autograd.grad_mode import with_no_grad
 from ..autograd.graph import bump_version
 from ..numerics.format import type_word_for
+from ..ops.batching import module_call
+from ..ops.boundary import VMAP, _any_batched
 from ..tensor import Tensor
 
 __all__ = ["nn_module", "nn_parameter", "nn_buffer", "is_nn_module", "is_nn_parameter",
@@ -146,6 +148,8 @@ class nn_module:
         raise NotImplementedError(f"{type(self).__name__} has no forward() method")
 
     def __call__(self, *args, **kwargs):
+        if VMAP[0] and _any_batched(args, kwargs):   # (inside vmap: ops/batching.py)
+            return module_call(self, args, kwargs)
         return self.forward(*args, **kwargs)
 
     # -- attributes ---------------------------------------------------------------------------

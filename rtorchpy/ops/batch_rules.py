@@ -21,8 +21,9 @@ import string
 
 from ..tensor import Tensor
 from . import nnf as _nnf
-from .batching import (BatchedTensor, RANDOM, RULES, frame, inplace_error, is_batched, public,
-                       value_of, wrap)
+from .batching import (MODULE_RULES, RANDOM, RULES, BatchedTensor, frame, inplace_error,
+                       is_batched, public, value_of, wrap)
+from .boundary import boundary
 from .registry import OPS
 
 _SIGS = {}
@@ -411,6 +412,18 @@ def _dim_names(name):
     return ("dim",)
 
 
+def _module_rules():
+    """rtorchpy's layers whose forward is one nnf function: that function's public form."""
+    def nnf_of(fn_name, *attrs):
+        public_fn = boundary(getattr(_nnf, fn_name), fn_name)
+        return lambda m, level, args, kwargs: public_fn(
+            *args, *[getattr(m, a) for a in attrs], **kwargs)
+    MODULE_RULES.update(
+        nn_linear=nnf_of("nnf_linear", "weight", "bias"), nn_relu=nnf_of("nnf_relu"),
+        nn_tanh=nnf_of("nnf_tanh"), nn_sigmoid=nnf_of("nnf_sigmoid"),
+        nn_identity=lambda m, level, args, kwargs: args[0])
+
+
 def _install():
     for n in UNARY + BINARY + NNF_UNARY:
         RULES[n] = elementwise
@@ -434,6 +447,7 @@ def _install():
         if hasattr(_nnf, n):
             RULES[n] = pointwise_loss
     RANDOM.update(RANDOM_OPS)
+    _module_rules()
 
 
 _install()

@@ -283,6 +283,29 @@ def value_of(x, level, size):
     return x.unsqueeze(0).expand(size, *x.shape)
 
 
+# ------------------------------------------------------------------------------ modules
+
+MODULE_RULES = {}   # class name -> rule(module, level, args, kwargs) (batch_rules.py)
+CONTAINERS = frozenset({"nn_sequential", "nn_module_list", "nn_module_dict"})
+
+
+def module_call(module, args, kwargs):
+    """A module called with a batched argument. rtorchpy's own layers call the op functions
+    directly (past the dispatching wrapper), so each runs by its rule here or once per example;
+    containers and the user's modules run their forward on the batched tensors (their ops
+    dispatch one by one)."""
+    cls = type(module)
+    if not cls.__module__.startswith("rtorchpy.") or cls.__name__ in CONTAINERS:
+        return module.forward(*args, **kwargs)
+    level = _level_of(args, kwargs)
+    rule = MODULE_RULES.get(cls.__name__)
+    if rule is not None:
+        out = rule(module, level, args, kwargs)
+        if out is not NotImplemented:
+            return out
+    return loop(cls.__name__, module, level, args, kwargs)
+
+
 # ------------------------------------------------------------------------------ transforms
 
 def full_levels():
