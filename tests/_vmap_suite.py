@@ -19,7 +19,8 @@ def rtorchpy_ns():
         relu=rt.nnf_relu, mse=rt.nnf_mse_loss, ce=rt.nnf_cross_entropy, nll=rt.nnf_nll_loss,
         bcel=rt.nnf_binary_cross_entropy_with_logits, det=rt.linalg_det, where=rt.torch_where,
         softplus=rt.nnf_softplus, log_softmax=rt.nnf_log_softmax, l1=rt.nnf_l1_loss,
-        inv=rt.linalg_inv)
+        inv=rt.linalg_inv, conv2d=rt.nnf_conv2d, max_pool2d=rt.nnf_max_pool2d,
+        layer_norm=rt.nnf_layer_norm)
 
 
 def torch_ns():
@@ -29,7 +30,8 @@ def torch_ns():
         cat=torch.cat, stack=torch.stack, einsum=torch.einsum, linear=fn.linear, relu=fn.relu,
         mse=fn.mse_loss, ce=fn.cross_entropy, nll=fn.nll_loss,
         bcel=fn.binary_cross_entropy_with_logits, det=torch.linalg.det, where=torch.where,
-        softplus=fn.softplus, log_softmax=fn.log_softmax, l1=fn.l1_loss, inv=torch.linalg.inv)
+        softplus=fn.softplus, log_softmax=fn.log_softmax, l1=fn.l1_loss, inv=torch.linalg.inv,
+        conv2d=fn.conv2d, max_pool2d=fn.max_pool2d, layer_norm=fn.layer_norm)
 
 
 # name: (function of (T, *inputs), input specs, in_dims). A spec is a shape (float) or
@@ -75,6 +77,11 @@ CASES = {
                                            T.ce(x, y, reduction="none")),
                           [(B, 4, 5), ("int", (B, 4), 5)], 0),
     "cross_entropy_1d": (lambda T, x, y: T.ce(x, y), [(B, 5), ("int", (B,), 5)], 0),
+    "conv_pool": (lambda T, x, w, y: (T.max_pool2d(T.conv2d(x, w, padding=1), 2),
+                                      T.conv2d(y, w)), [(B, 2, 1, 4, 4), (3, 1, 3, 3),
+                                                        (1, B, 5, 5)], (0, None, 1)),
+    "layer_norm": (lambda T, x, w, b: (T.layer_norm(x, (3,), w, b), T.layer_norm(x, (2, 3))),
+                   [(B, 2, 3), (B, 3), (3,)], (0, 0, None)),
     "linalg_fallback": (lambda T, x: (T.det(x), T.inv(x) + 1), [(B, 3, 3)], 0),
 }
 

@@ -189,5 +189,10 @@ def test_modules_under_vmap():
     with rt.with_no_grad():
         _check(rt.autograd_vmap(model)(x), model(x), "nn_sequential")
         _check(rt.autograd_vmap(conv)(images), conv(images), "nn_conv2d", tol=1e-6)
-    # linear and relu by their rules; layer norm and the convolution once per example
-    assert batching.FALLBACK_SEEN == {"nn_layer_norm", "nn_conv2d"}
+    # every layer here by its rule; an embedding once per example (no rule for its module)
+    assert not batching.FALLBACK_SEEN, batching.FALLBACK_SEEN
+    emb = rt.nn_embedding(10, 3)
+    idx = rt.torch_tensor(np.array([[1, 2], [3, 4], [5, 6]]))
+    with rt.with_no_grad():
+        _check(rt.autograd_vmap(emb)(idx), emb(idx), "nn_embedding")
+    assert batching.FALLBACK_SEEN == {"nn_embedding"}

@@ -11,8 +11,9 @@ loop. Families:
   end, so it stays); a full reduction (``dim=None``) reduces the flattened example;
 * views: the batch size is prepended to the requested shape;
 * matmul: 1-D operands become matrices (and back), ranks are aligned, one batched product;
-* nn functionals and losses: linear decomposes into matmul and add; a loss runs with
-  ``reduction="none"`` on the whole batch and is reduced per example.
+* nn functionals and losses: linear decomposes into matmul and add; convolutions and pooling
+  merge the batch with the examples' N dim; layer norm and embedding run as they are; a loss
+  runs with ``reduction="none"`` on the whole batch and is reduced per example.
 """
 from __future__ import annotations
 
@@ -367,6 +368,55 @@ def class_loss(call, level, args, kwargs):
     return _reduce_example(loss, level, "mean", denom=count)
 
 
+# ------------------------------------------------------------------------------ layers
+
+def _only_first_batched(level, args, kwargs):
+    return is_batched(args[0], level) and not any(
+        isinstance(a, BatchedTensor) and a._level == level
+        for a in list(args[1:]) + list(kwargs.values()))
+
+
+def merge_n(spatial):
+    """Convolutions and pooling with an unbatched weight: the examples' N dims merge with the
+    batch (an example without one is N = 1), one call, then apart again."""
+    def rule(call, level, args, kwargs):
+        if not args or not _only_first_batched(level, args, kwargs):
+            return NotImplemented
+        x = args[0]
+        v = x._value
+        if x.dim() == spatial + 1:
+            out = call(v, *args[1:], **kwargs)
+        elif x.dim() == spatial + 2:
+            out = call(v.flatten(0, 1), *args[1:], **kwargs)
+            if not isinstance(out, Tensor):
+                return NotImplemented   # (pooling's indices: their meaning is per example)
+            out = out.reshape(v.shape[0], x.shape[0], *out.shape[1:])
+        else:
+            return NotImplemented
+        return _wrap_out(out, level) if isinstance(out, Tensor) else NotImplemented
+    return rule
+
+
+def trailing(call, level, args, kwargs):
+    """Ops that act on the trailing dims only (layer norm, embedding lookup) with their other
+    tensors unbatched: the same call on the whole batch."""
+    if not args or not _only_first_batched(level, args, kwargs):
+        return NotImplemented
+    return _wrap_out(call(args[0]._value, *args[1:], **kwargs), level)
+
+
+def layer_norm(call, level, args, kwargs):
+    sig, b = _bind(call, args, kwargs)
+    w, bias = b.arguments.get("weight"), b.arguments.get("bias")
+    if not is_batched(w, level) and not is_batched(bias, level):
+        return trailing(call, level, args, kwargs)
+    # per-example affine parameters (per-sample gradients): normalize, then scale and shift
+    out = call(b.arguments["input"], b.arguments["normalized_shape"],
+               eps=b.arguments.get("eps", 1e-5))
+    out = out if w is None else out * w
+    return out if bias is None else out + bias
+
+
 # ------------------------------------------------------------------------------ the table
 
 UNARY = """abs absolute acos arccos acosh arccosh angle asin arcsin asinh arcsinh atan arctan
@@ -420,8 +470,18 @@ def _module_rules():
             *args, *[getattr(m, a) for a in attrs], **kwargs)
     MODULE_RULES.update(
         nn_linear=nnf_of("nnf_linear", "weight", "bias"), nn_relu=nnf_of("nnf_relu"),
+        nn_layer_norm=nnf_of("nnf_layer_norm", "normalized_shape", "weight", "bias", "eps"),
         nn_tanh=nnf_of("nnf_tanh"), nn_sigmoid=nnf_of("nnf_sigmoid"),
         nn_identity=lambda m, level, args, kwargs: args[0])
+    for k in (1, 2, 3):
+        MODULE_RULES[f"nn_conv{k}d"] = _conv_module
+
+
+def _conv_module(m, level, args, kwargs):
+    if m.padding_mode != "zeros" or kwargs or len(args) != 1:
+        return NotImplemented
+    fn = boundary(m._fn, m._fn.__name__)
+    return fn(args[0], m.weight, m.bias, m.stride, m.padding, m.dilation, m.groups)
 
 
 def _install():
@@ -443,6 +503,12 @@ def _install():
                  __setitem__=setitem, matmul=matmul, mm=matmul, mv=matmul, bmm=matmul,
                  dot=dot, inner=dot, vdot=dot, einsum=einsum, nnf_linear=linear,
                  nnf_cross_entropy=class_loss, nnf_nll_loss=class_loss)
+    for k in (1, 2, 3):
+        for n in (f"nnf_conv{k}d", f"nnf_conv_transpose{k}d", f"nnf_max_pool{k}d",
+                  f"nnf_avg_pool{k}d", f"nnf_adaptive_avg_pool{k}d"):
+            if hasattr(_nnf, n):
+                RULES[n] = merge_n(k)
+    RULES.update(nnf_layer_norm=layer_norm, nnf_embedding=trailing)
     for n in POINTWISE_LOSSES:
         if hasattr(_nnf, n):
             RULES[n] = pointwise_loss
