@@ -196,3 +196,26 @@ def test_modules_under_vmap():
     with rt.with_no_grad():
         _check(rt.autograd_vmap(emb)(idx), emb(idx), "nn_embedding")
     assert batching.FALLBACK_SEEN == {"nn_embedding"}
+
+
+SWEEP = {  # more ops of the dims family, against the per-example loop
+    "tril": lambda a: a.tril(), "triu": lambda a: a.triu(1), "diff": lambda a: a.diff(),
+    "flip": lambda a: a.flip(0), "roll": lambda a: a.roll(1, 0),
+    "diagonal": lambda a: a.diagonal(), "unbind": lambda a: a.unbind()[1],
+    "split": lambda a: a.split(2)[0], "chunk": lambda a: a.chunk(2, 1)[1],
+    "argsort": lambda a: a.argsort(0), "kthvalue": lambda a: a.kthvalue(2, 0)[0],
+    "unflatten": lambda a: a.unflatten(1, (2, 2)), "all": lambda a: (a > 0).all(),
+    "any": lambda a: (a > 0).any(1), "count_nonzero": lambda a: a.count_nonzero(),
+    "median": lambda a: a.median(), "prod": lambda a: a.prod(1), "std": lambda a: a.std(),
+    "min": lambda a: a.min(0)[1], "swapaxes": lambda a: a.swapaxes(0, 1),
+    "movedim": lambda a: a.movedim(0, -1), "softmin": lambda a: rt.nnf_softmin(a, 1),
+    "norm": lambda a: a.norm(dim=1), "var_mean": lambda a: a.var_mean(1)[0],
+}
+
+
+@pytest.mark.parametrize("name", sorted(SWEEP))
+def test_dims_family_sweep_equals_the_loop(name):
+    x = _t(np.random.default_rng(5).standard_normal((B, 4, 4)))
+    batching.FALLBACK_SEEN.clear()
+    _check(rt.autograd_vmap(SWEEP[name])(x), _looped(SWEEP[name], [x], 0), name)
+    assert not batching.FALLBACK_SEEN

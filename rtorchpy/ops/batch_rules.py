@@ -125,6 +125,8 @@ def dims_rule(name, dim_names, expand_all=False, reduction=False):
         if reduction and arguments.get("other") is not None:
             return NotImplemented
         for key in dim_names:
+            if key not in sig.parameters:   # (tril/triu: the last two dims, no argument)
+                continue
             d = arguments.get(key, sig.parameters[key].default)
             if d is None or (isinstance(d, tuple) and not d):
                 if not (reduction and key == "dim") or arguments.get("keepdim"):
