@@ -7629,11 +7629,12 @@ nnf_contrib_sparsemax <- function(input, dim = -1L) { .r <- .External(rtp_fnx, "
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family activations
+#' @family losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(0.1, 0.2, 0.4, 0.8)))
-#'   y <- torch_tensor(rbind(c(4L, 1L, 0L, 0L)), dtype = torch_long())
+#'   y <- torch_tensor(rbind(c(4L, 1L, 0L, 0L)),
+#'                     dtype = torch_long())
 #'   nnf_multilabel_margin_loss(x, y)
 #' }
 #' @export

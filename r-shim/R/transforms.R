@@ -48,8 +48,10 @@
 #' * `autograd_vmap(f, in_dims, out_dims)`: `f` mapped over dimension `in_dims` of its
 #'   arguments (one number for all, or a list with one entry per argument, `NULL` for an
 #'   argument not mapped); the mapped dimension of the result is `out_dims`. `randomness` is
-#'   `"error"` (random ops refused), `"different"` or `"same"`. Today `autograd_vmap()` calls
-#'   `f` once per example; `autograd_vmap_fallback_ops()` lists the ops without a batching rule.
+#'   `"error"` (random ops refused), `"different"` or `"same"`. `f` runs once, on batched
+#'   tensors: each op applies its batching rule to the whole batch; an op without a rule runs
+#'   once per example (correct, slower), and `autograd_vmap_fallback_ops()` lists those ops.
+#'   `chunk_size` runs the batch in chunks of that many examples (less memory).
 #' * `autograd_jvp_fn(f, primals, tangents)`: `list(output, jvp)`, one forward-mode pass.
 #'
 #' @param func An R function of tensors returning a tensor (or a list of tensors).

@@ -46,7 +46,6 @@ _OVERRIDE = {
     "reductions": "torch_count_nonzero torch_nansum torch_dist torch_trace torch_cumprod "
                   "torch_diff torch_std_mean torch_var_mean torch_median",
     "sorting and quantiles": "torch_kthvalue",
-    "losses": "nnf_multilabel_margin_loss",
     "indexing": "torch_where torch_take torch_index_add torch_index_copy torch_index_fill "
                 "torch_scatter torch_tril_indices torch_triu_indices torch_select "
                 "torch_narrow",
@@ -60,7 +59,8 @@ _OVERRIDE = {
                    "nnf_sigmoid nnf_tanh nnf_softmax nnf_log_softmax nnf_gelu nnf_silu "
                    "nnf_elu nnf_leaky_relu nnf_relu6 nnf_hardtanh nnf_softplus "
                    "nnf_logsigmoid",
-    "losses": "nnf_mse_loss nnf_nll_loss nnf_cross_entropy nnf_binary_cross_entropy "
+    "losses": "nnf_multilabel_margin_loss "
+              "nnf_mse_loss nnf_nll_loss nnf_cross_entropy nnf_binary_cross_entropy "
               "nnf_l1_loss nnf_smooth_l1_loss nnf_huber_loss "
               "nnf_binary_cross_entropy_with_logits",
     "neural network functions": "nnf_linear nnf_one_hot nnf_bilinear nnf_embedding "

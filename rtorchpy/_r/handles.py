@@ -11,6 +11,8 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.graph import Node
 from ..tensor import Tensor
+from ..ops.batching import BatchedTensor
+from ..ops.batching import wrap as _batched
 from .errors import ZERO_DIM, ZERO_INDEX, RIndexError, RNAError, _err, na_message
 from .protocol import FLAG_GC, FLAG_WARN, MAGIC
 
@@ -127,7 +129,7 @@ class Raw(list):
 def _enc(r):
     """A Python result as the R side expects it (see the module docstring)."""
     t = type(r)
-    if t is Tensor:
+    if t is Tensor or t is BatchedTensor:   # (vmap hands R closures batched tensors)
         return _put(r)
     if t is Raw:
         return list(r)
@@ -157,7 +159,7 @@ def _enc_value(r, t):
 def _enc_item(v):
     if v is None:
         return complex(0, MAGIC)  # in a list of results, None is the undefined tensor
-    if type(v) is Tensor:
+    if type(v) is Tensor or type(v) is BatchedTensor:
         return _put(v)
     return _enc(v)
 
@@ -266,6 +268,8 @@ def r_index_arg(v):
     tensors (index_put's indices) converts each."""
     if v is None:
         return None
+    if isinstance(v, BatchedTensor):   # (inside vmap: every example's indices at once)
+        return _batched(r_index_arg(v._value), v._level)
     if isinstance(v, list) and v and all(isinstance(t, Tensor) or t is None for t in v):
         return [r_index_arg(t) for t in v]
     if isinstance(v, Tensor) and v._data.dtype.kind not in "iu":
@@ -274,6 +278,8 @@ def r_index_arg(v):
 
 
 def _plus_one(t):
+    if isinstance(t, BatchedTensor):
+        return _batched(_plus_one(t._value), t._level)
     return Tensor._make(t._data + 1) if isinstance(t, Tensor) else t
 
 

@@ -9,7 +9,8 @@ import numpy as np
 import rtorchpy  # the public names: fn_caller looks creation and other functions up there
 
 from ..ops import arith, elementwise, linalg, nnf
-from ..ops.boundary import boundary, translate
+from ..ops.batching import BatchedTensor
+from ..ops.boundary import VMAP, boundary, translate
 from ..ops.creation import torch_zeros_like
 from ..ops.registry import OPS
 from ..numerics.warn import warn
@@ -278,8 +279,15 @@ def _nnf_classes(t):
     return r_index_arg(t)
 
 
+def _kind(t):
+    """The NumPy kind of a tensor's elements (a batched tensor's: its value's)."""
+    while isinstance(t, BatchedTensor):
+        t = t._value
+    return t._data.dtype.kind
+
+
 def _nnf_target(t):
-    if t is None or (isinstance(t, Tensor) and t._data.dtype.kind not in "iu"):
+    if t is None or (isinstance(t, Tensor) and _kind(t) not in "iu"):
         return t  # class probabilities, not class indices
     return r_index_arg(t)
 
@@ -353,11 +361,27 @@ def fn_caller(name):
 # ----------------------------------------------------------------------------- operators
 
 def _unary_minus(x):
+    if isinstance(x, BatchedTensor):
+        return 0 - x
     return torch_zeros_like(x) - x   # R torch: SubBackward0, not NegBackward0
 
 
 def _unary_plus(x):
+    if isinstance(x, BatchedTensor):
+        return x + 0
     return x + torch_zeros_like(x)
+
+
+def _batched_aware(fn):
+    """An operator's function, which inside vmap goes through the op's public form (that
+    dispatches a batched tensor to its batching rule); outside, the function itself."""
+    public = boundary(fn, fn.__name__.lstrip("_"))
+
+    def call(a, b):
+        if VMAP[0]:
+            return public(a, b)
+        return fn(a, b)
+    return call
 
 
 def _binary(fn):
@@ -413,6 +437,7 @@ BINARY_FNS = {
     "&": elementwise.logical_and, "|": elementwise.logical_or,
     "%*%": linalg.matmul,
 }
+BINARY_FNS = {op: _batched_aware(fn) for op, fn in BINARY_FNS.items()}
 BINARY = {op: _binary(fn) for op, fn in BINARY_FNS.items()}
 UNARY = {"-": _unary(_unary_minus), "+": _unary(_unary_plus), "!": _unary(elementwise.logical_not)}
 

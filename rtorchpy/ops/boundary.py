@@ -18,7 +18,7 @@ import functools
 import inspect
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -44,6 +44,23 @@ _INTERNAL = ("unsupported operand type", "object cannot be interpreted", "invali
              "could not be broadcast together", "objects cannot be broadcast")
 # values that are what most arguments expect (the culprit is among the others)
 _PLAIN = (Tensor, np.ndarray, bool, int, float, np.number, np.bool_, type(None))
+# vmap (ops/batching.py): [open frames, dispatcher, BatchedTensor]; while a frame is open, a
+# call with a batched argument goes to the dispatcher (its batching rule or per-example loop)
+# (+ the random creation functions, which vmap batches)
+VMAP: list[Any] = [0, None, None, frozenset()]
+
+
+def _any_batched(args, kwargs):
+    cls = VMAP[2]
+    for a in args:
+        if isinstance(a, cls) or (type(a) in (list, tuple) and
+                                  any(isinstance(v, cls) for v in a)):
+            return True
+    for a in kwargs.values():
+        if isinstance(a, cls) or (type(a) in (list, tuple) and
+                                  any(isinstance(v, cls) for v in a)):
+            return True
+    return False
 
 
 def _flag_params(fn):
@@ -187,6 +204,8 @@ def boundary(fn: Callable[P, R], where: str) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
+        if VMAP[0] and (_any_batched(args, kwargs) or where in VMAP[3]):
+            return VMAP[1](where, checked, args, kwargs)
         if positions:
             for i, n in positions:
                 if i < len(args) and type(args[i]) is not bool:

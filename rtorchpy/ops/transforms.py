@@ -9,9 +9,12 @@ backward's formulas run on tensors that carry tangents. Forward transforms use t
 level PyTorch allows, so ``jacfwd`` cannot be nested in ``jacfwd`` (use ``jacrev`` inside);
 ``jacfwd`` pushes every basis direction at once (batched tangents, ``forward_ad.BATCH``).
 
-``vmap`` here maps by calling the function once per example and stacking (the per-example
-fallback of ``torch.func``); no op has a batching rule yet, which ``autograd_vmap_fallback_ops()``
-reports.
+``vmap`` (``ops/vmap.py``) runs the function once on batched tensors: each op applies its
+batching rule to the whole batch (``ops/batch_rules.py``), and only ops without one run per
+example (``autograd_vmap_fallback_ops()``). ``grad`` under vmap differentiates with respect to
+batched leaves (the inputs expanded to the batch, a view), so per-sample gradients are one
+batched forward and one backward pass (``jacrev`` and ``vjp`` likewise); ``jacfwd``, ``jvp``
+and ``hessian`` under vmap run once per example.
 """
 from __future__ import annotations
 
@@ -22,9 +25,10 @@ from ..autograd.forward_ad import (_tangent_of, autograd_dual_level, autograd_ma
                                    autograd_unpack_dual, batched_dual_level)
 from ..autograd.grad_mode import FORWARD_AD, with_enable_grad
 from ..tensor import Tensor
-from .random_state import torch_get_rng_state, torch_set_rng_state
-from .registry import OPS
+from .batching import FRAMES, BatchedTensor, peel, transform_loop, wrap
+from .boundary import VMAP
 from .shape import stack
+from .vmap import autograd_vmap, autograd_vmap_fallback_ops
 
 __all__ = ["autograd_grad_fn", "autograd_grad_and_value", "autograd_jacrev", "autograd_jacfwd",
            "autograd_hessian_fn", "autograd_jvp_fn", "autograd_vjp_fn", "autograd_vmap",
@@ -95,6 +99,10 @@ def autograd_grad_and_value(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         where = "grad_and_value"
         nums = _argnums(argnums, len(args), where)
+        if VMAP[0]:
+            levels = _levels_in(args, kwargs)
+            if levels:
+                return _grad_batched(func, args, kwargs, nums, argnums, has_aux, levels)
         args = list(args)
         watched = _watched([args[i] for i in nums if isinstance(args[i], Tensor)])
         with with_enable_grad():
@@ -134,6 +142,10 @@ def autograd_grad_fn(func, argnums=0, has_aux=False):
 
 def autograd_vjp_fn(func, *primals, has_aux=False):
     """``(output, vjp_fn)`` as ``torch.func.vjp``: ``vjp_fn(v)`` is the tuple of ``v^T J``."""
+    if VMAP[0]:
+        levels = _levels_in(primals, {})
+        if levels:
+            return _vjp_batched(func, primals, has_aux, levels)
     watched = _watched(primals)
     with with_enable_grad():
         xs = [_diff_input(p, "vjp") for p in primals]
@@ -158,6 +170,10 @@ def autograd_jacrev(func, argnums=0, has_aux=False):
     shape ``output.shape + input.shape``."""
     def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacrev")
+        if VMAP[0]:
+            levels = _levels_in(args, kwargs)
+            if levels:
+                return _jacrev_batched(func, args, kwargs, nums, argnums, has_aux, levels)
         args = list(args)
         watched = _watched([args[i] for i in nums if isinstance(args[i], Tensor)])
         with with_enable_grad():
@@ -196,6 +212,11 @@ def _shape_result(jac, out, argnums, aux, has_aux):
 
 def autograd_jvp_fn(func, primals, tangents, has_aux=False):
     """``(output, jvp_out)`` as ``torch.func.jvp``: one forward pass with dual tensors."""
+    if VMAP[0]:   # (under vmap: once per example)
+        looped = transform_loop(lambda p, t: autograd_jvp_fn(func, p, t, has_aux),
+                                (primals, tangents), {}, "jvp")
+        if looped is not None:
+            return looped[0]
     primals = tuple(primals) if isinstance(primals, (tuple, list)) else (primals,)
     tangents = tuple(tangents) if isinstance(tangents, (tuple, list)) else (tangents,)
     if len(primals) != len(tangents):
@@ -236,6 +257,10 @@ def autograd_jacfwd(func, argnums=0, has_aux=False):
     input.shape``. One forward pass per differentiated argument, whose tangent holds every
     basis direction at once (a leading batch dimension of the input's size)."""
     def wrapper(*args, **kwargs):
+        if VMAP[0]:
+            looped = transform_loop(wrapper, args, kwargs, "jacfwd")
+            if looped is not None:
+                return looped[0]
         nums = _argnums(argnums, len(args), "jacfwd")
         args = list(args)
         blocks, out, aux = None, None, None
@@ -274,116 +299,147 @@ def autograd_hessian_fn(func, argnums=0):
     return autograd_jacfwd(autograd_jacrev(func, argnums), argnums)
 
 
-# ------------------------------------------------------------------------------ vmap
+# ------------------------------------------------------------------------------ under vmap
 
-RANDOMNESS = ("error", "different", "same")
-
-
-def autograd_vmap_fallback_ops():
-    """The ops ``autograd_vmap`` maps by its per-example loop (no batching rule): today all."""
-    return sorted({info.name for info in OPS.values()})
-
-
-def _name(func):
-    return getattr(func, "__name__", repr(func))
+def _levels_in(args, kwargs):
+    """The vmap levels (with their sizes) of the batched arguments, outermost first."""
+    seen = set()
+    for a in list(args) + list(kwargs.values()):
+        for x in (a if isinstance(a, (tuple, list)) else (a,)):
+            if isinstance(x, BatchedTensor):
+                seen.update(peel(x)[1])
+    return [(f.level, f.size) for f in FRAMES if f.level in seen]
 
 
-def autograd_vmap(func, in_dims=0, out_dims=0, randomness="error", chunk_size=None):
-    """Map ``func`` over a dimension of its inputs (``torch.func.vmap``): ``in_dims`` gives,
-    per positional argument (or one int for all), the mapped dimension or None; ``out_dims``
-    where the mapped dimension goes in each output. ``randomness``: "error" refuses random ops,
-    "different" draws per example, "same" draws once for all."""
-    if randomness not in RANDOMNESS:
-        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
-                           f"'same'. Got {randomness}")
-
-    def wrapper(*args, **kwargs):
-        head = f"vmap({_name(func)}, in_dims={in_dims}, ...)(<inputs>)"
-        dims = _in_dims(in_dims, args, head)
-        size = _batch_size(args, dims, head)
-        results = []
-        state = torch_get_rng_state()
-        for b in range(size):
-            if randomness == "same":
-                torch_set_rng_state(state)
-            call = [a if d is None else a.select(d, b) for a, d in zip(args, dims)]
-            res = func(*call, **kwargs)
-            if randomness == "error" and b == 0 and not _same_state(state):
-                raise RuntimeError("vmap: called random operation while in randomness error "
-                                   "mode. Please either use the 'same' or 'different' randomness "
-                                   "flags on vmap or perform the randomness operation out of "
-                                   "vmap")
-            results.append(res)
-        return _stack_outputs(results, out_dims, func)
-    return wrapper
+def _to_levels(x, levels):
+    """``x`` as a plain tensor batched at each of ``levels`` (leading dims, outermost first):
+    a broadcast view (no copy) where ``x`` is not batched."""
+    p, have = peel(x)
+    for i, (lvl, size) in enumerate(levels):
+        if lvl not in have:
+            p = p.unsqueeze(i)
+            shape = list(p.shape)
+            shape[i] = size
+            p = p.expand(*shape)
+    return p
 
 
-def _same_state(state):
-    now = torch_get_rng_state()
-    return bool(np.array_equal(np.asarray(now._data), np.asarray(state._data)))
+def _rewrap(p, levels):
+    for lvl, _ in levels:
+        p = wrap(p, lvl)
+    return p
 
 
-def _in_dims(in_dims, args, head):
-    if isinstance(in_dims, int) or in_dims is None:
-        dims = [in_dims] * len(args)
-    elif isinstance(in_dims, (tuple, list)):
-        if len(in_dims) != len(args):
-            raise ValueError(f"{head}: in_dims is not compatible with the structure of `inputs`. "
-                             f"in_dims has {len(in_dims)} entries but inputs has {len(args)}.")
-        dims = list(in_dims)
-    else:
-        raise ValueError(f"{head}: expected `in_dims` to be int or a (potentially nested) tuple "
-                         f"matching the structure of inputs, got: {type(in_dims).__name__}.")
-    for a, d in zip(args, dims):
-        if d is None:
-            continue
-        if not isinstance(d, int) or isinstance(d, bool):
-            raise ValueError(f"{head}: in_dims must be int or None, got {type(d).__name__}.")
-        if not isinstance(a, Tensor):
-            raise ValueError(f"{head}: Got in_dim={d} for an input but the input is of type "
-                             f"{type(a).__name__}. We cannot vmap over non-Tensor arguments, "
-                             "please use None as the respective in_dim")
-        if not -max(a.dim(), 1) <= d < max(a.dim(), 1) or a.dim() == 0:
-            raise ValueError(f"{head}: Got in_dim={d} for some input, but that input is a Tensor "
-                             f"of dimensionality {a.dim()} so expected in_dim to satisfy "
-                             f"-{a.dim()} <= in_dim < {a.dim()}.")
-    return [None if d is None else d % a.dim() for a, d in zip(args, dims)]
+def _batched_leaves(args, nums, levels, where):
+    """Replace the differentiated arguments by leaves batched at every level of the call
+    (expanded: a view); the plain leaves, to differentiate with respect to."""
+    leaves = []
+    for i in nums:
+        x = args[i]
+        if not isinstance(x, Tensor) or not x.dtype.is_floating_point:
+            _diff_input(x, where)   # (raises the error)
+        leaf = _diff_input(_to_levels(x, levels), where)
+        leaves.append(leaf)
+        args[i] = _rewrap(leaf, levels)
+    return leaves
 
 
-def _batch_size(args, dims, head):
-    sizes = [a.shape[d] for a, d in zip(args, dims) if d is not None]
-    if not sizes:
-        raise ValueError(f"{head}: at least one input must be a Tensor mapped over a dimension "
-                         "(all in_dims are None, or no input is a Tensor).")
-    if len(set(sizes)) != 1:
-        raise ValueError(f"{head}: Expected all tensors to have the same size in the mapped "
-                         f"dimension, got sizes {sizes} for the mapped dimension")
-    return sizes[0]
+def _physical(out, levels, where):
+    """An output's plain tensor when it is batched at exactly ``levels``; None when it misses
+    some (it then depends on no differentiated input, all of which are batched at all)."""
+    po, have = peel(out)
+    if not set(have) <= {lvl for lvl, _ in levels}:
+        raise RuntimeError(f"{where} inside vmap: the function uses a batched tensor that is "
+                           "not one of its arguments (captured from an enclosing vmap); pass "
+                           "it as an argument instead")
+    return po if len(have) == len(levels) and po._requires_grad else None
 
 
-def _stack_outputs(results, out_dims, func):
-    first = results[0]
-    many = isinstance(first, (tuple, list))
-    n = len(first) if many else 1
-    odims = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * n
-    if len(odims) != n:
-        raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims is "
-                         f"not compatible with the structure of `outputs`. out_dims has "
-                         f"{len(odims)} entries but outputs has {n}.")
-    outs = []
-    for k in range(n):
-        items = [r[k] if many else r for r in results]
-        if not all(isinstance(t, Tensor) for t in items):
-            raise ValueError(f"vmap({_name(func)}, ...): `{_name(func)}` must only return "
-                             f"Tensors, got type {type(items[0]).__name__}. Did you mean to set "
-                             "out_dims= to None for output?")
-        d = odims[k]
-        if d is None:
-            outs.append(items[0])
-            continue
-        nd = items[0].dim() + 1
-        if not -nd <= d < nd:
-            raise ValueError(f"vmap: out_dim={d} is out of range for an output of "
-                             f"dimensionality {nd - 1}")
-        outs.append(stack(items, d % nd))
-    return tuple(outs) if many else outs[0]
+def _grad_batched(func, args, kwargs, nums, argnums, has_aux, levels):
+    """grad under vmap (per-sample gradients): each differentiated input becomes a leaf batched
+    at every level of the call, the examples' outputs are summed and backpropagated once; each
+    example's output depends only on its own slice of the leaf, so the leaf's gradient holds
+    every example's gradient."""
+    where = "grad_and_value"
+    args = list(args)
+    watched = _watched([args[i] for i in nums if isinstance(args[i], Tensor)])
+    with with_enable_grad():
+        leaves = _batched_leaves(args, nums, levels, where)
+        out, aux = _split_aux(func(*args, **kwargs), has_aux, where)
+        if not isinstance(out, Tensor):
+            raise RuntimeError(f"{where}(f)(*args): Expected f(*args) to return a Tensor, "
+                               f"got {type(out).__name__}")
+        if out.numel() != 1:
+            raise RuntimeError(f"{where}(f)(*args): Expected f(*args) to return a scalar "
+                               f"Tensor, got tensor with {out.dim()} dims. Maybe you wanted "
+                               "to use the vjp or jacrev APIs instead?")
+        po = _physical(out, levels, where)
+        gs = autograd_grad([po.sum()], leaves, create_graph=watched, allow_unused=True) \
+            if po is not None else [None] * len(leaves)
+    gs = [_zeros(x) if g is None else g for g, x in zip(gs, leaves)]
+    if not watched:
+        gs = [g.detach() for g in gs]
+        out = out.detach()
+    gs = [_rewrap(g, levels) for g in gs]
+    g = tuple(gs) if isinstance(argnums, tuple) else gs[0]
+    return (g, (out, aux)) if has_aux else (g, out)
+
+
+def _jacrev_batched(func, args, kwargs, nums, argnums, has_aux, levels):
+    """jacrev under vmap: batched leaves as for grad; one backward pass per element of an
+    example's output, with that element's one-hot gradient in every example at once."""
+    where = "jacrev"
+    args = list(args)
+    watched = _watched([args[i] for i in nums if isinstance(args[i], Tensor)])
+    nb = len(levels)
+    with with_enable_grad():
+        leaves = _batched_leaves(args, nums, levels, where)
+        out, aux = _split_aux(func(*args, **kwargs), has_aux, where)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        jac = []
+        for o in outs:
+            po = _physical(o, levels, where)
+            row = []
+            for leaf in leaves:
+                bshape, xshape = tuple(leaf.shape[:nb]), tuple(leaf.shape[nb:])
+                shape = bshape + tuple(o.shape) + xshape
+                if po is None or o.numel() == 0:
+                    row.append(_rewrap(Tensor._make(np.zeros(shape, leaf._data.dtype)), levels))
+                    continue
+                rows = []
+                for m in range(o.numel()):
+                    v = np.zeros(tuple(o.shape), dtype=po._data.dtype)
+                    v.reshape(-1)[m] = 1
+                    g = autograd_grad([po], [leaf], [Tensor._make(np.broadcast_to(v, po.shape))],
+                                      retain_graph=True, create_graph=watched,
+                                      allow_unused=True)[0]
+                    rows.append(_zeros(leaf) if g is None else g)
+                block = stack(rows, nb).reshape(*shape)
+                row.append(_rewrap(block if watched else block.detach(), levels))
+            jac.append(row)
+    return _shape_result(jac, out, argnums, aux, has_aux)
+
+
+def _vjp_batched(func, primals, has_aux, levels):
+    """vjp under vmap: batched leaves as for grad; ``vjp_fn(v)`` backpropagates every
+    example's ``v`` (batched, or the same for all) at once."""
+    watched = _watched(primals)
+    args = list(primals)
+    with with_enable_grad():
+        leaves = _batched_leaves(args, range(len(args)), levels, "vjp")
+        out, aux = _split_aux(func(*args), has_aux, "vjp")
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    phys = [_physical(o, levels, "vjp") for o in outs]
+
+    def vjp_fn(*vs):
+        vs = vs[0] if len(vs) == 1 and isinstance(vs[0], (tuple, list)) else vs
+        with with_enable_grad():
+            pairs = [(p, _to_levels(v, levels)) for p, v in zip(phys, vs) if p is not None]
+            gs = autograd_grad([p for p, _ in pairs], leaves, [v for _, v in pairs],
+                               retain_graph=True, create_graph=watched, allow_unused=True) \
+                if pairs else [None] * len(leaves)
+        gs = [_zeros(x) if g is None else g for g, x in zip(gs, leaves)]
+        return tuple(_rewrap(g if watched else g.detach(), levels) for g in gs)
+    shown = out if watched else (type(out)(o.detach() for o in outs)
+                                 if isinstance(out, (tuple, list)) else out.detach())
+    return (shown, vjp_fn, aux) if has_aux else (shown, vjp_fn)
