@@ -148,17 +148,12 @@
 # The generated wrappers call `.External(rtp_opx, name, ...)` themselves (or `.Call(rtp_op,
 # name, args)` when they take `...`: the callable cached in C, the reply wrapped in C) and come
 # here only for another reply: `r` is what C returned, `args` the arguments as a list
-# (raw 04: the callable is not cached yet, e.g. Python not started; else as .op's). The nnf_*
-# wrappers do the same with rtp_fnx / rtp_fn and .fn_reply.
-.op_reply <- function(name, args, r, call) {
-  .named_reply(.rt$ops[[name]] %||% .op_callable(name), args, r, call)
-}
+# (raw 04: C does not know the callable, e.g. Python not started yet: the call goes through
+# reticulate; else as .op's). The nnf_* wrappers do the same with rtp_fnx / rtp_fn and
+# .fn_reply.
+.op_reply <- function(name, args, r, call) .reply_t(.callable(.T_OPS, name), args, r, call)
 
-.fn_reply <- function(name, args, r, call) {
-  .named_reply(.rt$fns[[name]] %||% .fn_callable(name), args, r, call)
-}
-
-.named_reply <- function(f, args, r, call) .reply_t(f, args, r, call)
+.fn_reply <- function(name, args, r, call) .reply_t(.callable(.T_FNS, name), args, r, call)
 
 # Call a non-op function of the package (creation functions, nnf_*, ...).
 .fn <- function(name, args, kwargs = NULL) {
