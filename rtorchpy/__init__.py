@@ -111,3 +111,8 @@ from .ops.transforms import __all__ as _transform_names  # noqa: E402
 from .ops.transforms import *  # noqa: E402,F401,F403
 
 __all__ = sorted(set(__all__) | set(_transform_names))
+from .ops.signal import __all__ as _signal_names  # noqa: E402
+from .ops.signal import *  # noqa: E402,F401,F403
+
+_checked_functions(list(_signal_names))
+__all__ = sorted(set(__all__) | set(_signal_names))

@@ -11,7 +11,7 @@ __all__ = [
     "dtype", "torch_float32", "torch_float", "torch_float64", "torch_double", "torch_float16",
     "torch_half", "torch_int64", "torch_long", "torch_int32", "torch_int", "torch_int16",
     "torch_short", "torch_int8", "torch_uint8", "torch_bool", "as_dtype",
-    "torch_get_default_dtype", "torch_set_default_dtype",
+    "torch_get_default_dtype", "torch_set_default_dtype", "torch_finfo", "torch_iinfo",
 ]
 
 
@@ -125,3 +125,37 @@ def from_numpy_dtype(np_dtype) -> dtype:
         return _BY_NUMPY[np_dtype]
     except KeyError:
         raise TypeError(f"NumPy dtype {np_dtype} has no rtorchpy dtype") from None
+
+
+class TypeInfo:
+    """The numerical limits of a dtype, as fields: ``bits``, ``max``, ``min`` and, for floating
+    point dtypes, ``eps``, ``tiny`` (= ``smallest_normal``) and ``resolution``."""
+
+    def __init__(self, dtype_, **fields):
+        self.dtype = dtype_
+        self.__dict__.update(fields)
+
+    def __repr__(self):
+        kind = "finfo" if self.dtype.is_floating_point else "iinfo"
+        body = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items() if k != "dtype")
+        return f"{kind}({body}, dtype={self.dtype!r})"
+
+
+def torch_finfo(type=None):
+    """The limits of a floating point dtype (the default dtype when none is given)."""
+    d = torch_get_default_dtype() if type is None else as_dtype(type)
+    if not d.is_floating_point:
+        raise TypeError(f"torch_finfo() requires a floating point dtype, got {d!r}")
+    info = np.finfo(d.numpy)
+    return TypeInfo(d, bits=int(info.bits), eps=float(info.eps), max=float(info.max),
+                    min=float(info.min), tiny=float(info.tiny),
+                    smallest_normal=float(info.tiny), resolution=10.0 ** -int(info.precision))
+
+
+def torch_iinfo(type):
+    """The limits of an integer dtype (``bits``, ``max``, ``min``); bool is not one."""
+    d = as_dtype(type)
+    if d.numpy.kind not in "iu":
+        raise TypeError(f"torch_iinfo() requires an integer dtype, got {d!r}")
+    info = np.iinfo(d.numpy)
+    return TypeInfo(d, bits=int(info.bits), max=int(info.max), min=int(info.min))

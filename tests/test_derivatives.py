@@ -1179,6 +1179,11 @@ from _rnn_derivative_samples import add_rnn_samples  # noqa: E402
 
 add_rnn_samples(builder, Case, anyv)
 
+# issue 33's ops around sequences (derivatives/seq_extras.py): samples in their own file
+from _seq_extras_samples import add_seq_samples  # noqa: E402
+
+add_seq_samples(builder, Case, shape, anyv, distinct)
+
 # ---------------------------------------------------------------- special functions, sampling
 # (rtorchpy/derivatives/special.py; values and PyTorch comparisons in tests/test_special.py)
 @builder("ErfBackward0", "ErfcBackward0")

@@ -609,6 +609,11 @@ FORWARD.update(inplace_cases(Case, inplace,
                              [n + "_" for n in _SAME_SHAPE if n + "_" not in FORWARD],
                              OPS, torch_tensor))
 
+# issue 33's ops around sequences (rtorchpy/ops/seq_extras.py; tests/_seq_extras_samples.py)
+from _seq_extras_samples import seq_forward_cases  # noqa: E402
+
+FORWARD.update(seq_forward_cases(Case, inplace))
+
 
 def test_every_registered_op_has_forward_cases():
     missing = sorted(set(OPS) - set(FORWARD))

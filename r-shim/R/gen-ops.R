@@ -10,6 +10,7 @@
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param ... Sizes or dimensions, as separate numbers or one vector.
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
+#' @param N `torch_vander()`: the number of columns (`NULL`: the length of `x`).
 #' @param a `tensordot`: the first tensor; `x$uniform_()`: the lower bound of the draws.
 #' @param accumulate `TRUE`: add `values` at the indices (repeated indices add up); `FALSE`: write them.
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
@@ -45,6 +46,7 @@
 #' @param equation The Einstein summation as a string, e.g. "ij,jk->ik".
 #' @param exponent A tensor or an R number: the power.
 #' @param generator A generator made by `torch_generator()`, or `NULL` for the default one.
+#' @param increasing `torch_vander()`: `TRUE` for powers increasing from the left.
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
 #' @param input2 The second input: of the bilinear form (`nnf_bilinear`), or the Cholesky factor (`torch_cholesky_solve`).
@@ -61,6 +63,7 @@
 #' @param mean The mean of the normal draws: a number or a tensor.
 #' @param memory_format Accepted for R torch's sake (tensors here are always contiguous).
 #' @param min The lower bound: a number, a tensor, or `NULL` for none.
+#' @param minlength `torch_bincount()`: the least number of bins.
 #' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
 #' @param nan The value NaNs become (0 by default).
 #' @param neginf The value -Inf becomes (`NULL`: the dtype's lowest finite value).
@@ -105,6 +108,8 @@
 #' @param vec1 The first vector of the outer product (`torch_addr`).
 #' @param vec2 The second vector of the outer product.
 #' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
+#' @param weights `torch_bincount()`: a 1-d tensor of one weight per input element (`NULL`: count each once).
+#' @param x `torch_vander()`: a 1-d tensor.
 #' @param x1 The first set of points, shape `(*, P, M)`.
 #' @param x2 The second set of points, shape `(*, R, M)`.
 #' @return A tensor, a list of tensors, or an R value (e.g. `torch_equal`).
@@ -281,6 +286,18 @@ torch_atanh <- function(self) { .r <- .External(rtp_opx, "atanh", self); if (is.
 
 #' @rdname torch_ops
 #' @export
+torch_atleast_1d <- function(self) { .r <- .External(rtp_opx, "atleast_1d", self); if (is.object(.r)) .r else .op_reply("atleast_1d", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_atleast_2d <- function(self) { .r <- .External(rtp_opx, "atleast_2d", self); if (is.object(.r)) .r else .op_reply("atleast_2d", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_atleast_3d <- function(self) { .r <- .External(rtp_opx, "atleast_3d", self); if (is.object(.r)) .r else .op_reply("atleast_3d", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_baddbmm <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "baddbmm", self, batch1, batch2, beta, alpha); if (is.object(.r)) .r else .op_reply("baddbmm", list(self, batch1, batch2, beta, alpha), .r, sys.call()) }
 
 `.m_baddbmm_` <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .External(rtp_opx, "baddbmm_", self, batch1, batch2, beta, alpha); if (is.object(.r)) .r else .op_reply("baddbmm_", list(self, batch1, batch2, beta, alpha), .r, sys.call()) }
@@ -290,6 +307,10 @@ torch_baddbmm <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .
 torch_bernoulli <- function(self, p = NULL, generator = NULL) { .r <- .External(rtp_opx, "bernoulli", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli", list(self, p, generator), .r, sys.call()) }
 
 `.m_bernoulli_` <- function(self, p = 0.5, generator = NULL) { .r <- .External(rtp_opx, "bernoulli_", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli_", list(self, p, generator), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_bincount <- function(self, weights = NULL, minlength = 0L) { .r <- .External(rtp_opx, "bincount", self, weights, minlength); if (is.object(.r)) .r else .op_reply("bincount", list(self, weights, minlength), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -412,6 +433,18 @@ torch_cosh <- function(self) { .r <- .External(rtp_opx, "cosh", self); if (is.ob
 #' @rdname torch_ops
 #' @export
 torch_count_nonzero <- function(self, dim = NULL) { .r <- .External(rtp_opx, "count_nonzero", self, dim); if (is.object(.r)) .r else .op_reply("count_nonzero", list(self, dim), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_cross <- function(self, other, dim = NULL) { .r <- .External(rtp_opx, "cross", self, other, dim); if (is.object(.r)) .r else .op_reply("cross", list(self, other, dim), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_cummax <- function(self, dim) { .r <- .External(rtp_opx, "cummax", self, dim); if (is.object(.r)) .r else .op_reply("cummax", list(self, dim), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_cummin <- function(self, dim) { .r <- .External(rtp_opx, "cummin", self, dim); if (is.object(.r)) .r else .op_reply("cummin", list(self, dim), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -541,6 +574,8 @@ torch_expm1 <- function(self) { .r <- .External(rtp_opx, "expm1", self); if (is.
 
 `.m_fill_` <- function(self, value) { .r <- .External(rtp_opx, "fill_", self, value); if (is.object(.r)) .r else .op_reply("fill_", list(self, value), .r, sys.call()) }
 
+`.m_fill_diagonal_` <- function(self, fill_value, wrap = FALSE) { .r <- .External(rtp_opx, "fill_diagonal_", self, fill_value, wrap); if (is.object(.r)) .r else .op_reply("fill_diagonal_", list(self, fill_value, wrap), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_fix <- function(self) { .r <- .External(rtp_opx, "fix", self); if (is.object(.r)) .r else .op_reply("fix", list(self), .r, sys.call()) }
@@ -633,6 +668,10 @@ torch_hypot <- function(self, other) { .r <- .External(rtp_opx, "hypot", self, o
 
 #' @rdname torch_ops
 #' @export
+torch_index <- function(self, indices) { .r <- .External(rtp_opx, "index", self, indices); if (is.object(.r)) .r else .op_reply("index", list(self, indices), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_index_add <- function(self, dim, index, source, alpha = 1L) { .r <- .External(rtp_opx, "index_add", self, dim, index, source, alpha); if (is.object(.r)) .r else .op_reply("index_add", list(self, dim, index, source, alpha), .r, sys.call()) }
 
 `.m_index_add_` <- function(self, dim, index, src, ...) { .args <- c(list(self, dim, index, src), .dots(...)); .r <- .Call(rtp_op, "index_add_", .args); if (is.object(.r)) .r else .op_reply("index_add_", .args, .r, sys.call()) }
@@ -653,7 +692,9 @@ torch_index_fill <- function(self, dim, index, value) { .r <- .External(rtp_opx,
 #' @export
 torch_index_put <- function(self, indices, values, accumulate = FALSE) { .r <- .External(rtp_opx, "index_put", self, indices, values, accumulate); if (is.object(.r)) .r else .op_reply("index_put", list(self, indices, values, accumulate), .r, sys.call()) }
 
-`.m_index_put_` <- function(self, indices, values, accumulate = FALSE) { .r <- .External(rtp_opx, "index_put_", self, indices, values, accumulate); if (is.object(.r)) .r else .op_reply("index_put_", list(self, indices, values, accumulate), .r, sys.call()) }
+#' @rdname torch_ops
+#' @export
+torch_index_put_ <- function(self, indices, values, accumulate = FALSE) { .r <- .External(rtp_opx, "index_put_", self, indices, values, accumulate); if (is.object(.r)) .r else .op_reply("index_put_", list(self, indices, values, accumulate), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -923,6 +964,10 @@ torch_narrow <- function(self, dim, start, length) { .r <- .External(rtp_opx, "n
 
 #' @rdname torch_ops
 #' @export
+torch_narrow_copy <- function(self, dim, start, length) { .r <- .External(rtp_opx, "narrow_copy", self, dim, start, length); if (is.object(.r)) .r else .op_reply("narrow_copy", list(self, dim, start, length), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_ne <- function(self, other) { .r <- .External(rtp_opx, "ne", self, other); if (is.object(.r)) .r else .op_reply("ne", list(self, other), .r, sys.call()) }
 
 `.m_ne_` <- function(self, other) { .r <- .External(rtp_opx, "ne_", self, other); if (is.object(.r)) .r else .op_reply("ne_", list(self, other), .r, sys.call()) }
@@ -1003,6 +1048,8 @@ torch_pow <- function(self, exponent) { .r <- .External(rtp_opx, "pow", self, ex
 #' @export
 torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "prod", self, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("prod", list(self, dim, keepdim, dtype), .r, sys.call()) }
 
+`.m_put_` <- function(self, index, source, accumulate = FALSE) { .r <- .External(rtp_opx, "put_", self, index, source, accumulate); if (is.object(.r)) .r else .op_reply("put_", list(self, index, source, accumulate), .r, sys.call()) }
+
 #' @rdname torch_ops
 #' @export
 torch_qr <- function(self, some = TRUE) { .r <- .External(rtp_opx, "qr", self, some); if (is.object(.r)) .r else .op_reply("qr", list(self, some), .r, sys.call()) }
@@ -1052,6 +1099,12 @@ torch_reshape <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <-
 #' @rdname torch_ops
 #' @export
 torch_reshape_as <- function(self, other) { .r <- .External(rtp_opx, "reshape_as", self, other); if (is.object(.r)) .r else .op_reply("reshape_as", list(self, other), .r, sys.call()) }
+
+`.m_resize_` <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .Call(rtp_op, "resize_", .args); if (is.object(.r)) .r else .op_reply("resize_", .args, .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_result_type <- function(tensor1, tensor2) { .r <- .External(rtp_opx, "result_type", tensor1, tensor2); if (is.object(.r)) .r else .op_reply("result_type", list(tensor1, tensor2), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -1299,6 +1352,10 @@ torch_unsqueeze <- function(self, dim) { .r <- .External(rtp_opx, "unsqueeze", s
 
 #' @rdname torch_ops
 #' @export
+torch_vander <- function(x, N = NULL, increasing = FALSE) { .r <- .External(rtp_opx, "vander", x, N, increasing); if (is.object(.r)) .r else .op_reply("vander", list(x, N, increasing), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correction = NULL) { .r <- .External(rtp_opx, "var", self, dim, unbiased, keepdim, correction); if (is.object(.r)) .r else .op_reply("var", list(self, dim, unbiased, keepdim, correction), .r, sys.call()) }
 
 #' @rdname torch_ops
@@ -1388,6 +1445,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `baddbmm_` = ".m_baddbmm_",
   `bernoulli` = "torch_bernoulli",
   `bernoulli_` = ".m_bernoulli_",
+  `bincount` = "torch_bincount",
   `bitwise_and` = "torch_bitwise_and",
   `bitwise_and_` = ".m_bitwise_and_",
   `bitwise_not` = "torch_bitwise_not",
@@ -1421,6 +1479,9 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `cosh` = "torch_cosh",
   `cosh_` = ".m_cosh_",
   `count_nonzero` = "torch_count_nonzero",
+  `cross` = "torch_cross",
+  `cummax` = "torch_cummax",
+  `cummin` = "torch_cummin",
   `cumprod` = "torch_cumprod",
   `cumsum` = "torch_cumsum",
   `deg2rad` = "torch_deg2rad",
@@ -1459,6 +1520,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `expm1_` = ".m_expm1_",
   `exponential_` = ".m_exponential_",
   `fill_` = ".m_fill_",
+  `fill_diagonal_` = ".m_fill_diagonal_",
   `fix` = "torch_fix",
   `fix_` = ".m_fix_",
   `flatten` = "torch_flatten",
@@ -1488,6 +1550,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `heaviside_` = ".m_heaviside_",
   `hypot` = "torch_hypot",
   `hypot_` = ".m_hypot_",
+  `index` = "torch_index",
   `index_add` = "torch_index_add",
   `index_add_` = ".m_index_add_",
   `index_copy` = "torch_index_copy",
@@ -1495,7 +1558,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `index_fill` = "torch_index_fill",
   `index_fill_` = ".m_index_fill_",
   `index_put` = "torch_index_put",
-  `index_put_` = ".m_index_put_",
+  `index_put_` = "torch_index_put_",
   `index_select` = "torch_index_select",
   `int` = ".m_int",
   `inverse` = "torch_inverse",
@@ -1573,6 +1636,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `nanquantile` = "torch_nanquantile",
   `nansum` = "torch_nansum",
   `narrow` = "torch_narrow",
+  `narrow_copy` = "torch_narrow_copy",
   `ne` = "torch_ne",
   `ne_` = ".m_ne_",
   `neg` = "torch_neg",
@@ -1598,6 +1662,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `pow` = "torch_pow",
   `pow_` = ".m_pow_",
   `prod` = "torch_prod",
+  `put_` = ".m_put_",
   `qr` = "torch_qr",
   `quantile` = "torch_quantile",
   `rad2deg` = "torch_rad2deg",
@@ -1613,6 +1678,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `repeat_interleave` = "torch_repeat_interleave",
   `reshape` = "torch_reshape",
   `reshape_as` = "torch_reshape_as",
+  `resize_` = ".m_resize_",
   `roll` = "torch_roll",
   `round` = "torch_round",
   `round_` = ".m_round_",

@@ -208,7 +208,8 @@ def _r_data(v):
 
 
 _POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos},
-              "tensordot": {"dims": _r_tensordot_dims}, "new_tensor": {"data": _r_data}}
+              "tensordot": {"dims": _r_tensordot_dims}, "new_tensor": {"data": _r_data},
+              "narrow_copy": {"start": _r_pos}}
 
 # R torch's names for arguments whose Python name differs (the wrappers pass them by position)
 # (R torch names `from` as it is: Python needs `from_`; an R argument cannot begin with an
