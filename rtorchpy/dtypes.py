@@ -12,6 +12,7 @@ __all__ = [
     "torch_half", "torch_int64", "torch_long", "torch_int32", "torch_int", "torch_int16",
     "torch_short", "torch_int8", "torch_uint8", "torch_bool", "as_dtype",
     "torch_get_default_dtype", "torch_set_default_dtype", "torch_finfo", "torch_iinfo",
+    "torch_cfloat", "torch_cdouble",
 ]
 
 
@@ -61,6 +62,9 @@ _INT16 = _make(np.int16, "Short")
 _INT8 = _make(np.int8, "Char")
 _UINT8 = _make(np.uint8, "Byte")
 _BOOL = _make(np.bool_, "Bool")
+# complex: the results of the Fourier transforms (and what torch_real/imag/abs read)
+_CFLOAT = _make(np.complex64, "ComplexFloat")
+_CDOUBLE = _make(np.complex128, "ComplexDouble")
 
 _default_float = [_FLOAT32]
 
@@ -80,6 +84,8 @@ def torch_short(): return _INT16
 def torch_int8(): return _INT8
 def torch_uint8(): return _UINT8
 def torch_bool(): return _BOOL
+def torch_cfloat(): return _CFLOAT
+def torch_cdouble(): return _CDOUBLE
 
 
 def torch_get_default_dtype():
@@ -98,7 +104,8 @@ _NAMES = {
     "float32": _FLOAT32, "float": _FLOAT32, "float64": _FLOAT64, "double": _FLOAT64,
     "float16": _FLOAT16, "half": _FLOAT16, "int64": _INT64, "long": _INT64, "int32": _INT32,
     "int": _INT32, "int16": _INT16, "short": _INT16, "int8": _INT8, "uint8": _UINT8,
-    "bool": _BOOL,
+    "bool": _BOOL, "complex64": _CFLOAT, "cfloat": _CFLOAT, "complex128": _CDOUBLE,
+    "cdouble": _CDOUBLE,
 }
 
 

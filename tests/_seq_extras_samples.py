@@ -106,3 +106,58 @@ def seq_forward_cases(Case, inplace):
                          r.numpy()[:3].tolist() == [0.0, 1.0, 2.0])],
         "narrow_copy": [Case(m, 1, 1, 2, expected=m[:, 1:3])],
     }
+
+
+def add_fft_samples(builder, Case, shape, anyv):
+    """The Fourier transforms' rows, on real float64 inputs: complex values enter through
+    ``view_as_complex`` and leave through ``view_as_real`` (or ``irfft``'s real output)."""
+    def options(draw, m):
+        n = draw(st.sampled_from([None, max(m - 1, 1), m + 2]))
+        return n, draw(st.sampled_from([None, "forward", "ortho"]))
+
+    @builder("FftC2CBackward0", "ViewAsRealBackward0", "ViewAsComplexBackward0")
+    def _c2c(draw, rng, name):
+        m = draw(st.integers(1, 5))
+        n, norm = options(draw, m)
+        fn = rt.torch_fft_fft if draw(st.booleans()) else rt.torch_fft_ifft
+        return Case(lambda x: rt.torch_view_as_real(fn(rt.torch_view_as_complex(x), n, 0, norm)),
+                    anyv(rng, (m, draw(st.integers(1, 2)), 2)))
+
+    @builder("FftR2CBackward0")
+    def _r2c(draw, rng, name):
+        m = draw(st.integers(1, 5))
+        n, norm = options(draw, m)
+        fn = draw(st.sampled_from([rt.torch_fft_fft, rt.torch_fft_rfft, rt.torch_fft_ifft]))
+        return Case(lambda x: rt.torch_view_as_real(fn(x, n, -1, norm)), anyv(rng, (2, m)))
+
+    @builder("FftC2RBackward0")
+    def _c2r(draw, rng, name):
+        m = draw(st.integers(2, 5))
+        n, norm = options(draw, m)
+        return Case(lambda x: rt.torch_fft_irfft(rt.torch_view_as_complex(x), n, 0, norm),
+                    anyv(rng, (m, 2)))
+
+
+def fft_forward_cases(Case):
+    """Forward cases of ``ops/fft.py`` against NumPy's transforms."""
+    x = np.array([[1.0, 2.0, -1.0, 0.5], [0.0, 3.0, 1.0, -2.0]])
+    z = (x + 1j * x[::-1]).astype(np.complex128)
+    z32 = z.astype(np.complex64)
+    pairs = np.stack([x.real, x[::-1]], -1)
+    return {
+        "fft_fft": [Case(x, expected=np.fft.fft(x)), Case(z, 3, 0, "ortho",
+                                                          expected=np.fft.fft(z, 3, 0, "ortho")),
+                    Case(x.astype(np.float32), expected=lambda r, a: r.dtype ==
+                         rt.torch_cfloat())],
+        "fft_ifft": [Case(z, expected=np.fft.ifft(z)),
+                     Case(x, 6, norm="forward", expected=np.fft.ifft(x, 6, norm="forward"))],
+        "fft_rfft": [Case(x, expected=np.fft.rfft(x)),
+                     Case(z, expected=None, raises="real input")],
+        "fft_irfft": [Case(np.fft.rfft(x), 4, expected=x),
+                      Case(z, expected=np.fft.irfft(z))],
+        "view_as_real": [Case(z, expected=np.stack([z.real, z.imag], -1)),
+                         Case(z32, expected=np.stack([z32.real, z32.imag], -1))],
+        "view_as_complex": [Case(pairs, expected=pairs[..., 0] + 1j * pairs[..., 1])],
+        "real": [Case(z, expected=z.real), Case(x, expected=x)],
+        "imag": [Case(z, expected=z.imag), Case(x, expected=None, raises="non-complex")],
+    }

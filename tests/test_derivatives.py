@@ -1180,9 +1180,10 @@ from _rnn_derivative_samples import add_rnn_samples  # noqa: E402
 add_rnn_samples(builder, Case, anyv)
 
 # issue 33's ops around sequences (derivatives/seq_extras.py): samples in their own file
-from _seq_extras_samples import add_seq_samples  # noqa: E402
+from _seq_extras_samples import add_fft_samples, add_seq_samples  # noqa: E402
 
 add_seq_samples(builder, Case, shape, anyv, distinct)
+add_fft_samples(builder, Case, shape, anyv)
 
 # ---------------------------------------------------------------- special functions, sampling
 # (rtorchpy/derivatives/special.py; values and PyTorch comparisons in tests/test_special.py)

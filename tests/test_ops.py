@@ -610,9 +610,10 @@ FORWARD.update(inplace_cases(Case, inplace,
                              OPS, torch_tensor))
 
 # issue 33's ops around sequences (rtorchpy/ops/seq_extras.py; tests/_seq_extras_samples.py)
-from _seq_extras_samples import seq_forward_cases  # noqa: E402
+from _seq_extras_samples import fft_forward_cases, seq_forward_cases  # noqa: E402
 
 FORWARD.update(seq_forward_cases(Case, inplace))
+FORWARD.update(fft_forward_cases(Case))
 
 
 def test_every_registered_op_has_forward_cases():

@@ -68,6 +68,7 @@
 #' @param nan The value NaNs become (0 by default).
 #' @param neginf The value -Inf becomes (`NULL`: the dtype's lowest finite value).
 #' @param non_blocking Accepted for R torch's sake (copies here are always synchronous).
+#' @param norm See the Python documentation of the op of the same name (R conventions apply).
 #' @param num_samples How many categories to draw per row.
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
@@ -572,6 +573,22 @@ torch_expm1 <- function(self) { .r <- .External(rtp_opx, "expm1", self); if (is.
 
 `.m_exponential_` <- function(self, lambd = 1.0, generator = NULL) { .r <- .External(rtp_opx, "exponential_", self, lambd, generator); if (is.object(.r)) .r else .op_reply("exponential_", list(self, lambd, generator), .r, sys.call()) }
 
+#' @rdname torch_ops
+#' @export
+torch_fft_fft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .External(rtp_opx, "fft_fft", self, n, dim, norm); if (is.object(.r)) .r else .op_reply("fft_fft", list(self, n, dim, norm), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_fft_ifft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .External(rtp_opx, "fft_ifft", self, n, dim, norm); if (is.object(.r)) .r else .op_reply("fft_ifft", list(self, n, dim, norm), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_fft_irfft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .External(rtp_opx, "fft_irfft", self, n, dim, norm); if (is.object(.r)) .r else .op_reply("fft_irfft", list(self, n, dim, norm), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_fft_rfft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .External(rtp_opx, "fft_rfft", self, n, dim, norm); if (is.object(.r)) .r else .op_reply("fft_rfft", list(self, n, dim, norm), .r, sys.call()) }
+
 `.m_fill_` <- function(self, value) { .r <- .External(rtp_opx, "fill_", self, value); if (is.object(.r)) .r else .op_reply("fill_", list(self, value), .r, sys.call()) }
 
 `.m_fill_diagonal_` <- function(self, fill_value, wrap = FALSE) { .r <- .External(rtp_opx, "fill_diagonal_", self, fill_value, wrap); if (is.object(.r)) .r else .op_reply("fill_diagonal_", list(self, fill_value, wrap), .r, sys.call()) }
@@ -665,6 +682,10 @@ torch_heaviside <- function(self, values) { .r <- .External(rtp_opx, "heaviside"
 torch_hypot <- function(self, other) { .r <- .External(rtp_opx, "hypot", self, other); if (is.object(.r)) .r else .op_reply("hypot", list(self, other), .r, sys.call()) }
 
 `.m_hypot_` <- function(self, other) { .r <- .External(rtp_opx, "hypot_", self, other); if (is.object(.r)) .r else .op_reply("hypot_", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_imag <- function(self) { .r <- .External(rtp_opx, "imag", self); if (is.object(.r)) .r else .op_reply("imag", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -1068,6 +1089,10 @@ torch_rad2deg <- function(self) { .r <- .External(rtp_opx, "rad2deg", self); if 
 
 #' @rdname torch_ops
 #' @export
+torch_real <- function(self) { .r <- .External(rtp_opx, "real", self); if (is.object(.r)) .r else .op_reply("real", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_reciprocal <- function(self) { .r <- .External(rtp_opx, "reciprocal", self); if (is.object(.r)) .r else .op_reply("reciprocal", list(self), .r, sys.call()) }
 
 `.m_reciprocal_` <- function(self) { .r <- .External(rtp_opx, "reciprocal_", self); if (is.object(.r)) .r else .op_reply("reciprocal_", list(self), .r, sys.call()) }
@@ -1373,6 +1398,14 @@ torch_view <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .C
 #' @rdname torch_ops
 #' @export
 torch_view_as <- function(self, other) { .r <- .External(rtp_opx, "view_as", self, other); if (is.object(.r)) .r else .op_reply("view_as", list(self, other), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_view_as_complex <- function(self) { .r <- .External(rtp_opx, "view_as_complex", self); if (is.object(.r)) .r else .op_reply("view_as_complex", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
+torch_view_as_real <- function(self) { .r <- .External(rtp_opx, "view_as_real", self); if (is.object(.r)) .r else .op_reply("view_as_real", list(self), .r, sys.call()) }
 
 #' @rdname torch_ops
 #' @export
@@ -1754,6 +1787,8 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `vdot` = "torch_vdot",
   `view` = "torch_view",
   `view_as` = "torch_view_as",
+  `view_as_complex` = "torch_view_as_complex",
+  `view_as_real` = "torch_view_as_real",
   `where` = ".m_where",
   `xlogy` = "torch_xlogy",
   `zero_` = ".m_zero_"
@@ -2583,3 +2618,11 @@ torch_uint8 <- function() .dtype("uint8", "Byte")
 #' @rdname torch_dtype
 #' @export
 torch_bool <- function() .dtype("bool", "Bool")
+
+#' @rdname torch_dtype
+#' @export
+torch_cfloat <- function() .dtype("complex64", "ComplexFloat")
+
+#' @rdname torch_dtype
+#' @export
+torch_cdouble <- function() .dtype("complex128", "ComplexDouble")

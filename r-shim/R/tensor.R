@@ -17,7 +17,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 # -- `$` ---------------------------------------------------------------------------------------
 
 .BINDINGS <- c("grad", "requires_grad", "grad_fn", "is_leaf", "shape", "dtype", "ndim",
-               "device", "is_cuda", "names", "ptr")
+               "device", "is_cuda", "names", "ptr", "real", "imag")
 
 # x$grad and methods are made in C (src/direct.c rtp_dollar), which calls .dollar for the rest.
 # (The method is registered under another name than `$.torch_tensor`, as it was while a faster
@@ -35,6 +35,8 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
     is_cuda = FALSE,
     names = NULL,
     ptr = x,
+    real = torch_real(x),
+    imag = torch_imag(x),
     {
       f <- .methods[[name]]
       if (is.null(f)) f <- .fallback_method(name)
@@ -271,6 +273,13 @@ as_array.default <- function(x) as.array(x)
 
 #' @export
 as_array.torch_tensor <- function(x) {
+  if (.Call(rtp_live, x) && .attr(x, "dtype")$name %in% c("complex64", "complex128")) {
+    # an R complex array from the two parts (R's complex values are pairs of doubles)
+    re <- as_array(torch_real(x))
+    v <- complex(real = re, imaginary = as_array(torch_imag(x)))
+    if (!is.null(dim(re))) dim(v) <- dim(re)
+    return(v)
+  }
   r <- .bridge("to_r", .h(x))
   bytes <- r[[1L]]
   kind <- r[[2L]]

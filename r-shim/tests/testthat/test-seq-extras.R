@@ -126,3 +126,46 @@ test_that("the new ops do not leak across the bridge", {
   grown <- live() - before
   expect_true(all(grown < 40), info = paste(grown, collapse = ", "))
 })
+
+test_that("Fourier transforms: complex results, $real/$imag, gradients as PyTorch's", {
+  x <- torch_tensor(c(1, 2, -1, 0.5, 3), dtype = torch_float64(), requires_grad = TRUE)
+  f <- torch_fft_rfft(x, norm = "ortho")
+  expect_true(f$dtype == torch_cdouble())
+  expect_true(f$is_complex())
+  expect_equal(f$grad_fn$name, "FftR2CBackward0")
+  expect_equal(as_array(f), c(2.4596747752497685 + 0i,
+                              1.3190983005625052 + 0.8196237382653702i,
+                              -1.4309016994374946 - 0.37512255020446306i), tolerance = 1e-14)
+  expect_equal(as_array(f$real$detach()), Re(as_array(f)))
+  expect_equal(as_array(f$imag$detach()), Im(as_array(f)))
+  torch_abs(f)$sum()$backward()
+  expect_equal(as_array(x$grad), c(0.3944764024687158, 0.7567593101255929,
+                                   -0.24036711792354712, 0.2528127584057335,
+                                   1.0723866244232947), tolerance = 1e-13)
+  y <- torch_fft_irfft(torch_fft_rfft(torch_tensor(c(1, 2, 3, 4))), n = 4)
+  expect_equal(as_array(y), c(1, 2, 3, 4), tolerance = 1e-6)
+  m <- torch_fft_fft(torch_ones(2, 3), dim = 1)
+  expect_equal(as_array(torch_view_as_real(m))[, , 1], rbind(c(2, 2, 2), c(0, 0, 0)))
+  expect_equal(Re(as_array(torch_fft_ifft(torch_fft_fft(torch_tensor(c(1, 5, 2)))))),
+               c(1, 5, 2), tolerance = 1e-6)
+  expect_output(print(m), "ComplexFloatType\\{2,3\\}")
+  expect_error(torch_fft_fft(x, norm = "both"), "normalization mode", class = "value_error")
+  expect_error(torch_fft_rfft(f), "real input", class = "runtime_error")
+})
+
+test_that("Fourier transforms do not leak across the bridge", {
+  live <- function() unlist(rtorchpy:::.bridge_counts())
+  body <- function(i) {
+    x <- torch_randn(8, requires_grad = TRUE)
+    f <- torch_fft_rfft(x * torch_hann_window(8))
+    l <- torch_abs(f)$sum() + torch_fft_irfft(f, n = 8)$sum() + f$real$sum()
+    l$backward()
+    as_array(f)
+  }
+  run <- function(n) for (i in seq_len(n)) body(i)
+  run(20)
+  before <- live()
+  run(200)
+  grown <- live() - before
+  expect_true(all(grown < 40), info = paste(grown, collapse = ", "))
+})

@@ -1,0 +1,45 @@
+"""Rows of the Fourier transforms and complex views (``ops/fft.py``). Each transform's gradient
+is its adjoint: the opposite transform with the opposite normalisation (``numerics/fft.SWAP``),
+the input's length restored (``n`` trimmed or padded it), and, for a real input, the real part
+(libtorch's convention: the gradient of a complex value is ``dL/dRe + i dL/dIm``)."""
+from __future__ import annotations
+
+from ..autograd.rows import row
+from ..numerics.fft import SWAP
+
+
+@row("FftC2CBackward0")
+def _fft_c2c(F, g, needs, dim, norm, inverse, m, n, onesided):
+    """self: the opposite transform of g, normalised the opposite way, refit to the input"""
+    return F.fft_fit(F.fft_c2c(g, dim, SWAP[norm], not inverse), dim, m)
+
+
+@row("FftR2CBackward0")
+def _fft_r2c(F, g, needs, dim, norm, inverse, m, n, onesided):
+    """self: real part of the adjoint transform of g (one-sided: zero-padded to n first)"""
+    if onesided:
+        g = F.fft_fit(g, dim, n)
+    return F.real_part(F.fft_fit(F.fft_c2c(g, dim, SWAP[norm], not inverse), dim, m))
+
+
+@row("FftC2RBackward0")
+def _fft_c2r(F, g, needs, dim, norm, m, n):
+    """self: the one-sided transform of g normalised the opposite way, the frequencies that
+    appear twice in the signal doubled, refit to the input"""
+    gi = F.fft_r2c(g, dim, SWAP[norm])
+    twice = n - gi.shape[dim]
+    if twice > 0:
+        gi = F.fft_double(gi, dim, 1, twice)
+    return F.fft_fit(gi, dim, m)
+
+
+@row("ViewAsRealBackward0")
+def _view_as_real(F, g, needs):
+    """self: the pairs of g as complex numbers"""
+    return F.view_as_complex(g)
+
+
+@row("ViewAsComplexBackward0")
+def _view_as_complex(F, g, needs):
+    """self: the complex g as pairs"""
+    return F.view_as_real(g)
