@@ -345,8 +345,8 @@ names.torch_tensor <- function(x) NULL
 .dtype <- function(name, word) {
   structure(list(name = name, word = word,
                  is_floating_point = name %in% c("float16", "float32", "float64"),
-                 itemsize = switch(name, float64 = , int64 = 8L, float32 = , int32 = 4L,
-                                   float16 = , int16 = 2L, 1L)),
+                 itemsize = switch(name, complex128 = 16L, float64 = , int64 = , complex64 = 8L,
+                                   float32 = , int32 = 4L, float16 = , int16 = 2L, 1L)),
             class = "torch_dtype")
 }
 
@@ -400,7 +400,8 @@ torch_set_default_dtype <- function(d) {
 #' @export
 torch_device <- function(type = "cpu", index = NULL) {
   if (!identical(tolower(type), "cpu")) {
-    .not_implemented_error("rtorchpy computes on the CPU only; got device '", type, "'")
+    .not_implemented_error("rtorchpy computes on the CPU only; got device '",
+                           paste(format(type), collapse = ", "), "'")
   }
   structure(list(type = "cpu"), class = "torch_device")
 }
