@@ -130,6 +130,13 @@ def add_fft_samples(builder, Case, shape, anyv):
         fn = draw(st.sampled_from([rt.torch_fft_fft, rt.torch_fft_rfft, rt.torch_fft_ifft]))
         return Case(lambda x: rt.torch_view_as_real(fn(x, n, -1, norm)), anyv(rng, (2, m)))
 
+    @builder("ConjBackward0")
+    def _conj(draw, rng, name):
+        m = draw(st.integers(1, 4))
+        return Case(lambda x: rt.torch_view_as_real(rt.torch_view_as_complex(x).conj() *
+                                                    rt.torch_view_as_complex(x * 2.0)),
+                    anyv(rng, (m, 2)))
+
     @builder("FftC2RBackward0")
     def _c2r(draw, rng, name):
         m = draw(st.integers(2, 5))
@@ -160,4 +167,5 @@ def fft_forward_cases(Case):
         "view_as_complex": [Case(pairs, expected=pairs[..., 0] + 1j * pairs[..., 1])],
         "real": [Case(z, expected=z.real), Case(x, expected=x)],
         "imag": [Case(z, expected=z.imag), Case(x, expected=None, raises="non-complex")],
+        "conj": [Case(z, expected=np.conj(z)), Case(x, expected=x)],
     }

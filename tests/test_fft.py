@@ -74,7 +74,6 @@ def test_dtypes_views_and_errors():
 
 
 def test_second_order_through_fft():
-    # (through real/imag parts: products of complex tensors do not conjugate in backward yet)
     x = _f64([0.3, -1.2, 2.0, 0.7], requires_grad=True)
 
     def power(v):
@@ -82,6 +81,24 @@ def test_second_order_through_fft():
         return rt.torch_real(f) ** 2 + rt.torch_imag(f) ** 2
 
     assert rt.autograd_gradgradcheck(power, [x])
+    assert rt.autograd_gradgradcheck(
+        lambda v: rt.torch_abs(rt.torch_fft_rfft(v, n=6, norm="ortho")), [x])
+    assert rt.autograd_gradgradcheck(
+        lambda v: rt.torch_real(rt.torch_fft_fft(v) * rt.torch_fft_fft(v * 2).conj()), [x])
+
+
+def test_complex_products_conjugate_recorded():
+    a = _f64(np.array([1 + 2j, -0.5 + 1j]), requires_grad=True)
+    b = _f64(np.array([2 - 1j, 0.25 + 0.5j]), requires_grad=True)
+    o = (a * b) / (a + b)
+    (rt.torch_abs(o).sum() + rt.torch_real(o).sum()).backward()
+    np.testing.assert_allclose(a.grad.numpy(), [-0.1581138830084191 + 0.9743416490252568j,
+                                                -0.07833059774875961 + 0.19076601564950696j])
+    np.testing.assert_allclose(b.grad.numpy(), [0.1581138830084189 - 0.9743416490252568j,
+                                                0.8202717695727176 + 0.08713155782778914j])
+    c = rt.torch_conj(a)
+    assert c.grad_fn.name == "ConjBackward0" and rt.torch_conj(rt.torch_ones(2)).dtype == \
+        rt.torch_float32()
 
 
 def test_against_pytorch():

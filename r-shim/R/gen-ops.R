@@ -415,6 +415,10 @@ torch_concatenate <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "con
 
 #' @rdname torch_ops
 #' @export
+torch_conj <- function(self) { .r <- .External(rtp_opx, "conj", self); if (is.object(.r)) .r else .op_reply("conj", list(self), .r, sys.call()) }
+
+#' @rdname torch_ops
+#' @export
 torch_contiguous <- function(self, memory_format = NULL) { .r <- .External(rtp_opx, "contiguous", self, memory_format); if (is.object(.r)) .r else .op_reply("contiguous", list(self, memory_format), .r, sys.call()) }
 
 `.m_copy_` <- function(self, src) { .r <- .External(rtp_opx, "copy_", self, src); if (is.object(.r)) .r else .op_reply("copy_", list(self, src), .r, sys.call()) }
@@ -1505,6 +1509,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `clip` = "torch_clip",
   `clip_` = ".m_clip_",
   `clone` = "torch_clone",
+  `conj` = "torch_conj",
   `contiguous` = "torch_contiguous",
   `copy_` = ".m_copy_",
   `cos` = "torch_cos",

@@ -43,3 +43,9 @@ def _view_as_real(F, g, needs):
 def _view_as_complex(F, g, needs):
     """self: the complex g as pairs"""
     return F.view_as_real(g)
+
+
+@row("ConjBackward0")
+def _conj(F, g, needs):
+    """self: conj(g)"""
+    return F.conj(g)

@@ -392,6 +392,12 @@ class _ArrayOps(ArrayLinalg):
         return out
 
     @staticmethod
+    def is_complex(x):
+        return x.dtype.kind == "c"
+
+    conj = staticmethod(np.conj)
+
+    @staticmethod
     def real_part(x):
         return np.ascontiguousarray(x.real) if np.iscomplexobj(x) else x
 

@@ -170,6 +170,18 @@ def imag(self):
     return OPS["select"].fn(view_as_real(self), -1, 1)
 
 
+@op("conj")
+def conj(self):
+    """The complex conjugate (a copy here, not a lazy view); a real tensor is returned as is."""
+    self = as_tensor(self)
+    if self._data.dtype.kind != "c":
+        return self
+    out = wrap(np.conj(self._data))
+    if recording(self):
+        record(NODES["ConjBackward0"], (self,), (out,))
+    return out
+
+
 # x.real and x.imag are properties, as in PyTorch (and fields from R: x$real)
 Tensor.real = property(real, doc="The real part (a real tensor: itself).")
 Tensor.imag = property(imag, doc="The imaginary part of a complex tensor.")

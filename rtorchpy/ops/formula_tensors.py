@@ -411,6 +411,12 @@ class _TensorOps(TensorLinalg):
     def real_part(x):
         return fft.real(x)
 
+    @staticmethod
+    def is_complex(x):
+        return x._data.dtype.kind == "c"
+
+    conj = staticmethod(fft.conj)
+
     view_as_real = staticmethod(fft.view_as_real)
     view_as_complex = staticmethod(fft.view_as_complex)
 
