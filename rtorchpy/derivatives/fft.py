@@ -4,6 +4,7 @@ the input's length restored (``n`` trimmed or padded it), and, for a real input,
 (libtorch's convention: the gradient of a complex value is ``dL/dRe + i dL/dIm``)."""
 from __future__ import annotations
 
+from ..autograd.forward_ad import tangent
 from ..autograd.rows import row
 from ..numerics.fft import SWAP
 
@@ -49,3 +50,38 @@ def _view_as_complex(F, g, needs):
 def _conj(F, g, needs):
     """self: conj(g)"""
     return F.conj(g)
+
+
+# Forward mode: every one of these maps is linear, so a tangent goes through the map itself (the
+# transpose trick would give the conjugate map for complex values).
+@tangent("FftC2CBackward0", "FftR2CBackward0")
+def _fft_tangent(F, tans, inputs, outputs, params):
+    """the transform of the tangent"""
+    dim, norm, inverse, m, n, onesided = params
+    t = F.fft_fit(tans[0], dim, n)
+    return F.fft_r2c(t, dim, norm) if onesided else F.fft_c2c(t, dim, norm, inverse)
+
+
+@tangent("FftC2RBackward0")
+def _fft_c2r_tangent(F, tans, inputs, outputs, params):
+    """the real signal of the tangent's frequencies"""
+    dim, norm, m, n = params
+    return F.fft_c2r(tans[0], n, dim, norm)
+
+
+@tangent("ViewAsRealBackward0")
+def _view_as_real_tangent(F, tans, inputs, outputs, params):
+    """the tangent as pairs"""
+    return F.view_as_real(tans[0])
+
+
+@tangent("ViewAsComplexBackward0")
+def _view_as_complex_tangent(F, tans, inputs, outputs, params):
+    """the tangent's pairs as complex numbers"""
+    return F.view_as_complex(tans[0])
+
+
+@tangent("ConjBackward0")
+def _conj_tangent(F, tans, inputs, outputs, params):
+    """the conjugate of the tangent"""
+    return F.conj(tans[0])

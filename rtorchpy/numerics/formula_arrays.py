@@ -384,6 +384,7 @@ class _ArrayOps(ArrayLinalg):
     fft_fit = staticmethod(fft.fit)
     fft_c2c = staticmethod(fft.c2c)
     fft_r2c = staticmethod(fft.r2c)
+    fft_c2r = staticmethod(fft.c2r)
 
     @staticmethod
     def fft_double(x, dim, start, length):

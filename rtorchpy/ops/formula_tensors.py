@@ -400,6 +400,10 @@ class _TensorOps(TensorLinalg):
         return fft.fft_rfft(x, None, dim, norm)
 
     @staticmethod
+    def fft_c2r(x, n, dim, norm):
+        return fft.fft_irfft(x, n, dim, norm)
+
+    @staticmethod
     def fft_double(x, dim, start, length):
         factor = np.ones(x.shape[dim])
         factor[start:start + length] = 2
