@@ -169,3 +169,17 @@ test_that("Fourier transforms do not leak across the bridge", {
   grown <- live() - before
   expect_true(all(grown < 40), info = paste(grown, collapse = ", "))
 })
+
+test_that("complex arithmetic from R: conjugated gradients as PyTorch's", {
+  x <- torch_tensor(c(1, 2, -1, 0.5), dtype = torch_float64(), requires_grad = TRUE)
+  f <- torch_fft_fft(x)
+  g <- f * torch_conj(f) / (f + 3)
+  expect_true(torch_conj(x)$dtype == torch_float64())  # a real tensor: itself
+  l <- torch_abs(g)$sum()
+  l$backward()
+  # recorded from PyTorch 2.13
+  expect_equal(as_array(x$grad), c(-33.20436846040921, 36.72005992442655,
+                                   -35.39067286190483, 34.684898753259404),
+               tolerance = 1e-12)
+  expect_error(torch_exp(f), "complex tensors are not supported here")
+})
