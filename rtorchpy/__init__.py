@@ -112,6 +112,12 @@ from .ops.transforms import *  # noqa: E402,F401,F403
 
 __all__ = sorted(set(__all__) | set(_transform_names))
 
+from .ops.signal import __all__ as _signal_names  # noqa: E402
+from .ops.signal import *  # noqa: E402,F401,F403
+
+_checked_functions(list(_signal_names))
+__all__ = sorted(set(__all__) | set(_signal_names))
+
 # For type checkers only (rtorchpy ships py.typed). Some public names are made at import time
 # (every op's torch_<name> form) or gathered through an __all__ that is computed (nn, data,
 # nnf), which a type checker cannot follow: the modules with the everyday names are star-imported

@@ -13,7 +13,8 @@ __all__ = [
     "dtype", "torch_float32", "torch_float", "torch_float64", "torch_double", "torch_float16",
     "torch_half", "torch_int64", "torch_long", "torch_int32", "torch_int", "torch_int16",
     "torch_short", "torch_int8", "torch_uint8", "torch_bool", "as_dtype",
-    "torch_get_default_dtype", "torch_set_default_dtype",
+    "torch_get_default_dtype", "torch_set_default_dtype", "torch_finfo", "torch_iinfo",
+    "torch_cfloat", "torch_cdouble",
 ]
 
 
@@ -63,6 +64,9 @@ _INT16 = _make(np.int16, "Short")
 _INT8 = _make(np.int8, "Char")
 _UINT8 = _make(np.uint8, "Byte")
 _BOOL = _make(np.bool_, "Bool")
+# complex: the results of the Fourier transforms (and what torch_real/imag/abs read)
+_CFLOAT = _make(np.complex64, "ComplexFloat")
+_CDOUBLE = _make(np.complex128, "ComplexDouble")
 
 _default_float = [_FLOAT32]
 
@@ -82,6 +86,8 @@ def torch_short(): return _INT16
 def torch_int8(): return _INT8
 def torch_uint8(): return _UINT8
 def torch_bool(): return _BOOL
+def torch_cfloat(): return _CFLOAT
+def torch_cdouble(): return _CDOUBLE
 
 
 def torch_get_default_dtype():
@@ -100,7 +106,8 @@ _NAMES = {
     "float32": _FLOAT32, "float": _FLOAT32, "float64": _FLOAT64, "double": _FLOAT64,
     "float16": _FLOAT16, "half": _FLOAT16, "int64": _INT64, "long": _INT64, "int32": _INT32,
     "int": _INT32, "int16": _INT16, "short": _INT16, "int8": _INT8, "uint8": _UINT8,
-    "bool": _BOOL,
+    "bool": _BOOL, "complex64": _CFLOAT, "cfloat": _CFLOAT, "complex128": _CDOUBLE,
+    "cdouble": _CDOUBLE,
 }
 
 
@@ -132,3 +139,35 @@ def from_numpy_dtype(np_dtype) -> dtype:
 # what a dtype argument accepts (see as_dtype): a dtype, its name, or a NumPy dtype or type
 # (Union, not |: evaluated at run time, and Python 3.9 is supported)
 DTypeLike = Union[dtype, str, np.dtype, type]
+class TypeInfo:
+    """The numerical limits of a dtype, as fields: ``bits``, ``max``, ``min`` and, for floating
+    point dtypes, ``eps``, ``tiny`` (= ``smallest_normal``) and ``resolution``."""
+
+    def __init__(self, dtype_, **fields):
+        self.dtype = dtype_
+        self.__dict__.update(fields)
+
+    def __repr__(self):
+        kind = "finfo" if self.dtype.is_floating_point else "iinfo"
+        body = ", ".join(f"{k}={v!r}" for k, v in self.__dict__.items() if k != "dtype")
+        return f"{kind}({body}, dtype={self.dtype!r})"
+
+
+def torch_finfo(type=None):
+    """The limits of a floating point dtype (the default dtype when none is given)."""
+    d = torch_get_default_dtype() if type is None else as_dtype(type)
+    if not d.is_floating_point:
+        raise TypeError(f"torch_finfo() requires a floating point dtype, got {d!r}")
+    info = np.finfo(d.numpy)
+    return TypeInfo(d, bits=int(info.bits), eps=float(info.eps), max=float(info.max),
+                    min=float(info.min), tiny=float(info.tiny),
+                    smallest_normal=float(info.tiny), resolution=10.0 ** -int(info.precision))
+
+
+def torch_iinfo(type):
+    """The limits of an integer dtype (``bits``, ``max``, ``min``); bool is not one."""
+    d = as_dtype(type)
+    if d.numpy.kind not in "iu":
+        raise TypeError(f"torch_iinfo() requires an integer dtype, got {d!r}")
+    info = np.iinfo(d.numpy)
+    return TypeInfo(d, bits=int(info.bits), max=int(info.max), min=int(info.min))

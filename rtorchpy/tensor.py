@@ -522,7 +522,7 @@ def as_array(data: Any, dtype: _dt.DTypeLike | None = None) -> np.ndarray:
         return np.array(arr, dtype=target or arr.dtype, copy=True)
     if isinstance(data, (np.ndarray, np.generic)):
         arr = np.asarray(data)
-        if arr.dtype.kind not in "biuf":
+        if arr.dtype.kind not in "biufc":  # (complex: complex64 and complex128 arrays)
             raise TypeError(f"can't convert a NumPy array of dtype {arr.dtype} to a tensor")
         if target is None:
             arr = _supported(arr)
@@ -563,7 +563,7 @@ def _supported(arr: np.ndarray) -> np.ndarray:
             raise RuntimeError(f"value cannot be converted to type int64 without overflow: "
                                f"{arr.max()}")
         return arr.astype(np.int64)
-    return arr.astype(np.float64)
+    return arr.astype(np.complex128 if arr.dtype.kind == "c" else np.float64)
 
 
 def _walk(seq: Sequence[Any]) -> Iterator[Any]:

@@ -1183,6 +1183,11 @@ add_rnn_samples(builder, Case, anyv)
 from _nn_more_derivative_samples import add_more_samples  # noqa: E402
 
 add_more_samples(builder, Case, shape, anyv, away0)
+# issue 33's ops around sequences (derivatives/seq_extras.py): samples in their own file
+from _seq_extras_samples import add_fft_samples, add_seq_samples  # noqa: E402
+
+add_seq_samples(builder, Case, shape, anyv, distinct)
+add_fft_samples(builder, Case, shape, anyv)
 
 # ---------------------------------------------------------------- special functions, sampling
 # (rtorchpy/derivatives/special.py; values and PyTorch comparisons in tests/test_special.py)

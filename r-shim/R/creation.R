@@ -53,6 +53,9 @@ torch_scalar_tensor <- function(value, dtype = NULL, device = NULL, requires_gra
 .check_device <- function(device) {
   if (!is.null(device)) {
     type <- if (inherits(device, "torch_device")) device$type else as.character(device)
+    if (length(type) != 1L || is.na(type)) {  # (one message, whatever was given)
+      .value_error("`device` must be NULL, \"cpu\" or a torch_device, got ", .what(device))
+    }
     torch_device(type)
   }
   invisible(NULL)

@@ -563,6 +563,48 @@ torch_atanh <- function(self) { .r <- .External(rtp_opx, "atanh", self); if (is.
 
 `.m_atanh_` <- function(self) { .r <- .External(rtp_opx, "atanh_", self); if (is.object(.r)) .r else .op_reply("atanh_", list(self), .r, sys.call()) }
 
+#' Atleast 1d
+#'
+#' `self` with at least one dimension (a 0-dim tensor becomes shape (1)); a list of tensors gives a list.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @return A tensor.
+#' @family shape
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_atleast_1d(torch_tensor(3))
+#' }
+#' @export
+torch_atleast_1d <- function(self) { .r <- .External(rtp_opx, "atleast_1d", self); if (is.object(.r)) .r else .op_reply("atleast_1d", list(self), .r, sys.call()) }
+
+#' Atleast 2d
+#'
+#' `self` with at least two dimensions (leading dims of size 1 added).
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @return A tensor.
+#' @family shape
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_atleast_2d(torch_tensor(c(1, 2, 3)))
+#' }
+#' @export
+torch_atleast_2d <- function(self) { .r <- .External(rtp_opx, "atleast_2d", self); if (is.object(.r)) .r else .op_reply("atleast_2d", list(self), .r, sys.call()) }
+
+#' Atleast 3d
+#'
+#' `self` with at least three dimensions: `(n)` becomes `(1, n, 1)` and `(m, n)` becomes `(m, n, 1)`.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @return A tensor.
+#' @family shape
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_atleast_3d(torch_tensor(c(1, 2, 3)))
+#' }
+#' @export
+torch_atleast_3d <- function(self) { .r <- .External(rtp_opx, "atleast_3d", self); if (is.object(.r)) .r else .op_reply("atleast_3d", list(self), .r, sys.call()) }
+
 #' Baddbmm
 #'
 #' `beta * self + alpha * bmm(batch1, batch2)`.
@@ -601,6 +643,22 @@ torch_baddbmm <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .
 torch_bernoulli <- function(self, p = NULL, generator = NULL) { .r <- .External(rtp_opx, "bernoulli", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli", list(self, p, generator), .r, sys.call()) }
 
 `.m_bernoulli_` <- function(self, p = 0.5, generator = NULL) { .r <- .External(rtp_opx, "bernoulli_", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli_", list(self, p, generator), .r, sys.call()) }
+
+#' Bincount
+#'
+#' How often each non-negative integer occurs in the 1-d `self` (or, with `weights`, the sum of their weights); at least `minlength` bins.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param weights `torch_bincount()`: a 1-d tensor of one weight per input element (`NULL`: count each once).
+#' @param minlength `torch_bincount()`: the least number of bins.
+#' @return A tensor.
+#' @family reductions
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_bincount(torch_tensor(c(0L, 1L, 1L, 3L)))
+#' }
+#' @export
+torch_bincount <- function(self, weights = NULL, minlength = 0L) { .r <- .External(rtp_opx, "bincount", self, weights, minlength); if (is.object(.r)) .r else .op_reply("bincount", list(self, weights, minlength), .r, sys.call()) }
 
 #' Bitwise and
 #'
@@ -955,6 +1013,21 @@ torch_concat <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "concat",
 #' @export
 torch_concatenate <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "concatenate", tensors, dim); if (is.object(.r)) .r else .op_reply("concatenate", list(tensors, dim), .r, sys.call()) }
 
+#' Conj
+#'
+#' The complex conjugate (a copy here, not a lazy view); a real tensor is returned as is.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @return A tensor.
+#' @family pointwise math
+#' @examples
+#' if (rtorchpy_available()) {
+#'   z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))
+#'   torch_conj(z)
+#' }
+#' @export
+torch_conj <- function(self) { .r <- .External(rtp_opx, "conj", self); if (is.object(.r)) .r else .op_reply("conj", list(self), .r, sys.call()) }
+
 #' Contiguous
 #'
 #' `self` itself: every tensor here is contiguous.
@@ -1023,6 +1096,52 @@ torch_cosh <- function(self) { .r <- .External(rtp_opx, "cosh", self); if (is.ob
 #' }
 #' @export
 torch_count_nonzero <- function(self, dim = NULL) { .r <- .External(rtp_opx, "count_nonzero", self, dim); if (is.object(.r)) .r else .op_reply("count_nonzero", list(self, dim), .r, sys.call()) }
+
+#' Cross
+#'
+#' The cross product of 3-vectors along `dim` (the inputs broadcast; their dtypes must be the same). Without `dim`, the first dimension of size 3 (R torch's default).
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @return A tensor.
+#' @family matrix products
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_cross(torch_tensor(c(1, 0, 0)), torch_tensor(c(0, 1, 0)))
+#' }
+#' @export
+torch_cross <- function(self, other, dim = NULL) { .r <- .External(rtp_opx, "cross", self, other, dim); if (is.object(.r)) .r else .op_reply("cross", list(self, other, dim), .r, sys.call()) }
+
+#' Cummax
+#'
+#' The running maximum along `dim` and where each was found: a pair (values, indices).
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @return A tensor, or a list of tensors (see the description).
+#' @family sorting and quantiles
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_cummax(torch_tensor(c(1, 3, 2, 5, 4)), dim = 1)
+#' }
+#' @export
+torch_cummax <- function(self, dim) { .r <- .External(rtp_opx, "cummax", self, dim); if (is.object(.r)) .r else .op_reply("cummax", list(self, dim), .r, sys.call()) }
+
+#' Cummin
+#'
+#' The running minimum along `dim` and where each was found: a pair (values, indices).
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @return A tensor, or a list of tensors (see the description).
+#' @family sorting and quantiles
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_cummin(torch_tensor(c(5, 3, 4, 1, 2)), dim = 1)
+#' }
+#' @export
+torch_cummin <- function(self, dim) { .r <- .External(rtp_opx, "cummin", self, dim); if (is.object(.r)) .r else .op_reply("cummin", list(self, dim), .r, sys.call()) }
 
 #' Cumprod
 #'
@@ -1455,7 +1574,77 @@ torch_expm1 <- function(self) { .r <- .External(rtp_opx, "expm1", self); if (is.
 
 `.m_exponential_` <- function(self, lambd = 1.0, generator = NULL) { .r <- .External(rtp_opx, "exponential_", self, lambd, generator); if (is.object(.r)) .r else .op_reply("exponential_", list(self, lambd, generator), .r, sys.call()) }
 
+#' Fft fft
+#'
+#' The discrete Fourier transform along `dim` (a complex tensor; a real input counts as complex). `n` trims or zero-pads the input first; `norm`.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @param norm See the Python documentation of the op of the same name (R conventions apply).
+#' @return A tensor.
+#' @family signal processing
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))
+#' }
+#' @export
+torch_fft_fft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .External(rtp_opx, "fft_fft", self, n, dim, norm); if (is.object(.r)) .r else .op_reply("fft_fft", list(self, n, dim, norm), .r, sys.call()) }
+
+#' Fft ifft
+#'
+#' The inverse discrete Fourier transform along `dim`.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @param norm See the Python documentation of the op of the same name (R conventions apply).
+#' @return A tensor.
+#' @family signal processing
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_fft_ifft(torch_fft_fft(torch_tensor(c(1, 2, 3, 4))))
+#' }
+#' @export
+torch_fft_ifft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .External(rtp_opx, "fft_ifft", self, n, dim, norm); if (is.object(.r)) .r else .op_reply("fft_ifft", list(self, n, dim, norm), .r, sys.call()) }
+
+#' Fft irfft
+#'
+#' The real signal whose one-sided transform (`fft_rfft`) is `self`, of length `n` (default `2 * (m - 1)` for `m` input frequencies).
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @param norm See the Python documentation of the op of the same name (R conventions apply).
+#' @return A tensor.
+#' @family signal processing
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_fft_irfft(torch_fft_rfft(torch_tensor(c(1, 2, 3, 4))))
+#' }
+#' @export
+torch_fft_irfft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .External(rtp_opx, "fft_irfft", self, n, dim, norm); if (is.object(.r)) .r else .op_reply("fft_irfft", list(self, n, dim, norm), .r, sys.call()) }
+
+#' Fft rfft
+#'
+#' The Fourier transform of a real input along `dim`: its `n // 2 + 1` non-negative frequencies (the others are their complex conjugates).
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @param norm See the Python documentation of the op of the same name (R conventions apply).
+#' @return A tensor.
+#' @family signal processing
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_fft_rfft(torch_tensor(c(1, 2, 3, 4)))
+#' }
+#' @export
+torch_fft_rfft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .External(rtp_opx, "fft_rfft", self, n, dim, norm); if (is.object(.r)) .r else .op_reply("fft_rfft", list(self, n, dim, norm), .r, sys.call()) }
+
 `.m_fill_` <- function(self, value) { .r <- .External(rtp_opx, "fill_", self, value); if (is.object(.r)) .r else .op_reply("fill_", list(self, value), .r, sys.call()) }
+
+`.m_fill_diagonal_` <- function(self, fill_value, wrap = FALSE) { .r <- .External(rtp_opx, "fill_diagonal_", self, fill_value, wrap); if (is.object(.r)) .r else .op_reply("fill_diagonal_", list(self, fill_value, wrap), .r, sys.call()) }
 
 #' Elementwise trunc
 #'
@@ -1744,6 +1933,37 @@ torch_hypot <- function(self, other) { .r <- .External(rtp_opx, "hypot", self, o
 
 `.m_hypot_` <- function(self, other) { .r <- .External(rtp_opx, "hypot_", self, other); if (is.object(.r)) .r else .op_reply("hypot_", list(self, other), .r, sys.call()) }
 
+#' The imaginary part of a complex tensor
+#'
+#' The imaginary part of a complex tensor.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @return A tensor.
+#' @family pointwise math
+#' @examples
+#' if (rtorchpy_available()) {
+#'   z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))
+#'   torch_imag(z)
+#' }
+#' @export
+torch_imag <- function(self) { .r <- .External(rtp_opx, "imag", self); if (is.object(.r)) .r else .op_reply("imag", list(self), .r, sys.call()) }
+
+#' Index
+#'
+#' `self[indices]`, with `indices` a list holding one index tensor (or `NULL`) per leading dim.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
+#' @return A tensor.
+#' @family indexing
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(matrix(1:6, nrow = 2))
+#'   torch_index(x, list(torch_tensor(c(2L, 1L), dtype = torch_long())))
+#' }
+#' @export
+torch_index <- function(self, indices) { .r <- .External(rtp_opx, "index", self, indices); if (is.object(.r)) .r else .op_reply("index", list(self, indices), .r, sys.call()) }
+
 #' Index add
 #'
 #' A copy of `self` with `alpha * source`'s slices added at the positions `index` names along `dim` (a position named twice gets both).
@@ -1823,7 +2043,24 @@ torch_index_fill <- function(self, dim, index, value) { .r <- .External(rtp_opx,
 #' @export
 torch_index_put <- function(self, indices, values, accumulate = FALSE) { .r <- .External(rtp_opx, "index_put", self, indices, values, accumulate); if (is.object(.r)) .r else .op_reply("index_put", list(self, indices, values, accumulate), .r, sys.call()) }
 
-`.m_index_put_` <- function(self, indices, values, accumulate = FALSE) { .r <- .External(rtp_opx, "index_put_", self, indices, values, accumulate); if (is.object(.r)) .r else .op_reply("index_put_", list(self, indices, values, accumulate), .r, sys.call()) }
+#' Index put 
+#'
+#' In-place `index_put`; returns self.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
+#' @param values The values written (or added) at `indices`.
+#' @param accumulate `TRUE`: add `values` at the indices (repeated indices add up); `FALSE`: write them.
+#' @return A tensor.
+#' @family indexing
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_zeros(3)
+#'   torch_index_put_(x, list(torch_tensor(2L, dtype = torch_long())), torch_tensor(5))
+#'   x
+#' }
+#' @export
+torch_index_put_ <- function(self, indices, values, accumulate = FALSE) { .r <- .External(rtp_opx, "index_put_", self, indices, values, accumulate); if (is.object(.r)) .r else .op_reply("index_put_", list(self, indices, values, accumulate), .r, sys.call()) }
 
 #' Index select
 #'
@@ -1859,9 +2096,9 @@ torch_index_select <- function(self, dim, index) { .r <- .External(rtp_opx, "ind
 #' @export
 torch_inverse <- function(self) { .r <- .External(rtp_opx, "inverse", self); if (is.object(.r)) .r else .op_reply("inverse", list(self), .r, sys.call()) }
 
-#' Whether the dtype is complex (never, here)
+#' Is complex
 #'
-#' Whether the dtype is complex (never, here).
+#' Whether the dtype is complex (the Fourier transforms make complex tensors).
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return An R logical (`TRUE` or `FALSE`).
@@ -2852,6 +3089,23 @@ torch_nansum <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rt
 #' @export
 torch_narrow <- function(self, dim, start, length) { .r <- .External(rtp_opx, "narrow", self, dim, start, length); if (is.object(.r)) .r else .op_reply("narrow", list(self, dim, start, length), .r, sys.call()) }
 
+#' Narrow copy
+#'
+#' A copy (not a view) of `length` elements along `dim` from `start`.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @param start Where the slice starts (1-based; `torch_narrow`).
+#' @param length How many elements the slice keeps (`torch_narrow`).
+#' @return A tensor.
+#' @family shape
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_narrow_copy(torch_tensor(c(1, 2, 3, 4)), 1, 2, 2)
+#' }
+#' @export
+torch_narrow_copy <- function(self, dim, start, length) { .r <- .External(rtp_opx, "narrow_copy", self, dim, start, length); if (is.object(.r)) .r else .op_reply("narrow_copy", list(self, dim, start, length), .r, sys.call()) }
+
 #' Ne
 #'
 #' Elementwise `ne` comparison: a bool tensor (not differentiable).
@@ -3148,6 +3402,8 @@ torch_pow <- function(self, exponent) { .r <- .External(rtp_opx, "pow", self, ex
 #' @export
 torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .External(rtp_opx, "prod", self, dim, keepdim, dtype); if (is.object(.r)) .r else .op_reply("prod", list(self, dim, keepdim, dtype), .r, sys.call()) }
 
+`.m_put_` <- function(self, index, source, accumulate = FALSE) { .r <- .External(rtp_opx, "put_", self, index, source, accumulate); if (is.object(.r)) .r else .op_reply("put_", list(self, index, source, accumulate), .r, sys.call()) }
+
 #' Qr
 #'
 #' `(Q, R)` with `A = Q R`: reduced (`some = TRUE`) or complete.
@@ -3202,6 +3458,21 @@ torch_rad2deg <- function(self) { .r <- .External(rtp_opx, "rad2deg", self); if 
 `.m_rad2deg_` <- function(self) { .r <- .External(rtp_opx, "rad2deg_", self); if (is.object(.r)) .r else .op_reply("rad2deg_", list(self), .r, sys.call()) }
 
 `.m_random_` <- function(self, from = NULL, to = NULL, generator = NULL) { .r <- .External(rtp_opx, "random_", self, from, to, generator); if (is.object(.r)) .r else .op_reply("random_", list(self, from, to, generator), .r, sys.call()) }
+
+#' The real part of a complex tensor (a real tensor: itself)
+#'
+#' The real part of a complex tensor (a real tensor: itself).
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @return A tensor.
+#' @family pointwise math
+#' @examples
+#' if (rtorchpy_available()) {
+#'   z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))
+#'   torch_real(z)
+#' }
+#' @export
+torch_real <- function(self) { .r <- .External(rtp_opx, "real", self); if (is.object(.r)) .r else .op_reply("real", list(self), .r, sys.call()) }
 
 #' Elementwise reciprocal
 #'
@@ -3320,6 +3591,23 @@ torch_reshape <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <-
 #' }
 #' @export
 torch_reshape_as <- function(self, other) { .r <- .External(rtp_opx, "reshape_as", self, other); if (is.object(.r)) .r else .op_reply("reshape_as", list(self, other), .r, sys.call()) }
+
+`.m_resize_` <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .Call(rtp_op, "resize_", .args); if (is.object(.r)) .r else .op_reply("resize_", .args, .r, sys.call()) }
+
+#' Result type
+#'
+#' R torch's `torch_result_type()`.
+#'
+#' @param tensor1 The first factor of the elementwise product or quotient.
+#' @param tensor2 The second factor of the elementwise product or quotient.
+#' @return A tensor.
+#' @family tensor properties
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_result_type(torch_tensor(1L), 2.5)
+#' }
+#' @export
+torch_result_type <- function(tensor1, tensor2) { .r <- .External(rtp_opx, "result_type", tensor1, tensor2); if (is.object(.r)) .r else .op_reply("result_type", list(tensor1, tensor2), .r, sys.call()) }
 
 #' Roll
 #'
@@ -4174,6 +4462,22 @@ torch_unsqueeze <- function(self, dim) { .r <- .External(rtp_opx, "unsqueeze", s
 
 `.m_unsqueeze_` <- function(self, dim) { .r <- .External(rtp_opx, "unsqueeze_", self, dim); if (is.object(.r)) .r else .op_reply("unsqueeze_", list(self, dim), .r, sys.call()) }
 
+#' Vander
+#'
+#' The Vandermonde matrix of the 1-d `x`: column `j` holds `x^(N-1-j)` (or `x^j` with `increasing`); `N` columns, `length(x)` by default.
+#'
+#' @param x `torch_vander()`: a 1-d tensor.
+#' @param N `torch_vander()`: the number of columns (`NULL`: the length of `x`).
+#' @param increasing `torch_vander()`: `TRUE` for powers increasing from the left.
+#' @return A tensor.
+#' @family matrix products
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_vander(torch_tensor(c(1, 2, 3)), N = 3)
+#' }
+#' @export
+torch_vander <- function(x, N = NULL, increasing = FALSE) { .r <- .External(rtp_opx, "vander", x, N, increasing); if (is.object(.r)) .r else .op_reply("vander", list(x, N, increasing), .r, sys.call()) }
+
 #' Var
 #'
 #' Variance over `dim` with Bessel's correction unless `unbiased = FALSE`.
@@ -4260,6 +4564,35 @@ torch_view <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .C
 #' }
 #' @export
 torch_view_as <- function(self, other) { .r <- .External(rtp_opx, "view_as", self, other); if (is.object(.r)) .r else .op_reply("view_as", list(self, other), .r, sys.call()) }
+
+#' View as complex
+#'
+#' A real tensor whose last dim has size 2 as a complex one (a copy here, not a view).
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @return A tensor.
+#' @family signal processing
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_view_as_complex(torch_tensor(rbind(c(1, 2), c(3, 4))))
+#' }
+#' @export
+torch_view_as_complex <- function(self) { .r <- .External(rtp_opx, "view_as_complex", self); if (is.object(.r)) .r else .op_reply("view_as_complex", list(self), .r, sys.call()) }
+
+#' View as real
+#'
+#' A complex tensor as a real one with a last dim of 2 (real and imaginary parts); a copy here, not a view.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @return A tensor.
+#' @family signal processing
+#' @examples
+#' if (rtorchpy_available()) {
+#'   z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))
+#'   torch_view_as_real(z)
+#' }
+#' @export
+torch_view_as_real <- function(self) { .r <- .External(rtp_opx, "view_as_real", self); if (is.object(.r)) .r else .op_reply("view_as_real", list(self), .r, sys.call()) }
 
 #' Where
 #'
@@ -4358,6 +4691,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `baddbmm_` = ".m_baddbmm_",
   `bernoulli` = "torch_bernoulli",
   `bernoulli_` = ".m_bernoulli_",
+  `bincount` = "torch_bincount",
   `bitwise_and` = "torch_bitwise_and",
   `bitwise_and_` = ".m_bitwise_and_",
   `bitwise_not` = "torch_bitwise_not",
@@ -4384,6 +4718,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `clip` = "torch_clip",
   `clip_` = ".m_clip_",
   `clone` = "torch_clone",
+  `conj` = "torch_conj",
   `contiguous` = "torch_contiguous",
   `copy_` = ".m_copy_",
   `cos` = "torch_cos",
@@ -4391,6 +4726,9 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `cosh` = "torch_cosh",
   `cosh_` = ".m_cosh_",
   `count_nonzero` = "torch_count_nonzero",
+  `cross` = "torch_cross",
+  `cummax` = "torch_cummax",
+  `cummin` = "torch_cummin",
   `cumprod` = "torch_cumprod",
   `cumsum` = "torch_cumsum",
   `deg2rad` = "torch_deg2rad",
@@ -4429,6 +4767,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `expm1_` = ".m_expm1_",
   `exponential_` = ".m_exponential_",
   `fill_` = ".m_fill_",
+  `fill_diagonal_` = ".m_fill_diagonal_",
   `fix` = "torch_fix",
   `fix_` = ".m_fix_",
   `flatten` = "torch_flatten",
@@ -4458,6 +4797,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `heaviside_` = ".m_heaviside_",
   `hypot` = "torch_hypot",
   `hypot_` = ".m_hypot_",
+  `index` = "torch_index",
   `index_add` = "torch_index_add",
   `index_add_` = ".m_index_add_",
   `index_copy` = "torch_index_copy",
@@ -4465,7 +4805,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `index_fill` = "torch_index_fill",
   `index_fill_` = ".m_index_fill_",
   `index_put` = "torch_index_put",
-  `index_put_` = ".m_index_put_",
+  `index_put_` = "torch_index_put_",
   `index_select` = "torch_index_select",
   `int` = ".m_int",
   `inverse` = "torch_inverse",
@@ -4545,6 +4885,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `nanquantile` = "torch_nanquantile",
   `nansum` = "torch_nansum",
   `narrow` = "torch_narrow",
+  `narrow_copy` = "torch_narrow_copy",
   `ne` = "torch_ne",
   `ne_` = ".m_ne_",
   `neg` = "torch_neg",
@@ -4572,6 +4913,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `pow` = "torch_pow",
   `pow_` = ".m_pow_",
   `prod` = "torch_prod",
+  `put_` = ".m_put_",
   `qr` = "torch_qr",
   `quantile` = "torch_quantile",
   `rad2deg` = "torch_rad2deg",
@@ -4587,6 +4929,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `repeat_interleave` = "torch_repeat_interleave",
   `reshape` = "torch_reshape",
   `reshape_as` = "torch_reshape_as",
+  `resize_` = ".m_resize_",
   `roll` = "torch_roll",
   `round` = "torch_round",
   `round_` = ".m_round_",
@@ -4662,6 +5005,8 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `vdot` = "torch_vdot",
   `view` = "torch_view",
   `view_as` = "torch_view_as",
+  `view_as_complex` = "torch_view_as_complex",
+  `view_as_real` = "torch_view_as_real",
   `where` = ".m_where",
   `xlogy` = "torch_xlogy",
   `zero_` = ".m_zero_"
@@ -4700,6 +5045,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' * `x$clamp_max()`, `x$clamp_max_()`: see [torch_clamp_max()].
 #' * `x$clamp_min()`, `x$clamp_min_()`: see [torch_clamp_min()].
 #' * `x$clip()`, `x$clip_()`: see [torch_clip()].
+#' * `x$conj()`: see [torch_conj()].
 #' * `x$cos()`, `x$cos_()`: see [torch_cos()].
 #' * `x$cosh()`, `x$cosh_()`: see [torch_cosh()].
 #' * `x$deg2rad()`, `x$deg2rad_()`: see [torch_deg2rad()].
@@ -4789,6 +5135,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' * `x$any()`: see [torch_any()].
 #' * `x$argmax()`: see [torch_argmax()].
 #' * `x$argmin()`: see [torch_argmin()].
+#' * `x$bincount()`: see [torch_bincount()].
 #' * `x$count_nonzero()`: see [torch_count_nonzero()].
 #' * `x$cumprod()`: see [torch_cumprod()].
 #' * `x$cumsum()`: see [torch_cumsum()].
@@ -4811,6 +5158,8 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' @section Methods (sorting and quantiles):
 #'
 #' * `x$argsort()`: see [torch_argsort()].
+#' * `x$cummax()`: see [torch_cummax()].
+#' * `x$cummin()`: see [torch_cummin()].
 #' * `x$kthvalue()`: see [torch_kthvalue()].
 #' * `x$nanquantile()`: see [torch_nanquantile()].
 #' * `x$quantile()`: see [torch_quantile()].
@@ -4819,6 +5168,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' @section Methods (indexing):
 #'
 #' * `x$gather()`: see [torch_gather()].
+#' * `x$index()`: see [torch_index()].
 #' * `x$index_add()`, `x$index_add_()`: see [torch_index_add()].
 #' * `x$index_copy()`, `x$index_copy_()`: see [torch_index_copy()].
 #' * `x$index_fill()`, `x$index_fill_()`: see [torch_index_fill()].
@@ -4850,6 +5200,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' * `x$flip()`: see [torch_flip()].
 #' * `x$mT()`: see [torch_mT()].
 #' * `x$movedim()`: see [torch_movedim()].
+#' * `x$narrow_copy()`: see [torch_narrow_copy()].
 #' * `x$permute()`: see [torch_permute()].
 #' * `x$repeat()`: see [torch_repeat()].
 #' * `x$repeat_interleave()`: see [torch_repeat_interleave()].
@@ -4878,6 +5229,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' * `x$addr()`, `x$addr_()`: see [torch_addr()].
 #' * `x$baddbmm()`, `x$baddbmm_()`: see [torch_baddbmm()].
 #' * `x$bmm()`: see [torch_bmm()].
+#' * `x$cross()`: see [torch_cross()].
 #' * `x$dot()`: see [torch_dot()].
 #' * `x$ger()`: see [torch_ger()].
 #' * `x$kron()`: see [torch_kron()].
@@ -4906,6 +5258,10 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' * `x$solve()`: see [torch_solve()].
 #' * `x$svd()`: see [torch_svd()].
 #' * `x$triangular_solve()`: see [torch_triangular_solve()].
+#' @section Methods (signal processing):
+#'
+#' * `x$view_as_complex()`: see [torch_view_as_complex()].
+#' * `x$view_as_real()`: see [torch_view_as_real()].
 #' @section Methods (random numbers):
 #'
 #' * `x$bernoulli()`, `x$bernoulli_()`: see [torch_bernoulli()].
@@ -4930,6 +5286,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' * `x$double()`.
 #' * `x$exponential_()`.
 #' * `x$fill_()`.
+#' * `x$fill_diagonal_()`.
 #' * `x$float()`.
 #' * `x$half()`.
 #' * `x$int()`.
@@ -4940,7 +5297,9 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' * `x$new_tensor()`.
 #' * `x$new_zeros()`.
 #' * `x$normal_()`.
+#' * `x$put_()`.
 #' * `x$random_()`.
+#' * `x$resize_()`.
 #' * `x$set_data()`.
 #' * `x$type_as()`.
 #' * `x$uniform_()`.
@@ -5013,7 +5372,7 @@ linalg_det <- function(A) { .r <- .External(rtp_opx, "linalg_det", A); if (is.ob
 
 #' Eig (linalg)
 #'
-#' Not available: its results are complex tensors, which rtorchpy does not have (raises; for symmetric matrices use `linalg_eigh`).
+#' Not available yet: its results are complex, and rtorchpy's complex tensors (made by the Fourier transforms) do not reach linear algebra (raises; for symmetric matrices use `linalg_eigh`).
 #'
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @return A tensor.
@@ -5044,7 +5403,7 @@ linalg_eigh <- function(A, UPLO = "L") { .r <- .External(rtp_opx, "linalg_eigh",
 
 #' Eigvals (linalg)
 #'
-#' Not available: its results are complex tensors, which rtorchpy does not have (raises; for symmetric matrices use `linalg_eigvalsh`).
+#' Not available yet: its results are complex, and rtorchpy's complex tensors (made by the Fourier transforms) do not reach linear algebra (raises; for symmetric matrices use `linalg_eigvalsh`).
 #'
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @return A tensor.
@@ -7735,3 +8094,11 @@ torch_uint8 <- function() .dtype("uint8", "Byte")
 #' @rdname torch_dtype
 #' @export
 torch_bool <- function() .dtype("bool", "Bool")
+
+#' @rdname torch_dtype
+#' @export
+torch_cfloat <- function() .dtype("complex64", "ComplexFloat")
+
+#' @rdname torch_dtype
+#' @export
+torch_cdouble <- function() .dtype("complex128", "ComplexDouble")

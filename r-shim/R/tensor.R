@@ -23,7 +23,7 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
 # -- `$` ---------------------------------------------------------------------------------------
 
 .BINDINGS <- c("grad", "requires_grad", "grad_fn", "is_leaf", "shape", "dtype", "ndim",
-               "device", "is_cuda", "names", "ptr")
+               "device", "is_cuda", "names", "ptr", "real", "imag")
 
 # x$grad and methods are made in C (src/direct.c rtp_dollar), which calls .dollar for the rest.
 # (The method is registered under another name than `$.torch_tensor`, as it was while a faster
@@ -41,6 +41,8 @@ is_undefined_tensor <- function(x) is_torch_tensor(x) && Re(.h(x)) == 0
     is_cuda = FALSE,
     names = NULL,
     ptr = x,
+    real = torch_real(x),
+    imag = torch_imag(x),
     {
       f <- .methods[[name]]
       if (is.null(f)) f <- .fallback_method(name)
@@ -343,6 +345,13 @@ as_array.default <- function(x) as.array(x)
 
 #' @export
 as_array.torch_tensor <- function(x) {
+  if (.Call(rtp_live, x) && .attr(x, "dtype")$name %in% c("complex64", "complex128")) {
+    # an R complex array from the two parts (R's complex values are pairs of doubles)
+    re <- as_array(torch_real(x))
+    v <- complex(real = re, imaginary = as_array(torch_imag(x)))
+    if (!is.null(dim(re))) dim(v) <- dim(re)
+    return(v)
+  }
   r <- .bridge("to_r", .h(x))
   bytes <- r[[1L]]
   kind <- r[[2L]]
@@ -408,8 +417,8 @@ names.torch_tensor <- function(x) NULL
 .dtype <- function(name, word) {
   structure(list(name = name, word = word,
                  is_floating_point = name %in% c("float16", "float32", "float64"),
-                 itemsize = switch(name, float64 = , int64 = 8L, float32 = , int32 = 4L,
-                                   float16 = , int16 = 2L, 1L)),
+                 itemsize = switch(name, complex128 = 16L, float64 = , int64 = , complex64 = 8L,
+                                   float32 = , int32 = 4L, float16 = , int16 = 2L, 1L)),
             class = "torch_dtype")
 }
 
@@ -473,7 +482,8 @@ torch_set_default_dtype <- function(d) {
 #' }
 torch_device <- function(type = "cpu", index = NULL) {
   if (!identical(tolower(type), "cpu")) {
-    .not_implemented_error("rtorchpy computes on the CPU only; got device '", type, "'")
+    .not_implemented_error("rtorchpy computes on the CPU only; got device '",
+                           paste(format(type), collapse = ", "), "'")
   }
   structure(list(type = "cpu"), class = "torch_device")
 }

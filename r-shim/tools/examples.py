@@ -56,6 +56,32 @@ def _rand(name):
 
 # Lines written out for the functions the templates do not fit (R names).
 EXAMPLES = {
+    # sequences and signals (issue 33)
+    "torch_atleast_1d": "torch_atleast_1d(torch_tensor(3))",
+    "torch_atleast_2d": "torch_atleast_2d(torch_tensor(c(1, 2, 3)))",
+    "torch_atleast_3d": "torch_atleast_3d(torch_tensor(c(1, 2, 3)))",
+    "torch_bincount": "torch_bincount(torch_tensor(c(0L, 1L, 1L, 3L)))",
+    "torch_cross": "torch_cross(torch_tensor(c(1, 0, 0)), torch_tensor(c(0, 1, 0)))",
+    "torch_cummax": "torch_cummax(torch_tensor(c(1, 3, 2, 5, 4)), dim = 1)",
+    "torch_cummin": "torch_cummin(torch_tensor(c(5, 3, 4, 1, 2)), dim = 1)",
+    "torch_vander": "torch_vander(torch_tensor(c(1, 2, 3)), N = 3)",
+    "torch_index": "x <- torch_tensor(matrix(1:6, nrow = 2))\n"
+                   "torch_index(x, list(torch_tensor(c(2L, 1L), dtype = torch_long())))",
+    "torch_index_put_": "x <- torch_zeros(3)\n"
+                        "torch_index_put_(x, list(torch_tensor(2L, dtype = torch_long())), "
+                        "torch_tensor(5))\nx",
+    "torch_narrow_copy": "torch_narrow_copy(torch_tensor(c(1, 2, 3, 4)), 1, 2, 2)",
+    "torch_result_type": "torch_result_type(torch_tensor(1L), 2.5)",
+    "torch_fft_fft": "torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))",
+    "torch_fft_ifft": "torch_fft_ifft(torch_fft_fft(torch_tensor(c(1, 2, 3, 4))))",
+    "torch_fft_rfft": "torch_fft_rfft(torch_tensor(c(1, 2, 3, 4)))",
+    "torch_fft_irfft": "torch_fft_irfft(torch_fft_rfft(torch_tensor(c(1, 2, 3, 4))))",
+    "torch_real": "z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))\ntorch_real(z)",
+    "torch_imag": "z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))\ntorch_imag(z)",
+    "torch_conj": "z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))\ntorch_conj(z)",
+    "torch_view_as_real": "z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))\n"
+                          "torch_view_as_real(z)",
+    "torch_view_as_complex": "torch_view_as_complex(torch_tensor(rbind(c(1, 2), c(3, 4))))",
     # LU and QR factors in LAPACK's form (issue 29)
     "torch_lu": "A <- torch_tensor(rbind(c(4, 3), c(6, 3)))\nf <- torch_lu(A)\nf[[1]]\nf[[2]]",
     "torch_lu_solve": "A <- torch_tensor(rbind(c(4, 3), c(6, 3)))\nf <- torch_lu(A)\n"

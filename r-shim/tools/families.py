@@ -11,7 +11,8 @@ import re
 
 # The families, in the order the site lists them.
 FAMILIES = ("pointwise math", "comparison", "reductions", "sorting and quantiles", "indexing",
-            "shape", "matrix products", "linear algebra", "random numbers", "tensor properties",
+            "shape", "matrix products", "linear algebra", "signal processing", "random numbers",
+            "tensor properties",
             "activations", "losses", "convolution", "pooling", "normalization", "dropout",
             "neural network functions")
 
@@ -34,6 +35,7 @@ _MODULE_FAMILY = {
     "grid_sample": "neural network functions", "attention": "neural network functions",
     "nnf_bag": "neural network functions", "pad": "neural network functions",
     "legacy_lu": "linear algebra", "ctc": "losses", "nnf_more": "activations",
+    "fft": "signal processing", "seq_extras": "shape",
 }
 # ... unless named here (R names).
 _OVERRIDE = {
@@ -45,7 +47,7 @@ _OVERRIDE = {
                   "torch_maximum torch_minimum",
     "reductions": "torch_count_nonzero torch_nansum torch_dist torch_trace torch_cumprod "
                   "torch_diff torch_std_mean torch_var_mean torch_median",
-    "sorting and quantiles": "torch_kthvalue",
+    "sorting and quantiles": "torch_kthvalue torch_cummax torch_cummin",
     "indexing": "torch_where torch_take torch_index_add torch_index_copy torch_index_fill "
                 "torch_scatter torch_tril_indices torch_triu_indices torch_select "
                 "torch_narrow",
@@ -77,6 +79,12 @@ _OVERRIDE = {
                "torch_adaptive_avg_pool1d torch_adaptive_max_pool1d nnf_lp_pool1d "
                "nnf_lp_pool2d",
 }
+_OVERRIDE["reductions"] += " torch_bincount"
+_OVERRIDE["indexing"] += " torch_index torch_index_put_"
+_OVERRIDE["matrix products"] += " torch_cross torch_vander"
+_OVERRIDE["tensor properties"] += " torch_result_type"
+_OVERRIDE["pointwise math"] += " torch_conj torch_real torch_imag"
+
 _BY_NAME = {n: fam for fam, names in _OVERRIDE.items() for n in names.split()}
 
 

@@ -318,6 +318,15 @@ PARAM_DOCS = {
     "target_lengths": "Each sample's target length (a tensor or numbers).",
     "blank": "The blank class, as stored in `log_probs` (0: the first class, as R torch).",
     "zero_infinity": "Whether infinite losses (and their gradients) become zero.",
+    "weights": "`torch_bincount()`: a 1-d tensor of one weight per input element (`NULL`: "
+               "count each once).",
+    "minlength": "`torch_bincount()`: the least number of bins.",
+    "N": "`torch_vander()`: the number of columns (`NULL`: the length of `x`).",
+    "increasing": "`torch_vander()`: `TRUE` for powers increasing from the left.",
+    "fill_value": "`x$fill_diagonal_()`: the value written on the diagonal.",
+    "wrap": "`x$fill_diagonal_()`: for a tall matrix, start the diagonal again every "
+            "`ncol + 1` rows.",
+    "x": "`torch_vander()`: a 1-d tensor.",
 }
 # The list results R torch names (the others are unnamed lists, as in R torch).
 RESULT_NAMES = {
@@ -506,7 +515,8 @@ def generate(missing=None):
     for name in dtypes.__all__:
         obj = getattr(dtypes, name)
         if not name.startswith("torch_") or name in ("torch_get_default_dtype",
-                                                     "torch_set_default_dtype"):
+                                                     "torch_set_default_dtype",
+                                                     "torch_finfo", "torch_iinfo"):
             continue
         d = obj()
         dtype_blocks.append(f"#' @rdname torch_dtype\n#' @export\n"

@@ -222,7 +222,8 @@ _POSITIONS = {"select": {"index": _r_pos}, "narrow": {"start": _r_pos},
               "tensordot": {"dims": _r_tensordot_dims}, "new_tensor": {"data": _r_data},
               "linalg_pinv": {"rcond": _deprecated("`rcond` is deprecated in favor of `rtol`.")},
               "linalg_matrix_rank": {"tol": _deprecated(
-                  "`tol` argument is deprecated in favor of `atol` and `rtol`.")}}
+                  "`tol` argument is deprecated in favor of `atol` and `rtol`.")},
+              "narrow_copy": {"start": _r_pos}}
 
 # R torch's names for arguments whose Python name differs (the wrappers pass them by position)
 # (R torch names `from` as it is: Python needs `from_`; an R argument cannot begin with an

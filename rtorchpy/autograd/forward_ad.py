@@ -271,6 +271,11 @@ def _output_tangents(node_cls, inputs, outputs, params, tans):
         return out if isinstance(out, (tuple, list)) else (out,)
     saved = _saved(node_cls, inputs, outputs)
     if name in DIAGONAL:
+        # a row's formula conjugates complex saved values (the gradient convention); the
+        # tangent needs the plain derivative, so complex values go in conjugated (a real
+        # result's tangent then keeps its real part when cast)
+        saved = [F.conj(v) if isinstance(v, Tensor) and v._data.dtype.kind == "c" else v
+                 for v in saved]
         total = None
         rank = max(o.ndim for o in outputs)
         for i, t in enumerate(tans):

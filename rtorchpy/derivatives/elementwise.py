@@ -43,7 +43,10 @@ def _rsub_scalar(F, g, needs, alpha):
 
 @row("MulBackward0", fresh=True, inputs=("self", "other"), saves=("self", "other"))
 def _mul(F, g, needs, self, other, same=False):
-    """self: g * other;  other: g * self   (x * x: one product, 2 g x, sent along one edge)"""
+    """self: g * other;  other: g * self   (x * x: one product, 2 g x, sent along one edge;
+    complex: the factors conjugated)"""
+    if F.is_complex(self) or F.is_complex(other):
+        self, other = F.conj(self), F.conj(other)
     if same:  # decided when recording, on tensor identity: x * x.detach() shares the array
         return F.scale(g, 2) * self, None
     return (g * other if needs[0] else None), (g * self if needs[1] else None)
@@ -57,7 +60,9 @@ def _mul_scalar(F, g, needs, other):
 
 @row("DivBackward0", fresh=True, inputs=("self", "other"), saves=("self", "other"))
 def _div(F, g, needs, self, other):
-    """self: g / other;  other: -g * self / other^2"""
+    """self: g / other;  other: -g * self / other^2   (complex: conjugated)"""
+    if F.is_complex(self) or F.is_complex(other):
+        self, other = F.conj(self), F.conj(other)
     return ((g / other if needs[0] else None),
             (-g * self / (other * other) if needs[1] else None))
 

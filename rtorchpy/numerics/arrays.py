@@ -74,7 +74,11 @@ def diagonal_view(a, offset, dim1, dim2):
 
 
 def sgn(x):
-    """``np.sign`` with 0 where ``x`` is NaN, as libtorch's sign (NumPy gives NaN there)."""
+    """``np.sign`` with 0 where ``x`` is NaN, as libtorch's sign (NumPy gives NaN there); for
+    complex ``x``, ``x / |x|`` (0 at 0), libtorch's ``sgn`` (NumPy 1's complex sign differs)."""
+    if np.iscomplexobj(x):
+        m = np.abs(x)
+        return np.where(m == 0, 0, x / np.where(m == 0, 1, m)).astype(x.dtype, copy=False)
     s = np.sign(x)
     if s.dtype.kind == "f":
         nan = np.isnan(s)

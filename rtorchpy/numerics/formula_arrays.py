@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from . import conv, pool, rnn, rounded, special
+from . import conv, fft, pool, rnn, rounded, special
 from .arrays import broadcast_view, clamp_offset, cumsum_of, diagonal_view, insert_axis, sgn
 from .formula_linalg import ArrayLinalg
 from .index_order import add_at, has_arrays, put, scatter_add_into, take
@@ -387,6 +387,36 @@ class _ArrayOps(ArrayLinalg):
 
     # a recurrent layer's backward through time, from the forward's saved activations
     rnn_layer_backward = staticmethod(rnn.node_backward)
+
+    # the Fourier transforms' adjoints (derivatives/fft.py)
+    fft_fit = staticmethod(fft.fit)
+    fft_c2c = staticmethod(fft.c2c)
+    fft_r2c = staticmethod(fft.r2c)
+    fft_c2r = staticmethod(fft.c2r)
+
+    @staticmethod
+    def fft_double(x, dim, start, length):
+        out = x.copy()
+        out[(slice(None),) * dim + (slice(start, start + length),)] *= 2
+        return out
+
+    @staticmethod
+    def is_complex(x):
+        return x.dtype.kind == "c"
+
+    conj = staticmethod(np.conj)
+
+    @staticmethod
+    def real_part(x):
+        return np.ascontiguousarray(x.real) if np.iscomplexobj(x) else x
+
+    @staticmethod
+    def view_as_real(x):
+        return np.stack([x.real, x.imag], axis=-1)
+
+    @staticmethod
+    def view_as_complex(x):
+        return (x[..., 0] + 1j * x[..., 1]).astype(fft.complex_of(x.dtype), copy=False)
 
 
 ARRAY_OPS = _ArrayOps()

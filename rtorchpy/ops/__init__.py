@@ -9,4 +9,5 @@ from . import (arith, creation, elementwise, formula_tensors, index, inplace, li
                rnn, sampling, selection, shape, sorting, special, unflatten)
 from . import legacy, everyday, composites  # noqa: F401,E402  (R torch's older names; then composites)
 from . import legacy_lu  # noqa: F401,E402
+from . import seq_extras, fft  # noqa: F401,E402  (issue 33's ops around sequences, FFT)
 from .registry import OPS  # noqa: F401

@@ -220,7 +220,7 @@ def div(self, other, rounding_mode=None):
             return out
         if isinstance(other, Tensor):
             x, y, dt = operands(self, other)
-            if dt.kind != "f":
+            if dt.kind not in "fc":  # (complex stays complex)
                 dt = default_float()
             out = _make(fix_dtype(np.true_divide(x, y), dt))
             if recording(self, other):

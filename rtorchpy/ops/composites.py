@@ -297,7 +297,7 @@ def take(self, index):
 # ---------------------------------------------------------------- predicates
 @op("is_complex")
 def is_complex(self):
-    """Whether the dtype is complex (never, here)."""
+    """Whether the dtype is complex (the Fourier transforms make complex tensors)."""
     return as_tensor(self)._data.dtype.kind == "c"
 
 

@@ -8,7 +8,7 @@ inferred the same way, and a NumPy array keeps its dtype. Sizes may be given as
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,7 +26,7 @@ __all__ = [
     "torch_empty", "torch_eye", "torch_arange", "torch_linspace", "torch_logspace", "torch_rand",
     "torch_randn", "torch_randint", "torch_randperm", "torch_ones_like", "torch_zeros_like",
     "torch_full_like", "torch_empty_like", "torch_rand_like", "torch_randn_like",
-    "torch_randint_like", "torch_from_numpy",
+    "torch_randint_like", "torch_from_numpy", "torch_empty_strided",
 ]
 
 
@@ -293,3 +293,23 @@ def torch_randint_like(input: Tensor, low: int, high: int | None = None,
                        requires_grad: bool = False) -> Tensor:
     d = dtype if dtype is not None else input.dtype
     return torch_randint(low, high, input.shape, dtype=d, requires_grad=requires_grad)
+
+
+def torch_empty_strided(size: Sequence[int], stride: Sequence[int], dtype: DTypeLike | None = None,
+                        device: str | None = None, requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor of shape ``size`` whose elements lie ``stride`` elements apart
+    along each dim (in a buffer just large enough; here filled with zeros)."""
+    _check_device(device)
+    shape = _size((size,))
+    if any(isinstance(v, (numbers.Integral, np.integer)) and v < 0 for v in stride):
+        raise RuntimeError(f"empty_strided: negative strides are not supported, got stride "
+                           f"{[int(v) for v in stride]}")
+    steps = _size((stride,)) if len(stride) else ()
+    if len(steps) != len(shape):
+        raise RuntimeError(f"mismatch in length of strides and shape: size has {len(shape)} "
+                           f"dims, stride {len(steps)}")
+    dt = _float_dtype(dtype)
+    count = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, steps))
+    buffer = np.zeros(count, dt)
+    data = np.lib.stride_tricks.as_strided(buffer, shape, tuple(s * dt.itemsize for s in steps))
+    return _finish(data, requires_grad)

@@ -43,6 +43,10 @@ def _unary(name, np_fn, node_name, float_only=True, doc="", register=True):
             raise TypeError(f"torch_{name}(): argument 'self' must be a Tensor, not "
                             f"{type(self).__name__}") from None
         if x.dtype.kind != "f":
+            if x.dtype.kind == "c" and name != "abs":  # (never cast to real silently)
+                raise RuntimeError(f"{name}: complex tensors are not supported here yet (only "
+                                   "by the Fourier transforms, real, imag, abs, view_as_real "
+                                   "and arithmetic)")
             if float_only:
                 x = float_data(self)
             elif x.dtype.kind == "b":  # only reached by the ops that keep integer dtypes

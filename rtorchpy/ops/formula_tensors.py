@@ -10,7 +10,7 @@ import numpy as np
 from ..autograd import graph
 from ..numerics import pool as pool_arrays
 from ..tensor import Tensor
-from . import conv, fold, pad, pool_adaptive
+from . import conv, fft, fold, pad, pool_adaptive
 from .arith import where
 from .creation import torch_zeros_like
 from .formula_linalg import TensorLinalg
@@ -39,6 +39,9 @@ class _TensorOps(TensorLinalg):
 
     @staticmethod
     def sgn(x):
+        if x._data.dtype.kind == "c":  # z / |z| (0 at 0), recorded so its own gradient exists
+            m = x.abs()
+            return x / m.clamp_min(float(np.finfo(m._data.dtype).tiny))
         return x.sign()  # NaN -> 0 already (the op follows libtorch)
 
     @staticmethod
@@ -376,6 +379,50 @@ class _TensorOps(TensorLinalg):
     # a recurrent layer replayed in recorded ops and differentiated with create_graph
     rnn_layer_backward = staticmethod(layer_backward_tensors)
     rnn_layer_tangent = staticmethod(layer_tangent_tensors)  # (its forward-mode rule)
+
+    # the Fourier transforms' adjoints, as the recorded transforms themselves
+    @staticmethod
+    def fft_fit(x, dim, length):
+        have = x.shape[dim]
+        if have == length:
+            return x
+        if have > length:
+            return x.narrow(dim, 0, length)
+        pads = [0, 0] * (x.ndim - 1 - dim) + [0, length - have]
+        return pad.constant_pad(x, pads)
+
+    @staticmethod
+    def fft_c2c(x, dim, norm, inverse):
+        return (fft.fft_ifft if inverse else fft.fft_fft)(x, None, dim, norm)
+
+    @staticmethod
+    def fft_r2c(x, dim, norm):
+        return fft.fft_rfft(x, None, dim, norm)
+
+    @staticmethod
+    def fft_c2r(x, n, dim, norm):
+        return fft.fft_irfft(x, n, dim, norm)
+
+    @staticmethod
+    def fft_double(x, dim, start, length):
+        factor = np.ones(x.shape[dim])
+        factor[start:start + length] = 2
+        shape = [1] * x.ndim
+        shape[dim] = x.shape[dim]
+        return x * Tensor._make(factor.reshape(shape).astype(fft.real_dtype(x)))
+
+    @staticmethod
+    def real_part(x):
+        return fft.real(x)
+
+    @staticmethod
+    def is_complex(x):
+        return x._data.dtype.kind == "c"
+
+    conj = staticmethod(fft.conj)
+
+    view_as_real = staticmethod(fft.view_as_real)
+    view_as_complex = staticmethod(fft.view_as_complex)
 
 
 def _as_bool(c):

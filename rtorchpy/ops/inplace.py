@@ -392,7 +392,7 @@ def setitem(self, key, value):
     inplace(self, lambda t: index_ops._index_put(t, key, values, False, "CopySlices"), values)
 
 
-@op("index_put_", namespace=False, index_args=("indices",))
+@op("index_put_", index_args=("indices",))
 def index_put_(self, indices, values, accumulate=False):
     """In-place ``index_put`` (IndexPutBackward0, as libtorch records it); returns self."""
     values = values if isinstance(values, Tensor) else Tensor._make(

@@ -424,19 +424,22 @@ def linalg_tensorsolve(A, B, dims=None):
 
 # ---------------------------------------------------------------- complex results
 _COMPLEX = ("{name}: the eigenvalues and eigenvectors of a general real matrix may be complex, "
-            "and rtorchpy has no complex tensors. For a symmetric matrix use linalg_eigh or "
+            "and rtorchpy's linear algebra has no complex results yet. For a symmetric matrix use "
+            "linalg_eigh or "
             "linalg_eigvalsh; otherwise compute it with another library.")
 
 
 @op("linalg_eig", method=False)
 def linalg_eig(A):
-    """Not available: its results are complex tensors, which rtorchpy does not have (raises;
-    for symmetric matrices use ``linalg_eigh``)."""
+    """Not available yet: its results are complex, and rtorchpy's complex tensors (made by the
+    Fourier transforms) do not reach linear algebra (raises; for symmetric matrices use
+    ``linalg_eigh``)."""
     raise RuntimeError(_COMPLEX.format(name="linalg_eig"))
 
 
 @op("linalg_eigvals", method=False)
 def linalg_eigvals(A):
-    """Not available: its results are complex tensors, which rtorchpy does not have (raises;
-    for symmetric matrices use ``linalg_eigvalsh``)."""
+    """Not available yet: its results are complex, and rtorchpy's complex tensors (made by the
+    Fourier transforms) do not reach linear algebra (raises; for symmetric matrices use
+    ``linalg_eigvalsh``)."""
     raise RuntimeError(_COMPLEX.format(name="linalg_eigvals"))
