@@ -126,7 +126,7 @@ def as_dtype(d) -> dtype:
         what = repr(d) if isinstance(d, (str, np.dtype, type)) else f"a {type(d).__name__}"
         raise TypeError(f"unsupported dtype {what}; use one of torch_float32(), torch_float64(), "
                         "torch_int64(), torch_int32(), torch_int16(), torch_int8(), torch_uint8(), "
-                        "torch_float16(), torch_bool()") from None
+                        "torch_float16(), torch_bool(), torch_cfloat(), torch_cdouble()") from None
 
 
 def from_numpy_dtype(np_dtype) -> dtype:

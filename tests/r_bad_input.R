@@ -46,7 +46,7 @@ tensors <- list("torch_randn(3, 3)" = function() torch_randn(3, 3),
                 "torch_ones(2, requires_grad = TRUE)" = function() torch_ones(2, requires_grad = TRUE))
 
 # a Python internal in a message an R user sees
-internal <- "has no attribute|NoneType|Traceback|unhashable|positional argument|__\\w+__|_data\\b|numpy\\.|np\\.|object is not (callable|subscriptable|iterable)|invalid literal for int"
+internal <- "has no attribute|NoneType|Traceback|unhashable|positional argument|__\\w+__|(^|[^A-Za-z0-9])_data\\b|numpy\\.|np\\.|object is not (callable|subscriptable|iterable)|invalid literal for int"
 
 set.seed(seed)
 draws <- lapply(seq_len(first + n), function(i) {

@@ -295,8 +295,9 @@ def test_dtype_constructors(ctor, word, np_dtype):
 def test_dtype_misc():
     assert rt.torch_float32() != rt.torch_float64()
     assert rt.torch_get_default_dtype() == F32
-    with pytest.raises(TypeError, match="unsupported dtype"):
-        rt.as_dtype("complex128")
+    with pytest.raises(TypeError, match="unsupported dtype.*torch_cdouble"):
+        rt.as_dtype("datetime64")
+    assert rt.as_dtype("complex128") == rt.torch_cdouble()
     with pytest.raises(TypeError):
         rt.torch_set_default_dtype(LONG)
 

@@ -221,16 +221,22 @@ def test_bad_input_and_restart():
 
 
 def _children():
+    """This process's forked children (workers are forks: they share its command name; other
+    children, such as the R CMD check tests/conftest.py runs beside the suite, do not)."""
     me = os.getpid()
+    with open(f"/proc/{me}/comm") as f:
+        my_comm = f.read()
     out = []
     for p in os.listdir("/proc"):
         if p.isdigit():
             try:
                 with open(f"/proc/{p}/stat") as f:
                     fields = f.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{p}/comm") as f:
+                    comm = f.read()
             except OSError:
                 continue
-            if int(fields[1]) == me:
+            if int(fields[1]) == me and comm == my_comm:
                 out.append(int(p))
     return out
 

@@ -19,6 +19,15 @@ NULL
 #' @param reduction `"mean"`, `"sum"` or `"none"`.
 #' @param zero_infinity Whether infinite losses (and their gradients) become zero.
 #' @return A module.
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   nn_mish()(torch_tensor(c(-1, 0, 1)))
+#'   nn_contrib_sparsemax(dim = 1)(torch_tensor(c(1, 2, 0.5)))
+#'   loss <- nn_multilabel_margin_loss()
+#'   loss(torch_tensor(rbind(c(0.1, 0.2, 0.4, 0.8))),
+#'        torch_tensor(rbind(c(4L, 1L, 0L, 0L)), dtype = torch_long()))
+#' }
 #' @name nn_layers_mish_ctc
 NULL
 

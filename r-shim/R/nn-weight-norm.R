@@ -31,6 +31,16 @@ NULL
 #' returns the weight.
 #'
 #' @format An R6 class generator.
+#' @family neural network modules
+#' @examples
+#' if (rtorchpy_available()) {
+#'   lin <- nn_linear(3, 2)
+#'   wn <- nn_utils_weight_norm$new(name = "weight", dim = 1)
+#'   wn$apply(lin)
+#'   names(lin$parameters)
+#'   wn$recompute(lin)
+#'   lin(torch_ones(1, 3))
+#' }
 #' @name nn_utils_weight_norm
 #' @export nn_utils_weight_norm
 NULL
