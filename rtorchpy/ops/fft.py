@@ -46,15 +46,16 @@ def _n(n, fname):
     return int(n)
 
 
-def _input(self, fname):
-    """The input as an array: integers and bools become the default float dtype."""
+def _input(self, fname, scalar_ok=False):
+    """The input as an array: integers and bools become the default float dtype. (A 0-d input
+    is an error for the 1-d transforms; the n-d ones transform no dims of it.)"""
     self = as_tensor(self)
     x = self._data
     if x.dtype.kind in "biu":
         x = x.astype(default_float())
     elif x.dtype == np.float16:
         raise RuntimeError(f"{fname}: Unsupported dtype Half")
-    if x.ndim == 0:
+    if x.ndim == 0 and not scalar_ok:
         raise IndexError(f"{fname}: Dimension specified as -1 but tensor has no dimensions")
     return self, x
 
@@ -174,16 +175,6 @@ def _shape_and_dims(x, s, dim, fname):
     return tuple(dims), tuple(s)
 
 
-def _nd_input(self, fname):
-    self = as_tensor(self)
-    x = self._data
-    if x.dtype.kind in "biu":
-        x = x.astype(default_float())
-    elif x.dtype == np.float16:
-        raise RuntimeError(f"{fname}: Unsupported dtype Half")
-    return self, x
-
-
 def _as_complex(self, x):
     """A real input promoted to complex as libtorch does for fftn/ifftn/irfftn: a recorded
     copy (``ToCopyBackward0``, whose gradient the engine casts back to the real dtype)."""
@@ -197,7 +188,7 @@ def _as_complex(self, x):
 
 
 def _complex_fftn(self, s, dim, norm, inverse, fname):
-    self, x = _nd_input(self, fname)
+    self, x = _input(self, fname, True)
     dims, ns = _shape_and_dims(x, s, dim, fname)
     norm = _norm(norm, fname)
     self, x = _as_complex(self, x)
@@ -227,7 +218,7 @@ def fft_ifftn(self, s=None, dim=None, norm=None):
 def fft_rfftn(self, s=None, dim=None, norm=None):
     """The Fourier transform of a real input over several dims (``s`` and ``dim`` as in
     ``fft_fftn``): the last of ``dim`` keeps its ``n // 2 + 1`` non-negative frequencies."""
-    self, x = _nd_input(self, "fft_rfftn")
+    self, x = _input(self, "fft_rfftn", True)
     if x.dtype.kind == "c":
         raise RuntimeError(f"rfftn expects a real-valued input tensor, but got "
                            f"{_dt.from_numpy_dtype(x.dtype).word}")
@@ -247,7 +238,7 @@ def fft_irfftn(self, s=None, dim=None, norm=None):
     """The real signal whose ``fft_rfftn`` is ``self``: of size ``s`` over ``dim`` (default
     ``2 * (m - 1)`` along the last of ``dim`` for ``m`` input frequencies, the input's sizes
     along the others)."""
-    self, x = _nd_input(self, "fft_irfftn")
+    self, x = _input(self, "fft_irfftn", True)
     dims, ns = _shape_and_dims(x, s, dim, "fft_irfftn")
     if not dims:
         raise RuntimeError("irfftn must transform at least one axis")
