@@ -119,14 +119,27 @@ def add_fft_samples(builder, Case, shape, anyv):
     def _c2c(draw, rng, name):
         m = draw(st.integers(1, 5))
         n, norm = options(draw, m)
+        k = draw(st.integers(1, 2))
+        if draw(st.booleans()):  # the n-dimensional forms, over both dims in either order
+            fn = rt.torch_fft_fftn if draw(st.booleans()) else rt.torch_fft_ifftn
+            s = (n or m, draw(st.sampled_from([k, k + 1])))
+            dims = draw(st.sampled_from([(0, 1), (1, 0)]))
+            s = s if dims == (0, 1) else s[::-1]
+            return Case(lambda x: rt.torch_view_as_real(fn(rt.torch_view_as_complex(x), s, dims,
+                                                           norm)), anyv(rng, (m, k, 2)))
         fn = rt.torch_fft_fft if draw(st.booleans()) else rt.torch_fft_ifft
         return Case(lambda x: rt.torch_view_as_real(fn(rt.torch_view_as_complex(x), n, 0, norm)),
-                    anyv(rng, (m, draw(st.integers(1, 2)), 2)))
+                    anyv(rng, (m, k, 2)))
 
     @builder("FftR2CBackward0")
     def _r2c(draw, rng, name):
         m = draw(st.integers(1, 5))
         n, norm = options(draw, m)
+        if draw(st.booleans()):  # rfftn over both dims (the one-sided one drawn)
+            dims = draw(st.sampled_from([(0, 1), (1, 0)]))
+            s = (2, n or m) if dims == (0, 1) else (n or m, 2)
+            return Case(lambda x: rt.torch_view_as_real(rt.torch_fft_rfftn(x, s, dims, norm)),
+                        anyv(rng, (2, m)))
         fn = draw(st.sampled_from([rt.torch_fft_fft, rt.torch_fft_rfft, rt.torch_fft_ifft]))
         return Case(lambda x: rt.torch_view_as_real(fn(x, n, -1, norm)), anyv(rng, (2, m)))
 
@@ -141,6 +154,10 @@ def add_fft_samples(builder, Case, shape, anyv):
     def _c2r(draw, rng, name):
         m = draw(st.integers(2, 5))
         n, norm = options(draw, m)
+        if draw(st.booleans()):  # irfftn, dim 0 the one-sided one
+            s = (draw(st.integers(1, 3)), n or 2 * (m - 1))
+            return Case(lambda x: rt.torch_fft_irfftn(rt.torch_view_as_complex(x), s, (1, 0),
+                                                      norm), anyv(rng, (m, 2, 2)))
         return Case(lambda x: rt.torch_fft_irfft(rt.torch_view_as_complex(x), n, 0, norm),
                     anyv(rng, (m, 2)))
 
@@ -162,6 +179,18 @@ def fft_forward_cases(Case):
                      Case(z, expected=None, raises="real input")],
         "fft_irfft": [Case(np.fft.rfft(x), 4, expected=x),
                       Case(z, expected=np.fft.irfft(z))],
+        "fft_fftn": [Case(x, expected=np.fft.fftn(x)),
+                     Case(z, (3, 5), (1, 0), "ortho",
+                          expected=np.fft.fftn(z, (3, 5), (1, 0), "ortho")),
+                     Case(x, (1, 1, 1), expected=None, raises="only has 2 dimensions")],
+        "fft_ifftn": [Case(z, expected=np.fft.ifftn(z)),
+                      Case(x, (6,), norm="forward",
+                           expected=np.fft.ifftn(x, (6,), (1,), norm="forward"))],
+        "fft_rfftn": [Case(x, expected=np.fft.rfftn(x)),
+                      Case(x, None, (1, 0), expected=np.fft.rfftn(x, axes=(1, 0))),
+                      Case(z, expected=None, raises="real-valued input")],
+        "fft_irfftn": [Case(np.fft.rfftn(x), (2, 4), expected=x),
+                       Case(z, None, (1, 0), expected=np.fft.irfftn(z, axes=(1, 0)))],
         "view_as_real": [Case(z, expected=np.stack([z.real, z.imag], -1)),
                          Case(z32, expected=np.stack([z32.real, z32.imag], -1))],
         "view_as_complex": [Case(pairs, expected=pairs[..., 0] + 1j * pairs[..., 1])],

@@ -139,3 +139,137 @@ def test_against_pytorch():
                         np.testing.assert_allclose(ours.grad.numpy(),
                                                    theirs.grad.resolve_conj().numpy(),
                                                    rtol=tol * 10, atol=tol * 10)
+
+
+# ------------------------------------------------------------------ n-dimensional transforms
+def test_fftn_padded_ortho_recorded():
+    x = _f64([[1.0, 2.0, -1.0], [0.5, 3.0, -2.0]], requires_grad=True)
+    f = rt.torch_fft_fftn(x, s=(2, 4), norm="ortho")
+    assert f.grad_fn.name == "FftC2CBackward0" and f.dtype == rt.torch_cdouble()
+    np.testing.assert_allclose(f.detach().numpy(), [
+        [1.237436867076458, 1.590990257669732 - 1.7677669529663687j, -2.2980970388562794,
+         1.590990257669732 + 1.7677669529663687j],
+        [0.17677669529663687, -0.17677669529663687 + 0.35355339059327373j,
+         0.8838834764831843, -0.17677669529663687 - 0.35355339059327373j]], rtol=1e-13,
+        atol=1e-15)
+    w = _f64([[0.0, 1, 2, 3], [4, 5, 6, 7]])
+    ((rt.torch_abs(f) * w).sum() + rt.torch_imag(f).sum()).backward()
+    assert x.grad.dtype == rt.torch_float64()
+    np.testing.assert_allclose(x.grad.numpy(), [
+        [1.8771195248549086, -2.743556529746782, 3.7797347246374717],
+        [-1.3992150948085114, 6.260123417030424, -7.086066279430058]], rtol=1e-12)
+
+
+def test_rfftn_halves_the_last_of_dim_recorded():
+    x = _f64([[1.0, 2.0, -1.0], [0.5, 3.0, -2.0]], requires_grad=True)
+    r = rt.torch_fft_rfftn(x, dim=(1, 0))  # dim 0 is the one-sided dim
+    assert r.shape == (2, 3) and r.grad_fn.name == "FftR2CBackward0"
+    np.testing.assert_allclose(r.detach().numpy(), [
+        [3.5, 0.5 - 6.928203230275509j, 0.5 + 6.928203230275509j],
+        [0.5, 0.5 + 1.7320508075688772j, 0.5 - 1.7320508075688772j]], rtol=1e-13, atol=1e-14)
+    rt.torch_abs(r).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [
+        [2.698663346374968, 1.7141255399336952, 1.5872111136913367],
+        [-0.4107370460754902, 3.597026913510299, -3.1862898674348092]], rtol=1e-12)
+
+
+def test_irfftn_and_ifftn_complex_input_recorded():
+    z = _f64(np.array([[1 + 1j, 2 - 1j, 0.5], [-1 + 0.5j, 0.25j, 3]]), requires_grad=True)
+    y = rt.torch_fft_irfftn(z, s=(2, 4))
+    assert y.grad_fn.name == "FftC2RBackward0" and y.shape == (2, 4)
+    np.testing.assert_allclose(y.detach().numpy(), [[0.9375, -0.25, -0.0625, -0.625],
+                                                    [0.4375, 0.875, -0.5625, 0.25]],
+                               atol=1e-15)
+    (y * _f64(np.arange(8.0).reshape(2, 4))).sum().backward()
+    np.testing.assert_allclose(z.grad.numpy(), [[3.5, -1 + 1j, -0.5], [-2, 0, 0]],
+                               atol=1e-14)
+    i = rt.torch_fft_ifftn(z.detach(), dim=0, norm="forward")
+    np.testing.assert_allclose(i.numpy(), [[1.5j, 2 - 0.75j, 3.5], [2 + 0.5j, 2 - 1.25j, -2.5]],
+                               atol=1e-15)
+
+
+def test_fftn_defaults_dtypes_and_errors():
+    x = rt.torch_randn(2, 3, 4)
+    f = rt.torch_fft_fftn(x)
+    assert f.dtype == rt.torch_cfloat() and f.shape == (2, 3, 4)
+    np.testing.assert_allclose(f.numpy(), np.fft.fftn(x.numpy()), rtol=1e-4, atol=1e-4)
+    assert rt.torch_fft_fftn(x, s=(5,)).shape == (2, 3, 5)  # the last len(s) dims
+    assert rt.torch_fft_fftn(x, s=(-1, 2)).shape == (2, 3, 2)
+    assert rt.torch_fft_rfftn(x).shape == (2, 3, 3)
+    assert rt.torch_fft_irfftn(rt.torch_fft_rfftn(x)).shape == (2, 3, 4)
+    np.testing.assert_allclose(
+        rt.torch_fft_ifftn(rt.torch_fft_fftn(x, dim=(0, 2)), dim=(0, 2)).real.numpy(),
+        x.numpy(), atol=1e-5)
+    assert rt.torch_fft_irfftn(rt.torch_fft_rfftn(x)).dtype == rt.torch_float32()
+    assert rt.torch_fft_fftn(rt.torch_tensor([[1, 2], [3, 4]])).dtype == rt.torch_cfloat()
+    g = rt.torch_fft_fftn(rt.torch_ones(2, 2, requires_grad=True))
+    assert g.grad_fn.next_functions[0][0].name == "ToCopyBackward0"  # as libtorch's graph
+    with pytest.raises(RuntimeError, match="same length"):
+        rt.torch_fft_fftn(x, s=(2, 2), dim=0)
+    with pytest.raises(RuntimeError, match="must be unique"):
+        rt.torch_fft_fftn(x, dim=(0, -3))
+    with pytest.raises(RuntimeError, match="only has 3 dimensions"):
+        rt.torch_fft_fftn(x, s=(1, 1, 1, 1))
+    with pytest.raises(RuntimeError, match="Invalid number of data points"):
+        rt.torch_fft_ifftn(x, s=(0, 2))
+    with pytest.raises(RuntimeError, match="real-valued input"):
+        rt.torch_fft_rfftn(f)
+    with pytest.raises(RuntimeError, match="at least one axis"):
+        rt.torch_fft_rfftn(x, dim=())
+    with pytest.raises(ValueError, match="normalization mode"):
+        rt.torch_fft_irfftn(f, norm="both")
+    with pytest.raises(TypeError, match="argument 's'"):
+        rt.torch_fft_fftn(x, s=(1.5,))
+
+
+def test_fftn_second_order_and_forward_mode():
+    x = _f64([[0.3, -1.2, 2.0], [0.7, 0.1, -0.4]], requires_grad=True)
+    for fn in (lambda v: rt.torch_abs(rt.torch_fft_fftn(v, s=(3, 4))),
+               lambda v: rt.torch_abs(rt.torch_fft_ifftn(v, dim=(1, 0), norm="ortho")),
+               lambda v: rt.torch_abs(rt.torch_fft_rfftn(v, s=(2, 5), norm="forward")),
+               lambda v: rt.torch_fft_irfftn(v, s=(3, 4)) ** 2,
+               lambda v: rt.torch_fft_irfftn(rt.torch_fft_rfftn(v) * rt.torch_fft_rfftn(v),
+                                             dim=(1, 0)) ** 2):
+        assert rt.autograd_gradcheck(fn, [x]) and rt.autograd_gradgradcheck(fn, [x])
+    t = np.array([[1.0, 0.5, -2.0], [0.0, 1.5, 0.25]])
+    with rt.autograd_dual_level():
+        d = rt.autograd_make_dual(_f64(x.detach().numpy()), _f64(t))
+        tan = rt.autograd_unpack_dual(rt.torch_fft_rfftn(d, s=(2, 4)))[1]
+        tan2 = rt.autograd_unpack_dual(rt.torch_fft_irfftn(d, s=(3, 5)))[1]
+    np.testing.assert_allclose(tan.numpy(), np.fft.rfftn(t, s=(2, 4), axes=(0, 1)), atol=1e-14)
+    np.testing.assert_allclose(tan2.numpy(), np.fft.irfftn(t, s=(3, 5), axes=(0, 1)), atol=1e-14)
+
+
+def test_fftn_against_pytorch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(11)
+    cases = (((3, 4, 5), None, None), ((3, 4, 5), (4, 6), None), ((3, 4, 5), None, (0, 2)),
+             ((3, 4, 5), (2, -1), (2, 0)), ((4, 6), (3, 8), (1, 0)), ((5, 4), (7,), None))
+    for dt, tol in ((np.float64, 1e-11), (np.float32, 3e-5)):
+        for shape, s, dim in cases:
+            for norm in (None, "forward", "ortho"):
+                for name, complex_in in (("fftn", False), ("ifftn", True), ("rfftn", False),
+                                         ("irfftn", True), ("irfftn", False)):
+                    x = rng.standard_normal(shape).astype(dt)
+                    if complex_in:
+                        x = (x + 1j * rng.standard_normal(shape)).astype(
+                            np.complex64 if dt == np.float32 else np.complex128)
+                    ours = rt.torch_tensor(x, requires_grad=True)
+                    theirs = torch.tensor(x, requires_grad=True)
+                    a = getattr(rt, "torch_fft_" + name)(ours, s, dim, norm)
+                    b = getattr(torch.fft, name)(theirs, s, dim, norm)
+                    assert a.grad_fn.name == b.grad_fn.name()
+                    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(),
+                                               rtol=tol, atol=tol)
+                    w = rng.standard_normal(tuple(b.shape)).astype(dt)
+                    if b.is_complex():
+                        la = (rt.torch_abs(a) * rt.torch_tensor(w)).sum() + \
+                            rt.torch_imag(a).sum()
+                        lb = (torch.abs(b) * torch.tensor(w)).sum() + torch.imag(b).sum()
+                    else:
+                        la = (a * rt.torch_tensor(w)).sum()
+                        lb = (b * torch.tensor(w)).sum()
+                    la.backward()
+                    lb.backward()
+                    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(),
+                                               rtol=tol * 10, atol=tol * 10)

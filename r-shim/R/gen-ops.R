@@ -1279,7 +1279,7 @@ torch_diagonal <- function(self, offset = 0L, dim1 = 1L, dim2 = 2L) { .r <- .Ext
 #' The n-th forward difference along `dim` (`x[-1] - x[-n]` for a vector, n times), after putting `prepend` and `append` before and after `self`.
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
-#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param n `torch_polygamma`: the order of the derivative of digamma (0, 1, 2, ...); `torch_diff`: how many times to difference; `*_matrix_power`: the power (negative: of the inverse); `torch_fft_*`: the signal length (the input trimmed or zero-padded to it along `dim`; `NULL`: unchanged).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param prepend Values put before `self` along `dim` before differencing (`torch_diff`).
 #' @param append Values put after `self` along `dim` before differencing (`torch_diff`).
@@ -1579,9 +1579,9 @@ torch_expm1 <- function(self) { .r <- .External(rtp_opx, "expm1", self); if (is.
 #' The discrete Fourier transform along `dim` (a complex tensor; a real input counts as complex). `n` trims or zero-pads the input first; `norm`.
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
-#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param n `torch_polygamma`: the order of the derivative of digamma (0, 1, 2, ...); `torch_diff`: how many times to difference; `*_matrix_power`: the power (negative: of the inverse); `torch_fft_*`: the signal length (the input trimmed or zero-padded to it along `dim`; `NULL`: unchanged).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
-#' @param norm See the Python documentation of the op of the same name (R conventions apply).
+#' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
 #' @return A tensor.
 #' @family signal processing
 #' @examples
@@ -1591,14 +1591,31 @@ torch_expm1 <- function(self) { .r <- .External(rtp_opx, "expm1", self); if (is.
 #' @export
 torch_fft_fft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .External(rtp_opx, "fft_fft", self, n, dim, norm); if (is.object(.r)) .r else .op_reply("fft_fft", list(self, n, dim, norm), .r, sys.call()) }
 
+#' Fft fftn
+#'
+#' The discrete Fourier transform over several dims: `dim` (default: the last `length(s)` dims, or all), each trimmed or zero-padded first to its size in `s` (-1: keep it). `norm` scales by the product of the signal sizes as in `fft_fft`.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param s `torch_fft_*n`: the signal size along each of `dim` (the input trimmed or zero-padded to it; -1: unchanged; `NULL`: the input's sizes).
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
+#' @return A tensor.
+#' @family signal processing
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_fft_fftn(torch_tensor(rbind(c(1, 2, 3), c(4, 5, 6))))
+#' }
+#' @export
+torch_fft_fftn <- function(self, s = NULL, dim = NULL, norm = NULL) { .r <- .External(rtp_opx, "fft_fftn", self, s, dim, norm); if (is.object(.r)) .r else .op_reply("fft_fftn", list(self, s, dim, norm), .r, sys.call()) }
+
 #' Fft ifft
 #'
 #' The inverse discrete Fourier transform along `dim`.
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
-#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param n `torch_polygamma`: the order of the derivative of digamma (0, 1, 2, ...); `torch_diff`: how many times to difference; `*_matrix_power`: the power (negative: of the inverse); `torch_fft_*`: the signal length (the input trimmed or zero-padded to it along `dim`; `NULL`: unchanged).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
-#' @param norm See the Python documentation of the op of the same name (R conventions apply).
+#' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
 #' @return A tensor.
 #' @family signal processing
 #' @examples
@@ -1608,14 +1625,32 @@ torch_fft_fft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .Exter
 #' @export
 torch_fft_ifft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .External(rtp_opx, "fft_ifft", self, n, dim, norm); if (is.object(.r)) .r else .op_reply("fft_ifft", list(self, n, dim, norm), .r, sys.call()) }
 
+#' Fft ifftn
+#'
+#' The inverse discrete Fourier transform over several dims (`s` and `dim` as in `fft_fftn`).
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param s `torch_fft_*n`: the signal size along each of `dim` (the input trimmed or zero-padded to it; -1: unchanged; `NULL`: the input's sizes).
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
+#' @return A tensor.
+#' @family signal processing
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(rbind(c(1, 2, 3), c(4, 5, 6)))
+#'   torch_fft_ifftn(torch_fft_fftn(x, s = c(2, 4)))
+#' }
+#' @export
+torch_fft_ifftn <- function(self, s = NULL, dim = NULL, norm = NULL) { .r <- .External(rtp_opx, "fft_ifftn", self, s, dim, norm); if (is.object(.r)) .r else .op_reply("fft_ifftn", list(self, s, dim, norm), .r, sys.call()) }
+
 #' Fft irfft
 #'
 #' The real signal whose one-sided transform (`fft_rfft`) is `self`, of length `n` (default `2 * (m - 1)` for `m` input frequencies).
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
-#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param n `torch_polygamma`: the order of the derivative of digamma (0, 1, 2, ...); `torch_diff`: how many times to difference; `*_matrix_power`: the power (negative: of the inverse); `torch_fft_*`: the signal length (the input trimmed or zero-padded to it along `dim`; `NULL`: unchanged).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
-#' @param norm See the Python documentation of the op of the same name (R conventions apply).
+#' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
 #' @return A tensor.
 #' @family signal processing
 #' @examples
@@ -1625,14 +1660,32 @@ torch_fft_ifft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .Exte
 #' @export
 torch_fft_irfft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .External(rtp_opx, "fft_irfft", self, n, dim, norm); if (is.object(.r)) .r else .op_reply("fft_irfft", list(self, n, dim, norm), .r, sys.call()) }
 
+#' Fft irfftn
+#'
+#' The real signal whose `fft_rfftn` is `self`: of size `s` over `dim` (default `2 * (m - 1)` along the last of `dim` for `m` input frequencies, the input's sizes along the others).
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param s `torch_fft_*n`: the signal size along each of `dim` (the input trimmed or zero-padded to it; -1: unchanged; `NULL`: the input's sizes).
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
+#' @return A tensor.
+#' @family signal processing
+#' @examples
+#' if (rtorchpy_available()) {
+#'   x <- torch_tensor(rbind(c(1, 2, 3, 4), c(5, 6, 7, 8)))
+#'   torch_fft_irfftn(torch_fft_rfftn(x), s = c(2, 4))
+#' }
+#' @export
+torch_fft_irfftn <- function(self, s = NULL, dim = NULL, norm = NULL) { .r <- .External(rtp_opx, "fft_irfftn", self, s, dim, norm); if (is.object(.r)) .r else .op_reply("fft_irfftn", list(self, s, dim, norm), .r, sys.call()) }
+
 #' Fft rfft
 #'
 #' The Fourier transform of a real input along `dim`: its `n // 2 + 1` non-negative frequencies (the others are their complex conjugates).
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
-#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param n `torch_polygamma`: the order of the derivative of digamma (0, 1, 2, ...); `torch_diff`: how many times to difference; `*_matrix_power`: the power (negative: of the inverse); `torch_fft_*`: the signal length (the input trimmed or zero-padded to it along `dim`; `NULL`: unchanged).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
-#' @param norm See the Python documentation of the op of the same name (R conventions apply).
+#' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
 #' @return A tensor.
 #' @family signal processing
 #' @examples
@@ -1641,6 +1694,23 @@ torch_fft_irfft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .Ext
 #' }
 #' @export
 torch_fft_rfft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .External(rtp_opx, "fft_rfft", self, n, dim, norm); if (is.object(.r)) .r else .op_reply("fft_rfft", list(self, n, dim, norm), .r, sys.call()) }
+
+#' Fft rfftn
+#'
+#' The Fourier transform of a real input over several dims (`s` and `dim` as in `fft_fftn`): the last of `dim` keeps its `n // 2 + 1` non-negative frequencies.
+#'
+#' @param self A tensor (or, for some ops, an R value converted as R torch does).
+#' @param s `torch_fft_*n`: the signal size along each of `dim` (the input trimmed or zero-padded to it; -1: unchanged; `NULL`: the input's sizes).
+#' @param dim Dimension(s), 1-based; negative values count from the end.
+#' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
+#' @return A tensor.
+#' @family signal processing
+#' @examples
+#' if (rtorchpy_available()) {
+#'   torch_fft_rfftn(torch_tensor(rbind(c(1, 2, 3, 4), c(5, 6, 7, 8))))
+#' }
+#' @export
+torch_fft_rfftn <- function(self, s = NULL, dim = NULL, norm = NULL) { .r <- .External(rtp_opx, "fft_rfftn", self, s, dim, norm); if (is.object(.r)) .r else .op_reply("fft_rfftn", list(self, s, dim, norm), .r, sys.call()) }
 
 `.m_fill_` <- function(self, value) { .r <- .External(rtp_opx, "fill_", self, value); if (is.object(.r)) .r else .op_reply("fill_", list(self, value), .r, sys.call()) }
 
@@ -2790,7 +2860,7 @@ torch_matmul <- function(self, other) { .r <- .External(rtp_opx, "matmul", self,
 #' The `n`-th power of each square matrix (negative: of the inverse).
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
-#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param n `torch_polygamma`: the order of the derivative of digamma (0, 1, 2, ...); `torch_diff`: how many times to difference; `*_matrix_power`: the power (negative: of the inverse); `torch_fft_*`: the signal length (the input trimmed or zero-padded to it along `dim`; `NULL`: unchanged).
 #' @return A tensor.
 #' @family linear algebra
 #' @examples
@@ -3350,7 +3420,7 @@ torch_poisson <- function(self, generator = NULL) { .r <- .External(rtp_opx, "po
 #'
 #' The n-th derivative of digamma (`n` a non-negative integer; n = 0 is digamma, n = 1 trigamma). Note the argument order: `torch_polygamma(n, x)`, `x$polygamma(n)`.
 #'
-#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param n `torch_polygamma`: the order of the derivative of digamma (0, 1, 2, ...); `torch_diff`: how many times to difference; `*_matrix_power`: the power (negative: of the inverse); `torch_fft_*`: the signal length (the input trimmed or zero-padded to it along `dim`; `NULL`: unchanged).
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
 #' @family pointwise math
@@ -5524,7 +5594,7 @@ linalg_matrix_norm <- function(A, ord = "fro", dim = c(-2L, -1L), keepdim = FALS
 #' `A` to the integer power `n`; 0 is the identity, a negative `n` a power of the inverse.
 #'
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
-#' @param n The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...
+#' @param n `torch_polygamma`: the order of the derivative of digamma (0, 1, 2, ...); `torch_diff`: how many times to difference; `*_matrix_power`: the power (negative: of the inverse); `torch_fft_*`: the signal length (the input trimmed or zero-padded to it along `dim`; `NULL`: unchanged).
 #' @return A tensor.
 #' @family linear algebra
 #' @examples

@@ -76,6 +76,12 @@ EXAMPLES = {
     "torch_fft_ifft": "torch_fft_ifft(torch_fft_fft(torch_tensor(c(1, 2, 3, 4))))",
     "torch_fft_rfft": "torch_fft_rfft(torch_tensor(c(1, 2, 3, 4)))",
     "torch_fft_irfft": "torch_fft_irfft(torch_fft_rfft(torch_tensor(c(1, 2, 3, 4))))",
+    "torch_fft_fftn": "torch_fft_fftn(torch_tensor(rbind(c(1, 2, 3), c(4, 5, 6))))",
+    "torch_fft_ifftn": "x <- torch_tensor(rbind(c(1, 2, 3), c(4, 5, 6)))\n"
+                       "torch_fft_ifftn(torch_fft_fftn(x, s = c(2, 4)))",
+    "torch_fft_rfftn": "torch_fft_rfftn(torch_tensor(rbind(c(1, 2, 3, 4), c(5, 6, 7, 8))))",
+    "torch_fft_irfftn": "x <- torch_tensor(rbind(c(1, 2, 3, 4), c(5, 6, 7, 8)))\n"
+                        "torch_fft_irfftn(torch_fft_rfftn(x), s = c(2, 4))",
     "torch_real": "z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))\ntorch_real(z)",
     "torch_imag": "z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))\ntorch_imag(z)",
     "torch_conj": "z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))\ntorch_conj(z)",

@@ -55,7 +55,10 @@ PARAM_DOCS = {
     "condition": "A bool tensor.",
     "input": "A tensor.",
     "target": "A tensor of targets; class indices are 1-based.",
-    "n": "The order of the derivative of digamma (`torch_polygamma`): 0, 1, 2, ...",
+    "n": "`torch_polygamma`: the order of the derivative of digamma (0, 1, 2, ...); "
+         "`torch_diff`: how many times to difference; `*_matrix_power`: the power (negative: "
+         "of the inverse); `torch_fft_*`: the signal length (the "
+         "input trimmed or zero-padded to it along `dim`; `NULL`: unchanged).",
     "eps": "A small number: `torch_logit` clamps to \\[eps, 1 - eps\\]; the losses use it to keep "
            "logs and variances away from 0.",
     "mean": "The mean of the normal draws: a number or a tensor.",
@@ -327,6 +330,11 @@ PARAM_DOCS = {
     "wrap": "`x$fill_diagonal_()`: for a tall matrix, start the diagonal again every "
             "`ncol + 1` rows.",
     "x": "`torch_vander()`: a 1-d tensor.",
+    "norm": "`torch_fft_*`: the scaling, `\"backward\"` (`NULL`, the default: none forward, "
+            "one over the signal size inverse), `\"forward\"` (the other way round) or "
+            "`\"ortho\"` (one over its square root both ways).",
+    "s": "`torch_fft_*n`: the signal size along each of `dim` (the input trimmed or "
+         "zero-padded to it; -1: unchanged; `NULL`: the input's sizes).",
 }
 # The list results R torch names (the others are unnamed lists, as in R torch).
 RESULT_NAMES = {

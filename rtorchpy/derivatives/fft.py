@@ -9,29 +9,33 @@ from ..autograd.rows import row
 from ..numerics.fft import SWAP
 
 
+# The transforms record tuples: ``dims`` (the transformed dims, in the caller's order), ``ms``
+# (the input's sizes along them) and ``ns`` (the signal sizes), so one row serves the 1-d and the
+# n-dimensional forms, as in libtorch.
 @row("FftC2CBackward0")
-def _fft_c2c(F, g, needs, dim, norm, inverse, m, n, onesided):
+def _fft_c2c(F, g, needs, dims, norm, inverse, ms, ns, onesided):
     """self: the opposite transform of g, normalised the opposite way, refit to the input"""
-    return F.fft_fit(F.fft_c2c(g, dim, SWAP[norm], not inverse), dim, m)
+    return F.fft_fit(F.fft_c2c(g, dims, SWAP[norm], not inverse), dims, ms)
 
 
 @row("FftR2CBackward0")
-def _fft_r2c(F, g, needs, dim, norm, inverse, m, n, onesided):
-    """self: real part of the adjoint transform of g (one-sided: zero-padded to n first)"""
+def _fft_r2c(F, g, needs, dims, norm, inverse, ms, ns, onesided):
+    """self: real part of the adjoint transform of g (one-sided: the last dim zero-padded to
+    its signal size first)"""
     if onesided:
-        g = F.fft_fit(g, dim, n)
-    return F.real_part(F.fft_fit(F.fft_c2c(g, dim, SWAP[norm], not inverse), dim, m))
+        g = F.fft_fit(g, dims[-1], ns[-1])
+    return F.real_part(F.fft_fit(F.fft_c2c(g, dims, SWAP[norm], not inverse), dims, ms))
 
 
 @row("FftC2RBackward0")
-def _fft_c2r(F, g, needs, dim, norm, m, n):
+def _fft_c2r(F, g, needs, dims, norm, ms, ns):
     """self: the one-sided transform of g normalised the opposite way, the frequencies that
     appear twice in the signal doubled, refit to the input"""
-    gi = F.fft_r2c(g, dim, SWAP[norm])
-    twice = n - gi.shape[dim]
+    gi = F.fft_r2c(g, dims, SWAP[norm])
+    twice = ns[-1] - gi.shape[dims[-1]]
     if twice > 0:
-        gi = F.fft_double(gi, dim, 1, twice)
-    return F.fft_fit(gi, dim, m)
+        gi = F.fft_double(gi, dims[-1], 1, twice)
+    return F.fft_fit(gi, dims, ms)
 
 
 @row("ViewAsRealBackward0")
@@ -57,16 +61,17 @@ def _conj(F, g, needs):
 @tangent("FftC2CBackward0", "FftR2CBackward0")
 def _fft_tangent(F, tans, inputs, outputs, params):
     """the transform of the tangent"""
-    dim, norm, inverse, m, n, onesided = params
-    t = F.fft_fit(tans[0], dim, n)
-    return F.fft_r2c(t, dim, norm) if onesided else F.fft_c2c(t, dim, norm, inverse)
+    dims, norm, inverse, ms, ns, onesided = params
+    t = F.fft_fit(tans[0], dims, ns)
+    return F.fft_r2c(t, dims, norm) if onesided else F.fft_c2c(t, dims, norm, inverse)
 
 
 @tangent("FftC2RBackward0")
 def _fft_c2r_tangent(F, tans, inputs, outputs, params):
     """the real signal of the tangent's frequencies"""
-    dim, norm, m, n = params
-    return F.fft_c2r(tans[0], n, dim, norm)
+    dims, norm, ms, ns = params
+    t = F.fft_fit(tans[0], dims, ns[:-1] + (ns[-1] // 2 + 1,))
+    return F.fft_c2r(t, ns[-1], dims, norm)
 
 
 @tangent("ViewAsRealBackward0")

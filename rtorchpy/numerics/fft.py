@@ -15,8 +15,18 @@ def complex_of(dt):
         np.dtype(np.complex128)
 
 
+def _axes(dim):
+    """One dim or several (the n-dimensional transforms pass a tuple)."""
+    return tuple(dim) if isinstance(dim, (tuple, list)) else (dim,)
+
+
 def fit(x, dim, length):
-    """``x`` trimmed or zero-padded along ``dim`` to ``length`` (what ``n`` does to an input)."""
+    """``x`` trimmed or zero-padded along ``dim`` to ``length`` (what ``n`` does to an input);
+    ``dim`` and ``length`` may be tuples (one length per dim, what ``s`` does)."""
+    if isinstance(dim, (tuple, list)):
+        for d, size in zip(dim, length):
+            x = fit(x, d, size)
+        return x
     have = x.shape[dim]
     if have == length:
         return x
@@ -28,20 +38,29 @@ def fit(x, dim, length):
 
 
 def c2c(x, dim, norm, inverse):
-    """The complex transform of ``x`` along ``dim`` (inverse: the positive exponent)."""
-    out = (np.fft.ifft if inverse else np.fft.fft)(x, axis=dim, norm=norm)
+    """The complex transform of ``x`` along ``dim`` (one dim or a tuple; inverse: the positive
+    exponent). No dims at all: ``x`` itself as complex, as libtorch does."""
+    axes = _axes(dim)
+    if not axes:
+        return x.astype(complex_of(x.dtype))
+    out = (np.fft.ifftn if inverse else np.fft.fftn)(x, axes=axes, norm=norm)
     return out.astype(complex_of(x.dtype), copy=False)
 
 
 def r2c(x, dim, norm):
-    """The one-sided transform of the real ``x``: the first ``n // 2 + 1`` frequencies."""
-    return np.fft.rfft(x, axis=dim, norm=norm).astype(complex_of(x.dtype), copy=False)
+    """The one-sided transform of the real ``x``: the first ``n // 2 + 1`` frequencies (of the
+    last dim when ``dim`` is a tuple; the other dims are transformed in full)."""
+    out = np.fft.rfftn(x, axes=_axes(dim), norm=norm)
+    return out.astype(complex_of(x.dtype), copy=False)
 
 
 def c2r(x, n, dim, norm):
-    """The real signal of length ``n`` whose one-sided transform is ``x`` (Hermitian)."""
+    """The real signal whose one-sided transform is ``x`` (Hermitian): of length ``n`` along
+    the last of ``dim``, the other dims (a tuple) keeping ``x``'s sizes."""
     real = np.float32 if complex_of(x.dtype) == np.complex64 else np.float64
-    return np.fft.irfft(x, n=n, axis=dim, norm=norm).astype(real, copy=False)
+    axes = _axes(dim)
+    sizes = [x.shape[d] for d in axes[:-1]] + [n]
+    return np.fft.irfftn(x, s=sizes, axes=axes, norm=norm).astype(real, copy=False)
 
 
 def real_of(dt):

@@ -1,5 +1,6 @@
 """The discrete Fourier transforms (``torch_fft_fft``, ``fft_ifft``, ``fft_rfft``,
-``fft_irfft``) and the complex views around them (``view_as_real``, ``view_as_complex``,
+``fft_irfft`` and their n-dimensional forms ``fft_fftn``, ``fft_ifftn``, ``fft_rfftn``,
+``fft_irfftn``) and the complex views around them (``view_as_real``, ``view_as_complex``,
 ``real``, ``imag``).
 
 Complex tensors (complex64/complex128) exist for these: the transforms make them, ``real``,
@@ -45,15 +46,16 @@ def _n(n, fname):
     return int(n)
 
 
-def _input(self, fname):
-    """The input as an array: integers and bools become the default float dtype."""
+def _input(self, fname, scalar_ok=False):
+    """The input as an array: integers and bools become the default float dtype. (A 0-d input
+    is an error for the 1-d transforms; the n-d ones transform no dims of it.)"""
     self = as_tensor(self)
     x = self._data
     if x.dtype.kind in "biu":
         x = x.astype(default_float())
     elif x.dtype == np.float16:
         raise RuntimeError(f"{fname}: Unsupported dtype Half")
-    if x.ndim == 0:
+    if x.ndim == 0 and not scalar_ok:
         raise IndexError(f"{fname}: Dimension specified as -1 but tensor has no dimensions")
     return self, x
 
@@ -68,7 +70,7 @@ def _complex_fft(self, n, dim, norm, inverse, fname):
     out = wrap(nfft.c2c(nfft.fit(x, d, n), d, norm, inverse))
     if recording(self):
         node = "FftR2CBackward0" if real else "FftC2CBackward0"
-        record(NODES[node], (self,), (out,), (d, norm, inverse, m, n, False))
+        record(NODES[node], (self,), (out,), ((d,), norm, inverse, (m,), (n,), False))
     return out
 
 
@@ -101,7 +103,8 @@ def fft_rfft(self, n=None, dim=-1, norm=None):
     norm = _norm(norm, "fft_rfft")
     out = wrap(nfft.r2c(nfft.fit(x, d, n), d, norm))
     if recording(self):
-        record(NODES["FftR2CBackward0"], (self,), (out,), (d, norm, False, m, n, True))
+        record(NODES["FftR2CBackward0"], (self,), (out,),
+               ((d,), norm, False, (m,), (n,), True))
     return out
 
 
@@ -119,7 +122,137 @@ def fft_irfft(self, n=None, dim=-1, norm=None):
     z = x if x.dtype.kind == "c" else x.astype(nfft.complex_of(x.dtype))
     out = wrap(nfft.c2r(nfft.fit(z, d, n // 2 + 1), n, d, norm))
     if recording(self):
-        record(NODES["FftC2RBackward0"], (self,), (out,), (d, norm, m, n))
+        record(NODES["FftC2RBackward0"], (self,), (out,), ((d,), norm, (m,), (n,)))
+    return out
+
+
+# ------------------------------------------------------------------------ n-dimensional forms
+def _sizes(s, fname):
+    """``s`` as a list of ints (one int counts as a list of one), or None."""
+    if s is None:
+        return None
+    if isinstance(s, np.ndarray):
+        s = s.tolist()
+    if not isinstance(s, (list, tuple)):
+        s = [s]
+    out = []
+    for v in s:
+        if isinstance(v, bool) or not (isinstance(v, (numbers.Integral, np.integer)) or
+                                       isinstance(v, float) and v.is_integer()):
+            raise TypeError(f"{fname}(): argument 's' must be a sequence of integers, got {s!r}")
+        out.append(int(v))
+    return out
+
+
+def _shape_and_dims(x, s, dim, fname):
+    """The transformed dims (in the caller's order) and their signal sizes, as libtorch
+    resolves ``s`` and ``dim``: ``dim`` defaults to the last ``len(s)`` dims, or all; ``s``
+    to the input's sizes (an entry -1 too)."""
+    s = _sizes(s, fname)
+    if dim is not None:
+        dims = [normalize_dim(d, x.ndim) for d in
+                (dim.tolist() if isinstance(dim, np.ndarray) else
+                 dim if isinstance(dim, (list, tuple)) else [dim])]
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"{fname}: FFT dims must be unique")
+        if s is not None and len(s) != len(dims):
+            raise RuntimeError(f"{fname}: When given, dim and shape arguments must have the same "
+                               f"length (got s of length {len(s)} and dim of length "
+                               f"{len(dims)})")
+    elif s is not None:
+        if len(s) > x.ndim:
+            raise RuntimeError(f"{fname}: Got shape with {len(s)} values but input tensor only "
+                               f"has {x.ndim} dimensions.")
+        dims = list(range(x.ndim - len(s), x.ndim))
+    else:
+        dims = list(range(x.ndim))
+    if s is None:
+        s = [x.shape[d] for d in dims]
+    s = [x.shape[d] if v == -1 else v for d, v in zip(dims, s)]
+    for v in s:
+        if v < 1:
+            raise RuntimeError(f"Invalid number of data points ({v}) specified")
+    return tuple(dims), tuple(s)
+
+
+def _as_complex(self, x):
+    """A real input promoted to complex as libtorch does for fftn/ifftn/irfftn: a recorded
+    copy (``ToCopyBackward0``, whose gradient the engine casts back to the real dtype)."""
+    if x.dtype.kind == "c":
+        return self, x
+    z = x.astype(nfft.complex_of(x.dtype))
+    out = wrap(z)
+    if recording(self):
+        record(NODES["ToCopyBackward0"], (self,), (out,))
+    return out, z
+
+
+def _complex_fftn(self, s, dim, norm, inverse, fname):
+    self, x = _input(self, fname, True)
+    dims, ns = _shape_and_dims(x, s, dim, fname)
+    norm = _norm(norm, fname)
+    self, x = _as_complex(self, x)
+    ms = tuple(x.shape[d] for d in dims)
+    out = wrap(nfft.c2c(nfft.fit(x, dims, ns), dims, norm, inverse))
+    if recording(self):
+        record(NODES["FftC2CBackward0"], (self,), (out,), (dims, norm, inverse, ms, ns, False))
+    return out
+
+
+@op("fft_fftn", method=False, dims=("dim",))
+def fft_fftn(self, s=None, dim=None, norm=None):
+    """The discrete Fourier transform over several dims: ``dim`` (default: the last
+    ``len(s)`` dims, or all), each trimmed or zero-padded first to its size in ``s`` (-1: keep
+    it). ``norm`` scales by the product of the signal sizes as in ``fft_fft``."""
+    return _complex_fftn(self, s, dim, norm, False, "fft_fftn")
+
+
+@op("fft_ifftn", method=False, dims=("dim",))
+def fft_ifftn(self, s=None, dim=None, norm=None):
+    """The inverse discrete Fourier transform over several dims (``s`` and ``dim`` as in
+    ``fft_fftn``); ``norm="backward"`` (the default) scales by one over the signal's size."""
+    return _complex_fftn(self, s, dim, norm, True, "fft_ifftn")
+
+
+@op("fft_rfftn", method=False, dims=("dim",))
+def fft_rfftn(self, s=None, dim=None, norm=None):
+    """The Fourier transform of a real input over several dims (``s`` and ``dim`` as in
+    ``fft_fftn``): the last of ``dim`` keeps its ``n // 2 + 1`` non-negative frequencies."""
+    self, x = _input(self, "fft_rfftn", True)
+    if x.dtype.kind == "c":
+        raise RuntimeError(f"rfftn expects a real-valued input tensor, but got "
+                           f"{_dt.from_numpy_dtype(x.dtype).word}")
+    dims, ns = _shape_and_dims(x, s, dim, "fft_rfftn")
+    if not dims:
+        raise RuntimeError("rfftn must transform at least one axis")
+    norm = _norm(norm, "fft_rfftn")
+    ms = tuple(x.shape[d] for d in dims)
+    out = wrap(nfft.r2c(nfft.fit(x, dims, ns), dims, norm))
+    if recording(self):
+        record(NODES["FftR2CBackward0"], (self,), (out,), (dims, norm, False, ms, ns, True))
+    return out
+
+
+@op("fft_irfftn", method=False, dims=("dim",))
+def fft_irfftn(self, s=None, dim=None, norm=None):
+    """The real signal whose ``fft_rfftn`` is ``self``: of size ``s`` over ``dim`` (default
+    ``2 * (m - 1)`` along the last of ``dim`` for ``m`` input frequencies, the input's sizes
+    along the others)."""
+    self, x = _input(self, "fft_irfftn", True)
+    dims, ns = _shape_and_dims(x, s, dim, "fft_irfftn")
+    if not dims:
+        raise RuntimeError("irfftn must transform at least one axis")
+    sizes = _sizes(s, "fft_irfftn")
+    n = ns[-1] if sizes is not None and sizes[-1] != -1 else 2 * (x.shape[dims[-1]] - 1)
+    if n < 1:
+        raise RuntimeError(f"Invalid number of data points ({n}) specified")
+    ns = ns[:-1] + (n,)
+    norm = _norm(norm, "fft_irfftn")
+    self, x = _as_complex(self, x)
+    ms = tuple(x.shape[d] for d in dims)
+    out = wrap(nfft.c2r(nfft.fit(x, dims, ns[:-1] + (n // 2 + 1,)), n, dims, norm))
+    if recording(self):
+        record(NODES["FftC2RBackward0"], (self,), (out,), (dims, norm, ms, ns))
     return out
 
 

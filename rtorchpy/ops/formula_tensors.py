@@ -383,6 +383,10 @@ class _TensorOps(TensorLinalg):
     # the Fourier transforms' adjoints, as the recorded transforms themselves
     @staticmethod
     def fft_fit(x, dim, length):
+        if isinstance(dim, tuple):
+            for d, size in zip(dim, length):
+                x = _TensorOps.fft_fit(x, d, size)
+            return x
         have = x.shape[dim]
         if have == length:
             return x
@@ -392,16 +396,16 @@ class _TensorOps(TensorLinalg):
         return pad.constant_pad(x, pads)
 
     @staticmethod
-    def fft_c2c(x, dim, norm, inverse):
-        return (fft.fft_ifft if inverse else fft.fft_fft)(x, None, dim, norm)
+    def fft_c2c(x, dims, norm, inverse):
+        return (fft.fft_ifftn if inverse else fft.fft_fftn)(x, None, dims, norm)
 
     @staticmethod
-    def fft_r2c(x, dim, norm):
-        return fft.fft_rfft(x, None, dim, norm)
+    def fft_r2c(x, dims, norm):
+        return fft.fft_rfftn(x, None, dims, norm)
 
     @staticmethod
-    def fft_c2r(x, n, dim, norm):
-        return fft.fft_irfft(x, n, dim, norm)
+    def fft_c2r(x, n, dims, norm):
+        return fft.fft_irfftn(x, [x.shape[d] for d in dims[:-1]] + [n], dims, norm)
 
     @staticmethod
     def fft_double(x, dim, start, length):

@@ -183,3 +183,56 @@ test_that("complex arithmetic from R: conjugated gradients as PyTorch's", {
                tolerance = 1e-12)
   expect_error(torch_exp(f), "complex tensors are not supported here")
 })
+
+test_that("n-dimensional Fourier transforms: 1-based dims, s, values and gradients as PyTorch's", {
+  x <- torch_tensor(rbind(c(1, 2, -1), c(0.5, 3, -2)), dtype = torch_float64(),
+                    requires_grad = TRUE)
+  f <- torch_fft_fftn(x, s = c(2, 4), norm = "ortho")
+  expect_equal(f$grad_fn$name, "FftC2CBackward0")
+  expect_equal(f$shape, c(2, 4))
+  # recorded from PyTorch 2.13
+  expect_equal(as_array(f)[1, ], c(1.237436867076458 + 0i,
+                                   1.590990257669732 - 1.7677669529663687i,
+                                   -2.2980970388562794 + 0i,
+                                   1.590990257669732 + 1.7677669529663687i), tolerance = 1e-13)
+  w <- torch_tensor(rbind(c(0, 1, 2, 3), c(4, 5, 6, 7)), dtype = torch_float64())
+  ((torch_abs(f) * w)$sum() + f$imag$sum())$backward()
+  expect_equal(as_array(x$grad), rbind(c(1.8771195248549086, -2.743556529746782,
+                                         3.7797347246374717),
+                                       c(-1.3992150948085114, 6.260123417030424,
+                                         -7.086066279430058)), tolerance = 1e-12)
+  # dim = c(2, 1): dim 1 (the last given) is the one-sided one
+  r <- torch_fft_rfftn(x$detach(), dim = c(2, 1))
+  expect_equal(r$grad_fn, NULL)
+  expect_equal(r$shape, c(2, 3))
+  expect_equal(torch_fft_fftn(x, dim = 1)$shape, c(2, 3))
+  expect_equal(torch_fft_fftn(x, s = 5)$shape, c(2, 5))  # the last length(s) dims
+  y <- torch_fft_irfftn(torch_fft_rfftn(x), s = c(2, 3))
+  expect_equal(y$grad_fn$name, "FftC2RBackward0")
+  expect_equal(as_array(y), as_array(x$detach()), tolerance = 1e-12)
+  z <- torch_fft_ifftn(torch_fft_fftn(x, dim = c(1, 2)), dim = c(-2, -1))
+  expect_equal(as_array(z$real), as_array(x$detach()), tolerance = 1e-12)
+  expect_error(torch_fft_fftn(x, dim = c(1, 1)), "must be unique", class = "runtime_error")
+  expect_error(torch_fft_fftn(x, s = c(2, 2), dim = 1), "same length",
+               class = "runtime_error")
+  expect_error(torch_fft_rfftn(f), "real-valued input", class = "runtime_error")
+  expect_error(torch_fft_ifftn(x, norm = "none"), "normalization mode", class = "value_error")
+})
+
+test_that("n-dimensional Fourier transforms do not leak across the bridge", {
+  live <- function() unlist(rtorchpy:::.bridge_counts())
+  body <- function(i) {
+    x <- torch_randn(4, 6, requires_grad = TRUE)
+    f <- torch_fft_rfftn(x, s = c(4, 8))
+    l <- torch_abs(f)$sum() + torch_fft_irfftn(f, s = c(4, 8))$sum() +
+      torch_fft_ifftn(torch_fft_fftn(x, dim = 1))$real$sum()
+    l$backward()
+    as_array(f)
+  }
+  run <- function(n) for (i in seq_len(n)) body(i)
+  run(20)
+  before <- live()
+  run(200)
+  grown <- live() - before
+  expect_true(all(grown < 40), info = paste(grown, collapse = ", "))
+})
