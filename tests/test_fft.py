@@ -273,3 +273,18 @@ def test_fftn_against_pytorch():
                     lb.backward()
                     np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(),
                                                rtol=tol * 10, atol=tol * 10)
+
+
+def test_complex_power_gradient_is_conjugated_as_products_are():
+    # z ** k differentiates as z * z * ... (whose MulBackward0 gradients equal PyTorch's):
+    # the local derivative k z^(k-1) is conjugated for a complex z
+    import rtorchpy as rt
+    for k in (2, 3):
+        x = rt.torch_tensor([1.0, 2.0, 0.5, -1.5], dtype=rt.torch_float64(), requires_grad=True)
+        z = rt.torch_fft_fft(x)
+        prod = z
+        for _ in range(k - 1):
+            prod = prod * z
+        g_pow, = rt.autograd_grad(rt.torch_view_as_real(z ** k).sum(), [x])
+        g_mul, = rt.autograd_grad(rt.torch_view_as_real(prod).sum(), [x])
+        assert np.allclose(g_pow.numpy(), g_mul.numpy(), rtol=1e-12, atol=1e-12)

@@ -117,9 +117,14 @@ def _neg(F, g, needs):
 
 @row("PowBackward0", saves=("self",))
 def _pow_scalar(F, g, needs, self, exponent):
-    """self: g * exponent * self^(exponent - 1)   (0 when exponent == 0)"""
+    """self: g * exponent * self^(exponent - 1)   (0 when exponent == 0; complex: the local
+    derivative conjugated, as for MulBackward0)"""
     if exponent == 0:
         return F.zeros_like(g)
+    if F.is_complex(self):
+        self = F.conj(self)
+        if isinstance(exponent, complex):
+            exponent = exponent.conjugate()
     if exponent == 2:
         return g * 2 * self
     return g * exponent * F.pow(self, exponent - 1)
