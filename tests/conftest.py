@@ -1,6 +1,6 @@
 """Shared pytest setup: Hypothesis profiles (no deadline: op timings vary on a busy 2-core box;
-deterministic draws on CI so a red run can be reproduced), and the R package's `R CMD check`
-started in the background when its test is collected (tests/test_r_check.py)."""
+deterministic draws on CI so a red run can be reproduced), and two slow subprocess tests started
+in the background when they are collected (tests/test_r_check.py, tests/test_numpy1.py)."""
 import os
 import shutil
 import tempfile
@@ -18,42 +18,57 @@ settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 
-class _BackgroundCheck:
-    """tests/test_r_check.py's build and check, run in a thread while the other tests run (it
-    waits on R's processes, so it takes the GIL from nobody)."""
+class _Background:
+    """A slow test's work (a subprocess: R CMD check, the NumPy 1 suite) run in a thread while
+    the other tests run; it waits on another process, so it takes the GIL from nobody."""
 
-    def __init__(self):
-        from test_r_check import run_check
-        self.dir = Path(tempfile.mkdtemp(prefix="rtorchpy-rcheck-"))
-        self._log = None
-        self._thread = threading.Thread(target=self._run, args=(run_check,), daemon=True)
+    def __init__(self, work):
+        self.dir = Path(tempfile.mkdtemp(prefix="rtorchpy-bg-"))
+        self._result = None
+        self._thread = threading.Thread(target=self._run, args=(work,), daemon=True)
         self._thread.start()
 
-    def _run(self, run_check):
+    def _run(self, work):
         try:
-            self._log = run_check(self.dir)
+            self._result = work(self.dir)
         except Exception as e:  # reported by the test, not lost in the thread
-            self._log = f"the background check failed: {e!r}"
+            self._result = e
 
     def result(self):
         self._thread.join()
-        return self._log
+        if isinstance(self._result, Exception):
+            raise RuntimeError(f"the background run failed: {self._result!r}")
+        return self._result
 
     def cleanup(self):
         self._thread.join()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-@pytest.hookimpl(trylast=True)  # after -k/-m deselection: only when the test will run
+def _background_jobs():
+    """test node id suffix -> (name, why it cannot run or None, the work)."""
+    import test_numpy1
+    import test_r_check
+    return {
+        "test_r_check.py::test_r_cmd_check_as_cran":
+            ("r_check", test_r_check.check_available(), test_r_check.run_check),
+        "test_numpy1.py::test_python_suite_passes_with_numpy_1":
+            ("numpy1", test_numpy1.suite_available(), lambda d: test_numpy1.run_suite(d / "pt")),
+    }
+
+
+@pytest.hookimpl(trylast=True)  # after -k/-m deselection: only for tests that will run
 def pytest_collection_modifyitems(session, config, items):
-    if not any(item.nodeid.endswith("test_r_check.py::test_r_cmd_check_as_cran") for item in items):
+    jobs = {}
+    if config.option.collectonly:
+        config._rtorchpy_background = jobs
         return
-    from test_r_check import check_available
-    if check_available() is None:
-        config._rtorchpy_r_check = _BackgroundCheck()
+    for suffix, (name, why, work) in _background_jobs().items():
+        if why is None and any(item.nodeid.endswith(suffix) for item in items):
+            jobs[name] = _Background(work)
+    config._rtorchpy_background = jobs
 
 
 def pytest_unconfigure(config):
-    check = getattr(config, "_rtorchpy_r_check", None)
-    if check is not None:
-        check.cleanup()
+    for job in getattr(config, "_rtorchpy_background", {}).values():
+        job.cleanup()

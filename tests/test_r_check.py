@@ -97,7 +97,7 @@ def _sections(log):
 def test_r_cmd_check_as_cran(request, tmp_path):
     # conftest.py starts the check in a background thread as soon as this test is collected,
     # so that it runs beside the rest of the suite; without that, it runs here
-    background = getattr(request.config, "_rtorchpy_r_check", None)
+    background = getattr(request.config, "_rtorchpy_background", {}).get("r_check")
     why = check_available()
     if why:
         pytest.skip(why)
