@@ -35,3 +35,20 @@ def test_the_built_library_calls_no_non_api_entry_point():
     assert used, "nm listed no symbols"
     assert "Rf_eval" in used  # (the listing is what the library takes from R)
     assert not (used & non_api()), f"non-API entry points called: {sorted(used & non_api())}"
+
+
+def test_no_private_structure_of_r6_or_reticulate_is_read():
+    """R and C sources use what R6 and reticulate publish: no `:::` into them, and no read of
+    the enclosing environment R6 keeps in each object (a module's private environment comes
+    from its own method, see .nn_private). The name may appear only in the list of bindings a
+    saved module skips."""
+    offenders = []
+    for path in sorted((ROOT / "r-shim" / "R").glob("*.R")) + sorted(
+            (ROOT / "r-shim" / "src").glob("*.[ch]")):
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#", 1)[0] if path.suffix == ".R" else line
+            if "reticulate:::" in code or "R6:::" in code:
+                offenders.append(f"{path.name}:{n}: {line.strip()}")
+            if ".__enclos_env__" in code and ".module_bookkeeping <-" not in code:
+                offenders.append(f"{path.name}:{n}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)

@@ -239,9 +239,9 @@ autograd_function <- function(forward, backward, jvp = NULL) {
 #' }
 NULL
 
-# The context: an object with the layout R6 gives a non-portable object (one locked
-# environment holding fields, methods and the active binding), of class
-# c("torch_autograd_context", "R6") so that R6's print and format apply. It is made twice per
+# The context: one locked environment holding fields, methods and the active binding, used as
+# an R6 object is and of class c("torch_autograd_context", "R6") as R torch's is; it prints as
+# R6 prints an object (format.torch_autograd_context, below). It is made twice per
 # call, so it is built in C (src/context.c): R6's $new() cost more than the rest of a small call.
 # `needs` is what Python sent with the call (one logical per forward argument), so reading
 # ctx$needs_input_grad costs no crossing.
@@ -253,6 +253,29 @@ NULL
 .rtp_namespace <- environment()  # (top level of a package file: the namespace)
 
 .context_class <- c("torch_autograd_context", "R6")
+
+# R6's printed form of an object (one string: "<class>", "  Public:", then a line per binding
+# in sorted order saying what it holds), for the context, which is not made by R6.
+#' @export
+format.torch_autograd_context <- function(x, ...) {
+  nms <- sort(ls(x, all.names = TRUE))
+  what <- vapply(nms, function(nm) {
+    if (bindingIsActive(nm, x)) return("active binding")
+    v <- get(nm, envir = x, inherits = FALSE)
+    if (is.function(v)) return(deparse(args(v))[[1L]])
+    if (is.null(v)) return("NULL")
+    if (is.atomic(v)) return(trimws(paste(as.character(utils::head(v, 60)), collapse = " ")))
+    paste(class(v), collapse = ", ")
+  }, character(1))
+  paste(c(paste0("<", class(x)[[1L]], ">"), "  Public:", paste0("    ", nms, ": ", what)),
+        collapse = "\n")
+}
+
+#' @export
+print.torch_autograd_context <- function(x, ...) {
+  cat(format(x, ...), sep = "\n")
+  invisible(x)
+}
 
 # The methods and the active binding: each context gets copies whose environment is itself
 # (.context_methods and .context_active, after them, list them).

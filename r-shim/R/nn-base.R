@@ -4,7 +4,23 @@
 #' @include bridge.R
 NULL
 
-.nn_private <- function(x) .subset2(x, ".__enclos_env__")$private
+# A module's R6 private environment. R6 hands it only to the class's own methods, so the base
+# class has a method returning it (`.private_env`); the answer is kept in the object
+# (`.__rtp_private__`), and the object it belongs to is written into it (`.__owner__`, inside a
+# plain environment, which clone(deep = TRUE) leaves alone). A clone copies both bindings; the
+# owner check then sends it back here for its own.
+.nn_private <- function(x) {
+  p <- .subset2(x, ".__rtp_private__")
+  if (is.environment(p) && identical(.subset2(p, ".__owner__")$module, x)) return(p)
+  get_private <- .subset2(x, ".private_env")
+  if (!is.function(get_private)) return(NULL)
+  p <- get_private()
+  owner <- new.env(parent = emptyenv(), size = 1L)
+  owner$module <- x
+  assign(".__owner__", owner, envir = p)
+  assign(".__rtp_private__", p, envir = x)
+  p
+}
 
 .nn_error <- function(...) {
   .value_error(...)
@@ -150,14 +166,20 @@ NULL
     print = function(...) {
       .nn_print(self, private)
       invisible(self)
-    }
+    },
+    .private_env = function() private
   ),
   private = list(
     parameters_ = list(),
     buffers_ = list(),
     modules_ = list(),
     non_persistent_buffers_ = character(),
-    deep_clone = function(name, value) .nn_deep_clone_value(name, value)
+    deep_clone = function(name, value) {
+      # (the cached private environment belongs to the original: a clone finds its own, see
+      # .nn_private)
+      if (identical(name, ".__rtp_private__")) return(NULL)
+      .nn_deep_clone_value(name, value)
+    }
   ),
   active = list(
     parameters = function(value) {
@@ -373,7 +395,7 @@ nn_buffer <- function(x, persistent = TRUE) {
 # `$` of a module. Every self$weight in a forward takes `$.nn_Module`, which does this in C
 # (rtp_nn_get: parameters, buffers, child modules) and calls this function for the rest.
 .nn_get <- function(x, name) {
-  priv <- .subset2(.subset2(x, ".__enclos_env__"), "private")
+  priv <- .nn_private(x)
   if (!is.null(priv)) {
     v <- priv$parameters_[[name]]
     if (!is.null(v)) return(v)

@@ -52,7 +52,7 @@ NULL
   methods <- .module_method_names(m)
   out <- list()
   for (nm in sort(ls(m, all.names = TRUE))) {
-    if (nm %in% c(".__enclos_env__", ".classes", "training") || nm %in% methods) next
+    if (nm %in% .module_bookkeeping || nm %in% methods) next
     if (bindingIsActive(nm, m)) next
     v <- get(nm, envir = m, inherits = FALSE)
     out[nm] <- list(.field_encode(v, paste0("field `", nm, "` of the module of class '", cls,
@@ -62,24 +62,20 @@ NULL
 }
 
 .module_method_names <- function(m) {
-  # a method (the class's own or an inherited one) is a closure whose environment is the
-  # object's R6 enclosing environment or that of one of its `super` objects
-  enclos <- list()
-  e <- .subset2(m, ".__enclos_env__")
-  while (is.environment(e)) {
-    enclos <- c(enclos, list(e))
-    sup <- get0("super", envir = e, inherits = FALSE)
-    e <- if (is.environment(sup)) .subset2(sup, ".__enclos_env__")
-  }
+  # a method (the class's own or an inherited one) is a function in a locked binding: R6
+  # locks every method's binding (methods can't be replaced in an object), not the fields'
   is_method <- function(nm) {
-    f <- get(nm, envir = m, inherits = FALSE)
-    fe <- if (is.function(f)) environment(f)
-    is.environment(fe) && any(vapply(enclos, identical, logical(1), fe))
+    bindingIsLocked(nm, m) && is.function(get(nm, envir = m, inherits = FALSE))
   }
   nms <- ls(m, all.names = TRUE)
   nms <- nms[!vapply(nms, bindingIsActive, logical(1), env = m)]
   nms[vapply(nms, is_method, logical(1))]
 }
+
+# Bindings of a module object that are not its fields: R6's own (the enclosing environment it
+# adds to every object), the class list, the training flag (saved on its own) and the cached
+# private environment (see .nn_private).
+.module_bookkeeping <- c(".__enclos_env__", ".classes", "training", ".__rtp_private__")
 
 # Plain R values as the file's values: NULL, tensors, single numbers/strings/logicals as they
 # are; other atomic vectors, with their names and NA positions, as a tagged list; lists
@@ -216,7 +212,7 @@ NULL
   fields <- rec$fields
   if (!is.list(fields)) .load_error(path, "the fields are not a list")
   for (nm in names(fields)) {
-    if (!nzchar(nm) || nm %in% c(".__enclos_env__", ".classes", "training")) next
+    if (!nzchar(nm) || nm %in% .module_bookkeeping) next
     if (exists(nm, envir = m, inherits = FALSE) &&
         (bindingIsActive(nm, m) || bindingIsLocked(nm, m))) next
     assign(nm, .field_decode(fields[[nm]], path), envir = m)

@@ -8,10 +8,11 @@
  * (new.env, `environment<-`, makeActiveBinding, lockBinding, ...) still ~0.13M, because each of
  * those is an R closure around an .Internal. Here it is a few thousand.
  *
- * The object has the layout R6 gives a non-portable object: one environment (enclosed by the
- * package namespace) holding the fields, the methods (closures of the object itself that call
- * the package's function with the object's `ptr`) and the active binding; locked as R6 locks it
- * (no new bindings; the methods and needs_input_grad read-only; `ptr` writable).
+ * The object is one environment (enclosed by the package namespace) holding the fields, the
+ * methods (closures of the object itself that call the package's function with the object's
+ * `ptr`) and the active binding; locked (no new bindings; the methods and needs_input_grad
+ * read-only; `ptr` writable). It is used as an R6 object is (ctx$...), and prints as one
+ * (format.torch_autograd_context in R/function.R), without R6's private bookkeeping.
  */
 #include <R.h>
 #include <Rinternals.h>
@@ -59,10 +60,8 @@ SEXP rtp_new_context(SEXP ptr, SEXP needs, SEXP arg_names, SEXP methods, SEXP ac
   needs = PROTECT(needs_list(needs, arg_names));
   SEXP ctx = PROTECT(R_NewEnv(enclos, TRUE, 29));
   SEXP sym_ptr = Rf_install("ptr"), sym_needs = Rf_install("needs_input_grad");
-  SEXP sym_enclos = Rf_install(".__enclos_env__");
   Rf_defineVar(sym_ptr, ptr, ctx);
   Rf_defineVar(sym_needs, needs, ctx);
-  Rf_defineVar(sym_enclos, ctx, ctx);
   SEXP names = Rf_getAttrib(methods, R_NamesSymbol);
   for (R_xlen_t i = 0; i < XLENGTH(methods); i++) {
     SEXP sym = Rf_installChar(STRING_ELT(names, i));
@@ -75,7 +74,6 @@ SEXP rtp_new_context(SEXP ptr, SEXP needs, SEXP arg_names, SEXP methods, SEXP ac
   }
   R_LockEnvironment(ctx, FALSE);
   R_LockBinding(sym_needs, ctx);
-  R_LockBinding(sym_enclos, ctx);
   for (R_xlen_t i = 0; i < XLENGTH(methods); i++) {
     R_LockBinding(Rf_installChar(STRING_ELT(names, i)), ctx);
   }

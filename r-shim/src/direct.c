@@ -338,12 +338,15 @@ static int same_name(SEXP a, SEXP b) {
 /* `$.nn_Module` (its whole body): self$weight in a module's forward. A parameter, buffer or
  * child module named `name` (the lists parameters_, buffers_ and modules_ of the module's R6
  * private environment, in that order, as .nn_get looks), else what .nn_get(x, name) returns
- * (fields, methods, `clone`). */
+ * (fields, methods, `clone`). The private environment is the one .nn_private keeps in the
+ * object (`.__rtp_private__`, with its owner written into it: `.__owner__$module`); until it
+ * is there, or when it belongs to another object (a clone's copy), .nn_get finds it. */
 SEXP rtp_nn_get(SEXP x, SEXP name) {
-  static SEXP enclos_sym = NULL, private_sym, lists[3], nn_get_sym;
-  if (enclos_sym == NULL) {
-    enclos_sym = Rf_install(".__enclos_env__");
-    private_sym = Rf_install("private");
+  static SEXP cache_sym = NULL, owner_sym, module_sym, lists[3], nn_get_sym;
+  if (cache_sym == NULL) {
+    cache_sym = Rf_install(".__rtp_private__");
+    owner_sym = Rf_install(".__owner__");
+    module_sym = Rf_install("module");
     lists[0] = Rf_install("parameters_");
     lists[1] = Rf_install("buffers_");
     lists[2] = Rf_install("modules_");
@@ -351,8 +354,9 @@ SEXP rtp_nn_get(SEXP x, SEXP name) {
   }
   if (TYPEOF(x) == ENVSXP && TYPEOF(name) == STRSXP && XLENGTH(name) == 1) {
     SEXP key = STRING_ELT(name, 0);
-    SEXP enc = GET_VAR(enclos_sym, x);
-    SEXP priv = TYPEOF(enc) == ENVSXP ? GET_VAR(private_sym, enc) : R_NilValue;
+    SEXP priv = GET_VAR(cache_sym, x);
+    SEXP owner = TYPEOF(priv) == ENVSXP ? GET_VAR(owner_sym, priv) : R_NilValue;
+    if (TYPEOF(owner) != ENVSXP || GET_VAR(module_sym, owner) != x) priv = R_NilValue;
     for (int l = 0; l < 3 && TYPEOF(priv) == ENVSXP; l++) {
       SEXP lst = GET_VAR(lists[l], priv);
       if (TYPEOF(lst) != VECSXP) continue;

@@ -251,6 +251,14 @@ test_that("clone(deep = TRUE) copies parameters, keeps requires_grad, drops hist
   # a shallow clone shares the tensors
   sh <- net$clone()
   expect_identical(sh$fc1$weight, net$fc1$weight)
+  # each clone reads and writes its own members, though it copied the original's bindings
+  # (the cached private environment among them)
+  sh$extra <- nn_parameter(torch_ones(1))
+  expect_null(net$extra)
+  expect_false("extra" %in% names(net$parameters))
+  cl$fc1 <- nn_linear(3, 7)
+  expect_equal(cl$fc1$weight$shape, c(7, 3))
+  expect_false(identical(net$fc1$weight$shape, c(7, 3)))
 })
 
 test_that("zero_grad(), apply(), to() and cpu()", {
