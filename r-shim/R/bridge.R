@@ -39,7 +39,7 @@
 
 .release_dead <- function() {
   .Call(rtp_release_callbacks)  # R functions Python no longer calls (src/callback.c)
-  if (isTRUE(.Call(rtp_release_dead))) return(invisible())  # both queues, in C
+  if (isTRUE(.Call(rtp_release_dead))) return(invisible())  # C hands them to Python itself
   keys <- .Call(rtp_take_dead)
   if (length(keys)) .rt$impl(.rt$bridge_release, list(keys), NULL)
   invisible()
@@ -73,10 +73,10 @@
   .release_rvalues()
 }
 
-# The bytes of the tensors R holds (Python's count and C's); resets both collection thresholds
-# to twice that (at least 256 MiB).
+# The bytes of the tensors R holds (Python counts them: every tensor is registered by its
+# handles._put); resets the collection threshold to twice that (at least 256 MiB).
 .held_bytes <- function() {
-  as.numeric(.rt$p2r(.rt$impl(.rt$bridge_collected, list(), NULL))) + .Call(rtp_collected)
+  as.numeric(.rt$p2r(.rt$impl(.rt$bridge_collected, list(), NULL)))
 }
 
 # -- calls -----------------------------------------------------------------------------------

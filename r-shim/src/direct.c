@@ -148,23 +148,6 @@ SEXP rtp_release_dead(void) {
   return Rf_ScalarLogical(1);
 }
 
-/* R collected garbage (and released what it freed): the next collection is asked for when the
- * tensors registered here hold twice what they hold now (at least 256 MiB), as handles.py does
- * for its own. */
-SEXP rtp_collected(void) {
-  c_threshold = 2 * c_held > 268435456.0 ? 2 * c_held : 268435456.0;
-  return Rf_ScalarReal(c_held);
-}
-
-/* The bytes held by the tensors registered here, and the threshold. */
-SEXP rtp_held(void) {
-  SEXP out = PROTECT(Rf_allocVector(REALSXP, 2));
-  REAL(out)[0] = c_held;
-  REAL(out)[1] = c_threshold;
-  UNPROTECT(1);
-  return out;
-}
-
 static SEXP package_ns(void);
 
 /* -- grad mode and `$` ------------------------------------------------------------------------- */

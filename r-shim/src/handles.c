@@ -5,10 +5,6 @@
  * queued keys go to Python in batches (rtp_take_dead). C finalizers make creating and freeing
  * a handle cost well under a microsecond, against several for an R-level finalizer.
  *
- * A tensor that the direct path (src/direct.c) registered itself has a protected complex
- * vector of length 2: the handle, then the tensor's size in bytes as the real part. Its key goes
- * to a queue of its own, which direct.c empties itself (rtp_pop_cdead).
- *
  * The pointer's address is a small record of ours (malloc'd; one shared record for handles
  * without a key) and its tag a symbol of ours, so a handle is told from any other external
  * pointer. The address also makes handles distinct: identical() compares external pointers by
@@ -39,14 +35,13 @@ typedef struct {
 static handle_record keyless = {0};
 static SEXP handle_tag = NULL;  /* (set by rtp_handles_init) */
 
-/* A queue of doubles (keys; or key, size pairs), grown as needed. */
+/* A queue of doubles (keys), grown as needed. */
 typedef struct {
   double *v;
   R_xlen_t n, cap;
 } queue_t;
 
-static queue_t dead = {NULL, 0, 0};   /* keys of handles Python registered */
-static queue_t cdead = {NULL, 0, 0};  /* key, bytes of the tensors direct.c registered */
+static queue_t dead = {NULL, 0, 0};   /* keys of collected handles */
 
 /* Room for k more values; 0 when out of memory (the Python object then leaks, nothing
  * breaks). */
@@ -90,15 +85,9 @@ static void finalize_handle(SEXP ptr) {
     return;
   }
   SEXP h = R_ExternalPtrProtected(ptr);
-  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) >= 1 && COMPLEX(h)[0].r != 0) {
-    if (XLENGTH(h) == 2) {
-      if (!reserve(&cdead, 2)) return;
-      cdead.v[cdead.n++] = COMPLEX(h)[0].r;
-      cdead.v[cdead.n++] = COMPLEX(h)[1].r;
-    } else {
-      if (!reserve(&dead, 1)) return;
-      dead.v[dead.n++] = COMPLEX(h)[0].r;
-    }
+  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) == 1 && COMPLEX(h)[0].r != 0) {
+    if (!reserve(&dead, 1)) return;
+    dead.v[dead.n++] = COMPLEX(h)[0].r;
   }
   R_ClearExternalPtr(ptr);
   if (rec != NULL && rec != &keyless) free(rec);
@@ -110,42 +99,30 @@ void rtp_mark_reissued(SEXP ptr) {
   if (rec != NULL && rec != &keyless) rec->reissued = 1;
 }
 
-/* Take one queued (key, bytes) pair of a tensor direct.c registered; 0 when none is left.
- * (A pop, not a copy of the whole queue: freeing one object may, in principle, queue more.) */
-int rtp_pop_cdead(double *key, double *bytes) {
-  if (cdead.n < 2) return 0;
-  *bytes = cdead.v[--cdead.n];
-  *key = cdead.v[--cdead.n];
-  return 1;
-}
-
-/* Take one queued key of a handle Python registered; 0 when none is left. */
+/* Take one queued key; 0 when none is left. (A pop, not a copy of the whole queue: freeing one
+ * object may, in principle, queue more.) */
 int rtp_pop_dead(double *key) {
   if (dead.n < 1) return 0;
   *key = dead.v[--dead.n];
   return 1;
 }
 
-R_xlen_t rtp_ncdead(void) {
-  return cdead.n / 2;
-}
-
-
 /* A new handle object of class `cls` for handle `h`. The handle kept has the plain MAGIC
  * imaginary part: flags Python sets on a reply (collect garbage, warnings waiting: see
  * rtorchpy/_r/handles.py) are read by R from the reply, never kept, so Python recognizes every
  * handle R passes back. */
 SEXP rtp_wrap(SEXP h, SEXP cls) {
-  if (TYPEOF(h) == CPLXSXP && (XLENGTH(h) == 1 || XLENGTH(h) == 2) && COMPLEX(h)[0].i != MAGIC) {
-    R_xlen_t n = XLENGTH(h);
-    SEXP copy = Rf_allocVector(CPLXSXP, n);
-    memcpy(COMPLEX(copy), COMPLEX(h), (size_t) n * sizeof(Rcomplex));
-    COMPLEX(copy)[0].i = MAGIC;
-    h = copy;
+  if (TYPEOF(h) != CPLXSXP || XLENGTH(h) != 1) {
+    rtp_error("runtime_error", "rtorchpy: a handle is one complex number");
+  }
+  if (COMPLEX(h)[0].i != MAGIC) {
+    Rcomplex plain = COMPLEX(h)[0];
+    plain.i = MAGIC;
+    h = Rf_ScalarComplex(plain);
   }
   PROTECT(h);
   SEXP ptr = PROTECT(R_MakeExternalPtr(&keyless, handle_tag, h));
-  if (TYPEOF(h) == CPLXSXP && XLENGTH(h) >= 1 && COMPLEX(h)[0].r != 0) {
+  if (COMPLEX(h)[0].r != 0) {
     R_RegisterCFinalizerEx(ptr, finalize_handle, FALSE);
     /* (after the calls that may fail: the finalizer frees the record; out of memory, the
      * handle keeps the shared record and works, only identical() to other such handles) */
@@ -180,9 +157,7 @@ SEXP rtp_handle(SEXP ptr) {
               "(saveRDS(), save()) or another session, and its data did not survive; save "
               "as_array(x) instead and make a tensor of it again");
   }
-  SEXP h = R_ExternalPtrProtected(ptr);
-  /* the handle alone (a tensor direct.c registered also carries its size) */
-  return XLENGTH(h) == 1 ? h : Rf_ScalarComplex(COMPLEX(h)[0]);
+  return R_ExternalPtrProtected(ptr);
 }
 
 /* The arguments of a custom function's call as Python gets them: each tensor's handle, NULL for

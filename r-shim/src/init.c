@@ -19,8 +19,6 @@ SEXP rtp_fn(SEXP name, SEXP args);
 SEXP rtp_opx(SEXP call_args);
 SEXP rtp_fnx(SEXP call_args);
 SEXP rtp_release_dead(void);
-SEXP rtp_collected(void);
-SEXP rtp_held(void);
 SEXP rtp_grad_mode(SEXP flag);
 SEXP rtp_set_grad_mode(SEXP flag);
 SEXP rtp_dollar(SEXP x, SEXP name, SEXP protos);
@@ -47,8 +45,6 @@ static const R_CallMethodDef call_methods[] = {
   {"rtp_setup", (DL_FUNC) &rtp_setup, 2},
   {"rtp_fn", (DL_FUNC) &rtp_fn, 2},
   {"rtp_release_dead", (DL_FUNC) &rtp_release_dead, 0},
-  {"rtp_collected", (DL_FUNC) &rtp_collected, 0},
-  {"rtp_held", (DL_FUNC) &rtp_held, 0},
   {"rtp_grad_mode", (DL_FUNC) &rtp_grad_mode, 1},
   {"rtp_set_grad_mode", (DL_FUNC) &rtp_set_grad_mode, 1},
   {"rtp_dollar", (DL_FUNC) &rtp_dollar, 3},

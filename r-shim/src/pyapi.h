@@ -25,8 +25,6 @@
 #include "closures.h"
 
 #define bridge_module rtp_bridge_module
-#define c_held rtp_c_held
-#define c_threshold rtp_c_threshold
 #define call_direct rtp_call_direct
 #define call_one rtp_call_one
 #define call_py rtp_call_py
@@ -41,6 +39,7 @@
 #define direct_ready rtp_direct_ready
 #define direct_fn_getter rtp_direct_fn_getter
 #define grad_state rtp_grad_state
+#define put_fn rtp_put_fn
 #define s_grad rtp_s_grad
 #define s_grad_enabled rtp_s_grad_enabled
 #define py_api_load rtp_py_api_load
@@ -82,7 +81,6 @@
 #define py_true rtp_py_true
 #define raw1 rtp_raw1
 #define ready rtp_ready
-#define register_tensor rtp_register_tensor
 #define release_queued rtp_release_queued
 #define setattr rtp_setattr
 #define setattr_o rtp_setattr_o
@@ -174,12 +172,10 @@ SEXP call_py(PyObj *fn, SEXP args, SEXP cls);
 
 /* registry.c: the registry of handles shared with Python (set by setup_direct) */
 extern int direct_ready;
-extern PyObj *tensor_type, *warnings_list, *encode_fn, *error_reply_fn;
+extern PyObj *tensor_type, *warnings_list, *encode_fn, *error_reply_fn, *put_fn;
 extern PyObj *direct_fn_getter, *grad_state, *s_grad, *s_grad_enabled;
-extern double c_held, c_threshold;
 extern SEXP tensor_cls;  /* the class of tensors (set by rtp_setup) */
 PyObj *object_of(SEXP h);
-int register_tensor(PyObj *t, double *key, double *bytes);
 void release_queued(int all);
 int setup_direct(PyObj *d);
 
@@ -197,8 +193,6 @@ int rtp_ndead_int(void);
 int rtp_is_live(SEXP ptr);
 void rtp_mark_reissued(SEXP ptr);
 void rtp_reregister_pending(void);
-int rtp_pop_cdead(double *key, double *bytes);
 int rtp_pop_dead(double *key);
-R_xlen_t rtp_ncdead(void);
 
 #endif

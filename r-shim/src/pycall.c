@@ -203,28 +203,18 @@ static void convert_cleanup(void *data, Rboolean jump) {
 /* -- replies ---------------------------------------------------------------------------------- */
 
 /* Reply `res` (a new reference, GIL held) as R sees it; releases both. A tensor is registered
- * and comes back wrapped (class `cls`), or as a bare handle whose imaginary part carries the
- * flags when R has housekeeping to do (.t() in R/bridge.R). With `encode`, a reply of another
- * kind is first encoded as Python's callers would (handles._enc). */
+ * (by Python's _put: its handle, whose imaginary part carries the flags when R has housekeeping
+ * to do) and comes back wrapped (class `cls`), or as that bare handle when there are flags
+ * (.t() in R/bridge.R). With `encode`, a reply of another kind is first encoded as Python's
+ * callers would (handles._enc). */
 SEXP finish(PyObj *res, int gil, SEXP cls, int encode) {
   if (direct_ready && res->ob_type == tensor_type) {
-    double key = 0, bytes = 0;
-    int ok = register_tensor(res, &key, &bytes);
-    decref(res);
-    double flags = (c_held > c_threshold ? FLAG_GC : 0) +
-                   (list_size(warnings_list) > 0 ? FLAG_WARN : 0);
-    if (err_occurred()) err_clear();
-    gil_release(gil);
-    /* -- GIL released ----------------------------------------------------------------- */
-    if (!ok) rtp_error("runtime_error", "rtorchpy: could not register a tensor for R");
-    SEXP out = PROTECT(Rf_allocVector(CPLXSXP, 2));
-    COMPLEX(out)[0].r = key;
-    COMPLEX(out)[0].i = MAGIC - flags;
-    COMPLEX(out)[1].r = bytes;
-    COMPLEX(out)[1].i = 0;
-    if (cls != R_NilValue && flags == 0) out = rtp_wrap(out, cls);
-    UNPROTECT(1);
-    return out;
+    res = call_one(put_fn, res);  /* (steals res) */
+    if (res == NULL) {
+      if (err_occurred()) err_clear();
+      gil_release(gil);
+      rtp_error("runtime_error", "rtorchpy: could not register a tensor for R");
+    }
   }
   if (encode && direct_ready && res->ob_type != t_complex) {
     PyObj *enc = call_one(encode_fn, res);  /* (steals res) */

@@ -3,9 +3,9 @@ Python-level bridge code (part of the R bridge, see ``rtorchpy/_r/__init__.py``)
 
 The C layer calls the op's own function (``torch_sin``, ``arith.mul``, ...) with the tensors
 themselves when the op converts nothing between R and Python but, at most, its dims (which C
-shifts to 0-based), and the arguments are handles and plain scalars; it registers a tensor
-result in the same registry (:data:`handles._OBJECTS`, keys from the same counter) and releases
-the handles it registered itself. Everything else takes the Python callers of ``ops.py``, which
+shifts to 0-based), and the arguments are handles and plain scalars; a tensor result is
+registered by :func:`handles._put`, as every tensor crossing to R is, and collected handles are
+released by :func:`handles.release`. Everything else takes the Python callers of ``ops.py``, which
 behave the same: ``r-shim/tests/testthat/test-bridge-direct.R`` compares the two paths. What C
 holds here are references to the objects below, taken once.
 """
@@ -77,6 +77,6 @@ _GRAD_MODE = _GradModeForC()
 
 def direct_setup():
     """The objects C keeps, by the names direct.c's setup_direct reads them by."""
-    return {"objects": handles._OBJECTS, "counter": handles._counter, "tensor_type": Tensor,
+    return {"objects": handles._OBJECTS, "put": handles._put, "tensor_type": Tensor,
             "warnings": handles._WARNINGS, "error_reply": error_reply, "encode": handles._enc,
             "direct_fn": direct_fn, "release": handles.release, "grad_state": _GRAD_MODE}

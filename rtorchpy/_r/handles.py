@@ -30,7 +30,7 @@ _WARNINGS: list = []
 # Keys are sparse and start at a random place each session: an R complex number a user types
 # (say 3-7.25i) then never names a live object (it is refused as a complex value), and a key
 # the bridge gave out is not given out again. Keys stay below 2^53, exact in R's doubles.
-# (0 is the undefined tensor.) The C bridge draws its keys from the same counter.
+# (0 is the undefined tensor.) Every handle is made here, by _put, the C bridge's included.
 _KEY_START = 2 ** 40 + secrets.randbelow(2 ** 40)
 _KEY_STEP = 2 ** 20 + 2 * secrets.randbelow(2 ** 19) + 1
 _OBJECTS: dict = {0: None}

@@ -258,9 +258,9 @@ run_child <- function(direct) {
   script <- tempfile(fileext = ".R")
   on.exit(unlink(script))
   writeLines(c(child_prelude, child_ops,
-               # the mode actually used (checked, not compared): direct registrations hold bytes
-               'cat("\\nRTORCHPY-DIRECT-HELD", .Call(rtorchpy:::rtp_held)[1] > 0,
-                    isTRUE(.Call(rtorchpy:::rtp_release_dead)), "\\n")'), script)
+               # the mode actually used (checked, not compared): C's direct state is set up
+               'cat("\\nRTORCHPY-DIRECT-HELD", isTRUE(.Call(rtorchpy:::rtp_release_dead)),
+                    "\\n")'), script)
   rscript <- file.path(R.home("bin"), "Rscript")
   lib <- paste(.libPaths(), collapse = .Platform$path.sep)
   out <- withr::with_envvar(
@@ -279,8 +279,8 @@ test_that("ops give the same results, dtypes, grad_fns and errors with and witho
   expect_equal(direct$status, 0L, info = paste(direct$out, collapse = "\n"))
   expect_equal(callers$status, 0L, info = paste(callers$out, collapse = "\n"))
   mode_line <- function(out) grep("^RTORCHPY-DIRECT-HELD", out, value = TRUE)
-  expect_equal(mode_line(direct$out), "RTORCHPY-DIRECT-HELD TRUE TRUE ")
-  expect_equal(mode_line(callers$out), "RTORCHPY-DIRECT-HELD FALSE FALSE ")
+  expect_equal(mode_line(direct$out), "RTORCHPY-DIRECT-HELD TRUE ")
+  expect_equal(mode_line(callers$out), "RTORCHPY-DIRECT-HELD FALSE ")
   a <- grep("^RTORCHPY-DIRECT-HELD|^$", direct$out, value = TRUE, invert = TRUE)
   b <- grep("^RTORCHPY-DIRECT-HELD|^$", callers$out, value = TRUE, invert = TRUE)
   expect_gt(length(a), 140)
@@ -499,16 +499,23 @@ test_that("methods made in C by `$` work, and keep their tensor", {
 # Live registry entries and Python tensors after collecting garbage in both languages.
 live <- function() unlist(rtorchpy:::.bridge_counts())[1:2]
 
+# The bytes held by the tensors R holds, and the threshold past which R is asked to collect
+# (Python keeps both: every tensor crossing to R is registered by its handles._put).
+py_held <- function() {
+  s <- reticulate::import("rtorchpy._r")$stats()
+  c(s$held_bytes, s$gc_threshold)
+}
+
 # `body(i)` run `n` times (in its own frame, gone afterwards): a leak of one object per
-# iteration grows the counts by n; the bytes C accounts for its tensors must come back too.
+# iteration grows the counts by n; the bytes held by its tensors must come back too.
 expect_no_leak_direct <- function(body, n = 2000L) {
   run <- function() for (i in seq_len(n)) body(i)
   run()  # warm-up
   before <- live()
-  held_before <- .Call(rtorchpy:::rtp_held)[1]
+  held_before <- py_held()[1]
   run()
   grown <- live() - before
-  held_grown <- .Call(rtorchpy:::rtp_held)[1] - held_before
+  held_grown <- py_held()[1] - held_before
   expect_true(all(grown < 50),
               info = paste(c("handles", "tensors"), grown, collapse = ", "))
   expect_lt(abs(held_grown), 50 * 400)  # (each tensor below holds 400 bytes or less)
@@ -666,10 +673,10 @@ test_that("direct calls with errors, lists and non-tensor results do not leak", 
   }, n = 1000L)  # (reticulate calls among these: fewer iterations, still far above 50)
 })
 
-test_that("the bytes held by tensors registered in C are released", {
+test_that("the bytes held by tensors made by direct calls are released", {
   skip_if_not_direct()
   x <- torch_randn(1000)  # 4000 bytes
-  held <- function() .Call(rtorchpy:::rtp_held)[1]
+  held <- function() py_held()[1]
   invisible(rtorchpy:::.bridge_counts())
   start <- held()
   keep <- x * 2
@@ -702,14 +709,14 @@ test_that("big tensors made by direct calls are collected (the GC flag)", {
   skip_if_not(file.exists("/proc/self/status"))
   big <- torch_ones(3000, 3000)  # 36 MB (float32)
   invisible(rtorchpy:::.bridge_counts())
-  threshold <- .Call(rtorchpy:::rtp_held)[2]
-  held0 <- .Call(rtorchpy:::rtp_held)[1]
+  threshold <- py_held()[2]
+  held0 <- py_held()[1]
   rss0 <- vm_rss_mb()
   max_held <- 0
   max_rss <- 0
   for (i in 1:40) {  # 1.44 GB made in all
     big2 <- if (i %% 2) big * 2 else torch_exp(big)
-    max_held <- max(max_held, .Call(rtorchpy:::rtp_held)[1] - held0)
+    max_held <- max(max_held, py_held()[1] - held0)
     max_rss <- max(max_rss, vm_rss_mb() - rss0)
   }
   expect_equal(as_array(big2[1, 1]), exp(1), tolerance = 1e-6)
@@ -718,5 +725,5 @@ test_that("big tensors made by direct calls are collected (the GC flag)", {
   expect_lt(vm_rss_mb() - rss0, 700)
   rm(big2)
   invisible(rtorchpy:::.bridge_counts())
-  expect_lt(.Call(rtorchpy:::rtp_held)[1] - held0, 1e6)
+  expect_lt(py_held()[1] - held0, 1e6)
 })
