@@ -26,33 +26,17 @@ static int direct_arg(SEXP a, int *nstr) {
   return 1;
 }
 
-/* A dim argument (R's 1-based) as Python's 0-based index in *out; 0 when C leaves it to the
- * Python caller (0, a fraction: its error; anything but NULL or a number). `*none`: NULL. */
-static int shift_dim(SEXP a, long *out, int *none) {
-  *none = 0;
-  if (a == R_NilValue) { *none = 1; return 1; }
-  double v;
-  if (TYPEOF(a) == REALSXP) v = REAL(a)[0];
-  else if (TYPEOF(a) == INTSXP) v = (double) INTEGER(a)[0];
-  else return 0;
-  if (!(v > -1e9 && v < 1e9) || v != (double) (long) v || v == 0) return 0;  /* (NaN too) */
-  *out = v > 0 ? (long) v - 1 : (long) v;
-  return 1;
-}
-
-/* Call `fn` (a plain Python function: an op itself) with the n values `a`, handles passed as
- * their objects, the arguments at the positions set in `dims` shifted to 0-based dims. NULL
- * when an argument does not suit (direct_arg, shift_dim) or a handle is unknown: the caller
- * then takes the Python caller, which gives the same result or the proper error. */
-SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls) {
+/* Call `fn` (a plain Python function: an op itself, or direct.py's wrapper that converts its
+ * R dims) with the n values `a`, handles passed as their objects. `flags`: HANDLE_FIRST's bit
+ * when the first argument must be a handle. NULL when an argument does not suit (direct_arg)
+ * or a handle is unknown: the caller then takes the Python caller, which gives the same result
+ * or the proper error. */
+SEXP call_direct(PyObj *fn, SEXP *a, int n, int flags, SEXP cls) {
   int nstr = 0;
-  long dimv[MAX_DIRECT_ARGS];
-  int dimnone[MAX_DIRECT_ARGS];
   if (!direct_ready || n > MAX_DIRECT_ARGS) return NULL;
-  if ((dims >> 30) & 1 && (n == 0 || TYPEOF(a[0]) != EXTPTRSXP)) return NULL;
+  if ((flags >> HANDLE_FIRST) & 1 && (n == 0 || TYPEOF(a[0]) != EXTPTRSXP)) return NULL;
   for (int i = 0; i < n; i++) {
     if (!direct_arg(a[i], &nstr)) return NULL;
-    if ((dims >> i) & 1 && !shift_dim(a[i], &dimv[i], &dimnone[i])) return NULL;
   }
   const char *strs[MAX_DIRECT_ARGS];
   for (int i = 0, k = 0; i < n; i++) {  /* (R may error here: before the GIL is taken) */
@@ -68,9 +52,7 @@ SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls) {
   int failed = tup == NULL;
   for (int i = 0, k = 0; i < n && !failed; i++) {
     PyObj *v;
-    if ((dims >> i) & 1) {
-      if (dimnone[i]) { incref(py_none); v = py_none; } else v = long_from(dimv[i]);
-    } else if (TYPEOF(a[i]) == EXTPTRSXP) {
+    if (TYPEOF(a[i]) == EXTPTRSXP) {
       v = object_of(R_ExternalPtrProtected(a[i]));
       if (v) incref(v);
       if (i == 0) first = v;
@@ -103,9 +85,9 @@ SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls) {
 
 
 /* What direct.py names for entry `name` of table t: the function (a new reference) or NULL,
- * and in *dims a bit per argument position that is a dim C shifts to 0-based. */
-PyObj *direct_function(int t, SEXP key, int *dims) {
-  *dims = 0;
+ * and in *flags HANDLE_FIRST's bit when it takes only a handle first. */
+PyObj *direct_function(int t, SEXP key, int *flags) {
+  *flags = 0;
   if (!direct_ready || t == T_UNARY || t == T_BRIDGE) return NULL;
   PyObj *tup = tuple_new(2);
   if (tup == NULL) { err_clear(); return NULL; }
@@ -115,21 +97,15 @@ PyObj *direct_function(int t, SEXP key, int *dims) {
   decref(tup);
   if (f == NULL) { err_clear(); return NULL; }
   if (f == py_none) { decref(f); return NULL; }
-  if (f->ob_type == t_list) {  /* [function, dim positions] */
+  if (f->ob_type == t_list) {  /* [function, HANDLE_FIRST]: the first argument must be a handle */
     PyObj *fn = list_size(f) == 2 ? list_getitem(f, 0) : NULL;
-    PyObj *pos = fn ? list_getitem(f, 1) : NULL;
-    int ok = pos != NULL && pos->ob_type == t_list;
-    for (ptrdiff_t i = 0; ok && i < list_size(pos); i++) {
-      int overflow = 0;
-      long p = long_as(list_getitem(pos, i), &overflow);
-      /* HANDLE_FIRST: the first argument must be a handle */
-      if (!overflow && p == HANDLE_FIRST) *dims |= 1 << HANDLE_FIRST;
-      else if (overflow || p < 0 || p >= MAX_DIRECT_ARGS) ok = 0; else *dims |= 1 << p;
-    }
+    int overflow = 0;
+    int ok = fn != NULL && long_as(list_getitem(f, 1), &overflow) == HANDLE_FIRST && !overflow;
     if (ok) incref(fn);
     decref(f);
     if (err_occurred()) err_clear();
-    if (!ok) { *dims = 0; return NULL; }
+    if (!ok) return NULL;
+    *flags = 1 << HANDLE_FIRST;
     return fn;
   }
   return f;

@@ -20,7 +20,7 @@
 static SEXP tab_key[NTAB][TABSIZE];
 static PyObj *tab_fn[NTAB][TABSIZE];
 static PyObj *tab_direct[NTAB][TABSIZE];
-static int tab_dims[NTAB][TABSIZE];  /* dims of the direct function, a bit per position */
+static int tab_flags[NTAB][TABSIZE];  /* the direct function's flags (HANDLE_FIRST) */
 static PyObj *resolver = NULL;       /* the bridge module's c_callable */
 
 static void clear_tables(void) {
@@ -31,7 +31,7 @@ static void clear_tables(void) {
       if (tab_direct[t][i]) decref(tab_direct[t][i]);
       tab_fn[t][i] = NULL;
       tab_direct[t][i] = NULL;
-      tab_dims[t][i] = 0;
+      tab_flags[t][i] = 0;
       tab_key[t][i] = NULL;
     }
   }
@@ -109,9 +109,9 @@ static PyObj *resolve(int t, const char *utf8) {
 
 /* The cached callable named `name` (a string) in table t, or NULL (not known); *direct:
  * the function a direct call may use instead, or NULL. */
-static PyObj *lookup(int t, SEXP name, PyObj **direct, int *dims) {
+static PyObj *lookup(int t, SEXP name, PyObj **direct, int *flags) {
   *direct = NULL;
-  *dims = 0;
+  *flags = 0;
   if (!ready || resolver == NULL || TYPEOF(name) != STRSXP || XLENGTH(name) != 1 ||
       STRING_ELT(name, 0) == NA_STRING) {
     return NULL;
@@ -121,7 +121,7 @@ static PyObj *lookup(int t, SEXP name, PyObj **direct, int *dims) {
   for (int probe = 0; probe < TABSIZE; probe++, i = (i + 1) % TABSIZE) {
     if (tab_key[t][i] == key) {
       *direct = tab_direct[t][i];
-      *dims = tab_dims[t][i];
+      *flags = tab_flags[t][i];
       return tab_fn[t][i];
     }
     if (tab_key[t][i] == NULL) break;
@@ -133,7 +133,7 @@ static PyObj *lookup(int t, SEXP name, PyObj **direct, int *dims) {
     gil_release(gil);
     return NULL;
   }
-  PyObj *d = direct_function(t, key, dims);
+  PyObj *d = direct_function(t, key, flags);
   gil_release(gil);
   i = (((uintptr_t) key) >> 4) % TABSIZE;
   for (int probe = 0; probe < TABSIZE; probe++, i = (i + 1) % TABSIZE) {
@@ -142,7 +142,7 @@ static PyObj *lookup(int t, SEXP name, PyObj **direct, int *dims) {
       R_PreserveObject(key);
       tab_fn[t][i] = fn;
       tab_direct[t][i] = d;
-      tab_dims[t][i] = *dims;
+      tab_flags[t][i] = *flags;
       *direct = d;
       return fn;
     }
@@ -154,15 +154,15 @@ static PyObj *lookup(int t, SEXP name, PyObj **direct, int *dims) {
   if (d) decref(d);
   gil_release(gil);
   *direct = NULL;
-  *dims = 0;
+  *flags = 0;
   return NULL;
 }
 
 /* The cached callable `name` of table t, for the tables with no direct functions. */
 static PyObj *lookup_fn(int t, SEXP name) {
   PyObj *direct;
-  int dims;
-  return lookup(t, name, &direct, &dims);
+  int flags;
+  return lookup(t, name, &direct, &flags);
 }
 
 /* fn's Python caller with the n arguments `a` as an R list. */
@@ -174,11 +174,11 @@ static SEXP call_py_args(PyObj *fn, SEXP *a, int n) {
   return r;
 }
 
-/* The n arguments `a` directly through `direct` (dims: a bit per argument it shifts) when
+/* The n arguments `a` directly through `direct` (flags: see call_direct) when
  * there is one and the arguments allow (call_direct), else through fn's Python caller. */
-static SEXP call_with(PyObj *fn, PyObj *direct, int dims, SEXP *a, int n) {
+static SEXP call_with(PyObj *fn, PyObj *direct, int flags, SEXP *a, int n) {
   if (direct != NULL) {
-    SEXP r = call_direct(direct, a, n, dims, tensor_cls);
+    SEXP r = call_direct(direct, a, n, flags, tensor_cls);
     if (r != NULL) return r;
   }
   return call_py_args(fn, a, n);
@@ -187,8 +187,8 @@ static SEXP call_with(PyObj *fn, PyObj *direct, int dims, SEXP *a, int n) {
 /* Op `name` (table 0) or function `name` (table 4: nnf_*) with the R list `args`. */
 static SEXP call_named(int t, SEXP name, SEXP args) {
   PyObj *direct;
-  int dims;
-  PyObj *fn = lookup(t, name, &direct, &dims);
+  int flags;
+  PyObj *fn = lookup(t, name, &direct, &flags);
   if (fn == NULL) return raw1(REPLY_UNKNOWN);
   if (direct == NULL || TYPEOF(args) != VECSXP || XLENGTH(args) > MAX_DIRECT_ARGS) {
     return call_py(fn, args, tensor_cls);
@@ -196,7 +196,7 @@ static SEXP call_named(int t, SEXP name, SEXP args) {
   SEXP a[MAX_DIRECT_ARGS];
   int n = (int) XLENGTH(args);
   for (int i = 0; i < n; i++) a[i] = VECTOR_ELT(args, i);
-  return call_with(fn, direct, dims, a, n);
+  return call_with(fn, direct, flags, a, n);
 }
 
 /* The same for .External(rtp_opx, name, ...): the arguments come as the pairlist R built to
@@ -205,15 +205,15 @@ static SEXP call_named(int t, SEXP name, SEXP args) {
 static SEXP call_named_ext(int t, SEXP call_args) {
   SEXP name = CADR(call_args), rest = CDDR(call_args);
   PyObj *direct;
-  int dims;
-  PyObj *fn = lookup(t, name, &direct, &dims);
+  int flags;
+  PyObj *fn = lookup(t, name, &direct, &flags);
   if (fn == NULL) return raw1(REPLY_UNKNOWN);
   int n = Rf_length(rest);
   SEXP buf[MAX_DIRECT_ARGS];  /* (more arguments than that never go direct: call_direct) */
   SEXP *a = n <= MAX_DIRECT_ARGS ? buf : (SEXP *) R_alloc((size_t) n, sizeof(SEXP));
   int i = 0;
   for (SEXP s = rest; s != R_NilValue; s = CDR(s)) a[i++] = CAR(s);
-  return call_with(fn, direct, dims, a, n);
+  return call_with(fn, direct, flags, a, n);
 }
 
 /* .External(rtp_opx, name, ...) and .External(rtp_fnx, name, ...): rtp_op and rtp_fn with the
@@ -240,12 +240,12 @@ SEXP rtp_fn(SEXP name, SEXP args) {
  * e2 a tensor or a number (a number on the left becomes a tensor in Python's caller). */
 SEXP rtp_binop(SEXP generic, SEXP e1, SEXP e2) {
   PyObj *direct;
-  int dims;
-  PyObj *fn = lookup(T_BINARY, generic, &direct, &dims);
+  int flags;
+  PyObj *fn = lookup(T_BINARY, generic, &direct, &flags);
   if (fn == NULL) return raw1(REPLY_UNKNOWN);
   SEXP a[2] = {e1, e2};
   int direct_ok = TYPEOF(e1) == EXTPTRSXP && TYPEOF(e2) != STRSXP;
-  return call_with(fn, direct_ok ? direct : NULL, dims, a, 2);
+  return call_with(fn, direct_ok ? direct : NULL, flags, a, 2);
 }
 
 /* The unary operator `generic` on e1. */

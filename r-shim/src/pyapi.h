@@ -180,8 +180,8 @@ void release_queued(int all);
 int setup_direct(PyObj *d);
 
 /* direct.c: the direct path */
-SEXP call_direct(PyObj *fn, SEXP *a, int n, int dims, SEXP cls);
-PyObj *direct_function(int t, SEXP key, int *dims);
+SEXP call_direct(PyObj *fn, SEXP *a, int n, int flags, SEXP cls);
+PyObj *direct_function(int t, SEXP key, int *flags);
 
 /* callback.c: R functions as Python callables */
 int setup_callbacks(void *lib);

@@ -2,8 +2,9 @@
 Python-level bridge code (part of the R bridge, see ``rtorchpy/_r/__init__.py``).
 
 The C layer calls the op's own function (``torch_sin``, ``arith.mul``, ...) with the tensors
-themselves when the op converts nothing between R and Python but, at most, its dims (which C
-shifts to 0-based), and the arguments are handles and plain scalars; a tensor result is
+themselves when the op converts nothing between R and Python but, at most, its dims (then
+through a wrapper that converts them with :func:`handles.r_dim`, as the callers do), and the
+arguments are handles and plain scalars; a tensor result is
 registered by :func:`handles._put`, as every tensor crossing to R is, and collected handles are
 released by :func:`handles.release`. Everything else takes the Python callers of ``ops.py``, which
 behave the same: ``r-shim/tests/testthat/test-bridge-direct.R`` compares the two paths. What C
@@ -21,9 +22,8 @@ from .protocol import HANDLE_FIRST, MAX_DIRECT_ARGS
 
 
 def _dim_positions(plan):
-    """The positions of ``plan``'s dim parameters when shifting those (R's 1-based dims) is all
-    its caller converts, else None. C shifts a dim itself when it is NULL or a whole number
-    other than 0; any other value takes the Python caller (the same result, or its error)."""
+    """The positions of ``plan``'s dim parameters when converting those (R's 1-based dims, by
+    :func:`handles.r_dim`) is all its caller converts, else None."""
     if plan.returns_index or plan.varpos or not plan.conv:
         return None
     if any(conv is not r_dim or name not in plan.names for name, conv in plan.conv.items()):
@@ -32,21 +32,44 @@ def _dim_positions(plan):
     return positions if max(positions) < MAX_DIRECT_ARGS else None
 
 
+def _with_r_dims(fn, positions):
+    """``fn`` taking R's dims at ``positions``: each converted by :func:`handles.r_dim`, the one
+    conversion of R dims (the Python callers use it too), so a direct call and the caller give
+    the same result or the same error."""
+    def call(*args):
+        args = list(args)
+        for p in positions:
+            if p < len(args):
+                args[p] = r_dim(args[p])
+        return fn(*args)
+    call.__name__ = getattr(fn, "__name__", "op")
+    return call
+
+
+# the wrappers made so far, one per op (C asks once per name and keeps the answer)
+_WRAPPED: dict = {}
+
 
 def direct_fn(table, name):
     """What C may call directly for callable ``name`` of its table ``table`` (0: ops,
     1: binary operators, 4: nnf functions; see ``lookup`` in names.c): the function, or
-    ``[function, dim positions]`` for a function whose dims C shifts; None: take the Python
-    caller."""
+    ``[function, HANDLE_FIRST]`` for one that takes only a handle first; None: take the Python
+    caller. An op whose only conversion is of its dims is given wrapped (:func:`_with_r_dims`)."""
     plan = _PLANS.get(name) if table == 0 else _NNF.get(name) if table == 4 else None
     if plan is not None:
+        if plan.simple:
+            fn = plan.fn
+        else:
+            dims = _dim_positions(plan)
+            if dims is None:
+                return None
+            key = (table, name)
+            if key not in _WRAPPED:
+                _WRAPPED[key] = _with_r_dims(plan.fn, dims)
+            fn = _WRAPPED[key]
         # HANDLE_FIRST: C calls directly only when the first argument is a handle (an R number
         # there, torch_mul(2, x), takes the Python caller, which converts it to a tensor)
-        first = [HANDLE_FIRST] if 0 in plan.tensor_args else []
-        if plan.simple:
-            return [plan.fn, first] if first else plan.fn
-        dims = _dim_positions(plan)
-        return None if dims is None else [plan.fn, dims + first]
+        return [fn, HANDLE_FIRST] if 0 in plan.tensor_args else fn
     if table == 1:  # (ops._binary's caller only decodes its two arguments)
         return BINARY_FNS.get(name)
     return None

@@ -16,8 +16,8 @@ RELEASE_BATCH = 1024  # queued dead handles that make the next reply release the
 
 # -- C's direct calls ------------------------------------------------------------------------------
 MAX_DIRECT_ARGS = 16  # more arguments than this always go through the Python callers
-HANDLE_FIRST = 30     # a dim-position flag (past MAX_DIRECT_ARGS): the first argument must be a
-                      # handle for a direct call
+HANDLE_FIRST = 30     # the bit of a direct function's flags saying that its first argument
+                      # must be a handle for a direct call
 
 # -- raw replies of C's entry points that give no value ----------------------------------------
 NOT_CALLED = 1     # arguments C does not convert: R calls through reticulate
