@@ -57,8 +57,8 @@
   if (isTRUE(getOption("rtorchpy.tune_python_gc"))) {
     reticulate::py_call(reticulate::py_get_attr(bridge, "tune_gc"))
   }
-  # RTORCHPY_DIRECT=0 sends every call through reticulate (the C bridge stays uninitialised);
-  # RTORCHPY_DIRECT=1 crosses in C but always through the Python callers (no direct op calls)
+  # Two ways across: C (the default), or reticulate for every call when RTORCHPY_DIRECT=0
+  # (the C bridge stays uninitialised), or when C can't start (Windows, an unusual Python)
   level <- Sys.getenv("RTORCHPY_DIRECT")
   .rt$direct <- !identical(level, "0") && isTRUE(tryCatch(
     .Call(rtp_pyinit, as.character(reticulate::py_config()$libpython), "rtorchpy._r"),
@@ -68,7 +68,7 @@
   callers <- .py_dict(reticulate::py_call(reticulate::py_get_attr(bridge, "op_callers")))
   for (nm in names(callers)) assign(nm, callers[[nm]], envir = .rt$ops)
   # the callables the C entry points find by name (see src/names.c)
-  if (.rt$direct) .rt$direct <- .Call(rtp_setup, .TENSOR_CLASS, !identical(level, "1"))
+  if (.rt$direct) .rt$direct <- isTRUE(.Call(rtp_setup, .TENSOR_CLASS))
   .rt$py_methods <- reticulate::py_to_r(reticulate::py_call(
     reticulate::py_get_attr(bridge, "method_names")))
   .rt$ready <- TRUE

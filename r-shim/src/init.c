@@ -13,7 +13,7 @@ SEXP rtp_handles_or_null(SEXP x);
 SEXP rtp_live(SEXP x);
 SEXP rtp_pyinit(SEXP path, SEXP module);
 SEXP rtp_ncall(SEXP t, SEXP name, SEXP args, SEXP cls);
-SEXP rtp_setup(SEXP cls, SEXP direct);
+SEXP rtp_setup(SEXP cls);
 SEXP rtp_op(SEXP name, SEXP args);
 SEXP rtp_fn(SEXP name, SEXP args);
 SEXP rtp_opx(SEXP call_args);
@@ -42,7 +42,7 @@ static const R_CallMethodDef call_methods[] = {
   {"rtp_take_dead", (DL_FUNC) &rtp_take_dead, 0},
   {"rtp_pyinit", (DL_FUNC) &rtp_pyinit, 2},
   {"rtp_ncall", (DL_FUNC) &rtp_ncall, 4},
-  {"rtp_setup", (DL_FUNC) &rtp_setup, 2},
+  {"rtp_setup", (DL_FUNC) &rtp_setup, 1},
   {"rtp_fn", (DL_FUNC) &rtp_fn, 2},
   {"rtp_release_dead", (DL_FUNC) &rtp_release_dead, 0},
   {"rtp_grad_mode", (DL_FUNC) &rtp_grad_mode, 1},

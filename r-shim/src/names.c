@@ -59,9 +59,11 @@ SEXP rtp_pyinit(SEXP path, SEXP module) {
   return Rf_ScalarLogical(lib != NULL);
 }
 
-/* `cls`: the class of tensors; `direct`: TRUE to set up the direct path (direct.py's
- * direct_setup() gives C the objects it keeps). FALSE when Python was not started in C. */
-SEXP rtp_setup(SEXP cls, SEXP direct) {
+/* `cls`: the class of tensors. Sets up C's calls: the callables by name, and the direct path
+ * (direct.py's direct_setup() gives C the objects it keeps). Whether all of it is ready (FALSE:
+ * Python was not started in C, or its module lacks what C needs; R then calls through
+ * reticulate). */
+SEXP rtp_setup(SEXP cls) {
   if (!ready) return Rf_ScalarLogical(0);
   clear_tables();
   if (tensor_cls) R_ReleaseObject(tensor_cls);
@@ -71,15 +73,15 @@ SEXP rtp_setup(SEXP cls, SEXP direct) {
   if (resolver) decref(resolver);
   resolver = getattr_s(bridge_module, "c_callable");
   if (resolver == NULL && err_occurred()) err_clear();
-  PyObj *d = Rf_asLogical(direct) == 1 ? bridge_call0("direct_setup") : NULL;
+  PyObj *d = bridge_call0("direct_setup");
   gil_release(gil);
-  setup_direct(d);
+  int direct = setup_direct(d);
   if (d) {
     gil = gil_ensure();
     decref(d);
     gil_release(gil);
   }
-  return Rf_ScalarLogical(resolver != NULL);
+  return Rf_ScalarLogical(resolver != NULL && direct);
 }
 
 /* The callable Python names `name` in table t (a new reference), or NULL (unknown to Python,

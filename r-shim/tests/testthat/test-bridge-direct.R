@@ -4,7 +4,7 @@
 skip_if_no_python()
 
 # Whether this session runs the direct path (RTORCHPY_DIRECT unset): rtp_release_dead works in C
-# only then (FALSE with RTORCHPY_DIRECT=1, and the C bridge is off with RTORCHPY_DIRECT=0).
+# only then (with RTORCHPY_DIRECT=0 the C bridge is off and every call goes through reticulate).
 direct_on <- function() {
   invisible(torch_ones(1))  # Python started
   isTRUE(rtorchpy:::.rt$direct) && isTRUE(.Call(rtorchpy:::rtp_release_dead))
@@ -272,10 +272,10 @@ run_child <- function(direct) {
   list(out = as.character(out), status = if (is.null(status)) 0L else status)
 }
 
-test_that("ops give the same results, dtypes, grad_fns and errors with and without the direct path", {
+test_that("ops give the same results, dtypes, grad_fns and errors through C and through reticulate", {
   skip_on_os("windows")  # (no direct path there: see rtp_pyinit)
   direct <- run_child(NA)          # RTORCHPY_DIRECT unset: the direct path
-  callers <- run_child("1")        # C crossing, always through the Python callers
+  callers <- run_child("0")        # every call through reticulate and the Python callers
   expect_equal(direct$status, 0L, info = paste(direct$out, collapse = "\n"))
   expect_equal(callers$status, 0L, info = paste(callers$out, collapse = "\n"))
   mode_line <- function(out) grep("^RTORCHPY-DIRECT-HELD", out, value = TRUE)
