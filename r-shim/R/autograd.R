@@ -11,7 +11,7 @@
   # else not called (raw 01, or 04: "grad_mode" not fetched yet: fetched now, for the next
   # calls), or an error: the general path (its reply decoded)
   if (is.raw(r) && r == .UNKNOWN && is.null(.rt$bfns[["grad_mode"]])) {
-    .bridge_callable("grad_mode")
+    .callable(.T_BRIDGE, "grad_mode")
   }
   .bridge("set_grad_mode", enabled)
 }

@@ -85,11 +85,26 @@
 # binary and unary operators, functions of the bridge module, other functions of the package
 # (creation, nnf_*, ...).
 
-# The reticulate object for callable `name` of table `t` (for calls C does not make).
+# The reticulate object for callable `name` of table `t` (for calls C does not make), fetched
+# from Python once: ops and package functions through the bridge's callers, the bridge's own
+# functions as its attributes; the operator tables arrive whole when Python starts.
 .callable <- function(t, name) {
-  switch(t + 1L, .rt$ops[[name]] %||% .op_callable(name), .rt$binary[[name]],
-         .rt$unary[[name]], .rt$bfns[[name]] %||% .bridge_callable(name),
-         .rt$fns[[name]] %||% .fn_callable(name))
+  f <- .callable_table(t)[[name]]
+  if (is.null(f)) f <- .fetch_callable(t, name)
+  f
+}
+
+.callable_table <- function(t) switch(t + 1L, .rt$ops, .rt$binary, .rt$unary, .rt$bfns, .rt$fns)
+
+.fetch_callable <- function(t, name) {
+  .ensure_python()
+  table <- .callable_table(t)
+  f <- table[[name]]
+  if (!is.null(f) || !is.environment(table)) return(f)
+  f <- switch(t + 1L, .rt$bridge$op_caller(name), NULL, NULL,
+              reticulate::py_get_attr(.rt$bridge, name), .rt$bridge$fn_caller(name))
+  assign(name, f, envir = table)
+  f
 }
 
 # Call callable `name` of table `t` with the R list `args`: directly through the Python C API
@@ -176,30 +191,6 @@
 .bridge_reply <- function(name, args, r) {
   if (is.raw(r)) r <- .call_slow(.callable(.T_BRIDGE, name), args, r, .ptr_h)
   if (is.null(r)) NULL else .res(r)  # (a bare None: a reply with nothing to decode)
-}
-
-.op_callable <- function(name) {
-  .ensure_python()
-  f <- .rt$ops[[name]]
-  if (is.null(f)) {
-    f <- .rt$bridge$op_caller(name)
-    assign(name, f, envir = .rt$ops)
-  }
-  f
-}
-
-.fn_callable <- function(name) {
-  .ensure_python()
-  f <- .rt$bridge$fn_caller(name)
-  assign(name, f, envir = .rt$fns)
-  f
-}
-
-.bridge_callable <- function(name) {
-  .ensure_python()
-  f <- reticulate::py_get_attr(.rt$bridge, name)
-  assign(name, f, envir = .rt$bfns)
-  f
 }
 
 # -- replies ---------------------------------------------------------------------------------

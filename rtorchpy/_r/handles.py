@@ -48,17 +48,21 @@ _held_bytes = 0
 _gc_threshold = 256 << 20
 
 
+_PLAIN = complex(0.0, MAGIC)  # a handle's imaginary part, added to its key
+_FLAGGED_WARN = complex(0.0, MAGIC - FLAG_WARN)
+
+
 def _put(obj) -> complex:
+    """Register ``obj`` for R: its handle (the one registration path; C calls this too, for
+    every tensor a direct call returns, so it is kept to a few operations)."""
     global _held_bytes
     key = next(_counter)
     _OBJECTS[key] = obj
-    if type(obj) is Tensor:
+    if obj.__class__ is Tensor:
         _held_bytes += obj._data.nbytes
         if _held_bytes > _gc_threshold:
             return complex(key, MAGIC - FLAG_GC - (FLAG_WARN if _WARNINGS else 0.0))
-    if _WARNINGS:
-        return complex(key, MAGIC - FLAG_WARN)
-    return complex(key, MAGIC)
+    return key + (_FLAGGED_WARN if _WARNINGS else _PLAIN)
 
 
 def release(keys):
