@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -44,10 +45,22 @@ _INTERNAL = ("unsupported operand type", "object cannot be interpreted", "invali
              "could not be broadcast together", "objects cannot be broadcast")
 # values that are what most arguments expect (the culprit is among the others)
 _PLAIN = (Tensor, np.ndarray, bool, int, float, np.number, np.bool_, type(None))
-# vmap (ops/batching.py): [open frames, dispatcher, BatchedTensor]; while a frame is open, a
-# call with a batched argument goes to the dispatcher (its batching rule or per-example loop)
-# (+ the random creation functions, which vmap batches)
+# vmap (ops/batching.py): [(unused), dispatcher, BatchedTensor, the random creation functions
+# (which vmap batches)]; while a frame is open in this thread (VMAP_LOCAL.depth), a call with a
+# batched argument goes to the dispatcher (its batching rule or per-example loop)
 VMAP: list[Any] = [0, None, None, frozenset()]
+
+
+class _VmapLocal(threading.local):
+    """vmap's state is per thread: a vmap running in one thread is invisible in another (each
+    thread starts with no frame open). ``frames``: the open frames, outermost first."""
+    depth = 0
+
+    def __init__(self):
+        self.frames = []
+
+
+VMAP_LOCAL = _VmapLocal()
 
 
 def _any_batched(args, kwargs):
@@ -204,7 +217,7 @@ def boundary(fn: Callable[P, R], where: str) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
-        if VMAP[0] and (_any_batched(args, kwargs) or where in VMAP[3]):
+        if VMAP_LOCAL.depth and (_any_batched(args, kwargs) or where in VMAP[3]):
             return VMAP[1](where, checked, args, kwargs)
         if positions:
             for i, n in positions:

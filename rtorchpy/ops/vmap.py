@@ -6,7 +6,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import batch_rules  # noqa: F401  (installs the rules)
-from .batching import (FRAMES, RULES, close_frame, is_batched, open_frame, public, wrap)
+from .batching import (RULES, frames, close_frame, is_batched, open_frame, public, wrap)
 from .random_state import torch_get_rng_state
 from .registry import OPS
 
@@ -199,7 +199,7 @@ def _join(parts, od, func):
 
 
 def in_vmap():
-    return bool(FRAMES)
+    return bool(frames())
 
 
 __all__ = ["autograd_vmap", "autograd_vmap_fallback_ops"]
