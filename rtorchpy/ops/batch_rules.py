@@ -22,12 +22,15 @@ from typing import Any
 import inspect
 import string
 
+import numpy as np
+
+from ..dtypes import from_numpy_dtype
 from ..tensor import Tensor
 from . import nnf as _nnf
 from .batching import (MODULE_RULES, RANDOM, RULES, BatchedTensor, frame, inplace_error,
                        is_batched, public, value_of, wrap)
 from .boundary import boundary
-from .registry import OPS
+from .registry import OPS, promote
 
 _SIGS: dict[str, Any] = {}
 
@@ -64,15 +67,44 @@ def _align(x, level, rank):
 
 # ------------------------------------------------------------------------------ elementwise
 
-def elementwise(call, level, args, kwargs):
+def elementwise(call, level, args, kwargs, as_0d=True):
     items = list(args) + list(kwargs.values())
     tensors = [t for t in items if isinstance(t, Tensor)]
     rank = max(t.dim() for t in tensors)
+    target = _logical_dtype(level, tensors) if as_0d else None
 
     def conv(x):
-        return _align(x, level, rank) if is_batched(x, level) else x
+        if not is_batched(x, level):
+            return x
+        v = _align(x, level, rank)
+        # a 0-d example's value has the batch dim: cast it so that it does not promote as a
+        # dimensioned tensor would
+        return v.to(target) if target is not None and x.dim() == 0 and x.dtype != target \
+            else v
     return _wrap_out(call(*[conv(a) for a in args], **{k: conv(v) for k, v in kwargs.items()}),
                      level)
+
+
+def elementwise_dimensioned(call, level, args, kwargs):
+    """As PyTorch's rules for ``where`` and ``clamp``: a batched 0-d example promotes as a
+    dimensioned tensor (float64 examples against a float32 tensor give float64)."""
+    return elementwise(call, level, args, kwargs, as_0d=False)
+
+
+def _logical_dtype(level, tensors):
+    """The result dtype of the op on one example, where a batched 0-d example is 0-d for type
+    promotion (as in PyTorch); None when no batched operand is 0-d or the dtypes agree."""
+    if not any(t.dim() == 0 and is_batched(t, level) for t in tensors) or \
+            len({t.dtype for t in tensors}) < 2:
+        return None
+    acc = None
+    for t in tensors:   # (pairwise, keeping whether the result so far is dimensioned)
+        p = Tensor._make(np.zeros((1,) * min(t.dim(), 1), dtype=t.dtype.numpy))
+        if acc is not None:
+            dt = promote(acc, p)
+            p = Tensor._make(np.zeros((1,) * max(acc.ndim, p.ndim), dtype=dt))
+        acc = p
+    return from_numpy_dtype(acc._data.dtype)
 
 
 def elementwise_inplace(call, level, args, kwargs):
@@ -516,6 +548,9 @@ def _install():
     for n in POINTWISE_LOSSES:
         if hasattr(_nnf, n):
             RULES[n] = pointwise_loss
+    for n in ("where", "clamp", "clip"):
+        if n in RULES:
+            RULES[n] = elementwise_dimensioned
     RANDOM.update(RANDOM_OPS)
     _module_rules()
 
