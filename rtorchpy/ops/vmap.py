@@ -15,7 +15,11 @@ RANDOMNESS = ("error", "different", "same")
 
 def autograd_vmap_fallback_ops():
     """The registry's ops that ``autograd_vmap`` maps by its per-example loop (no batching
-    rule): correct, but they run once per example."""
+    rule): correct, but they run once per example. Nothing else loops whole: the function
+    transforms (``grad``, ``jacrev``, ``vjp``, ``jacfwd``, ``jvp``, ``hessian``) run on the
+    whole batch, and a listed op inside them loops alone, with its gradients and tangents.
+    (An op with a rule still loops for a form its rule does not take, such as indexing with
+    separated index tensors, and random ops loop under ``randomness="same"``.)"""
     return sorted({name for name in OPS if name not in RULES and not name.startswith("_")})
 
 
