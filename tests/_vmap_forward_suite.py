@@ -39,4 +39,16 @@ def promotion_cases(ns):
                                                     ones(2, dtype=f32))),
         "f64_clamp_min_of_f32_vector": (ones(4, dtype=f64) * 1.1,
                                         lambda a: ns.clamp(ones(2, dtype=f32), min=a)),
+        "f64_addcmul_f32_vectors": (ones(4, dtype=f64) * 1.1,
+                                    lambda a: ns.addcmul(ones(2, dtype=f32), a,
+                                                         ones(2, dtype=f32))),
+        # ops that keep one operand's dtype
+        "f32_vector_type_as_f64": (ones(4, dtype=f64) * 1.1,
+                                   lambda a: ones(2, dtype=f32).type_as(a)),
+        "i64_masked_fill_f32_0d": (ones(4, dtype=i64),
+                                   lambda a: a.masked_fill(tensor(True), tensor(2.5,
+                                                                               dtype=f32))),
+        "f32_vector_masked_fill_f64": (ones(4, dtype=f64) * 1.1,
+                                       lambda a: ones(2, dtype=f32).masked_fill(
+                                           tensor([True, False]), a)),
     }

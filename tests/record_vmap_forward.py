@@ -26,6 +26,7 @@ def torch_ns():
         maximum = staticmethod(torch.maximum)
         where = staticmethod(torch.where)
         clamp = staticmethod(torch.clamp)
+        addcmul = staticmethod(torch.addcmul)
     return NS
 
 

@@ -186,6 +186,7 @@ class _NS:
     maximum = staticmethod(rt.torch_maximum)
     where = staticmethod(rt.torch_where)
     clamp = staticmethod(rt.torch_clamp)
+    addcmul = staticmethod(rt.torch_addcmul)
 
 
 @pytest.mark.parametrize("name", sorted(RECORDED["promotion"]))

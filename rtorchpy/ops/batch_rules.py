@@ -85,9 +85,24 @@ def elementwise(call, level, args, kwargs, as_0d=True):
                      level)
 
 
-def elementwise_dimensioned(call, level, args, kwargs):
-    """As PyTorch's rules for ``where`` and ``clamp``: a batched 0-d example promotes as a
-    dimensioned tensor (float64 examples against a float32 tensor give float64)."""
+def elementwise_as_is(call, level, args, kwargs):
+    """The ops of :data:`AS_IS`: their operands go in uncast (a batched 0-d example promotes
+    as a dimensioned tensor, as PyTorch's rules for them do, or the op keeps one operand's
+    dtype)."""
+    return elementwise(call, level, args, kwargs, as_0d=False)
+
+
+def type_as(call, level, args, kwargs):
+    """``x.type_as(other)`` is ``x.to(other.dtype)``: batched like ``x`` only."""
+    b = _bind(call, args, kwargs)[1]
+    x, other = b.args[0], (b.args[1] if len(b.args) > 1 else b.kwargs["other"])
+    return x.to(other.dtype)
+
+
+def masked_fill(call, level, args, kwargs):
+    value = args[2] if len(args) > 2 else kwargs.get("value")
+    if is_batched(value, level):
+        return NotImplemented   # (one value per example: the op takes a 0-d value only)
     return elementwise(call, level, args, kwargs, as_0d=False)
 
 
@@ -471,6 +486,10 @@ NNF_UNARY = """nnf_relu nnf_relu6 nnf_elu nnf_selu nnf_celu nnf_gelu nnf_silu nn
 nnf_sigmoid nnf_tanh nnf_softplus nnf_softsign nnf_tanhshrink nnf_hardtanh nnf_hardsigmoid
 nnf_hardswish nnf_leaky_relu nnf_logsigmoid nnf_softshrink nnf_hardshrink nnf_threshold
 nnf_dropout nnf_alpha_dropout nnf_rrelu nnf_prelu""".split()
+# elementwise ops whose operands go in uncast: PyTorch's rules for where, clamp, addcmul and
+# addcdiv promote a batched 0-d example as a dimensioned tensor; masked_fill keeps self's
+# dtype; float_power computes in double anyway
+AS_IS = ("where", "clamp", "clip", "addcmul", "addcdiv", "masked_fill", "float_power")
 REDUCE = ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "logsumexp",
           "norm", "var", "std", "all", "any", "count_nonzero", "nansum", "nanmean", "median",
           "nanmedian")
@@ -548,9 +567,10 @@ def _install():
     for n in POINTWISE_LOSSES:
         if hasattr(_nnf, n):
             RULES[n] = pointwise_loss
-    for n in ("where", "clamp", "clip"):
+    for n in AS_IS:
         if n in RULES:
-            RULES[n] = elementwise_dimensioned
+            RULES[n] = elementwise_as_is
+    RULES.update(masked_fill=masked_fill, type_as=type_as)
     RANDOM.update(RANDOM_OPS)
     _module_rules()
 
