@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..tensor import Tensor
-from .boundary import VMAP, VMAP_LOCAL, boundary
+from .boundary import VMAP, VMAP_LOCAL, boundary, inplace_error
 from .random_state import torch_get_rng_state, torch_set_rng_state
 from .creation import torch_tensor
 from .registry import OPS
@@ -214,17 +214,6 @@ def _select(x, level, b):
     if type(x) in (list, tuple):
         return type(x)(_select(v, level, b) for v in x)
     return x
-
-
-def inplace_error(what="inplace arithmetic"):
-    """PyTorch's error for an in-place op on a tensor that is not batched with a batched
-    operand (``x[i] = batched`` names ``fill_`` when the value is one number per example)."""
-    return RuntimeError(
-        f"vmap: {what}(self, *extra_args) is not possible because there exists a "
-        "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
-        "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to "
-        f"use out-of-place operators instead of {what}. If said operator is being "
-        "called inside the PyTorch framework, please file a bug report instead.")
 
 
 def is_inplace(name):

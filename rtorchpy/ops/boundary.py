@@ -63,6 +63,17 @@ class _VmapLocal(threading.local):
 VMAP_LOCAL = _VmapLocal()
 
 
+def inplace_error(what="inplace arithmetic"):
+    """PyTorch's error for an in-place op on a tensor that is not batched with a batched
+    operand (``x[i] = batched`` names ``fill_`` when the value is one number per example)."""
+    return RuntimeError(
+        f"vmap: {what}(self, *extra_args) is not possible because there exists a "
+        "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
+        "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to "
+        f"use out-of-place operators instead of {what}. If said operator is being "
+        "called inside the PyTorch framework, please file a bug report instead.")
+
+
 def _any_batched(args, kwargs):
     cls = VMAP[2]
     for a in args:
