@@ -14,6 +14,7 @@ import pytest
 
 import rtorchpy as rt
 from rtorchpy.ops import batching
+from rtorchpy.ops.boundary import VMAP
 from _func_suite import BATCH, rtorchpy_suite
 from _vmap_forward_suite import BATCH_TANGENTS, promotion_cases
 
@@ -230,3 +231,4 @@ def test_vmap_state_is_per_thread():
     assert seen["plain"] == [2.0, 2.0]
     assert seen["first"] == [[2.0, 2.0]] * 4
     assert batching.frames() == []
+    assert VMAP[0] == 0       # (the count of frames open in any thread)

@@ -15,6 +15,7 @@ its own level, down to plain tensors. Autograd only ever sees the plain tensors.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from ..tensor import Tensor
@@ -341,11 +342,16 @@ def rewrap_full(p):
     return p
 
 
+_OPEN_LOCK = threading.Lock()   # (VMAP[0] counts the frames open in every thread)
+
+
 def open_frame(size, randomness):
     fs = VMAP_LOCAL.frames
     f = Frame(len(fs) + 1, size, randomness)
     fs.append(f)
     VMAP_LOCAL.depth = len(fs)
+    with _OPEN_LOCK:
+        VMAP[0] += 1
     return f
 
 
@@ -354,6 +360,8 @@ def close_frame(f):
     assert fs and fs[-1] is f
     fs.pop()
     VMAP_LOCAL.depth = len(fs)
+    with _OPEN_LOCK:
+        VMAP[0] -= 1
 
 
 # ------------------------------------------------------------------------------ operators

@@ -45,9 +45,11 @@ _INTERNAL = ("unsupported operand type", "object cannot be interpreted", "invali
              "could not be broadcast together", "objects cannot be broadcast")
 # values that are what most arguments expect (the culprit is among the others)
 _PLAIN = (Tensor, np.ndarray, bool, int, float, np.number, np.bool_, type(None))
-# vmap (ops/batching.py): [(unused), dispatcher, BatchedTensor, the random creation functions
-# (which vmap batches)]; while a frame is open in this thread (VMAP_LOCAL.depth), a call with a
-# batched argument goes to the dispatcher (its batching rule or per-example loop)
+# vmap (ops/batching.py): [frames open in all threads, dispatcher, BatchedTensor, the random
+# creation functions (which vmap batches)]; while a frame is open in this thread
+# (VMAP_LOCAL.depth), a call with a batched argument goes to the dispatcher (its batching rule
+# or per-example loop). VMAP[0] is a cheap first test (a list read, where the thread-local
+# read costs ~100 ns per op call): nonzero only while some thread is inside a vmap.
 VMAP: list[Any] = [0, None, None, frozenset()]
 
 
@@ -228,7 +230,7 @@ def boundary(fn: Callable[P, R], where: str) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
-        if VMAP_LOCAL.depth and (_any_batched(args, kwargs) or where in VMAP[3]):
+        if VMAP[0] and VMAP_LOCAL.depth and (_any_batched(args, kwargs) or where in VMAP[3]):
             return VMAP[1](where, checked, args, kwargs)
         if positions:
             for i, n in positions:
