@@ -232,3 +232,27 @@ def test_vmap_state_is_per_thread():
     assert seen["first"] == [[2.0, 2.0]] * 4
     assert batching.frames() == []
     assert VMAP[0] == 0       # (the count of frames open in any thread)
+
+
+# ------------------------------------------------------------------------------ fallback list
+
+def test_fallback_list_names_what_loops_and_not_the_transforms():
+    listed = set(rt.autograd_vmap_fallback_ops())
+    x = _t(np.random.default_rng(11).standard_normal((3, 2, 4)))
+    w = _t(np.ones((2, 2, 3)))
+    loops = {
+        "nnf_pad": lambda a: rt.nnf_pad(a, (1, 1)),
+        "conv1d": lambda a: rt.torch_conv1d(a.unsqueeze(0), w),
+        "nnf_glu": lambda a: rt.nnf_glu(a),
+        "autograd_jacobian": lambda a: rt.autograd_jacobian(lambda z: z.sin(), a),
+        "linalg_det": lambda a: rt.linalg_det(a[:, :2]),
+    }
+    for name, f in loops.items():
+        batching.FALLBACK_SEEN.clear()
+        rt.autograd_vmap(f)(x)
+        assert batching.FALLBACK_SEEN == {name}, (name, batching.FALLBACK_SEEN)
+        assert name in listed, name
+    for transform in ("jacfwd", "jvp", "hessian", "grad", "jacrev", "vjp"):
+        assert transform not in listed
+    for ruled in ("nnf_relu", "nnf_linear", "nnf_conv2d", "exp", "matmul"):
+        assert ruled not in listed
