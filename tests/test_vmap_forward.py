@@ -89,6 +89,28 @@ def test_per_example_hessians_with_unmapped_arguments_and_argnums():
                 _close(J[p_][q][i], Ji[p_][q].numpy(), f"block {p_}{q}")
 
 
+def test_transforms_of_unbatched_arguments_with_captured_batched_tensors():
+    # per-example Hessians with respect to w, the examples captured (not arguments)
+    rng = np.random.default_rng(12)
+    X, w = _t(rng.standard_normal((5, 3))), _t(rng.standard_normal(3))
+    y = _t((rng.random(5) > 0.5) * 1.0)
+
+    def loglik(w, x, y):
+        z = (x * w).sum()
+        return y * z - rt.nnf_softplus(z)
+    want = rt.autograd_vmap(rt.autograd_hessian_fn(loglik), in_dims=(None, 0, 0))(w, X, y)
+    got = rt.autograd_vmap(
+        lambda xi, yi: rt.autograd_hessian_fn(lambda v: loglik(v, xi, yi))(w))(X, y)
+    _close(got, want.numpy(), "captured Hessian", tol=1e-12)
+    grads = rt.autograd_vmap(
+        lambda xi, yi: rt.autograd_grad_fn(lambda v: loglik(v, xi, yi))(w))(X, y)
+    p = 1 / (1 + np.exp(-X.numpy() @ w.numpy()))
+    _close(grads, (y.numpy() - p)[:, None] * X.numpy(), "captured grad", tol=1e-12)
+    for jac in (rt.autograd_jacrev, rt.autograd_jacfwd):
+        j = rt.autograd_vmap(lambda xi: jac(lambda v: v * xi)(w))(X)
+        _close(j, np.stack([np.diag(r) for r in X.numpy()]), jac.__name__)
+
+
 def test_nested_vmaps_and_captured_batched_tensors():
     rng = np.random.default_rng(8)
     Y = _t(rng.standard_normal((2, 4, 3)))
@@ -130,6 +152,12 @@ def test_live_against_torch_func():
                vmap(jacfwd(ft))(torch.tensor(xs)).numpy(), name)
         _close(rt.autograd_vmap(rt.autograd_hessian_fn(f))(_t(xs)),
                vmap(hessian(ft))(torch.tensor(xs)).numpy(), name)
+    w = xs[0]   # a Hessian with respect to an unbatched argument, the batch captured
+    mine = rt.autograd_vmap(lambda xi: rt.autograd_hessian_fn(
+        lambda v: (v.sin() * xi * v.sum()).sum())(_t(w)))(_t(xs))
+    theirs = vmap(lambda xi: hessian(lambda v: (v.sin() * xi * v.sum()).sum())(
+        torch.tensor(w)))(torch.tensor(xs))
+    _close(mine, theirs.numpy(), "captured")
 
 
 # ------------------------------------------------------------------------------ x[i] = batched

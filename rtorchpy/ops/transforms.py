@@ -236,7 +236,7 @@ def autograd_jvp_fn(func, primals, tangents, has_aux=False):
                                f"the same shape, got {list(p.shape)} and {list(t.shape)}")
     levels = _levels_in(primals + tangents, {}) if VMAP_LOCAL.depth else []
     with with_enable_grad(), autograd_dual_level():
-        if levels:   # under vmap: one pass on the physical tensors (see _dual_batched)
+        if levels:   # under vmap: one pass on the physical tensors (see _jacfwd_batched)
             duals = [_rewrap(autograd_make_dual(_to_levels(p, levels),
                                                 _to_levels(t.to(p.dtype), levels)), levels)
                      for p, t in zip(primals, tangents)]
@@ -305,13 +305,12 @@ def autograd_hessian_fn(func, argnums=0):
 # ------------------------------------------------------------------------------ under vmap
 
 def _levels_in(args, kwargs):
-    """The vmap levels (with their sizes) of the batched arguments, outermost first."""
-    seen = set()
-    for a in list(args) + list(kwargs.values()):
-        for x in (a if isinstance(a, (tuple, list)) else (a,)):
-            if isinstance(x, BatchedTensor):
-                seen.update(peel(x)[1])
-    return [(f.level, f.size) for f in frames() if f.level in seen]
+    """The vmap levels (with their sizes) a transform called inside vmap works at: every open
+    one, outermost first, whether or not an argument is batched there. A differentiated input
+    is made batched at each (an expanded view), so that an output batched at a level only
+    through a tensor the function captured (``vmap(lambda x: hessian(lambda w: f(w, x))(w))``)
+    still has one derivative per example."""
+    return [(f.level, f.size) for f in frames()]
 
 
 def _to_levels(x, levels):
@@ -349,7 +348,9 @@ def _batched_leaves(args, nums, levels, where):
 
 def _physical(out, levels, where):
     """An output's plain tensor when it is batched at exactly ``levels``; None when it misses
-    some (it then depends on no differentiated input, all of which are batched at all)."""
+    some (it then depends on no differentiated input, all of which are batched at all).
+    (``levels`` are all open levels, so the error is for a batched tensor that escaped its
+    vmap.)"""
     po, have = peel(out)
     if not set(have) <= {lvl for lvl, _ in levels}:
         raise RuntimeError(f"{where} inside vmap: the function uses a batched tensor that is "
