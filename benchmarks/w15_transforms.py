@@ -6,7 +6,11 @@
 * the Jacobian of a 100 -> 100 tanh MLP (two layers, float64) by ``autograd_jacfwd``, and by
   the looped reverse-mode ``autograd_jacobian``, against ``torch.func.jacfwd``;
 * per-sample gradients of W2's MLP (784-512-512-10, float32) for a batch of 64 by
-  ``autograd_vmap(autograd_grad_fn(loss))`` against ``torch.func.vmap(torch.func.grad(loss))``.
+  ``autograd_vmap(autograd_grad_fn(loss))`` against ``torch.func.vmap(torch.func.grad(loss))``;
+* per-example Hessians of a logistic log-likelihood term (10 parameters, 128 examples,
+  float64) by ``autograd_vmap(autograd_hessian_fn(ll))`` (one batched forward-over-reverse
+  pass) and by a loop over the examples, against ``torch.func.vmap(torch.func.hessian(ll))``
+  (an extra row, no target).
 
 Targets (issue 35): each ≤ 2× PyTorch. ``jacfwd`` pushes all basis directions in one pass
 (batched tangents); ``vmap(grad)`` is one batched forward and backward pass (batching rules,
@@ -44,6 +48,13 @@ def w2_data(batch=64):
         rng.integers(0, 10, batch)
 
 
+def per_example_data():
+    rng = np.random.default_rng(3)
+    n, p = 128, 10
+    return (rng.standard_normal((n, p)), (rng.random(n) < 0.5).astype(np.float64),
+            rng.standard_normal(p) * 0.1)
+
+
 def rtorchpy_cases():
     import rtorchpy as rt
     x, y, b = logistic_data()
@@ -66,7 +77,17 @@ def rtorchpy_cases():
         return rt.nnf_cross_entropy(rt.nnf_linear(h, W3, b3).unsqueeze(0), yi.unsqueeze(0))
     per_sample = rt.autograd_vmap(rt.autograd_grad_fn(loss, argnums=(0, 1, 2, 3, 4, 5)),
                                   in_dims=(None,) * 6 + (0, 0))
+    ex, ey, ew = (rt.torch_tensor(a) for a in per_example_data())
+
+    def ll(w, xi, yi):
+        eta = (xi * w).sum()
+        return yi * eta - rt.nnf_softplus(eta)
+    vmap_hess = rt.autograd_vmap(rt.autograd_hessian_fn(ll), in_dims=(None, 0, 0))
+    one_hess = rt.autograd_hessian_fn(ll)
     return {
+        "vmap_hessian": lambda: vmap_hess(ew, ex, ey).numpy(),
+        "looped_hessian": lambda: rt.torch_stack([one_hess(ew, ex[i], ey[i])
+                                                  for i in range(ex.shape[0])]).numpy(),
         "hessian": lambda: rt.autograd_hessian(nll, br, vectorize=True).numpy(),
         "hessian_fn": lambda: rt.autograd_hessian_fn(nll)(br).numpy(),
         "jacfwd": lambda: rt.autograd_jacfwd(mlp)(v).numpy(),
@@ -96,7 +117,14 @@ def torch_cases(torch):
         h = fn.relu(fn.linear(h, W2, b2))
         return fn.cross_entropy(fn.linear(h, W3, b3).unsqueeze(0), yi.unsqueeze(0))
     per_sample = vmap(grad(loss, argnums=(0, 1, 2, 3, 4, 5)), in_dims=(None,) * 6 + (0, 0))
+    ex, ey, ew = (torch.tensor(a) for a in per_example_data())
+
+    def ll(w, xi, yi):
+        eta = (xi * w).sum()
+        return yi * eta - fn.softplus(eta)
+    vmap_hess = vmap(hessian(ll), in_dims=(None, 0, 0))
     return {
+        "vmap_hessian": lambda: vmap_hess(ew, ex, ey).numpy(),
         "hessian": lambda: hessian(nll)(b).numpy(),
         "jacfwd": lambda: jacfwd(mlp)(v).numpy(),
         "per_sample": lambda: per_sample(*ps, xb, yb),
@@ -121,6 +149,10 @@ CASES = [  # (row label, rtorchpy case, PyTorch case, target text or None)
     ("Jacobian, tanh MLP: looped autograd_jacobian", "jacobian_looped", "jacfwd", None),
     ("Per-sample gradients, W2 MLP, batch 64: vmap(grad)", "per_sample", "per_sample",
      "W15 per-sample gradients (W2 MLP, batch 64) by vmap(grad) ≤ 2× PyTorch"),
+    ("Per-example Hessians, logistic p=10 n=128: vmap(hessian_fn)", "vmap_hessian",
+     "vmap_hessian", None),
+    ("Per-example Hessians, logistic: loop over the examples", "looped_hessian",
+     "vmap_hessian", None),
 ]
 
 
@@ -137,6 +169,8 @@ def main():
         for u, w in zip(a if isinstance(a, list) else [a], b if isinstance(b, list) else [b]):
             np.testing.assert_allclose(u, w, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(mine["hessian_fn"](), mine["hessian"](), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(mine["vmap_hessian"](), mine["looped_hessian"](), rtol=1e-12,
+                               atol=1e-12)
     rows, targets = [], []
     for label, mk, tk, target in CASES:
         fns = {"rtorchpy": mine[mk]}
@@ -156,7 +190,8 @@ def main():
             targets.append(_common.target(target, ratio, 2.0, detail))
     notes.append(f"interleaved in one process, {repeat} batches of {number} calls, median")
     _common.emit(args, "W15", rows, targets, notes,
-                 description="torch.func-style transforms: Hessian, jacfwd, vmap(grad)")
+                 description="torch.func-style transforms: Hessian, jacfwd, vmap(grad), "
+                 "vmap(hessian)")
 
 
 if __name__ == "__main__":

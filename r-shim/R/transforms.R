@@ -51,6 +51,8 @@
 #'   `"error"` (random ops refused), `"different"` or `"same"`. `f` runs once, on batched
 #'   tensors: each op applies its batching rule to the whole batch; an op without a rule runs
 #'   once per example (correct, slower), and `autograd_vmap_fallback_ops()` lists those ops.
+#'   The transforms are batched under vmap too (`autograd_vmap(autograd_hessian_fn(f))` is one
+#'   forward-over-reverse pass for all examples).
 #'   `chunk_size` runs the batch in chunks of that many examples (less memory).
 #' * `autograd_jvp_fn(f, primals, tangents)`: `list(output, jvp)`, one forward-mode pass.
 #'

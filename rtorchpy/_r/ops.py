@@ -10,7 +10,7 @@ import rtorchpy  # the public names: fn_caller looks creation and other function
 
 from ..ops import arith, elementwise, linalg, nnf
 from ..ops.batching import BatchedTensor
-from ..ops.boundary import VMAP, boundary, translate
+from ..ops.boundary import VMAP, VMAP_LOCAL, boundary, translate
 from ..ops.creation import torch_zeros_like
 from ..ops.registry import OPS
 from ..numerics.warn import warn
@@ -379,7 +379,7 @@ def _batched_aware(fn):
     public = boundary(fn, fn.__name__.lstrip("_"))
 
     def call(a, b):
-        if VMAP[0]:
+        if VMAP[0] and VMAP_LOCAL.depth:
             return public(a, b)
         return fn(a, b)
     return call

@@ -37,7 +37,7 @@ from ..autograd.grad_mode import with_no_grad
 from ..autograd.graph import bump_version
 from ..numerics.format import type_word_for
 from ..ops.batching import module_call
-from ..ops.boundary import VMAP, _any_batched
+from ..ops.boundary import VMAP, VMAP_LOCAL, _any_batched
 from ..tensor import Tensor
 
 M = TypeVar("M", bound="nn_module")  # the methods that return the module return its own class
@@ -156,7 +156,8 @@ class nn_module:
         if hooks:  # e.g. nn_utils_weight_norm's recomputation of the weight
             for hook in list(hooks.values()):
                 hook(self, args)
-        if VMAP[0] and _any_batched(args, kwargs):   # (inside vmap: ops/batching.py)
+        # (inside vmap: ops/batching.py)
+        if VMAP[0] and VMAP_LOCAL.depth and _any_batched(args, kwargs):
             return module_call(self, args, kwargs)
         return self.forward(*args, **kwargs)
 

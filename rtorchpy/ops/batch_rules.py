@@ -22,12 +22,15 @@ from typing import Any
 import inspect
 import string
 
+import numpy as np
+
+from ..dtypes import from_numpy_dtype
 from ..tensor import Tensor
 from . import nnf as _nnf
 from .batching import (MODULE_RULES, RANDOM, RULES, BatchedTensor, frame, inplace_error,
                        is_batched, public, value_of, wrap)
 from .boundary import boundary
-from .registry import OPS
+from .registry import OPS, promote
 
 _SIGS: dict[str, Any] = {}
 
@@ -64,15 +67,59 @@ def _align(x, level, rank):
 
 # ------------------------------------------------------------------------------ elementwise
 
-def elementwise(call, level, args, kwargs):
+def elementwise(call, level, args, kwargs, as_0d=True):
     items = list(args) + list(kwargs.values())
     tensors = [t for t in items if isinstance(t, Tensor)]
     rank = max(t.dim() for t in tensors)
+    target = _logical_dtype(level, tensors) if as_0d else None
 
     def conv(x):
-        return _align(x, level, rank) if is_batched(x, level) else x
+        if not is_batched(x, level):
+            return x
+        v = _align(x, level, rank)
+        # a 0-d example's value has the batch dim: cast it so that it does not promote as a
+        # dimensioned tensor would
+        return v.to(target) if target is not None and x.dim() == 0 and x.dtype != target \
+            else v
     return _wrap_out(call(*[conv(a) for a in args], **{k: conv(v) for k, v in kwargs.items()}),
                      level)
+
+
+def elementwise_as_is(call, level, args, kwargs):
+    """The ops of :data:`AS_IS`: their operands go in uncast (a batched 0-d example promotes
+    as a dimensioned tensor, as PyTorch's rules for them do, or the op keeps one operand's
+    dtype)."""
+    return elementwise(call, level, args, kwargs, as_0d=False)
+
+
+def type_as(call, level, args, kwargs):
+    """``x.type_as(other)`` is ``x.to(other.dtype)``: batched like ``x`` only."""
+    b = _bind(call, args, kwargs)[1]
+    x, other = b.args[0], (b.args[1] if len(b.args) > 1 else b.kwargs["other"])
+    return x.to(other.dtype)
+
+
+def masked_fill(call, level, args, kwargs):
+    value = args[2] if len(args) > 2 else kwargs.get("value")
+    if is_batched(value, level):
+        return NotImplemented   # (one value per example: the op takes a 0-d value only)
+    return elementwise(call, level, args, kwargs, as_0d=False)
+
+
+def _logical_dtype(level, tensors):
+    """The result dtype of the op on one example, where a batched 0-d example is 0-d for type
+    promotion (as in PyTorch); None when no batched operand is 0-d or the dtypes agree."""
+    if not any(t.dim() == 0 and is_batched(t, level) for t in tensors) or \
+            len({t.dtype for t in tensors}) < 2:
+        return None
+    acc = None
+    for t in tensors:   # (pairwise, keeping whether the result so far is dimensioned)
+        p = Tensor._make(np.zeros((1,) * min(t.dim(), 1), dtype=t.dtype.numpy))
+        if acc is not None:
+            dt = promote(acc, p)
+            p = Tensor._make(np.zeros((1,) * max(acc.ndim, p.ndim), dtype=dt))
+        acc = p
+    return from_numpy_dtype(acc._data.dtype)
 
 
 def elementwise_inplace(call, level, args, kwargs):
@@ -439,6 +486,10 @@ NNF_UNARY = """nnf_relu nnf_relu6 nnf_elu nnf_selu nnf_celu nnf_gelu nnf_silu nn
 nnf_sigmoid nnf_tanh nnf_softplus nnf_softsign nnf_tanhshrink nnf_hardtanh nnf_hardsigmoid
 nnf_hardswish nnf_leaky_relu nnf_logsigmoid nnf_softshrink nnf_hardshrink nnf_threshold
 nnf_dropout nnf_alpha_dropout nnf_rrelu nnf_prelu""".split()
+# elementwise ops whose operands go in uncast: PyTorch's rules for where, clamp, addcmul and
+# addcdiv promote a batched 0-d example as a dimensioned tensor; masked_fill keeps self's
+# dtype; float_power computes in double anyway
+AS_IS = ("where", "clamp", "clip", "addcmul", "addcdiv", "masked_fill", "float_power")
 REDUCE = ("sum", "mean", "prod", "amax", "amin", "max", "min", "argmax", "argmin", "logsumexp",
           "norm", "var", "std", "all", "any", "count_nonzero", "nansum", "nanmean", "median",
           "nanmedian")
@@ -516,6 +567,10 @@ def _install():
     for n in POINTWISE_LOSSES:
         if hasattr(_nnf, n):
             RULES[n] = pointwise_loss
+    for n in AS_IS:
+        if n in RULES:
+            RULES[n] = elementwise_as_is
+    RULES.update(masked_fill=masked_fill, type_as=type_as)
     RANDOM.update(RANDOM_OPS)
     _module_rules()
 

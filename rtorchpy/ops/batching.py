@@ -15,15 +15,15 @@ its own level, down to plain tensors. Autograd only ever sees the plain tensors.
 """
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from ..tensor import Tensor
-from .boundary import VMAP, boundary
+from .boundary import VMAP, VMAP_LOCAL, boundary, inplace_error
 from .random_state import torch_get_rng_state, torch_set_rng_state
 from .creation import torch_tensor
 from .registry import OPS
 
-FRAMES: list[Any] = []  # open vmap frames, outermost first
 RULES: dict[str, Any] = {}  # op name -> rule(call, level, args, kwargs) (filled by batch_rules.py)
 RANDOM: set[str] = set()  # ops that draw random numbers (randomness="same" loops over them)
 FALLBACK_SEEN: set[str] = set()  # ops that ran by the per-example loop since import (diagnostics)
@@ -152,8 +152,13 @@ def is_batched(x, level):
     return isinstance(x, BatchedTensor) and x._level == level
 
 
+def frames():
+    """This thread's open vmap frames, outermost first."""
+    return VMAP_LOCAL.frames
+
+
 def frame(level):
-    return FRAMES[level - 1]
+    return VMAP_LOCAL.frames[level - 1]
 
 
 def _level_of(args, kwargs):
@@ -193,7 +198,7 @@ RANDOM_CREATION = frozenset({"torch_randn", "torch_rand", "torch_randint", "torc
 
 
 def _random_creation(name, call, args, kwargs):
-    f = FRAMES[-1]
+    f = VMAP_LOCAL.frames[-1]
     if f.randomness == "error":
         raise RuntimeError("vmap: called random operation while in randomness error mode. "
                            "Please either use the 'same' or 'different' randomness flags on "
@@ -210,15 +215,6 @@ def _select(x, level, b):
     if type(x) in (list, tuple):
         return type(x)(_select(v, level, b) for v in x)
     return x
-
-
-def inplace_error():
-    return RuntimeError(
-        "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
-        "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
-        "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to "
-        "use out-of-place operators instead of inplace arithmetic. If said operator is being "
-        "called inside the PyTorch framework, please file a bug report instead.")
 
 
 def is_inplace(name):
@@ -312,7 +308,7 @@ def module_call(module, args, kwargs):
 # ------------------------------------------------------------------------------ transforms
 
 def full_levels():
-    return [(f.level, f.size) for f in FRAMES]
+    return [(f.level, f.size) for f in VMAP_LOCAL.frames]
 
 
 def peel(x):
@@ -346,26 +342,26 @@ def rewrap_full(p):
     return p
 
 
+_OPEN_LOCK = threading.Lock()   # (VMAP[0] counts the frames open in every thread)
+
+
 def open_frame(size, randomness):
-    f = Frame(len(FRAMES) + 1, size, randomness)
-    FRAMES.append(f)
-    VMAP[0] = len(FRAMES)
+    fs = VMAP_LOCAL.frames
+    f = Frame(len(fs) + 1, size, randomness)
+    fs.append(f)
+    VMAP_LOCAL.depth = len(fs)
+    with _OPEN_LOCK:
+        VMAP[0] += 1
     return f
 
 
 def close_frame(f):
-    assert FRAMES and FRAMES[-1] is f
-    FRAMES.pop()
-    VMAP[0] = len(FRAMES)
-
-
-def transform_loop(call, args, kwargs, where):
-    """Run a function transform once per example when an argument is batched (used by the
-    transforms that have no batched form)."""
-    level = _level_of(args, kwargs)
-    if not level:
-        return None
-    return (loop(where, call, level, args, kwargs),)
+    fs = VMAP_LOCAL.frames
+    assert fs and fs[-1] is f
+    fs.pop()
+    VMAP_LOCAL.depth = len(fs)
+    with _OPEN_LOCK:
+        VMAP[0] -= 1
 
 
 # ------------------------------------------------------------------------------ operators

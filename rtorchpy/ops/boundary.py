@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -44,10 +45,35 @@ _INTERNAL = ("unsupported operand type", "object cannot be interpreted", "invali
              "could not be broadcast together", "objects cannot be broadcast")
 # values that are what most arguments expect (the culprit is among the others)
 _PLAIN = (Tensor, np.ndarray, bool, int, float, np.number, np.bool_, type(None))
-# vmap (ops/batching.py): [open frames, dispatcher, BatchedTensor]; while a frame is open, a
-# call with a batched argument goes to the dispatcher (its batching rule or per-example loop)
-# (+ the random creation functions, which vmap batches)
+# vmap (ops/batching.py): [frames open in all threads, dispatcher, BatchedTensor, the random
+# creation functions (which vmap batches)]; while a frame is open in this thread
+# (VMAP_LOCAL.depth), a call with a batched argument goes to the dispatcher (its batching rule
+# or per-example loop). VMAP[0] is a cheap first test (a list read, where the thread-local
+# read costs ~100 ns per op call): nonzero only while some thread is inside a vmap.
 VMAP: list[Any] = [0, None, None, frozenset()]
+
+
+class _VmapLocal(threading.local):
+    """vmap's state is per thread: a vmap running in one thread is invisible in another (each
+    thread starts with no frame open). ``frames``: the open frames, outermost first."""
+    depth = 0
+
+    def __init__(self):
+        self.frames = []
+
+
+VMAP_LOCAL = _VmapLocal()
+
+
+def inplace_error(what="inplace arithmetic"):
+    """PyTorch's error for an in-place op on a tensor that is not batched with a batched
+    operand (``x[i] = batched`` names ``fill_`` when the value is one number per example)."""
+    return RuntimeError(
+        f"vmap: {what}(self, *extra_args) is not possible because there exists a "
+        "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
+        "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to "
+        f"use out-of-place operators instead of {what}. If said operator is being "
+        "called inside the PyTorch framework, please file a bug report instead.")
 
 
 def _any_batched(args, kwargs):
@@ -204,7 +230,7 @@ def boundary(fn: Callable[P, R], where: str) -> Callable[P, R]:
 
     @functools.wraps(fn)
     def checked(*args, **kwargs):
-        if VMAP[0] and (_any_batched(args, kwargs) or where in VMAP[3]):
+        if VMAP[0] and VMAP_LOCAL.depth and (_any_batched(args, kwargs) or where in VMAP[3]):
             return VMAP[1](where, checked, args, kwargs)
         if positions:
             for i, n in positions:

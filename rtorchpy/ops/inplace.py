@@ -36,6 +36,7 @@ from ..numerics.shape_errors import shape_error
 from ..tensor import Tensor
 from . import arith, elementwise
 from . import index as index_ops
+from .boundary import VMAP, inplace_error
 from .creation import random_integers
 from .random_state import engine, lay_out, normal_array, uniform_array
 from .registry import as_tensor, op, recording
@@ -383,6 +384,9 @@ def _filled_values(t, values):
 
 def setitem(self, key, value):
     """``x[key] = value``: write ``value`` (a number or tensor, broadcast) at ``key``."""
+    if VMAP[0] and isinstance(value, VMAP[2]):
+        # a tensor captured by a vmapped function cannot hold every example's value
+        raise inplace_error("fill_" if value.dim() == 0 else "inplace arithmetic")
     values = value if isinstance(value, Tensor) else Tensor._make(
         np.asarray(value, dtype=self._data.dtype))
     if key is Ellipsis:  # x[...] is x itself: libtorch copies into it (CopyBackwards)

@@ -13,8 +13,10 @@ level PyTorch allows, so ``jacfwd`` cannot be nested in ``jacfwd`` (use ``jacrev
 batching rule to the whole batch (``ops/batch_rules.py``), and only ops without one run per
 example (``autograd_vmap_fallback_ops()``). ``grad`` under vmap differentiates with respect to
 batched leaves (the inputs expanded to the batch, a view), so per-sample gradients are one
-batched forward and one backward pass (``jacrev`` and ``vjp`` likewise); ``jacfwd``, ``jvp``
-and ``hessian`` under vmap run once per example.
+batched forward and one backward pass (``jacrev`` and ``vjp`` likewise). ``jacfwd``, ``jvp``
+and ``hessian`` under vmap make the *physical* tensor (every example) the dual, with a tangent
+batched like it (``jacfwd``: and over the basis directions in front), so they are one forward
+pass for the whole batch too.
 """
 from __future__ import annotations
 
@@ -25,8 +27,8 @@ from ..autograd.forward_ad import (_tangent_of, autograd_dual_level, autograd_ma
                                    autograd_unpack_dual, batched_dual_level)
 from ..autograd.grad_mode import FORWARD_AD, with_enable_grad
 from ..tensor import Tensor
-from .batching import FRAMES, BatchedTensor, peel, transform_loop, wrap
-from .boundary import VMAP
+from .batching import BatchedTensor, frames, peel, wrap
+from .boundary import VMAP_LOCAL
 from .shape import stack
 from .vmap import autograd_vmap, autograd_vmap_fallback_ops
 
@@ -99,7 +101,7 @@ def autograd_grad_and_value(func, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         where = "grad_and_value"
         nums = _argnums(argnums, len(args), where)
-        if VMAP[0]:
+        if VMAP_LOCAL.depth:
             levels = _levels_in(args, kwargs)
             if levels:
                 return _grad_batched(func, args, kwargs, nums, argnums, has_aux, levels)
@@ -142,7 +144,7 @@ def autograd_grad_fn(func, argnums=0, has_aux=False):
 
 def autograd_vjp_fn(func, *primals, has_aux=False):
     """``(output, vjp_fn)`` as ``torch.func.vjp``: ``vjp_fn(v)`` is the tuple of ``v^T J``."""
-    if VMAP[0]:
+    if VMAP_LOCAL.depth:
         levels = _levels_in(primals, {})
         if levels:
             return _vjp_batched(func, primals, has_aux, levels)
@@ -170,7 +172,7 @@ def autograd_jacrev(func, argnums=0, has_aux=False):
     shape ``output.shape + input.shape``."""
     def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacrev")
-        if VMAP[0]:
+        if VMAP_LOCAL.depth:
             levels = _levels_in(args, kwargs)
             if levels:
                 return _jacrev_batched(func, args, kwargs, nums, argnums, has_aux, levels)
@@ -212,11 +214,6 @@ def _shape_result(jac, out, argnums, aux, has_aux):
 
 def autograd_jvp_fn(func, primals, tangents, has_aux=False):
     """``(output, jvp_out)`` as ``torch.func.jvp``: one forward pass with dual tensors."""
-    if VMAP[0]:   # (under vmap: once per example)
-        looped = transform_loop(lambda p, t: autograd_jvp_fn(func, p, t, has_aux),
-                                (primals, tangents), {}, "jvp")
-        if looped is not None:
-            return looped[0]
     primals = tuple(primals) if isinstance(primals, (tuple, list)) else (primals,)
     tangents = tuple(tangents) if isinstance(tangents, (tuple, list)) else (tangents,)
     if len(primals) != len(tangents):
@@ -237,13 +234,19 @@ def autograd_jvp_fn(func, primals, tangents, has_aux=False):
         if tuple(p.shape) != tuple(t.shape):
             raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have "
                                f"the same shape, got {list(p.shape)} and {list(t.shape)}")
+    levels = _levels_in(primals + tangents, {}) if VMAP_LOCAL.depth else []
     with with_enable_grad(), autograd_dual_level():
-        duals = [autograd_make_dual(p, t.to(p.dtype)) for p, t in zip(primals, tangents)]
+        if levels:   # under vmap: one pass on the physical tensors (see _jacfwd_batched)
+            duals = [_rewrap(autograd_make_dual(_to_levels(p, levels),
+                                                _to_levels(t.to(p.dtype), levels)), levels)
+                     for p, t in zip(primals, tangents)]
+        else:
+            duals = [autograd_make_dual(p, t.to(p.dtype)) for p, t in zip(primals, tangents)]
         out, aux = _split_aux(func(*duals), has_aux, "jvp")
         outs = out if isinstance(out, (tuple, list)) else (out,)
-        pairs = [autograd_unpack_dual(o) for o in outs]
+        pairs = [_unpack_batched(o) for o in outs]
     prim = [p for p, _ in pairs]
-    tans = [_zeros(o) if t is None else t for (_, t), o in zip(pairs, outs)]
+    tans = [_zeros_batched(o) if t is None else t for (_, t), o in zip(pairs, outs)]
     if not any(x._requires_grad for x in primals + tangents):  # nobody differentiates further
         prim = [p.detach() for p in prim]
         tans = [t.detach() for t in tans]
@@ -257,11 +260,11 @@ def autograd_jacfwd(func, argnums=0, has_aux=False):
     input.shape``. One forward pass per differentiated argument, whose tangent holds every
     basis direction at once (a leading batch dimension of the input's size)."""
     def wrapper(*args, **kwargs):
-        if VMAP[0]:
-            looped = transform_loop(wrapper, args, kwargs, "jacfwd")
-            if looped is not None:
-                return looped[0]
         nums = _argnums(argnums, len(args), "jacfwd")
+        if VMAP_LOCAL.depth:
+            levels = _levels_in(args, kwargs)
+            if levels:
+                return _jacfwd_batched(func, args, kwargs, nums, argnums, has_aux, levels)
         args = list(args)
         blocks, out, aux = None, None, None
         for k, i in enumerate(nums):
@@ -302,13 +305,12 @@ def autograd_hessian_fn(func, argnums=0):
 # ------------------------------------------------------------------------------ under vmap
 
 def _levels_in(args, kwargs):
-    """The vmap levels (with their sizes) of the batched arguments, outermost first."""
-    seen = set()
-    for a in list(args) + list(kwargs.values()):
-        for x in (a if isinstance(a, (tuple, list)) else (a,)):
-            if isinstance(x, BatchedTensor):
-                seen.update(peel(x)[1])
-    return [(f.level, f.size) for f in FRAMES if f.level in seen]
+    """The vmap levels (with their sizes) a transform called inside vmap works at: every open
+    one, outermost first, whether or not an argument is batched there. A differentiated input
+    is made batched at each (an expanded view), so that an output batched at a level only
+    through a tensor the function captured (``vmap(lambda x: hessian(lambda w: f(w, x))(w))``)
+    still has one derivative per example."""
+    return [(f.level, f.size) for f in frames()]
 
 
 def _to_levels(x, levels):
@@ -346,7 +348,9 @@ def _batched_leaves(args, nums, levels, where):
 
 def _physical(out, levels, where):
     """An output's plain tensor when it is batched at exactly ``levels``; None when it misses
-    some (it then depends on no differentiated input, all of which are batched at all)."""
+    some (it then depends on no differentiated input, all of which are batched at all).
+    (``levels`` are all open levels, so the error is for a batched tensor that escaped its
+    vmap.)"""
     po, have = peel(out)
     if not set(have) <= {lvl for lvl, _ in levels}:
         raise RuntimeError(f"{where} inside vmap: the function uses a batched tensor that is "
@@ -443,3 +447,72 @@ def _vjp_batched(func, primals, has_aux, levels):
     shown = out if watched else (type(out)(o.detach() for o in outs)
                                  if isinstance(out, (tuple, list)) else out.detach())
     return (shown, vjp_fn, aux) if has_aux else (shown, vjp_fn)
+
+
+def _unpack_batched(o):
+    """``(primal, tangent)`` of an output of a function run on batched duals: the tangent is
+    the physical tensor's, batched like the output (None when it has none)."""
+    if not isinstance(o, BatchedTensor):
+        return autograd_unpack_dual(o)
+    po, have = peel(o)
+    prim, tan = autograd_unpack_dual(po)
+    lv = [(lvl, None) for lvl in have]
+    return _rewrap(prim, lv), (None if tan is None else _rewrap(tan, lv))
+
+
+def _zeros_batched(o):
+    po, have = peel(o)
+    return _rewrap(_zeros(po), [(lvl, None) for lvl in have])
+
+
+def _jacfwd_batched(func, args, kwargs, nums, argnums, has_aux, levels):
+    """jacfwd under vmap: each differentiated argument, as its physical tensor batched at every
+    level of the call (shape ``B + x``), becomes a dual whose tangents run over the ``n`` basis
+    directions of one example (shape ``(n,) + B + x``: the same direction in every example, a
+    broadcast view). Every example's output depends only on its own slice, so one forward pass
+    gives each example's Jacobian. An output may carry more levels than the inputs (a batched
+    tensor captured from an enclosing vmap): its tangent is batched at those too."""
+    args = list(args)
+    nb = len(levels)
+    blocks, out, aux = None, None, None
+    for k, i in enumerate(nums):
+        x = args[i]
+        if not isinstance(x, Tensor) or not x.dtype.is_floating_point:
+            raise RuntimeError("jacfwd: the differentiated arguments must be "
+                               "floating-point Tensors")
+        px = _to_levels(x, levels)
+        xshape = tuple(px.shape[nb:])
+        n = int(np.prod(xshape, dtype=np.int64))
+        eye = np.eye(n, dtype=px._data.dtype).reshape((n,) + (1,) * nb + xshape)
+        basis = Tensor._make(np.broadcast_to(eye, (n,) + tuple(px.shape)))
+        with with_enable_grad(), batched_dual_level(n):
+            call = list(args)
+            call[i] = _rewrap(autograd_make_dual(px, basis), levels)
+            out, aux = _split_aux(func(*call, **kwargs), has_aux, "jacfwd")
+            outs = out if isinstance(out, (tuple, list)) else (out,)
+            pairs = [_physical_dual(o) for o in outs]
+        if blocks is None:
+            blocks = [[None] * len(nums) for _ in outs]
+        for j, (o, (po, have, t)) in enumerate(zip(outs, pairs)):
+            o_shape = tuple(o.shape)
+            lv = [(lvl, None) for lvl in have]
+            bshape = tuple(po.shape[:len(have)])
+            if t is None:
+                z = np.zeros(bshape + o_shape + xshape, dtype=po._data.dtype)
+                blocks[j][k] = _rewrap(Tensor._make(z), lv)
+                continue
+            # (n, *batch, *out) -> (*batch, *out, n) -> batch + out.shape + x.shape
+            perm = list(range(1, t.dim())) + [0]
+            blocks[j][k] = _rewrap(t.permute(*perm).reshape(*(bshape + o_shape + xshape)), lv)
+    if not any(isinstance(args[i], Tensor) and args[i]._requires_grad for i in nums):
+        blocks = [[b.detach() for b in row] for row in blocks]
+    return _shape_result(blocks, out, argnums, aux, has_aux)
+
+
+def _physical_dual(o):
+    """An output's physical tensor, its levels and its (batched) tangent, or None."""
+    if not isinstance(o, Tensor):
+        raise RuntimeError(f"jacfwd(f)(*args): Expected f(*args) to return a Tensor, got "
+                           f"{type(o).__name__}")
+    po, have = peel(o)
+    return po, have, autograd_unpack_dual(po).tangent

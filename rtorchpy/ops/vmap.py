@@ -6,17 +6,32 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import batch_rules  # noqa: F401  (installs the rules)
-from .batching import (FRAMES, RULES, close_frame, is_batched, open_frame, public, wrap)
+from .batching import (RULES, frames, op_name, close_frame, is_batched, open_frame, public, wrap)
 from .random_state import torch_get_rng_state
+from .nnf import __all__ as _NNF_NAMES
 from .registry import OPS
+
+# autograd's functional forms: called with batched tensors, they run once per example
+FUNCTIONAL = ("autograd_grad", "autograd_jacobian", "autograd_hessian", "autograd_vjp",
+              "autograd_jvp")
 
 RANDOMNESS = ("error", "different", "same")
 
 
 def autograd_vmap_fallback_ops():
-    """The registry's ops that ``autograd_vmap`` maps by its per-example loop (no batching
-    rule): correct, but they run once per example."""
-    return sorted({name for name in OPS if name not in RULES and not name.startswith("_")})
+    """The functions that ``autograd_vmap`` maps by its per-example loop (no batching rule):
+    correct, but they run once per example. They are the registry's ops, the ``nnf_*``
+    functions and the ``autograd_*`` functional forms (``autograd_jacobian``, ...) without a
+    rule, by the names the loop reports (``torch_`` dropped). The function transforms
+    (``grad``, ``jacrev``, ``vjp``, ``jacfwd``, ``jvp``, ``hessian``) are not here: they run on
+    the whole batch, and a listed op inside them loops alone, with its gradients and tangents.
+    (An op with a rule still loops for a form its rule does not take, such as indexing with
+    separated index tensors; random ops loop under ``randomness="same"``; rtorchpy's layers
+    without a rule of their own loop as modules.)"""
+    names = {name for name in OPS if not name.startswith("_")}
+    names.update(op_name(n) for n in _NNF_NAMES)
+    names.update(FUNCTIONAL)
+    return sorted(n for n in names if n not in RULES)
 
 
 def _name(func):
@@ -199,7 +214,7 @@ def _join(parts, od, func):
 
 
 def in_vmap():
-    return bool(FRAMES)
+    return bool(frames())
 
 
 __all__ = ["autograd_vmap", "autograd_vmap_fallback_ops"]
