@@ -1,5 +1,6 @@
 """Gradient-check samples for the rows of ``rtorchpy/derivatives/nn_more.py`` (mish, rrelu's
-random slopes, the CTC loss, the multilabel margin loss, weight normalisation), registered into ``tests/test_derivatives.py``."""
+random slopes, the CTC loss, the multilabel margin loss, weight normalisation), registered
+into ``tests/test_derivatives.py``."""
 from __future__ import annotations
 
 import numpy as np

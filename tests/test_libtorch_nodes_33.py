@@ -164,8 +164,8 @@ def test_against_pytorch():
     c = rng.standard_normal((3, 4))
     for acc in (False, True):
         got = []
-        for lib, mk, grad in ((torch, torch.tensor, torch.autograd.grad),
-                              (rt, rt.torch_tensor, rt.autograd_grad)):
+        for mk, grad in ((torch.tensor, torch.autograd.grad),
+                         (rt.torch_tensor, rt.autograd_grad)):
             x, s = mk(xa, requires_grad=True), mk(sa, requires_grad=True)
             y = x * 1
             y.put_(mk(ia), s, accumulate=acc)
