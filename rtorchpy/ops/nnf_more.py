@@ -151,7 +151,8 @@ def nnf_multilabel_margin_loss(input, target, reduction="mean"):
     """Multi-class multi-label hinge loss: per sample, the sum over its target classes ``j``
     and the other classes ``i`` of ``max(0, 1 - (x[j] - x[i]))``, divided by the number of
     classes. ``target`` has the input's shape and lists the target classes (0-based in Python,
-    1-based in R) up to the first negative value (-1 in Python; 0 or -1 in R)."""
+    1-based in R) up to the first negative value (-1; from R a 0 is an error, as
+    in R torch)."""
     _check_reduction(reduction)
     input, target = as_tensor(input), as_tensor(target)
     _float_input(input, "multilabel_margin_loss")
