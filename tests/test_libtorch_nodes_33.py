@@ -84,11 +84,22 @@ def test_multilabel_margin_loss_matches_libtorch_bit_for_bit(reduction):
     np.testing.assert_array_equal(g.numpy().reshape(-1), _f32(want_grad))
 
 
-def test_multilabel_margin_loss_has_no_forward_derivative():
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_multilabel_margin_loss_tangent_is_its_gradient_along_the_tangent(reduction):
+    # libtorch has no forward derivative here; the loss is linear between kinks, so the
+    # tangent is exactly the gradient dotted with the input's tangent
+    t = np.linspace(-1, 1, 15).reshape(3, 5)
+    y = rt.torch_tensor(MLM_Y)
+    x = rt.torch_tensor(MLM_X, dtype=rt.torch_float64(), requires_grad=True)
+    loss = rt.nnf_multilabel_margin_loss(x, y, reduction=reduction)
+    rows = [rt.autograd_grad(loss.reshape(-1)[i], [x], retain_graph=True)[0].numpy()
+            for i in range(loss.numel())]
     with rt.autograd_dual_level():
-        x = rt.autograd_make_dual(rt.torch_tensor(MLM_X), rt.torch_ones(3, 5))
-        with pytest.raises(RuntimeError, match="forward AD with multilabel_margin_loss_forward"):
-            rt.nnf_multilabel_margin_loss(x, rt.torch_tensor(MLM_Y))
+        d = rt.autograd_make_dual(rt.torch_tensor(MLM_X, dtype=rt.torch_float64()),
+                                  rt.torch_tensor(t))
+        tan = rt.autograd_unpack_dual(rt.nnf_multilabel_margin_loss(d, y, reduction=reduction))
+    np.testing.assert_allclose(tan.tangent.numpy().reshape(-1),
+                               [np.sum(r * t) for r in rows], rtol=1e-14, atol=1e-15)
 
 
 # -------------------------------------------------------------------------- fill_diagonal_

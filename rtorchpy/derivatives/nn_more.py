@@ -1,5 +1,5 @@
 """Rows of the activations and losses of ``ops/nnf_more.py`` and ``ops/ctc.py``: mish, rrelu's
-training mode and the CTC loss."""
+training mode, the CTC loss, the multilabel margin loss and weight normalisation's fused node."""
 from __future__ import annotations
 
 import numpy as np
@@ -98,9 +98,26 @@ def _multilabel_margin_loss(F, g, needs, self, work, reduction):
 
 @tangent("MultilabelMarginLossBackward0")
 def _multilabel_margin_loss_tangent(F, tans, inputs, outputs, params):
-    """None, as in libtorch (which has no forward derivative for this loss)."""
-    raise RuntimeError("Trying to use forward AD with multilabel_margin_loss_forward that does "
-                       "not support it because it has not been implemented yet.")
+    """Each sample's loss moves by (t[i] - t[j]) / C summed over its active pairs, then the
+    reduction (libtorch has no forward derivative for this loss; this is the exact one of a
+    loss that is linear between its kinks)."""
+    (safe, active, n, c), reduction = params
+    t = tans[0]
+    if t is None:
+        return (None,)
+    dtype = t._data.dtype
+    counts = active.sum(axis=1)
+    np.add.at(counts, (np.arange(n)[:, None], safe), -active.sum(axis=2))
+    coef = Tensor._make((counts / c).astype(dtype).reshape(t.shape))
+    per = coef * t
+    if t.dim() < 2:  # one sample: the loss is 0-dim whatever the reduction
+        return (F.sum(per, (0,), False),)
+    per = F.sum(per, (1,), False)
+    if reduction == "mean":
+        return (F.mean(per, (0,), False),)
+    if reduction == "sum":
+        return (F.sum(per, (0,), False),)
+    return (per,)
 
 
 @row("WeightNormInterfaceBackward0", inputs=("v", "g"), saves=("v", "g"))
