@@ -78,7 +78,7 @@ def _multilabel_margin_loss(F, g, needs, self, work, reduction):
     counts = active.sum(axis=1)  # (N, C): active pairs that raise class i
     np.add.at(counts, (np.arange(n)[:, None], safe), -active.sum(axis=2))
     # libtorch adds a step of 1/C (1/(N C) for mean) once per active pair, in the input's
-    # type: an element's gradient is that step added |count| times, then times g
+    # dtype, so an element's gradient is that step added |count| times, then times g
     step = 1.0 / max(n * c if reduction == "mean" else c, 1)
     most = int(np.abs(counts).max()) if counts.size else 0
     sums = np.concatenate(([0], np.cumsum(np.full(most, step, dtype), dtype=dtype))).astype(dtype)
