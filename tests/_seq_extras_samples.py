@@ -33,6 +33,23 @@ def add_seq_samples(builder, Case, shape, anyv, distinct):
         fn = rt.torch_cummax if name == "CummaxBackward0" else rt.torch_cummin
         return Case(lambda x: fn(x, dim)[0], distinct(rng, s))
 
+    @builder("PutBackward0")
+    def _put(draw, rng, name):
+        s = tuple(shape(draw, min_dims=1))
+        n = int(np.prod(s))
+        accumulate = draw(st.booleans())
+        k = int(rng.integers(1, n + 1))
+        # repeated positions only when they add up (otherwise which write wins is unspecified)
+        idx = rng.integers(0, n, k) if accumulate else rng.permutation(n)[:k]
+        idx = np.where(rng.random(k) < 0.3, idx - n, idx)  # some counted from the end
+        index = rt.torch_tensor(idx.reshape(-1, 1) if k > 1 and draw(st.booleans()) else idx,
+                                dtype=rt.torch_long())
+        src_shape = tuple(index.shape)
+
+        def fn(a, b):
+            return (a * 1).put_(index, b, accumulate=accumulate)
+        return Case(fn, anyv(rng, s), anyv(rng, src_shape))
+
 
 def _cummax_np(a, axis, better):
     """(values, indices) by a plain loop: the reference for the vectorised op."""

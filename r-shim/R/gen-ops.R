@@ -8062,7 +8062,7 @@ nnf_contrib_sparsemax <- function(input, dim = -1L) { .r <- .External(rtp_fnx, "
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(0.1, 0.2, 0.4, 0.8)))
-#'   y <- torch_tensor(rbind(c(4L, 1L, 0L, 0L)),
+#'   y <- torch_tensor(rbind(c(4L, 1L, -1L, -1L)),
 #'                     dtype = torch_long())
 #'   nnf_multilabel_margin_loss(x, y)
 #' }

@@ -1,7 +1,8 @@
 # Weight normalisation as R torch has it: an R6 class whose apply() splits a module's
 # parameter into a magnitude (<name>_g) and a direction (<name>_v), and whose recompute() (called
 # by the user inside forward(), as in R torch) sets the weight g * v / ||v|| again. Pure R on
-# recorded ops: nothing of it crosses to Python but the ops.
+# recorded ops, but for the weight itself: rtorchpy/_r/nn_utils.py computes it as libtorch does
+# (one WeightNormInterfaceBackward0 node for dim 1 or the last).
 
 #' @include nn-base.R
 NULL
@@ -67,7 +68,7 @@ nn_utils_weight_norm <- R6::R6Class(
       dim <- dim %||% self$dim %||% -1
       g <- module[[paste0(name, "_g")]]
       v <- module[[paste0(name, "_v")]]
-      v * (g / .wn_norm(v, dim))
+      .bridge("weight_norm", v, g, as.integer(dim))
     },
     apply = function(module, name = NULL, dim = NULL) {
       name <- name %||% self$name

@@ -79,9 +79,14 @@ NULL
 
 # Plain R values as the file's values: NULL, tensors, single numbers/strings/logicals as they
 # are; other atomic vectors, with their names and NA positions, as a tagged list; lists
-# element-wise. Anything else (functions, environments, other objects) cannot be rebuilt.
+# element-wise; a function of this package's nnf_/torch_ API (a transformer layer's activation)
+# by its name. Anything else (other functions, environments, objects) cannot be rebuilt.
 .field_encode <- function(v, where) {
   if (is.null(v) || is_torch_tensor(v)) return(v)
+  if (is.function(v)) {
+    name <- .api_function_name(v)
+    if (!is.null(name)) return(list("__rtorchpy_fn__", name))
+  }
   if (is.atomic(v) && !is.object(v) && typeof(v) %in% c("logical", "integer", "double",
                                                          "character")) {
     extra <- setdiff(names(attributes(v)), "names")
@@ -106,7 +111,27 @@ NULL
             "torch_save(model$state_dict(), path)")
 }
 
+# The name of `f` among the package's exported nnf_*/torch_* functions, or NULL.
+.api_function_name <- function(f) {
+  ns <- asNamespace("rtorchpy")
+  for (nm in grep("^(nnf|torch)_", getNamespaceExports(ns), value = TRUE)) {
+    if (identical(get(nm, envir = ns), f)) return(nm)
+  }
+  NULL
+}
+
 .field_decode <- function(v, path) {
+  if (is.list(v) && length(v) == 2L && identical(v[[1L]], "__rtorchpy_fn__")) {
+    # only a name that is one of the package's own nnf_/torch_ functions: nothing from the
+    # file runs
+    name <- v[[2L]]
+    ns <- asNamespace("rtorchpy")
+    if (!is.character(name) || length(name) != 1L || !grepl("^(nnf|torch)_", name) ||
+        !name %in% getNamespaceExports(ns)) {
+      .load_error(path, "a module field names an unknown function")
+    }
+    return(get(name, envir = ns))
+  }
   if (is.list(v) && length(v) == 5L && identical(v[[1L]], "__rvector__")) {
     type <- v[[2L]]
     if (!is.character(type) || length(type) != 1L ||

@@ -107,7 +107,7 @@ EXAMPLES = {
     "nnf_contrib_sparsemax": "nnf_contrib_sparsemax(torch_tensor(rbind(c(1, 2, 0.5), "
                              "c(3, 0, 0))), dim = 2)",
     "nnf_multilabel_margin_loss": "x <- torch_tensor(rbind(c(0.1, 0.2, 0.4, 0.8)))\n"
-                                  "y <- torch_tensor(rbind(c(4L, 1L, 0L, 0L)),\n"
+                                  "y <- torch_tensor(rbind(c(4L, 1L, -1L, -1L)),\n"
                                   "                  dtype = torch_long())\n"
                                   "nnf_multilabel_margin_loss(x, y)",
     "nnf_ctc_loss": "log_probs <- nnf_log_softmax(torch_randn(5, 2, 4), dim = 3)\n"

@@ -97,3 +97,4 @@ def take_stash():
     return r
 from .transforms import (dual_level, jvp_fn, make_dual, transform, unpack_dual,  # noqa: E402
                          vmap_fallback_ops)
+from .nn_utils import weight_norm  # noqa: E402

@@ -15,7 +15,7 @@ from ..ops.creation import torch_zeros_like
 from ..ops.registry import OPS
 from ..numerics.warn import warn
 from ..tensor import Tensor
-from .errors import ZERO_INDEX, RIndexError, RNAError, _err, na_message
+from .errors import ZERO_DIM, ZERO_INDEX, RIndexError, RNAError, _err, na_message
 from .handles import (
     _OBJECTS,
     COMPLEX_VALUE,
@@ -334,10 +334,14 @@ def _r_binary_cross_entropy(input, target, weight=None, reduction="mean"):
 
 
 def _nnf_label_targets(t):
-    """nnf_multilabel_margin_loss's target: R torch shifts the class indices by one before
-    libtorch, so 1-based classes end at the first value below 1 (0 or -1)."""
+    """nnf_multilabel_margin_loss's target, converted as R torch converts index tensors: a 0 is
+    refused, positive 1-based classes are shifted down by one, negative values (the -1 that
+    ends a row's labels) are kept."""
     if isinstance(t, Tensor) and t._data.dtype.kind in "iu":
-        return Tensor._make(t._data.astype(np.int64) - 1)
+        d = t._data.astype(np.int64)
+        if np.any(d == 0):
+            raise RIndexError(ZERO_DIM)
+        return Tensor._make(np.where(d > 0, d - 1, d))
     return t
 
 

@@ -27,3 +27,15 @@ def _running_extreme(F, g, needs, shape, dim, indices):
 
 row("CummaxBackward0")(_running_extreme)
 row("CumminBackward0")(_running_extreme)
+
+
+@row("PutBackward0", inputs=("self", "source"), saves=())
+def _put(F, g, needs, shape, source_shape, index, accumulate):
+    """self: accumulate ? g : g.put(index, 0);  source: g.take(index).reshape_as(source)
+    (index: flat row-major positions, made non-negative by the forward)"""
+    flat = F.reshape(g, (-1,))
+    gs = None
+    if needs[0]:
+        gs = g if accumulate else F.reshape(F.index_fill_zero(flat, (index,)), shape)
+    gsrc = F.reshape(F.index(flat, (index,)), source_shape) if needs[1] else None
+    return gs, gsrc

@@ -2,11 +2,14 @@
 module's parameter ``w`` is replaced by a magnitude ``g`` (``<name>_g``) and a direction ``v``
 (``<name>_v``), and ``w = g * v / ||v||`` is recomputed before every forward by a forward
 pre-hook. The norm is taken over every dim but ``dim`` (``dim = None``: over the whole
-tensor). The weight is a composition of recorded ops (libtorch's fused CPU kernel records one
-``WeightNormInterfaceBackward0``); values and gradients are the same."""
+tensor). As in libtorch, ``dim`` 0 or the last dim of a float32/float64 weight is one
+``WeightNormInterfaceBackward0`` node; other dims (and float16) compose recorded ops."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..ops.arith import div, mul
+from ..ops.nnf_more import weight_norm_interface
 from ..tensor import Tensor
 from .module import nn_module, nn_parameter
 
@@ -22,10 +25,17 @@ def _norm_except_dim(v, dim):
     return (v * v).sum(dim=others, keepdim=True).sqrt() if others else v.abs()
 
 
-def _weight(module, name, dim):
-    g = getattr(module, name + "_g")
-    v = getattr(module, name + "_v")
+def weight_norm_weight(v, g, dim):
+    """``v * (g / ||v||)``, the norm over every dim but ``dim`` (-1: the whole tensor), with
+    libtorch's choice of graph: its fused node where its CPU kernel takes the case."""
+    if 0 <= dim and dim in (0, v.dim() - 1) and v._data.dtype in (np.float32, np.float64) \
+            and g._data.dtype == v._data.dtype and g.dim() == v.dim():
+        return weight_norm_interface(v, g, dim)
     return mul(v, div(g, _norm_except_dim(v, dim)))
+
+
+def _weight(module, name, dim):
+    return weight_norm_weight(getattr(module, name + "_v"), getattr(module, name + "_g"), dim)
 
 
 class _WeightNormHook:

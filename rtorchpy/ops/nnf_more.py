@@ -1,7 +1,7 @@
 """Activations and a loss finishing R torch's ``nnf_*`` surface: ``nnf_mish`` (a libtorch node
 of its own), ``nnf_rrelu`` with random slopes in training mode and its in-place form
-``nnf_rrelu_``, ``nnf_contrib_sparsemax`` and ``nnf_multilabel_margin_loss`` (compositions of
-recorded ops, so their second derivatives come for free).
+``nnf_rrelu_``, ``nnf_contrib_sparsemax`` (a composition of recorded ops, so its second
+derivative comes for free) and ``nnf_multilabel_margin_loss`` (libtorch's one node).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..autograd.record import record
 from ..autograd.rows import NODES
 from ..numerics import draws
 from ..tensor import Tensor
-from .arith import add, div, sub, where
+from .arith import div, sub
 from .nnf_layers import _float_input, _unary
 from .random_state import engine as _engine
 from .registry import as_tensor, recording, wrap
@@ -151,7 +151,8 @@ def nnf_multilabel_margin_loss(input, target, reduction="mean"):
     """Multi-class multi-label hinge loss: per sample, the sum over its target classes ``j``
     and the other classes ``i`` of ``max(0, 1 - (x[j] - x[i]))``, divided by the number of
     classes. ``target`` has the input's shape and lists the target classes (0-based in Python,
-    1-based in R) up to the first negative value (-1 in Python; 0 or -1 in R)."""
+    1-based in R) up to the first negative value (-1; from R a 0 is an error, as
+    in R torch)."""
     _check_reduction(reduction)
     input, target = as_tensor(input), as_tensor(target)
     _float_input(input, "multilabel_margin_loss")
@@ -176,15 +177,38 @@ def nnf_multilabel_margin_loss(input, target, reduction="mean"):
     # (N, S, C) terms for the S target slots in use, not (N, C, C): rows list few labels
     S = int(valid.sum(axis=1).max()) if N else 0
     safe, valid = safe[:, :S], valid[:, :S]
-    xy = x.gather(1, Tensor._make(safe)).reshape(N, S, 1)
-    terms = add(sub(x.reshape(N, 1, C), xy), 1.0).clamp_min(0)
-    keep = valid[:, :, None] & ~is_target[:, None, :]
-    terms = where(Tensor._make(keep), terms, Tensor._make(np.zeros((), x._data.dtype)))
-    loss = div(terms.sum(dim=(1, 2)), float(C))
-    if input.dim() < 2:
-        loss = loss.reshape(())
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    return loss
+    xd = x._data
+    one = xd.dtype.type(1)
+    terms = one - np.take_along_axis(xd, safe, 1)[:, :, None] + xd[:, None, :]
+    # the pairs (target slot, non-target class) whose hinge is active
+    active = valid[:, :, None] & ~is_target[:, None, :] & (terms > 0)
+    # libtorch's sums: each sample's terms one after another in float64, rounded to the
+    # input's type; the reductions sum those in float64 too (cumsum adds sequentially)
+    zs = np.where(active, terms, xd.dtype.type(0)).astype(np.float64).reshape(N, S * C)
+    inner = (np.cumsum(zs, axis=1)[:, -1] if S * C else np.zeros(N)).astype(xd.dtype)
+    if reduction == "none" and input.dim() == 2:
+        loss = inner / xd.dtype.type(C)
+    else:
+        total = np.cumsum(inner.astype(np.float64))[-1] if N else 0.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            loss = np.float64(total) / C / (N if reduction == "mean" else 1)
+    out = wrap(np.asarray(loss, xd.dtype))
+    if recording(input):
+        record(NODES["MultilabelMarginLossBackward0"], (input,), (out,),
+               params=((safe, active, N, C), reduction))
+    return out
+
+
+# ------------------------------------------------------------------------- weight norm
+
+def weight_norm_interface(v, g, dim):
+    """``v * (g / ||v||)`` with the norm over every dim of ``v`` but ``dim`` (0 or the last, as
+    libtorch's fused kernel takes them), recorded as one ``WeightNormInterfaceBackward0`` node.
+    ``g`` has ``v``'s rank, size 1 everywhere but ``dim``."""
+    vd, gd = v._data, g._data
+    others = tuple(d for d in range(vd.ndim) if d != dim)
+    norms = np.sqrt(np.sum(vd.astype(np.float64) ** 2, axis=others, keepdims=True))
+    out = wrap((vd * (gd / norms.astype(vd.dtype))).astype(vd.dtype, copy=False))
+    if recording(v, g):
+        record(NODES["WeightNormInterfaceBackward0"], (v, g), (out,), params=(dim,))
+    return out

@@ -12,12 +12,16 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
 from ..autograd.record import record
 from ..autograd.graph import bump_version
+from ..autograd.grad_mode import FORWARD_AD, STATE
 from ..autograd.rows import NODES
+from ..autograd.views import regenerate, share_view
 from ..derivatives import seq_extras as _rows  # noqa: F401  (the rows, before NODES is read)
 from ..numerics.dims import normalize_dim
+from ..numerics.format import type_word_for
 from ..tensor import Tensor
 from .. import dtypes as _dt
 from .creation import _size
@@ -264,24 +268,46 @@ def fill_diagonal_(self, fill_value, wrap=False):
         raise RuntimeError("all dimensions of input must be of equal length")
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-
-    def compute(t):
-        mask = np.zeros(t._data.shape, bool)
-        if nd == 2:
-            rows, cols = t._data.shape
-            flat = mask.reshape(-1)
-            # the diagonal's flat positions are every (cols + 1)-th element
-            stop = rows * cols if wrap and rows > cols + 1 else min(rows, cols) * cols
-            flat[0:stop:cols + 1] = True
-        else:
-            n = t._data.shape[0]
-            mask[(np.arange(n),) * nd] = True
-        return _fn("masked_fill")(t, wrap_mask(mask), fill_value)
-    return inplace(self, compute)
+    if FORWARD_AD[0]:
+        # (writes through views do not carry tangents yet: a masked fill of the whole tensor
+        # does, with the same values and gradients, recorded as MaskedFillBackward0)
+        mask = np.zeros(self._data.shape, bool)
+        for part in _diagonal_parts(mask, wrap):
+            part[...] = True
+        return inplace(self, lambda t: _fn("masked_fill")(t, Tensor._make(mask), fill_value))
+    # as libtorch: fill_ on strided views of the diagonal, so the graph shows CopySlices (one
+    # per view) wrapping the fill, with the diagonal's gradient zero
+    for part in _diagonal_parts(self._data, wrap):
+        _fn("fill_")(_strided_view(self, part), fill_value)
+    return self
 
 
-def wrap_mask(mask):
-    return Tensor._make(mask)
+def _diagonal_parts(d, wrap):
+    """NumPy views of ``d``'s main diagonal: one, and with ``wrap`` on a matrix with more than
+    ``ncol + 1`` rows, a second one starting ``ncol + 1`` rows down."""
+    rows, cols = d.shape[:2]
+    size, stride = min(rows, cols), sum(d.strides)
+    parts = [as_strided(d, (size,), (stride,))]
+    if wrap and d.ndim == 2 and rows > cols + 1:
+        step = cols + 1
+        parts.append(as_strided(d[step:], ((d.size + step - 1) // step - size,), (stride,)))
+    return parts
+
+
+def _strided_view(self, data):
+    """``data`` (a NumPy view of ``self``'s memory) as a view tensor of ``self``'s base, with
+    the grad_fn libtorch gives an ``as_strided`` view (AsStridedBackward0 from the base's
+    history)."""
+    out = Tensor._make(data)
+    share_view(self, out)
+    if STATE.grad_enabled and out._base._grad_fn is not None:
+        regenerate(out)
+    elif STATE.grad_enabled and out._base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                           "in-place operation.")
+    elif not STATE.grad_enabled:
+        out._view_meta = "no_grad"
+    return out
 
 
 @op("put_", namespace=False, index_args=("index",))
@@ -296,6 +322,10 @@ def put_(self, index, source, accumulate=False):
         raise RuntimeError(f"put_(): Expected source and index to have the same number of "
                            f"elements, but got source.numel() = {source._data.size}, "
                            f"index.numel() = {index._data.size}")
+    if source._data.dtype != self._data.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {type_word_for(self._data.dtype)} and source.dtype = "
+                           f"{type_word_for(source._data.dtype)}")
     n = self._data.size
     idx = index._data.reshape(-1).astype(np.int64)
     if idx.size and (idx.max() >= n or idx.min() < -n):
@@ -303,13 +333,21 @@ def put_(self, index, source, accumulate=False):
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
                          "elements.")
     idx = np.where(idx < 0, idx + n, idx)
-    flat_index = wrap(idx)
-    flat_src = _fn("reshape")(source, -1)
+    shape, source_shape = self._data.shape, source._data.shape
+    params = (shape, source_shape, idx, bool(accumulate))
 
     def compute(t):
-        flat = _fn("reshape")(t, -1)
-        put = _fn("index_put")(flat, [flat_index], flat_src, accumulate)
-        return _fn("reshape")(put, *t._data.shape)
+        # one PutBackward0 node, as libtorch records it
+        data = t._data.copy()
+        src = source._data.reshape(-1).astype(data.dtype, copy=False)
+        if accumulate:
+            np.add.at(data.reshape(-1), idx, src)
+        else:
+            data.reshape(-1)[idx] = src
+        out = wrap(data)
+        if recording(t, source):
+            record(NODES["PutBackward0"], (t, source), (out,), params)
+        return out
     return inplace(self, compute, source)
 
 

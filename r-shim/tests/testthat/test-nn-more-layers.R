@@ -31,8 +31,8 @@ test_that("sparsemax projects onto the simplex along a 1-based dim", {
   expect_error(nnf_contrib_sparsemax(x, dim = 3), "Dimension out of range", class = "index_error")
 })
 
-test_that("multilabel margin loss takes 1-based labels ended by 0 or -1", {
-  y <- torch_tensor(rbind(c(4, 1, 0, 2), c(2, 3, -1, 1)), dtype = torch_long())
+test_that("multilabel margin loss takes 1-based labels ended by -1; a 0 is an error", {
+  y <- torch_tensor(rbind(c(4, 1, -1, 2), c(2, 3, -1, 1)), dtype = torch_long())
   xx <- x$clone()$requires_grad_(TRUE)
   l <- nnf_multilabel_margin_loss(xx, y, reduction = "none")
   expect_equal(as.numeric(as_array(l)), c(1.75, 0.9))
@@ -41,6 +41,11 @@ test_that("multilabel margin loss takes 1-based labels ended by 0 or -1", {
   expect_equal(nn_multilabel_margin_loss()(x, y)$item(), 1.325)
   expect_error(nnf_multilabel_margin_loss(x, y[, 1:2]), "inconsistent target size",
                class = "runtime_error")
+  # as R torch converts index tensors: no class 0, and the loss's node is libtorch's
+  y0 <- torch_tensor(rbind(c(4, 0, -1, 2), c(2, 3, -1, 1)), dtype = torch_long())
+  expect_error(nn_multilabel_margin_loss()(x, y0), "Indexing starts at 1 but found a 0",
+               class = "index_error")
+  expect_equal(capture.output(print(l$grad_fn)), "MultilabelMarginLossBackward0")
 })
 
 test_that("ctc loss gives PyTorch's values, blank and targets as stored", {
@@ -62,7 +67,7 @@ test_that("ctc loss gives PyTorch's values, blank and targets as stored", {
 test_that("the new layers do not leak across the bridge", {
   live <- function() unlist(rtorchpy:::.bridge_counts())
   tg <- torch_tensor(rbind(c(1, 2), c(2, 2)), dtype = torch_long())
-  y <- torch_tensor(rbind(c(2, 0, 0), c(1, 3, 0)), dtype = torch_long())
+  y <- torch_tensor(rbind(c(2, -1, -1), c(1, 3, -1)), dtype = torch_long())
   body <- function(i) {
     a <- torch_randn(4, 2, 3, requires_grad = TRUE)
     l <- nnf_ctc_loss(nnf_log_softmax(a, 3), tg, c(4, 4), c(2, 2)) +

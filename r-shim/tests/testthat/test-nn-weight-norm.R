@@ -62,3 +62,18 @@ test_that("weight norm in a training loop does not leak", {
   grown <- live() - before
   expect_true(all(grown < 40), info = paste(grown, collapse = ", "))
 })
+
+test_that("the weight is libtorch's one node for dim 1 or the last, ops elsewhere", {
+  node <- function(dim, module = make_lin()) {
+    nn_utils_weight_norm$new("weight", dim)$apply(module)
+    capture.output(print(module$weight$grad_fn))
+  }
+  expect_equal(node(1), "WeightNormInterfaceBackward0")
+  expect_equal(node(2), "WeightNormInterfaceBackward0")
+  expect_equal(node(-2), "WeightNormInterfaceBackward0")
+  expect_equal(node(NULL), "MulBackward0")
+  expect_equal(node(2, nn_conv2d(2, 3, 2)), "MulBackward0")
+  lin <- make_lin()
+  expect_error(nn_utils_weight_norm$new("weight", -3)$apply(lin), "out of range",
+               class = "index_error")
+})

@@ -159,3 +159,13 @@ test_that("x$where(condition, other) keeps x where condition holds (method argum
   expect_equal(as_array(x$grad), c(0, 1, 1))
   expect_equal(as_array(torch_where(x > 1, x, torch_zeros(3))), c(0, 2, 3))
 })
+
+test_that("of R's cumulative functions only cumsum() has a tensor method, along dim 1", {
+  # as R torch: cumsum.torch_tensor is torch_cumsum(x, dim = 1); it defines no cumprod(),
+  # cummax() or cummin() method, and those are errors here rather than wrong answers
+  m <- torch_tensor(rbind(c(1, 2), c(3, 4)))
+  expect_equal(as_array(cumsum(m)), rbind(c(1, 2), c(4, 6)))
+  for (f in list(cumprod, cummax, cummin)) {
+    expect_error(f(m), "is not implemented for tensors", class = "not_implemented_error")
+  }
+})

@@ -96,3 +96,29 @@ test_that("saving and loading modules does not leak across the bridge", {
   grown <- live() - before
   expect_true(all(grown < 20), info = paste(grown, collapse = ", "))
 })
+
+test_that("a field holding one of the package's nnf_ functions is saved by its name only", {
+  path <- withr::local_tempfile(fileext = ".pt")
+  # a transformer layer keeps its activation as a function: it round-trips
+  layer <- nn_transformer_encoder_layer(d_model = 4, nhead = 2, activation = "gelu")
+  model <- nn_transformer_encoder(layer, num_layers = 2)
+  model$eval()
+  torch_save(model, path)
+  back <- torch_load(path)
+  back$eval()
+  expect_identical(back$layers[[1]]$activation, nnf_gelu)
+  x <- torch_randn(3, 2, 4)
+  expect_equal(as_array(back(x)), as_array(model(x)))
+  # a crafted file naming anything but an exported nnf_/torch_ function is refused
+  Act <- nn_module("ActNet", initialize = function() self$act <- nnf_relu,
+                   forward = function(x) self$act(x))
+  for (name in list("system", "rtorchpy:::.bridge", c("nnf_relu", "nnf_gelu"), 3)) {
+    rec <- list(class = list("ActNet", "nn_module"), training = TRUE,
+                fields = list(act = list("__rtorchpy_fn__", name)), parameters = list(),
+                buffers = list(), non_persistent = list(), children = list())
+    payload <- list(2L, list(rec))
+    names(payload) <- c("__rtorchpy_r_nn_module__", "modules")
+    torch_save(payload, path)
+    expect_error(torch_load(path), "unknown function")
+  }
+})
