@@ -17,8 +17,10 @@ loop. Families:
 """
 from __future__ import annotations
 
+
 from typing import Any
 
+import functools
 import inspect
 import string
 
@@ -27,8 +29,8 @@ import numpy as np
 from ..dtypes import from_numpy_dtype
 from ..tensor import Tensor
 from . import nnf as _nnf
-from .batching import (MODULE_RULES, RANDOM, RULES, BatchedTensor, frame, inplace_error,
-                       is_batched, public, value_of, wrap)
+from .batching import (MODULE_RULES, RANDOM, RULES, BatchedTensor, captured_inplace_error,
+                       frame, inplace_error, is_batched, public, value_of, wrap)
 from .boundary import boundary
 from .registry import OPS, promote
 
@@ -122,9 +124,10 @@ def _logical_dtype(level, tensors):
     return from_numpy_dtype(acc._data.dtype)
 
 
-def elementwise_inplace(call, level, args, kwargs):
+def elementwise_inplace(call, level, args, kwargs, name=None):
     if not is_batched(args[0], level):
-        raise inplace_error()
+        raise captured_inplace_error(name, level, args[0],
+                                     list(args[1:]) + list(kwargs.values()))
     self = args[0]
     rank = self.dim()
     for x in list(args[1:]) + list(kwargs.values()):
@@ -545,7 +548,7 @@ def _install():
     for n in list(OPS):
         if n.endswith("_") and not n.endswith("__") and n[:-1] in RULES and \
                 RULES[n[:-1]] is elementwise:
-            RULES[n] = elementwise_inplace
+            RULES[n] = functools.partial(elementwise_inplace, name=n)
     for n in REDUCE:
         RULES[n] = dims_rule(n, _dim_names(n), reduction=True)
     for n in DIM:

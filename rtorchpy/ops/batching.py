@@ -18,6 +18,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import numpy as np
+
 from ..tensor import Tensor
 from .boundary import VMAP, VMAP_LOCAL, boundary, inplace_error
 from .random_state import torch_get_rng_state, torch_set_rng_state
@@ -221,6 +223,34 @@ def is_inplace(name):
     return (name.endswith("_") and not name.endswith("__")) or name == "__setitem__"
 
 
+# How PyTorch 2.13 refuses an in-place op whose `self` is captured (not batched) and whose
+# operand is batched, by op: a broadcast error (the output's shape against the batched
+# broadcast shape), its "inplace arithmetic" check, or (ops it runs by its per-example
+# fallback) that check worded with the op's name and the vmap level.
+_INPLACE_BROADCAST = {"add_", "atan2_", "bitwise_and_", "bitwise_or_", "bitwise_xor_"}
+_INPLACE_ARITH = {"div_", "divide_", "logical_and_", "logical_or_", "logical_xor_",
+                  "masked_fill_", "mul_", "multiply_", "sub_", "true_divide_", "copy_"}
+
+
+def captured_inplace_error(name, level, self, operands):
+    """PyTorch's error for in-place op ``name`` on a captured ``self`` with batched operands."""
+    if name in _INPLACE_BROADCAST:
+        shapes = [tuple(self.shape)] + [tuple(t.shape) for t in operands
+                                        if isinstance(t, Tensor)]
+        full = [frame(level).size] + list(np.broadcast_shapes(*shapes))
+        return RuntimeError(f"output with shape {list(self.shape)} doesn't match the "
+                            f"broadcast shape {full}")
+    if name in _INPLACE_ARITH or name is None:
+        return inplace_error()
+    what = f"aten::{name}"
+    return RuntimeError(
+        f"vmap: {what}(self, *extra_args) is not possible because there exists a Tensor "
+        "`other` in extra_args that has more elements than `self`. This happened due to "
+        f"`other` being vmapped over but `self` not being vmapped over at level {level}. "
+        f"Please try to use out-of-place operators instead of {what}. If said operator is "
+        "being called inside the PyTorch framework, please file a bug report instead.")
+
+
 def loop(name, call, level, args, kwargs, same_randomness=False):
     """The per-example fallback: call ``call`` on each example's slices and stack the results
     (an in-place op writes each example's slice of ``self`` and returns ``self``)."""
@@ -228,7 +258,8 @@ def loop(name, call, level, args, kwargs, same_randomness=False):
     size = frame(level).size
     inplace = is_inplace(name)
     if inplace and args and not is_batched(args[0], level):
-        raise inplace_error()
+        raise captured_inplace_error(name, level, args[0],
+                                     list(args[1:]) + list(kwargs.values()))
     state = torch_get_rng_state() if same_randomness else None
     results = []
     for b in range(size):
