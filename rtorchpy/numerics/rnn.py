@@ -9,8 +9,16 @@ state at its own last step. Rows past their length get zeros in the output.
 
 The input projection of all steps is one matrix product before the loop, and the weight
 gradients are one product each after it: the loop over time does only the recurrent product and
-the gate arithmetic of the live rows. Transcendental functions go through ``rounded`` (float32
-results the same on every CPU).
+the gate arithmetic of the live rows. Transcendental functions are computed in float64 and
+rounded once to the layer's dtype, as ``rounded`` does (float32 results the same on every CPU).
+
+Inside the LSTM kernels the gates are kept in the order (o, i, f, g) instead of libtorch's
+(i, f, g, o), and the sigmoid gates' weight rows and biases are negated: a step's
+pre-activation then holds ``-x`` for the three sigmoid gates side by side, so their
+``1 / (1 + exp(-x))`` is three in-place calls over one contiguous block, and the tanh gate is
+one more. Negating the weights negates every product and sum exactly (round-to-nearest is
+symmetric), so the values are those of the natural order. The backward puts the gradients of
+the weights back in libtorch's order.
 """
 from __future__ import annotations
 
@@ -37,6 +45,8 @@ def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
     hid = G // GATES[mode]
     Hout = w_hh.shape[1]
     dt = x.dtype
+    if mode == "lstm":
+        w_ih, w_hh, b_ih, b_hh = _lstm_order(hid, w_ih, w_hh, b_ih, b_hh, negate=True)
     xp = np.matmul(x.reshape(T * B, -1), w_ih.T).reshape(T, B, G)
     if b_ih is not None:
         xp += b_ih
@@ -62,8 +72,9 @@ def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
     # states before each step are the same arrays shifted by one step, made after the loop.
     dense = batch_sizes is None
     cs = np.empty((T, B, hid), dt) if (dense and mode == "lstm") else None
-    # float64 workspaces of the gate pass and of i * g, reused at every step
-    wide = np.empty((B, G), np.float64)
+    # float64 workspaces of the gate pass (for an LSTM: of its sigmoid gates; of g and tanh(c)
+    # in ``wide_t``), and i * g, reused at every step
+    wide = np.empty((B, 3 * hid if mode == "lstm" else G), np.float64)
     wide_t = np.empty((B, hid), np.float64)
     ig = np.empty((B, hid), dt)
     wide_a = np.empty((B, G), dt)  # the recurrent product (the input's dtype)
@@ -103,15 +114,30 @@ def _loop_forward(mode, T, B, hid, reverse, batch_sizes, dense, xp, out, acts, h
         a = np.matmul(hp_, whhT, out=wide_a[:n])
         s = acts[t, :n]
         if mode == "lstm":
-            rounded.gates_into(a, 2 * hid, 3 * hid, s, xp[t, :n], wide, wide_t)
+            # gates (o, i, f, g); ``a`` holds -x for o, i, f (see the module's docstring)
+            a += xp[t, :n]  # (added in the layer's dtype, as libtorch's kernels do)
+            # widened into contiguous buffers: NumPy's SIMD exp and tanh skip strided views
+            sg = wide[:n]
+            sg[...] = a[:, :3 * hid]
+            np.exp(sg, out=sg)  # (inf below x = -709: the sigmoid is 0 there)
+            sg += 1.0
+            np.reciprocal(sg, out=sg)
+            s[:, :3 * hid] = sg  # rounded once to the layer's dtype
+            wt = wide_t[:n]
+            wt[...] = a[:, 3 * hid:]
+            np.tanh(wt, out=wt)
+            s[:, 3 * hid:] = wt
             if dense:
-                cn = np.multiply(s[:, hid:2 * hid], c, out=cs[t])
+                cn = np.multiply(s[:, 2 * hid:3 * hid], c, out=cs[t])
             else:
                 extra[t] = c
-                cn = s[:, hid:2 * hid] * c[:n]
-            cn += np.multiply(s[:, :hid], s[:, 2 * hid:3 * hid], out=ig[:n])
-            tc = rounded.tanh_into(cn, extra2[t, :n])
-            hn = np.multiply(s[:, 3 * hid:], tc, out=out[t, :n] if w_hr is None else None)
+                cn = s[:, 2 * hid:3 * hid] * c[:n]
+            cn += np.multiply(s[:, hid:2 * hid], s[:, 3 * hid:], out=ig[:n])
+            wt[...] = cn  # (three calls: a ufunc's own buffered casting costs twice as much)
+            np.tanh(wt, out=wt)
+            tc = extra2[t, :n]
+            tc[...] = wt
+            hn = np.multiply(s[:, :hid], tc, out=out[t, :n] if w_hr is None else None)
             if dense:
                 c = cn
             else:
@@ -145,6 +171,24 @@ def _loop_forward(mode, T, B, hid, reverse, batch_sizes, dense, xp, out, acts, h
     return h, c
 
 
+def _lstm_order(hid, *arrays, negate=False):
+    """LSTM weights or biases (gates along the first axis, None passes) from libtorch's gate
+    order (i, f, g, o) to the kernels' (o, i, f, g), with the sigmoid gates negated if
+    ``negate``; ``_lstm_unorder`` undoes the order."""
+    out = []
+    for a in arrays:
+        if a is not None:
+            a = np.concatenate([a[3 * hid:], a[:3 * hid]])
+            if negate:
+                np.negative(a[:3 * hid], out=a[:3 * hid])
+        out.append(a)
+    return out
+
+
+def _lstm_unorder(hid, *arrays):
+    return [None if a is None else np.concatenate([a[hid:], a[:hid]]) for a in arrays]
+
+
 def _factors(mode, work, hid):
     """The per-step local derivatives, for all steps at once (big vectorized products instead
     of small ones inside the loop): what multiplies the incoming gradients at each step."""
@@ -152,13 +196,13 @@ def _factors(mode, work, hid):
     T, B, G = acts.shape
     s = acts.reshape(T, B, G // hid, hid)
     if mode == "lstm":
-        i, f, g, o = s[:, :, 0], s[:, :, 1], s[:, :, 2], s[:, :, 3]
+        o, i, f, g = s[:, :, 0], s[:, :, 1], s[:, :, 2], s[:, :, 3]  # (the kernels' order)
         tc = extra2
         A = np.empty((T, B, 4, hid), acts.dtype)
-        A[:, :, 0] = g * i * (1 - i)
-        A[:, :, 1] = extra * f * (1 - f)
-        A[:, :, 2] = i * (1 - g * g)
-        A[:, :, 3] = tc * o * (1 - o)
+        A[:, :, 0] = tc * o * (1 - o)
+        A[:, :, 1] = g * i * (1 - i)
+        A[:, :, 2] = extra * f * (1 - f)
+        A[:, :, 3] = i * (1 - g * g)
         return A, o * (1 - tc * tc)
     if mode == "gru":
         r, z, nn = s[:, :, 0], s[:, :, 1], s[:, :, 2]
@@ -186,6 +230,8 @@ def layer_backward(mode, x, w_ih, w_hh, w_hr, has_bias, batch_sizes, reverse, wo
     dc = None
     if mode == "lstm":
         dc = np.zeros((B, hid), dt) if gc is None else np.array(gc, dtype=dt, copy=True)
+    if mode == "lstm":
+        w_ih, w_hh = _lstm_order(hid, w_ih, w_hh)
     dX = np.zeros((T, B, G), dt)             # gradient of the input-side pre-activations
     dH = dX if mode != "gru" else np.zeros((T, B, G), dt)  # ... of the recurrent side
     dR = np.zeros((T, B, Hout), dt) if w_hr is not None else None
@@ -203,10 +249,10 @@ def layer_backward(mode, x, w_ih, w_hh, w_hr, has_bias, batch_sizes, reverse, wo
                 d = np.matmul(d, w_hr)
             dct = np.multiply(d, P[t, :n], out=dct_buf[:n])
             dct += dc[:n]
-            e = dX[t, :n].reshape(n, 4, hid)
-            np.multiply(dct[:, None, :], A[t, :n, :3], out=e[:, :3])
-            np.multiply(d, A[t, :n, 3], out=e[:, 3])
-            np.multiply(dct, acts[t, :n, hid:2 * hid], out=dc[:n])
+            e = dX[t, :n].reshape(n, 4, hid)  # gates (o, i, f, g)
+            np.multiply(d, A[t, :n, 0], out=e[:, 0])
+            np.multiply(dct[:, None, :], A[t, :n, 1:], out=e[:, 1:])
+            np.multiply(dct, acts[t, :n, 2 * hid:3 * hid], out=dc[:n])
             np.matmul(dX[t, :n], w_hh, out=dh[:n])
         elif mode == "gru":
             r = acts[t, :n, :hid]
@@ -232,6 +278,8 @@ def layer_backward(mode, x, w_ih, w_hh, w_hr, has_bias, batch_sizes, reverse, wo
     gw_hh = np.matmul(flatH.T, hprev.reshape(T * B, Hout))
     gb_ih = flatX.sum(0) if has_bias else None
     gb_hh = flatH.sum(0) if has_bias else None
+    if mode == "lstm":
+        gw_ih, gw_hh, gb_ih, gb_hh = _lstm_unorder(hid, gw_ih, gw_hh, gb_ih, gb_hh)
     gw_hr = None
     if w_hr is not None:
         gw_hr = np.matmul(dR.reshape(T * B, Hout).T, hraw.reshape(T * B, hid))
