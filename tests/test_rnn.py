@@ -201,3 +201,24 @@ def test_results_outlive_the_next_call(batch):
     again, (h_again, _) = net(x)
     np.testing.assert_array_equal(again._data, kept[0])
     np.testing.assert_array_equal(h_again._data, kept[1])
+
+
+def test_interleaved_forwards_keep_their_own_activations():
+    # (the kernels reuse memory that nothing references any more: a graph still waiting for
+    # its backward must keep its own)
+    rt.torch_manual_seed(8)
+    net = rt.nn_lstm(3, 4, num_layers=2)
+    xs = [rt.torch_randn(5, 2, 3, requires_grad=True) for _ in range(3)]
+    want = []
+    for x in xs:
+        net(x)[0].sum().backward()
+        want.append(x.grad._data.copy())
+        x.grad = None
+    outs = [net(x)[0] for x in xs]
+    for out in reversed(outs):
+        out.sum().backward(retain_graph=True)
+    outs[0].sum().backward()
+    for x, w in zip(xs[:1], want[:1]):
+        np.testing.assert_allclose(x.grad._data, 2 * w, rtol=1e-6)
+    for x, w in zip(xs[1:], want[1:]):
+        np.testing.assert_array_equal(x.grad._data, w)

@@ -25,12 +25,14 @@ faults cost as much as the arithmetic (a third of a layer's backward here).
 """
 from __future__ import annotations
 
+import sys
 import threading
 
 import numpy as np
 
 _POOL = threading.local()
 _KEEP = 1 << 24  # bytes: the largest buffer kept between calls
+_SLOTS = 3       # results of one name kept per thread (the last call's are often still alive)
 
 
 def _scratch(name, shape, dtype):
@@ -49,6 +51,44 @@ def _scratch(name, shape, dtype):
             bufs[name] = a
         else:
             bufs.pop(name, None)
+    return a
+
+
+def _refs(slots, k):
+    return sys.getrefcount(slots[k])
+
+
+def _free_count():
+    """What ``_refs`` reports for an array that only a pool's list holds: measured, not
+    assumed (interpreters count their own temporary references differently)."""
+    return _refs([np.empty(1)], 0)
+
+
+_FREE = _free_count()
+
+
+def _recycled(name, shape, dtype):
+    """An array (uninitialized) for a result that leaves the call: the output, the activations
+    the backward reads. One that this thread made before for ``name`` and that nothing
+    references any more (no tensor, no view, no autograd node: its reference count is the
+    pool's alone) is reused, else a new one is made and kept for later while there is room:
+    fresh memory of this size costs page faults comparable to the layer's arithmetic."""
+    pool = getattr(_POOL, "kept", None)
+    if pool is None:
+        pool = _POOL.kept = {}
+    slots = pool.setdefault(name, [])
+    k = 0
+    while k < len(slots):
+        if _refs(slots, k) == _FREE:  # (tested before any local name holds it)
+            a = slots[k]
+            if a.shape == shape and a.dtype == dtype:
+                return a
+            del a, slots[k]
+            continue
+        k += 1
+    a = np.empty(shape, dtype)
+    if len(slots) < _SLOTS and a.nbytes <= _KEEP:
+        slots.append(a)
     return a
 
 
@@ -100,21 +140,23 @@ def lstm_forward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
     np.copyto(xpT, xp.reshape(T, B, G).transpose(0, 2, 1))
     xp = xpT
     dense = batch_sizes is None
-    # (rows past their length stay zero in the output and the saved activations)
-    zeros = np.empty if dense else np.zeros
-    acts = zeros((T, G, B), dt)              # gate activations (o, i, f, g) of each step
+    acts = _recycled("acts", (T, G, B), dt)    # gate activations (o, i, f, g) of each step
     outT = _scratch("outT", (T, Hout, B), dt)  # h after each step
     csT = _scratch("csT", (T, hid, B), dt)     # c after each step
-    tcT = zeros((T, hid, B), dt)             # tanh(c) after each step
-    hrawT = zeros((T, hid, B), dt) if w_hr is not None else None  # h before projection
-    if not dense:
-        outT.fill(0)
-        csT.fill(0)
+    tcT = _recycled("tc", (T, hid, B), dt)     # tanh(c) after each step
+    hrawT = None if w_hr is None else _recycled("hraw", (T, hid, B), dt)  # before projection
+    if not dense:  # (rows past their length stay zero in the output and the activations)
+        for a in (acts, outT, csT, tcT, hrawT):
+            if a is not None:
+                a.fill(0)
     # The states before each step: packed, recorded in the loop (rows past their length keep
     # theirs); dense, the outputs shifted by one step, made afterwards. h's in (T, B, Hout):
     # the backward's weight gradient takes it in that layout.
-    hprev = np.empty((T, B, Hout), dt)
-    cprevT = np.empty((T, hid, B), dt)
+    hprev = _recycled("hprev", (T, B, Hout), dt)
+    cprevT = _recycled("cprev", (T, hid, B), dt)
+    if not dense:
+        hprev.fill(0)
+        cprevT.fill(0)
     hT = np.array(h0.T, dtype=dt, order="C")
     cT = np.array(c0.T, dtype=dt, order="C")
     wide = np.empty((3 * hid, B), np.float64)  # the sigmoid gates, widened
@@ -129,7 +171,7 @@ def lstm_forward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
             hT, cT = _forward_sliced(T, B, hid, reverse, batch_sizes, xp, acts, outT, csT, tcT,
                                      hrawT, hprev, cprevT, w_hh, w_hr, wide, wide_t, ig, a_buf,
                                      hT, cT)
-    out = np.empty((T, B, Hout), dt)  # (a copy even where the transpose is a view: B == 1)
+    out = _recycled("out", (T, B, Hout), dt)  # (a copy even where a transpose is a view)
     np.copyto(out, outT.transpose(0, 2, 1))
     if dense and T:
         first, last = (T - 1, 0) if reverse else (0, T - 1)
@@ -317,7 +359,7 @@ def lstm_backward(x, w_ih, w_hh, w_hr, has_bias, batch_sizes, reverse, work, gou
         _backward_sliced(T, B, hid, reverse, batch_sizes, goT, A, P, acts, dX, dR, whhT, whrT,
                          dhT, dcT, dct_buf)
     D = _flat(dX, "D")                         # (G, T * B)
-    gx = np.matmul(D.T, w_ih).reshape(T, B, -1)
+    gx = np.matmul(D.T, w_ih, out=_recycled("gx", (T * B, w_ih.shape[1]), dt)).reshape(T, B, -1)
     gw_ih = np.matmul(D, x.reshape(T * B, -1))
     gw_hh = np.matmul(D, hprev.reshape(T * B, Hout))
     gb_ih = gb_hh = D.sum(1) if has_bias else None

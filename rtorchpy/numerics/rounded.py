@@ -15,7 +15,7 @@ in ~4e6 float32 inputs per function between NumPy's AVX-512, AVX2 and baseline k
 tests/test_rounded_math.py compares every op's bits at two dispatch levels in each run.
 Exact results (``log10(1000) == 3``, ``exp(0) == 1``, signed zeros, inf, nan) stay exact.
 
-The LSTM kernel (``rnn.py``) does this arithmetic inline, on buffers reused at every time step.
+The LSTM kernels (``lstm.py``) do this arithmetic inline, on buffers reused at every time step.
 
 float64 arrays (and everything else) go to the NumPy function directly: their bits may differ
 between CPUs in the last place (docs/differences.md).
