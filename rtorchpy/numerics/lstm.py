@@ -21,7 +21,9 @@ buffers reused at every step.
 Temporaries that do not outlive a call (the transposed input projection, the output before it
 is turned back, the local derivatives and gradients of the backward) live in per-thread buffers
 kept between calls: a fresh array of this size is fresh memory from the system, and its page
-faults cost as much as the arithmetic (a third of a layer's backward here).
+faults cost as much as the arithmetic (a third of a layer's backward here). Results that leave
+the call (the output, the activations the backward reads, the input's gradient) reuse arrays
+of an earlier call that nothing references any more (``_recycled``).
 """
 from __future__ import annotations
 
