@@ -33,8 +33,23 @@ import threading
 import numpy as np
 
 _POOL = threading.local()
-_KEEP = 1 << 24  # bytes: the largest buffer kept between calls
-_SLOTS = 3       # results of one name kept per thread (the last call's are often still alive)
+_KEEP = 1 << 23    # bytes: the largest buffer kept between calls
+_BUDGET = 1 << 25  # bytes: all the buffers a thread keeps (the W14 LSTM keeps ~9 MB)
+_SLOTS = 3         # results of one name kept per thread (the last call's are often still alive)
+
+
+def _keep(a):
+    """Whether to keep ``a`` between calls (counted against the thread's budget): a big one
+    is not kept, its memory would stay taken after the call."""
+    held = getattr(_POOL, "held", 0)
+    if a.nbytes > _KEEP or held + a.nbytes > _BUDGET:
+        return False
+    _POOL.held = held + a.nbytes
+    return True
+
+
+def _drop(a):
+    _POOL.held -= a.nbytes
 
 
 def _scratch(name, shape, dtype):
@@ -47,12 +62,11 @@ def _scratch(name, shape, dtype):
         bufs = _POOL.bufs = {}
     a = bufs.get(name)
     if a is None or a.shape != shape or a.dtype != dtype:
+        if a is not None:
+            _drop(bufs.pop(name))
         a = np.empty(shape, dtype)
-        # (a big one is not kept: its memory would stay taken after the call)
-        if a.nbytes <= _KEEP:
+        if _keep(a):
             bufs[name] = a
-        else:
-            bufs.pop(name, None)
     return a
 
 
@@ -85,11 +99,12 @@ def _recycled(name, shape, dtype):
             a = slots[k]
             if a.shape == shape and a.dtype == dtype:
                 return a
+            _drop(a)
             del a, slots[k]
             continue
         k += 1
     a = np.empty(shape, dtype)
-    if len(slots) < _SLOTS and a.nbytes <= _KEEP:
+    if len(slots) < _SLOTS and _keep(a):
         slots.append(a)
     return a
 
