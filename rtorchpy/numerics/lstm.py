@@ -34,7 +34,7 @@ import numpy as np
 
 _POOL = threading.local()
 _KEEP = 1 << 23    # bytes: the largest buffer kept between calls
-_BUDGET = 1 << 25  # bytes: all the buffers a thread keeps (the W14 LSTM keeps ~9 MB)
+_BUDGET = 1 << 25  # bytes: all the buffers a thread keeps (the W14 LSTM keeps ~8 MB)
 _SLOTS = 3         # results of one name kept per thread (the last call's are often still alive)
 
 
