@@ -181,3 +181,44 @@ def test_random_options_against_pytorch(seed):
     np.testing.assert_allclose(xr.grad._data, xt.grad.numpy(), atol=1e-11)
     for n, p in tm.named_parameters():
         np.testing.assert_allclose(getattr(rm, n).grad._data, p.grad.numpy(), atol=1e-11)
+
+
+@pytest.mark.parametrize("batch", [1, 3])
+def test_results_outlive_the_next_call(batch):
+    # The LSTM kernels keep scratch buffers between calls: nothing they return may be one of
+    # them (with a batch of one, a transposed copy can come back as a view)
+    rt.torch_manual_seed(7)
+    net = rt.nn_lstm(3, 4)  # (one layer: its output is the kernel's own)
+    x = rt.torch_randn(5, batch, 3, requires_grad=True)
+    out, (h, c) = net(x)
+    out.sum().backward()
+    kept = [t._data.copy() for t in (out, h, c, x.grad, net.weight_hh_l0.grad)]
+    x2 = rt.torch_randn(5, batch, 3, requires_grad=True)  # (the same shapes: the same buffers)
+    out2, _ = net(x2 * 3)
+    out2.sum().backward()
+    for t, k in zip((out, h, c, x.grad), kept):
+        np.testing.assert_array_equal(t._data, k)
+    again, (h_again, _) = net(x)
+    np.testing.assert_array_equal(again._data, kept[0])
+    np.testing.assert_array_equal(h_again._data, kept[1])
+
+
+def test_interleaved_forwards_keep_their_own_activations():
+    # (the kernels reuse memory that nothing references any more: a graph still waiting for
+    # its backward must keep its own)
+    rt.torch_manual_seed(8)
+    net = rt.nn_lstm(3, 4, num_layers=2)
+    xs = [rt.torch_randn(5, 2, 3, requires_grad=True) for _ in range(3)]
+    want = []
+    for x in xs:
+        net(x)[0].sum().backward()
+        want.append(x.grad._data.copy())
+        x.grad = None
+    outs = [net(x)[0] for x in xs]
+    for out in reversed(outs):
+        out.sum().backward(retain_graph=True)
+    outs[0].sum().backward()
+    for x, w in zip(xs[:1], want[:1]):
+        np.testing.assert_allclose(x.grad._data, 2 * w, rtol=1e-6)
+    for x, w in zip(xs[1:], want[1:]):
+        np.testing.assert_array_equal(x.grad._data, w)

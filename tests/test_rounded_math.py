@@ -277,6 +277,15 @@ def every_float_result():
         t = rt.torch_tensor(small, requires_grad=True)
         rt.nnf_cross_entropy(t, rt.torch_tensor(np.arange(50) % 40)).backward()
         out["cross_entropy_grad"] = t.grad._data
+        # the recurrent kernels compute their gates' sigmoid and tanh in float64 themselves
+        for name, make in (("lstm", rt.nn_lstm), ("gru", rt.nn_gru)):
+            rt.torch_manual_seed(5)
+            net = make(8, 10, num_layers=2)
+            t = rt.torch_tensor(small.reshape(25, 10, 8)[:, :4] / 2, requires_grad=True)
+            seq, _ = net(t)
+            seq.sum().backward()
+            out[name] = seq._data
+            out[name + "_grad"] = t.grad._data
     return out
 
 

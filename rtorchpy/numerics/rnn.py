@@ -10,13 +10,14 @@ state at its own last step. Rows past their length get zeros in the output.
 The input projection of all steps is one matrix product before the loop, and the weight
 gradients are one product each after it: the loop over time does only the recurrent product and
 the gate arithmetic of the live rows. Transcendental functions go through ``rounded`` (float32
-results the same on every CPU).
+results the same on every CPU). The LSTM's kernels are in ``lstm.py``, laid out for it.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from . import rounded
+from .lstm import lstm_backward, lstm_forward
 
 GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}
 
@@ -32,6 +33,8 @@ def _live(batch_sizes, t, B):
 def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
     """Run one layer over time. Returns ``(out (T, B, Hout), h_n, c_n or None, work)``, where
     ``work`` holds what the backward needs (gate activations, previous states)."""
+    if mode == "lstm":
+        return lstm_forward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse)
     T, B, _ = x.shape
     G = w_ih.shape[0]
     hid = G // GATES[mode]
@@ -46,31 +49,19 @@ def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
     acts = np.zeros((T, B, G), dt)          # gate activations per step
     hprev = np.zeros((T, B, Hout), dt)      # state before each step
     h = np.array(h0, dtype=dt, copy=True)
-    c = None if c0 is None else np.array(c0, dtype=dt, copy=True)
-    extra = extra2 = hraw = None
-    if mode == "lstm":
-        extra = np.zeros((T, B, hid), dt)   # c before the step
-        extra2 = np.zeros((T, B, hid), dt)  # tanh(c) after the step
-        hraw = np.zeros((T, B, hid), dt) if w_hr is not None else None
-    elif mode == "gru":
+    extra = None
+    if mode == "gru":
         extra = np.zeros((T, B, hid), dt)   # W_hn h + b_hn
     # (a C-ordered transpose: NumPy's small products run ~3x faster on it than on a view)
     whhT = np.ascontiguousarray(w_hh.T)
-    whrT = None if w_hr is None else np.ascontiguousarray(w_hr.T)
     # Without packing every row is live at every step: the states are then views of the
-    # output (and of ``cs``, the cell states after each step) instead of copies, and the
-    # states before each step are the same arrays shifted by one step, made after the loop.
+    # output instead of copies, and the states before each step are the same array shifted by
+    # one step, made after the loop.
     dense = batch_sizes is None
-    cs = np.empty((T, B, hid), dt) if (dense and mode == "lstm") else None
-    # float64 workspaces of the gate pass and of i * g, reused at every step
-    wide = np.empty((B, G), np.float64)
-    wide_t = np.empty((B, hid), np.float64)
-    ig = np.empty((B, hid), dt)
     wide_a = np.empty((B, G), dt)  # the recurrent product (the input's dtype)
     with np.errstate(over="ignore"):  # the sigmoid's exp(-x) overflows to inf: sigmoid 0
-        h, c = _loop_forward(mode, T, B, hid, reverse, batch_sizes, dense, xp, out, acts,
-                             hprev, extra, extra2, hraw, cs, whhT, whrT, w_hr, b_hh, wide,
-                             wide_t, ig, wide_a, h, c)
+        h = _loop_forward(mode, T, B, hid, reverse, batch_sizes, dense, xp, out, acts, hprev,
+                          extra, whhT, b_hh, wide_a, h)
     if dense and T:
         first, last = (T - 1, 0) if reverse else (0, T - 1)
         h = out[last].copy()
@@ -79,20 +70,12 @@ def layer_forward(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
         else:
             hprev[1:] = out[:-1]
         hprev[first] = h0
-        if mode == "lstm":
-            c = cs[last].copy()
-            if reverse:
-                extra[:-1] = cs[1:]
-            else:
-                extra[1:] = cs[:-1]
-            extra[first] = c0
-    work = (acts, hprev, extra, extra2, hraw)
-    return out, h, c, work
+    return out, h, None, (acts, hprev, extra)
 
 
 def _loop_forward(mode, T, B, hid, reverse, batch_sizes, dense, xp, out, acts, hprev, extra,
-                  extra2, hraw, cs, whhT, whrT, w_hr, b_hh, wide, wide_t, ig, wide_a, h, c):
-    """The loop over time steps of ``layer_forward``: returns the last states ``(h, c)``."""
+                  whhT, b_hh, wide_a, h):
+    """The loop over time steps of ``layer_forward`` (GRU, Elman): returns the last state."""
     for t in _steps(T, reverse):
         n = _live(batch_sizes, t, B)
         if n == 0:
@@ -102,24 +85,7 @@ def _loop_forward(mode, T, B, hid, reverse, batch_sizes, dense, xp, out, acts, h
         hp_ = h[:n]
         a = np.matmul(hp_, whhT, out=wide_a[:n])
         s = acts[t, :n]
-        if mode == "lstm":
-            rounded.gates_into(a, 2 * hid, 3 * hid, s, xp[t, :n], wide, wide_t)
-            if dense:
-                cn = np.multiply(s[:, hid:2 * hid], c, out=cs[t])
-            else:
-                extra[t] = c
-                cn = s[:, hid:2 * hid] * c[:n]
-            cn += np.multiply(s[:, :hid], s[:, 2 * hid:3 * hid], out=ig[:n])
-            tc = rounded.tanh_into(cn, extra2[t, :n])
-            hn = np.multiply(s[:, 3 * hid:], tc, out=out[t, :n] if w_hr is None else None)
-            if dense:
-                c = cn
-            else:
-                c[:n] = cn
-            if w_hr is not None:
-                hraw[t, :n] = hn
-                hn = np.matmul(hn, whrT, out=out[t, :n])
-        elif mode == "gru":
+        if mode == "gru":
             if b_hh is not None:
                 a += b_hh
             xt = xp[t, :n]
@@ -142,24 +108,15 @@ def _loop_forward(mode, T, B, hid, reverse, batch_sizes, dense, xp, out, acts, h
             h = hn
         else:
             h[:n] = hn
-    return h, c
+    return h
 
 
 def _factors(mode, work, hid):
     """The per-step local derivatives, for all steps at once (big vectorized products instead
     of small ones inside the loop): what multiplies the incoming gradients at each step."""
-    acts, hprev, extra, extra2, hraw = work
+    acts, hprev, extra = work
     T, B, G = acts.shape
     s = acts.reshape(T, B, G // hid, hid)
-    if mode == "lstm":
-        i, f, g, o = s[:, :, 0], s[:, :, 1], s[:, :, 2], s[:, :, 3]
-        tc = extra2
-        A = np.empty((T, B, 4, hid), acts.dtype)
-        A[:, :, 0] = g * i * (1 - i)
-        A[:, :, 1] = extra * f * (1 - f)
-        A[:, :, 2] = i * (1 - g * g)
-        A[:, :, 3] = tc * o * (1 - o)
-        return A, o * (1 - tc * tc)
     if mode == "gru":
         r, z, nn = s[:, :, 0], s[:, :, 1], s[:, :, 2]
         A = np.empty((T, B, 2, hid), acts.dtype)
@@ -175,7 +132,10 @@ def layer_backward(mode, x, w_ih, w_hh, w_hr, has_bias, batch_sizes, reverse, wo
                    gout, gh, gc):
     """Gradients of one layer: ``(gx, gh0, gc0, gw_ih, gw_hh, gb_ih, gb_hh, gw_hr)``; the
     gradients in (``gout``, ``gh``, ``gc``) may be None (that output unused)."""
-    acts, hprev, extra, extra2, hraw = work
+    if mode == "lstm":
+        return lstm_backward(x, w_ih, w_hh, w_hr, has_bias, batch_sizes, reverse, work, gout,
+                             gh, gc)
+    acts, hprev, extra = work
     T, B, _ = x.shape
     G = w_ih.shape[0]
     hid = G // GATES[mode]
@@ -183,13 +143,8 @@ def layer_backward(mode, x, w_ih, w_hh, w_hr, has_bias, batch_sizes, reverse, wo
     dt = x.dtype
     A, P = _factors(mode, work, hid)
     dh = np.zeros((B, Hout), dt) if gh is None else np.array(gh, dtype=dt, copy=True)
-    dc = None
-    if mode == "lstm":
-        dc = np.zeros((B, hid), dt) if gc is None else np.array(gc, dtype=dt, copy=True)
     dX = np.zeros((T, B, G), dt)             # gradient of the input-side pre-activations
     dH = dX if mode != "gru" else np.zeros((T, B, G), dt)  # ... of the recurrent side
-    dR = np.zeros((T, B, Hout), dt) if w_hr is not None else None
-    dct_buf = np.empty((B, hid), dt)  # the cell's gradient at a step, reused
     for t in _steps(T, not reverse):
         n = _live(batch_sizes, t, B)
         if n == 0:
@@ -197,18 +152,7 @@ def layer_backward(mode, x, w_ih, w_hh, w_hr, has_bias, batch_sizes, reverse, wo
         d = dh[:n]
         if gout is not None:
             d += gout[t, :n]
-        if mode == "lstm":
-            if w_hr is not None:
-                dR[t, :n] = d
-                d = np.matmul(d, w_hr)
-            dct = np.multiply(d, P[t, :n], out=dct_buf[:n])
-            dct += dc[:n]
-            e = dX[t, :n].reshape(n, 4, hid)
-            np.multiply(dct[:, None, :], A[t, :n, :3], out=e[:, :3])
-            np.multiply(d, A[t, :n, 3], out=e[:, 3])
-            np.multiply(dct, acts[t, :n, hid:2 * hid], out=dc[:n])
-            np.matmul(dX[t, :n], w_hh, out=dh[:n])
-        elif mode == "gru":
+        if mode == "gru":
             r = acts[t, :n, :hid]
             z = acts[t, :n, hid:2 * hid]
             e = dX[t, :n]
@@ -232,10 +176,7 @@ def layer_backward(mode, x, w_ih, w_hh, w_hr, has_bias, batch_sizes, reverse, wo
     gw_hh = np.matmul(flatH.T, hprev.reshape(T * B, Hout))
     gb_ih = flatX.sum(0) if has_bias else None
     gb_hh = flatH.sum(0) if has_bias else None
-    gw_hr = None
-    if w_hr is not None:
-        gw_hr = np.matmul(dR.reshape(T * B, Hout).T, hraw.reshape(T * B, hid))
-    return gx, dh, dc, gw_ih, gw_hh, gb_ih, gb_hh, gw_hr
+    return gx, dh, None, gw_ih, gw_hh, gb_ih, gb_hh, None
 
 
 def node_inputs(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr):

@@ -15,6 +15,8 @@ in ~4e6 float32 inputs per function between NumPy's AVX-512, AVX2 and baseline k
 tests/test_rounded_math.py compares every op's bits at two dispatch levels in each run.
 Exact results (``log10(1000) == 3``, ``exp(0) == 1``, signed zeros, inf, nan) stay exact.
 
+The LSTM kernels (``lstm.py``) do this arithmetic inline, on buffers reused at every time step.
+
 float64 arrays (and everything else) go to the NumPy function directly: their bits may differ
 between CPUs in the last place (docs/differences.md).
 """
@@ -146,36 +148,3 @@ def gates(a, lo, hi, out, addend=None):
         w[:, lo:hi] = t
     out[...] = w
     return out
-
-
-def gates_into(a, lo, hi, out, addend, wide, wide_t):
-    """``gates`` for a loop over time steps, without allocations or an error-state switch per
-    call: ``addend`` is added to ``a`` in place, in ``a``'s dtype (the pre-activation rounded
-    to the layer's dtype, as libtorch's float32 kernels have it; a mixed-dtype add costs ~3x
-    more), then the activations are computed in float64 and rounded once into ``out``.
-    ``wide`` (float64, ``a``'s shape) and ``wide_t`` (float64, the ``[lo:hi]`` columns) are the
-    caller's buffers, reused every step, and the caller has switched off overflow warnings
-    (``exp(-x)`` is inf for ``x < -709``, where the sigmoid is 0)."""
-    w = wide[:a.shape[0]]
-    if addend is not None:
-        a += addend
-    w[...] = a
-    if hi > lo:
-        t = wide_t[:a.shape[0]]
-        np.tanh(w[:, lo:hi], out=t)
-    np.negative(w, out=w)
-    np.exp(w, out=w)
-    w += 1.0
-    np.reciprocal(w, out=w)
-    out[...] = w
-    if hi > lo:
-        out[:, lo:hi] = t
-    return out
-
-
-def tanh_into(x, out):
-    """``tanh(x)`` written into ``out``, computed in float64 when ``out`` is float32/float16
-    (NumPy's buffered casting: no float64 copy of ``x`` is kept)."""
-    if _narrow(out.dtype):
-        return np.tanh(x, out=out, dtype=_F64, casting="unsafe")
-    return np.tanh(x, out=out)
