@@ -157,6 +157,8 @@ class Tensor(TensorOperators):
     # how a view was made, when libtorch restricts in-place ops on it (_views)
     _view_meta: str | None = None
     _nn_role: str  # (in the instance dict) marked by nn_parameter() or nn_buffer()
+    # bfloat16: float32 values on the bfloat16 grid, tagged (ops/bf16.py keeps both true)
+    _bf16 = False
     # numpy must defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__)
     __array_priority__ = 1000
 
@@ -191,6 +193,8 @@ class Tensor(TensorOperators):
 
     @property
     def dtype(self) -> _dt.dtype:
+        if self._bf16:
+            return _dt._BFLOAT16
         return _dt.from_numpy_dtype(self._data.dtype)
 
     @property
@@ -241,7 +245,8 @@ class Tensor(TensorOperators):
     # -- values ---------------------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
         """The values as an ndarray (a copy: changing it does not change the tensor). Refused
-        for a tensor that requires grad, as in PyTorch: the array would leave the graph unseen."""
+        for a tensor that requires grad, as in PyTorch: the array would leave the graph unseen.
+        A bfloat16 tensor gives a float32 array (NumPy has no bfloat16)."""
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
@@ -286,7 +291,8 @@ class Tensor(TensorOperators):
         """The text R torch prints for this tensor (``print(x, n = n)``), without a final
         newline."""
         self._fresh_view()
-        return format_tensor(self._data, type_word_for(self._data.dtype),
+        return format_tensor(self._data, "BFloat16" if self._bf16 else
+                             type_word_for(self._data.dtype),
                              grad_fn_name=self._grad_fn.name if self._grad_fn is not None else None,
                              requires_grad=self._requires_grad, n=n)
 

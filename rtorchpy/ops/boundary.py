@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from ..tensor import Tensor
+from .bf16 import bf16_aware
 
 if TYPE_CHECKING:  # (ParamSpec is Python 3.10's; annotations are not evaluated at run time)
     from typing import ParamSpec
@@ -189,6 +190,7 @@ def boundary(fn: Callable[P, R], where: str) -> Callable[P, R]:
     docstring); ``where`` is the public name the messages use."""
     if getattr(fn, "__wrapped_boundary__", False):
         return fn
+    fn = bf16_aware(fn, where)  # (bfloat16 results rounded and tagged: ops/bf16.py)
     flags = _flag_params(fn)
     positions = tuple((i, n) for i, n, _ in flags if i is not None)
     names = frozenset(n for _, n, _ in flags)
