@@ -44,3 +44,17 @@ def on_grid(a: np.ndarray) -> bool:
         return True
     c = a if a.flags.c_contiguous or a.flags.f_contiguous else np.ascontiguousarray(a)
     return not (c.view(np.uint32) & _LOW).any()
+
+
+def linspace(start: float, end: float, steps: int) -> np.ndarray:
+    """libtorch's bfloat16 linspace: its kernel computes in bfloat16 (each operation rounded),
+    the first half stepping up from ``start``, the rest down from ``end``."""
+    f32 = np.float32
+    s, e = to_grid(start), to_grid(end)
+    if steps == 1:
+        return s.reshape(1)
+    step = to_grid(to_grid(e - s) / to_grid(f32(max(steps - 1, 1))))
+    i = np.arange(steps)
+    up = to_grid(s + to_grid(step * to_grid(i.astype(f32))))
+    down = to_grid(e - to_grid(step * to_grid((steps - 1 - i).astype(f32))))
+    return np.where(i < steps // 2, up, down).astype(f32)

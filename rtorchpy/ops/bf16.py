@@ -102,6 +102,26 @@ def _retag(out, inputs, where, want_bf16):
     return out
 
 
+# ops whose Python-number (or 0-d float tensor) operands libtorch first converts to the
+# result's dtype, bfloat16, before computing in float32: x + 1.7 adds 1.703125. (mul and div keep
+# the number in float32: their kernels take it apart; so do parameters such as eps.)
+SCALARS_AS_BF16 = frozenset(
+    n + s for n in ("add", "sub", "subtract", "rsub", "pow", "rpow", "fmod", "remainder",
+                    "atan2", "arctan2", "eq", "ne", "lt", "le", "gt", "ge", "maximum", "minimum",
+                    "where", "clamp", "clip") for s in ("", "_"))
+
+
+def _as_bf16_operand(v):
+    if type(v) is float or isinstance(v, np.floating):
+        return float(to_grid(v))
+    if isinstance(v, Tensor) and not v._bf16 and v._data.ndim == 0 and \
+            v._data.dtype.kind == "f" and not v._requires_grad:
+        t = Tensor._make(to_grid(v._data))
+        t._bf16 = True
+        return t
+    return v
+
+
 def bf16_aware(fn, where=None, inplace=False):
     """``fn`` with bfloat16 results rounded and tagged (see the module notes). ``inplace``: the
     function writes into its first argument, which keeps its dtype (and is rounded again when
@@ -133,13 +153,17 @@ def bf16_aware(fn, where=None, inplace=False):
         inputs = _tensors(args, kwargs)
         if not any(t._bf16 for t in inputs):
             return fn(*args, **kwargs)
+        bf16 = bfloat16_result(inputs)
+        if bf16 and where in SCALARS_AS_BF16:
+            args = tuple([_as_bf16_operand(v) for v in args])
+            kwargs = {k: _as_bf16_operand(v) for k, v in kwargs.items()}
         out = fn(*args, **kwargs)
         if inplace:
             self = args[0] if args else None
             if isinstance(self, Tensor) and self._bf16 and not on_grid(self._data):
                 round_in_place(self._data)
             return out
-        if bfloat16_result(inputs):
+        if bf16:
             return _retag(out, inputs, where, False)
         return out
 
