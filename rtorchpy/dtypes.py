@@ -28,6 +28,11 @@ class dtype:
         self.word = word  # libtorch's word: the footer says CPU<word>Type
 
     @property
+    def name(self) -> str:
+        """The dtype's name as ``as_dtype`` takes it (``"float32"``, ``"bfloat16"``, ...)."""
+        return "bfloat16" if self.word == "BFloat16" else self.numpy.name
+
+    @property
     def is_floating_point(self) -> bool:
         return self.numpy.kind == "f"
 
@@ -44,7 +49,7 @@ class dtype:
         return hash(self.numpy)
 
     def __reduce__(self):
-        return (as_dtype, ("bfloat16" if self.word == "BFloat16" else self.numpy.name,))
+        return (as_dtype, (self.name,))
 
 
 _BY_NUMPY = {}
@@ -110,6 +115,9 @@ def torch_set_default_dtype(d):
     d = as_dtype(d)
     if not d.is_floating_point:
         raise TypeError(f"default dtype must be a floating point type, got {d!r}")
+    if d is _BFLOAT16:  # (creation functions would make untagged float32 tensors)
+        raise TypeError("bfloat16 cannot be the default dtype in rtorchpy; pass "
+                        "dtype = torch_bfloat16() to the functions that make tensors")
     _default_float[0] = d
 
 

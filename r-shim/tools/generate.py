@@ -528,7 +528,7 @@ def generate(missing=None):
             continue
         d = obj()
         dtype_blocks.append(f"#' @rdname torch_dtype\n#' @export\n"
-                            f'{name} <- function() .dtype("{d.numpy.name}", "{d.word}")')
+                            f'{name} <- function() .dtype("{d.name}", "{d.word}")')
 
     out.extend(b + "\n" for b in blocks)
     out.append("# Method table: x$<name>(...) calls the function named here.")
