@@ -402,7 +402,7 @@ def index_put_(self, indices, values, accumulate=False):
 
 
 Tensor.__setitem__ = bf16_aware(setitem, "[<-", inplace=True)  # type: ignore[method-assign]  # (declared in tensor.py)  # noqa: E501
-Tensor.__getitem__ = bf16_aware(index_ops.getitem, "[")  # type: ignore[method-assign]  # (declared in tensor.py)  # noqa: E501
+Tensor.__getitem__ = index_ops.getitem  # type: ignore[method-assign]  # (declared in tensor.py)
 
 
 def _augmented(fn):

@@ -57,9 +57,10 @@ def op(name=None, *, method=True, namespace=True, dims=(), index_args=(), return
     def register(fn):
         nonlocal method_fn
         key = name or fn.__name__
-        fn = bf16_aware(fn, key, inplace=key.endswith("_"))
+        writes = key.endswith("_") and not key.endswith("__")  # (x.add_(y), not x[i])
+        fn = bf16_aware(fn, key, inplace=writes)
         if method_fn is not None:
-            method_fn = bf16_aware(method_fn, key, inplace=key.endswith("_"))
+            method_fn = bf16_aware(method_fn, key, inplace=writes)
         info = OpInfo(key, fn, method, namespace, tuple(dims), tuple(index_args), returns_index,
                       key.endswith("_"), tuple(aliases), method_fn)
         OPS[key] = info

@@ -47,6 +47,13 @@ test_that("ops on bfloat16 give bfloat16 (PyTorch 2.13's values) and promote as 
   expect_true((x + torch_scalar_tensor(1.5))$dtype == torch_bfloat16())
 })
 
+test_that("writing into a bfloat16 tensor rounds what is written", {
+  x <- torch_zeros(3, dtype = torch_bfloat16())
+  x[2] <- 2.123
+  expect_true(x$dtype == torch_bfloat16())
+  expect_identical(as_array(x), c(0, 2.125, 0))
+})
+
 test_that("gradients of bfloat16 leaves are bfloat16", {
   x <- torch_tensor(c(1.5, 2.123, -0.3), dtype = torch_bfloat16(), requires_grad = TRUE)
   y <- (torch_exp(x) * x)$sum()
