@@ -115,3 +115,13 @@ def test_unsupported_is_a_clear_error():
 def test_float32_code_is_untouched():
     x = rt.torch_tensor([2.123])
     assert (x * 3).dtype == rt.torch_float32() and (x * 3).numpy()[0] == np.float32(2.123) * 3
+
+
+def test_result_type_and_default_dtype():
+    x = rt.torch_tensor([1.0, 2.0], dtype=BF16)
+    assert rt.torch_result_type(x, 1.5) == BF16
+    assert rt.torch_result_type(x, rt.torch_tensor([1, 2])) == BF16
+    assert rt.torch_result_type(x, rt.torch_tensor([1.0, 2.0])) == rt.torch_float32()
+    with pytest.raises(TypeError, match="bfloat16"):
+        rt.torch_set_default_dtype(BF16)
+    assert rt.torch_get_default_dtype() == rt.torch_float32()
