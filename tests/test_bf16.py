@@ -125,3 +125,27 @@ def test_result_type_and_default_dtype():
     with pytest.raises(TypeError, match="bfloat16"):
         rt.torch_set_default_dtype(BF16)
     assert rt.torch_get_default_dtype() == rt.torch_float32()
+
+
+def test_module_to_bfloat16_and_back():
+    m = rt.nn_linear(3, 2)
+    m.to(dtype=BF16)
+    assert m.weight.dtype == BF16 and _on_grid(m.weight.detach().numpy())
+    y = m(rt.torch_randn(4, 3).bfloat16())
+    assert y.dtype == BF16
+    y.sum().backward()
+    assert m.weight.grad.dtype == BF16 and m.bias.grad.dtype == BF16
+    m.to(dtype=rt.torch_float32())
+    assert m.weight.dtype == rt.torch_float32() and m.weight.grad.dtype == rt.torch_float32()
+
+
+def test_optimizer_steps_keep_bfloat16_parameters_on_the_grid():
+    for make in (lambda ps: rt.optim_sgd(ps, lr=0.1, momentum=0.9),
+                 lambda ps: rt.optim_adam(ps, lr=0.01)):
+        w = rt.torch_tensor([0.3, -1.7, 2.2], dtype=BF16, requires_grad=True)
+        opt = make([w])
+        for _ in range(3):
+            opt.zero_grad()
+            (w * w).sum().backward()
+            opt.step()
+        assert w.dtype == BF16 and _on_grid(w.detach().numpy())
