@@ -23,6 +23,7 @@ import numpy as np
 from . import dtypes as _dt
 from .autograd.grad_mode import STATE
 from .numerics.args import flag
+from .numerics.bfloat16 import round_in_place
 from .numerics.dims import normalize_dim
 from .numerics.format import format_tensor, type_word_for
 
@@ -168,6 +169,9 @@ class Tensor(TensorOperators):
         (There is no ``__init__``: every tensor, a user's or an op's result, is made by
         ``_make``.)"""
         t = cls._make(as_array(data, dtype))
+        if dtype is not None and _dt.as_dtype(dtype) is _dt._BFLOAT16:
+            round_in_place(t._data)  # (a fresh float32 array)
+            t._bf16 = True
         if flag(requires_grad, "requires_grad", "Tensor"):
             t.requires_grad_(True)
         return t
@@ -399,7 +403,10 @@ class Tensor(TensorOperators):
         """The values as a tensor outside autograd: it shares this tensor's storage, does not
         require grad, and (unlike ``detach()``) has its own version counter, so in-place changes
         through it go unnoticed by the graph (PyTorch's ``x.data``)."""
-        return Tensor._make(self._data)
+        t = Tensor._make(self._data)
+        if self._bf16:
+            t._bf16 = True
+        return t
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -411,10 +418,14 @@ class Tensor(TensorOperators):
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
         self._data = value._data
+        if self._bf16 or value._bf16:
+            self._bf16 = value._bf16
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's storage (and version counter), without history."""
         t = Tensor._make(self._data, version=self._version)
+        if self._bf16:
+            t._bf16 = True
         return t
 
     def detach_(self) -> Tensor:

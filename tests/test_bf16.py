@@ -149,3 +149,12 @@ def test_optimizer_steps_keep_bfloat16_parameters_on_the_grid():
             (w * w).sum().backward()
             opt.step()
         assert w.dtype == BF16 and _on_grid(w.detach().numpy())
+
+
+def test_detach_and_data_keep_the_tag():
+    x = rt.torch_tensor([1.5, 2.5], dtype=BF16, requires_grad=True)
+    assert x.detach().dtype == BF16 and x.data.dtype == BF16
+    y = rt.torch_zeros(size=(2,))
+    y.data = x.detach()
+    assert y.dtype == BF16
+    assert rt.Tensor([2.123], dtype=BF16).dtype == BF16
