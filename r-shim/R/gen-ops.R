@@ -8098,7 +8098,8 @@ nnf_ctc_loss <- function(log_probs, targets, input_lengths, target_lengths, blan
 #' Data types
 #'
 #' `torch_float32()`, `torch_long()`, ...: dtype objects printed as R torch prints them
-#' (`torch_Float`).
+#' (`torch_Float`). `torch_bfloat16()` tensors hold float32 values rounded to bfloat16;
+#' `as_array()` gives doubles.
 #' @return A `torch_dtype`.
 #' @examples
 #' if (rtorchpy_available()) {
