@@ -158,3 +158,19 @@ def test_detach_and_data_keep_the_tag():
     y.data = x.detach()
     assert y.dtype == BF16
     assert rt.Tensor([2.123], dtype=BF16).dtype == BF16
+
+
+def test_fixture_is_pytorch_s_values():
+    """With PyTorch installed, the recorded values are what it computes now."""
+    pytest.importorskip("torch")
+    from record_bf16 import TorchNS, record
+    for name, f in {**CASES, **GRAD_CASES}.items():
+        assert json.loads(json.dumps(record(f(TorchNS)))) == RECORDED[name], name
+
+
+def test_rounding_edges():
+    x = rt.torch_tensor([float("nan"), float("inf"), 3.4e38, -1e-45, 1.00390625, 1.01171875],
+                        dtype=BF16).numpy()
+    assert np.isnan(x[0]) and x[1] == np.inf and x[2] == np.inf  # (past the largest bfloat16)
+    assert x[3] == 0 and np.signbit(x[3])
+    assert x[4] == 1.0 and x[5] == 1.015625  # ties to even
