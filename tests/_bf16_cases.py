@@ -56,6 +56,11 @@ CASES = {
     "sum_dim": lambda N: _bf(N, A).sum(dim=1),
     "mean_dim": lambda N: _bf(N, A).mean(dim=0),
     "max": lambda N: _bf(N, A).max(),
+    "var": lambda N: _bf(N, A).var(1),
+    "cumsum": lambda N: _bf(N, A).cumsum(1),
+    "logsumexp": lambda N: _bf(N, A).logsumexp(1),
+    "softmax": lambda N: _bf(N, A).softmax(1),
+    "relu": lambda N: _bf(N, A).relu(),
     # comparisons
     "gt": lambda N: _bf(N, A) > _bf(N, B),
     "eq_scalar": lambda N: _bf(N, V) == 2.125,
