@@ -14,7 +14,7 @@ __all__ = [
     "torch_half", "torch_int64", "torch_long", "torch_int32", "torch_int", "torch_int16",
     "torch_short", "torch_int8", "torch_uint8", "torch_bool", "as_dtype",
     "torch_get_default_dtype", "torch_set_default_dtype", "torch_finfo", "torch_iinfo",
-    "torch_cfloat", "torch_cdouble",
+    "torch_cfloat", "torch_cdouble", "torch_bfloat16",
 ]
 
 
@@ -28,6 +28,11 @@ class dtype:
         self.word = word  # libtorch's word: the footer says CPU<word>Type
 
     @property
+    def name(self) -> str:
+        """The dtype's name as ``as_dtype`` takes it (``"float32"``, ``"bfloat16"``, ...)."""
+        return "bfloat16" if self.word == "BFloat16" else self.numpy.name
+
+    @property
     def is_floating_point(self) -> bool:
         return self.numpy.kind == "f"
 
@@ -36,14 +41,15 @@ class dtype:
 
     def __eq__(self, other):
         if isinstance(other, dtype):
-            return self.numpy == other.numpy
+            # (bfloat16 is stored as float32: the word tells the two apart)
+            return self.numpy == other.numpy and self.word == other.word
         return NotImplemented
 
     def __hash__(self):
         return hash(self.numpy)
 
     def __reduce__(self):
-        return (as_dtype, (self.numpy.name,))
+        return (as_dtype, (self.name,))
 
 
 _BY_NUMPY = {}
@@ -68,6 +74,13 @@ _BOOL = _make(np.bool_, "Bool")
 _CFLOAT = _make(np.complex64, "ComplexFloat")
 _CDOUBLE = _make(np.complex128, "ComplexDouble")
 
+# bfloat16: no NumPy dtype; its tensors keep float32 values rounded to the bfloat16 grid
+# (numerics/bfloat16.py) and carry a tag that ``Tensor.dtype`` reads. Not in _BY_NUMPY: a
+# float32 array is a float32 tensor unless tagged.
+_BFLOAT16 = dtype(np.float32, "BFloat16")
+# [whether bfloat16 has been asked for]: until then ops/bf16.py's wrapper only passes through
+BF16_SEEN = [False]
+
 _default_float = [_FLOAT32]
 
 
@@ -88,6 +101,9 @@ def torch_uint8(): return _UINT8
 def torch_bool(): return _BOOL
 def torch_cfloat(): return _CFLOAT
 def torch_cdouble(): return _CDOUBLE
+def torch_bfloat16():
+    BF16_SEEN[0] = True
+    return _BFLOAT16
 
 
 def torch_get_default_dtype():
@@ -99,6 +115,9 @@ def torch_set_default_dtype(d):
     d = as_dtype(d)
     if not d.is_floating_point:
         raise TypeError(f"default dtype must be a floating point type, got {d!r}")
+    if d is _BFLOAT16:  # (creation functions would make untagged float32 tensors)
+        raise TypeError("bfloat16 cannot be the default dtype in rtorchpy; pass "
+                        "dtype = torch_bfloat16() to the functions that make tensors")
     _default_float[0] = d
 
 
@@ -107,7 +126,7 @@ _NAMES = {
     "float16": _FLOAT16, "half": _FLOAT16, "int64": _INT64, "long": _INT64, "int32": _INT32,
     "int": _INT32, "int16": _INT16, "short": _INT16, "int8": _INT8, "uint8": _UINT8,
     "bool": _BOOL, "complex64": _CFLOAT, "cfloat": _CFLOAT, "complex128": _CDOUBLE,
-    "cdouble": _CDOUBLE,
+    "cdouble": _CDOUBLE, "bfloat16": _BFLOAT16,
 }
 
 
@@ -116,6 +135,8 @@ def as_dtype(d) -> dtype:
     if isinstance(d, dtype):
         return d
     if isinstance(d, str) and d.lower() in _NAMES:
+        if d.lower() == "bfloat16":
+            BF16_SEEN[0] = True
         return _NAMES[d.lower()]
     if d is None or isinstance(d, (bool, int, float, complex, bytes, bytearray)):
         # np.dtype(None) is float64 and np.dtype(b"f4") a NumPy name: neither is a dtype here
@@ -126,7 +147,8 @@ def as_dtype(d) -> dtype:
         what = repr(d) if isinstance(d, (str, np.dtype, type)) else f"a {type(d).__name__}"
         raise TypeError(f"unsupported dtype {what}; use one of torch_float32(), torch_float64(), "
                         "torch_int64(), torch_int32(), torch_int16(), torch_int8(), torch_uint8(), "
-                        "torch_float16(), torch_bool(), torch_cfloat(), torch_cdouble()") from None
+                        "torch_float16(), torch_bfloat16(), torch_bool(), torch_cfloat(), "
+                        "torch_cdouble()") from None
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
@@ -158,6 +180,10 @@ def torch_finfo(type=None):
     d = torch_get_default_dtype() if type is None else as_dtype(type)
     if not d.is_floating_point:
         raise TypeError(f"torch_finfo() requires a floating point dtype, got {d!r}")
+    if d is _BFLOAT16:  # (8 exponent bits as float32, 7 fraction bits)
+        return TypeInfo(d, bits=16, eps=2.0 ** -7, max=float.fromhex("0x1.fep127"),
+                        min=-float.fromhex("0x1.fep127"), tiny=2.0 ** -126,
+                        smallest_normal=2.0 ** -126, resolution=0.01)
     info = np.finfo(d.numpy)
     return TypeInfo(d, bits=int(info.bits), eps=float(info.eps), max=float(info.max),
                     min=float(info.min), tiny=float(info.tiny),

@@ -7,7 +7,8 @@ A file is a NumPy ``.npz`` archive (a zip of ``.npy`` files, written uncompresse
 ``numpy.savez``) holding
 
 * one array per distinct tensor, named ``t0``, ``t1``, ... (the tensor's values, shape and dtype
-  as a plain ``.npy`` array: float16/32/64, int8/16/32/64, uint8 or bool);
+  as a plain ``.npy`` array: float16/32/64, int8/16/32/64, uint8 or bool; a bfloat16 tensor
+  is its float32 array, with the dtype ``"bfloat16"`` in the manifest);
 * ``__rtorchpy__``: a uint8 array holding UTF-8 JSON, the *manifest*::
 
       {"format": "rtorchpy", "version": 1, "root": NODE}
@@ -49,6 +50,7 @@ from typing import Any
 
 import numpy as np
 
+from .numerics import bfloat16
 from .tensor import Tensor
 
 __all__ = ["torch_save", "torch_load"]
@@ -56,7 +58,7 @@ __all__ = ["torch_save", "torch_load"]
 MANIFEST = "__rtorchpy__"
 FORMAT, VERSION = "rtorchpy", 1
 _DTYPES = {"float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"}
-_DTYPE_LIST = "float16/32/64, int8/16/32/64, uint8 or bool"
+_DTYPE_LIST = "float16/32/64, bfloat16, int8/16/32/64, uint8 or bool"
 
 MAX_DEPTH = 100                # nesting of lists/tuples/dicts in a saved object
 MAX_ARRAY_BYTES = 2 ** 36      # one array's data (64 GiB)
@@ -84,7 +86,8 @@ class _Writer:
                     raise TypeError(f"torch_save(): can't save a tensor of dtype "
                                     f"{obj.dtype!r} (at {path})")
                 self.arrays[key] = data
-            return {"type": "tensor", "array": key, "dtype": obj._data.dtype.name,
+            return {"type": "tensor", "array": key,
+                    "dtype": "bfloat16" if obj._bf16 else obj._data.dtype.name,
                     "requires_grad": bool(obj._requires_grad)}
         if isinstance(obj, (list, tuple, dict)):
             if id(obj) in active:
@@ -274,6 +277,9 @@ class _Reader:
         key, dtype = n.get("array"), n.get("dtype")
         if not isinstance(key, str) or key == MANIFEST or key not in self.archive.members:
             raise _bad(self.path, f"the manifest names a missing array {str(key)[:100]!r}")
+        bf16 = dtype == "bfloat16"  # (float32 values on the bfloat16 grid)
+        if bf16:
+            dtype = "float32"
         if not isinstance(dtype, str) or dtype not in _DTYPES:
             raise _bad(self.path, f"the manifest gives array {key!r} the dtype "
                                   f"{str(dtype)[:100]!r}, not one of {_DTYPE_LIST}")
@@ -286,6 +292,9 @@ class _Reader:
             raise _bad(self.path, f"array {key!r} holds {data.dtype.name} values but the "
                                   f"manifest says {dtype}")
         t = Tensor._make(data)
+        if bf16:  # (rounded again: a file from elsewhere may hold other float32 values)
+            bfloat16.round_in_place(data)
+            t._bf16 = True
         if n.get("requires_grad") and data.dtype.kind == "f":
             t.requires_grad_(True)
         self.tensors[key] = t

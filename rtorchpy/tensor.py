@@ -23,6 +23,7 @@ import numpy as np
 from . import dtypes as _dt
 from .autograd.grad_mode import STATE
 from .numerics.args import flag
+from .numerics.bfloat16 import round_in_place
 from .numerics.dims import normalize_dim
 from .numerics.format import format_tensor, type_word_for
 
@@ -157,6 +158,8 @@ class Tensor(TensorOperators):
     # how a view was made, when libtorch restricts in-place ops on it (_views)
     _view_meta: str | None = None
     _nn_role: str  # (in the instance dict) marked by nn_parameter() or nn_buffer()
+    # bfloat16: float32 values on the bfloat16 grid, tagged (ops/bf16.py keeps both true)
+    _bf16 = False
     # numpy must defer to our reflected operators (ndarray * Tensor -> Tensor.__rmul__)
     __array_priority__ = 1000
 
@@ -166,6 +169,9 @@ class Tensor(TensorOperators):
         (There is no ``__init__``: every tensor, a user's or an op's result, is made by
         ``_make``.)"""
         t = cls._make(as_array(data, dtype))
+        if dtype is not None and _dt.as_dtype(dtype) is _dt._BFLOAT16:
+            round_in_place(t._data)  # (a fresh float32 array)
+            t._bf16 = True
         if flag(requires_grad, "requires_grad", "Tensor"):
             t.requires_grad_(True)
         return t
@@ -191,6 +197,8 @@ class Tensor(TensorOperators):
 
     @property
     def dtype(self) -> _dt.dtype:
+        if self._bf16:
+            return _dt._BFLOAT16
         return _dt.from_numpy_dtype(self._data.dtype)
 
     @property
@@ -241,7 +249,8 @@ class Tensor(TensorOperators):
     # -- values ---------------------------------------------------------------------------------
     def numpy(self) -> np.ndarray:
         """The values as an ndarray (a copy: changing it does not change the tensor). Refused
-        for a tensor that requires grad, as in PyTorch: the array would leave the graph unseen."""
+        for a tensor that requires grad, as in PyTorch: the array would leave the graph unseen.
+        A bfloat16 tensor gives a float32 array (NumPy has no bfloat16)."""
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
@@ -286,7 +295,8 @@ class Tensor(TensorOperators):
         """The text R torch prints for this tensor (``print(x, n = n)``), without a final
         newline."""
         self._fresh_view()
-        return format_tensor(self._data, type_word_for(self._data.dtype),
+        return format_tensor(self._data, "BFloat16" if self._bf16 else
+                             type_word_for(self._data.dtype),
                              grad_fn_name=self._grad_fn.name if self._grad_fn is not None else None,
                              requires_grad=self._requires_grad, n=n)
 
@@ -393,7 +403,10 @@ class Tensor(TensorOperators):
         """The values as a tensor outside autograd: it shares this tensor's storage, does not
         require grad, and (unlike ``detach()``) has its own version counter, so in-place changes
         through it go unnoticed by the graph (PyTorch's ``x.data``)."""
-        return Tensor._make(self._data)
+        t = Tensor._make(self._data)
+        if self._bf16:
+            t._bf16 = True
+        return t
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -405,10 +418,14 @@ class Tensor(TensorOperators):
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
         self._data = value._data
+        if self._bf16 or value._bf16:
+            self._bf16 = value._bf16
 
     def detach(self) -> Tensor:
         """A new leaf sharing this tensor's storage (and version counter), without history."""
         t = Tensor._make(self._data, version=self._version)
+        if self._bf16:
+            t._bf16 = True
         return t
 
     def detach_(self) -> Tensor:

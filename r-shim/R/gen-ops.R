@@ -644,6 +644,8 @@ torch_bernoulli <- function(self, p = NULL, generator = NULL) { .r <- .External(
 
 `.m_bernoulli_` <- function(self, p = 0.5, generator = NULL) { .r <- .External(rtp_opx, "bernoulli_", self, p, generator); if (is.object(.r)) .r else .op_reply("bernoulli_", list(self, p, generator), .r, sys.call()) }
 
+`.m_bfloat16` <- function(self) { .r <- .External(rtp_opx, "bfloat16", self); if (is.object(.r)) .r else .op_reply("bfloat16", list(self), .r, sys.call()) }
+
 #' Bincount
 #'
 #' How often each non-negative integer occurs in the 1-d `self` (or, with `weights`, the sum of their weights); at least `minlength` bins.
@@ -4761,6 +4763,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
   `baddbmm_` = ".m_baddbmm_",
   `bernoulli` = "torch_bernoulli",
   `bernoulli_` = ".m_bernoulli_",
+  `bfloat16` = ".m_bfloat16",
   `bincount` = "torch_bincount",
   `bitwise_and` = "torch_bitwise_and",
   `bitwise_and_` = ".m_bitwise_and_",
@@ -5351,6 +5354,7 @@ torch_xlogy <- function(self, other) { .r <- .External(rtp_opx, "xlogy", self, o
 #' * `x$softmax()`: see [torch_softmax()].
 #' @section Methods (methods without a function form):
 #'
+#' * `x$bfloat16()`.
 #' * `x$bool()`.
 #' * `x$copy_()`.
 #' * `x$double()`.
@@ -8094,7 +8098,8 @@ nnf_ctc_loss <- function(log_probs, targets, input_lengths, target_lengths, blan
 #' Data types
 #'
 #' `torch_float32()`, `torch_long()`, ...: dtype objects printed as R torch prints them
-#' (`torch_Float`).
+#' (`torch_Float`). `torch_bfloat16()` tensors hold float32 values rounded to bfloat16;
+#' `as_array()` gives doubles.
 #' @return A `torch_dtype`.
 #' @examples
 #' if (rtorchpy_available()) {
@@ -8172,3 +8177,7 @@ torch_cfloat <- function() .dtype("complex64", "ComplexFloat")
 #' @rdname torch_dtype
 #' @export
 torch_cdouble <- function() .dtype("complex128", "ComplexDouble")
+
+#' @rdname torch_dtype
+#' @export
+torch_bfloat16 <- function() .dtype("bfloat16", "BFloat16")

@@ -140,7 +140,10 @@ torch_finfo <- function(dtype) {
     float64 = list(bits = 64L, max = .Machine$double.xmax, eps = .Machine$double.eps,
                    tiny = .Machine$double.xmin, resolution = 1e-15),
     float16 = list(bits = 16L, max = 65504, eps = 0.0009765625, tiny = 6.103515625e-05,
-                   resolution = 0.001))
+                   resolution = 0.001),
+    # bfloat16: float32's exponent range with 7 fraction bits
+    bfloat16 = list(bits = 16L, max = 3.3895313892515355e+38, eps = 0.0078125,
+                    tiny = 1.1754943508222875e-38, resolution = 0.01))
   list(bits = info$bits, max = info$max, min = -info$max, eps = info$eps, tiny = info$tiny,
        smallest_normal = info$tiny, resolution = info$resolution)
 }

@@ -416,9 +416,10 @@ names.torch_tensor <- function(x) NULL
 
 .dtype <- function(name, word) {
   structure(list(name = name, word = word,
-                 is_floating_point = name %in% c("float16", "float32", "float64"),
+                 is_floating_point = name %in% c("float16", "bfloat16", "float32", "float64"),
                  itemsize = switch(name, complex128 = 16L, float64 = , int64 = , complex64 = 8L,
-                                   float32 = , int32 = 4L, float16 = , int16 = 2L, 1L)),
+                                   float32 = , int32 = 4L, float16 = , bfloat16 = ,
+                                   int16 = 2L, 1L)),
             class = "torch_dtype")
 }
 

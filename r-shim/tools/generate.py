@@ -528,7 +528,7 @@ def generate(missing=None):
             continue
         d = obj()
         dtype_blocks.append(f"#' @rdname torch_dtype\n#' @export\n"
-                            f'{name} <- function() .dtype("{d.numpy.name}", "{d.word}")')
+                            f'{name} <- function() .dtype("{d.name}", "{d.word}")')
 
     out.extend(b + "\n" for b in blocks)
     out.append("# Method table: x$<name>(...) calls the function named here.")
@@ -538,7 +538,9 @@ def generate(missing=None):
     out.extend(b + "\n" for b in linalg_blocks)
     out.extend(b + "\n" for b in nnf_blocks)
     out.append("#' Data types\n#'\n#' `torch_float32()`, `torch_long()`, ...: dtype objects "
-               "printed as R torch prints them\n#' (`torch_Float`).\n#' @return A `torch_dtype`.\n"
+               "printed as R torch prints them\n#' (`torch_Float`). `torch_bfloat16()` tensors "
+               "hold float32 values rounded to bfloat16;\n#' `as_array()` gives doubles.\n"
+               "#' @return A `torch_dtype`.\n"
                "#' @examples\n#' if (rtorchpy_available()) {\n#'   torch_float64()\n"
                "#'   torch_ones(2, dtype = torch_long())\n#' }\n"
                "#' @family tensors\n#' @name torch_dtype\nNULL\n")

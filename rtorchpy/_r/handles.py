@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..autograd.graph import Node
+from ..numerics import bfloat16
 from ..tensor import Tensor
 from ..ops.batching import BatchedTensor
 from ..ops.batching import wrap as _batched
@@ -154,7 +155,7 @@ def _enc_value(r, t):
     if isinstance(r, Node):
         return ["N", _put(r), r.name]
     if isinstance(r, _dt.dtype):
-        return ["D", r.numpy.name, r.word]
+        return ["D", r.name, r.word]
     if isinstance(r, np.generic):
         return _enc_value(r.item(), type(r.item()))
     return ["O", _put(r)]
@@ -324,4 +325,8 @@ def _array_from_r(data, kind, shape, dtype=None):
     else:
         target = _R_DEFAULT[kind] or _dt.torch_get_default_dtype().numpy
     out = (arr != 0) if (kind == "logical" and target == np.bool_) else arr.astype(target)
-    return Tensor._make(np.ascontiguousarray(out))
+    t = Tensor._make(np.ascontiguousarray(out))
+    if dtype is not None and _dt.as_dtype(dtype) is _dt._BFLOAT16:
+        bfloat16.round_in_place(t._data)  # (a fresh float32 array: rounded where it lies)
+        t._bf16 = True
+    return t

@@ -11,7 +11,7 @@ from ..numerics.args import flag
 from ..numerics.broadcast import check_grad_shape, sum_to_shape
 from ..tensor import Tensor
 from .engine import execute
-from .gradients import accumulate_into_leaf
+from .gradients import accumulate_into_leaf, as_bfloat16
 from .record import edge_of
 from .views import gained_history
 
@@ -163,7 +163,8 @@ def autograd_grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[
                                    "allow_unused=True if this is the desired behavior.")
             result.append(None)
         else:
-            result.append(g if isinstance(g, Tensor) else Tensor._make(np.array(g, copy=True)))
+            g = g if isinstance(g, Tensor) else Tensor._make(np.array(g, copy=True))
+            result.append(as_bfloat16(g) if t._bf16 else g)
     return result
 
 

@@ -28,12 +28,13 @@ import heapq
 
 import numpy as np
 
+from ..numerics.bfloat16 import on_grid, to_grid
 from ..numerics.broadcast import sum_to_shape
 from ..numerics.formula_arrays import ARRAY_OPS
 from ..tensor import Tensor
 from . import graph
 from .grad_mode import STATE
-from .gradients import accumulate_into_leaf, apply_hooks, copy_backwards
+from .gradients import accumulate_into_leaf, apply_hooks, as_bfloat16, copy_backwards
 from .graph import AccumulateGrad
 
 # gradients of at least this many elements that the engine owns are added into in place; below
@@ -160,8 +161,12 @@ def execute(roots, retain_graph, create_graph, capture=None):
             # a fresh row's gradients (and what summing or casting makes of them) are held by
             # nobody else: the engine may add into them in place or give them to a leaf
             fresh = plain and node.fresh
+            # bfloat16 inputs (see _bf16_grads): a sum of their gradients is rounded too
+            bf16 = node.extras.bf16 if node.extras is not None else None
+            k = -1
             node = grads = None
             for g, child, nr, (shape, dtype) in edges:
+                k += 1
                 if g is None or child is None:
                     continue
                 if g.shape != shape:
@@ -177,6 +182,8 @@ def execute(roots, retain_graph, create_graph, capture=None):
                 if buf is not None:
                     old = buf[nr]
                     buf[nr] = g if old is None else _accumulate(old, g, as_tensors, owned)
+                    if bf16 is not None and old is not None and bf16[k]:
+                        buf[nr] = _bf16_grads(buf[nr], (True,), as_tensors)[0]
                     continue
                 if child.out_meta is None:
                     buf = [g]
@@ -295,7 +302,11 @@ def _run_node(node, grads, as_tensors, retain_graph, capture, captured, targets)
         return ()
     trace = extras.trace if extras is not None else None
     try:
-        outs = node.apply(grads, as_tensors)
+        if extras is not None and extras.bf16 is not None and not as_tensors and \
+                node.name in BF16_STEPWISE:
+            outs = _apply_bf16(node, grads)
+        else:
+            outs = node.apply(grads, as_tensors)
     except Exception as exc:
         if trace is not None:
             _add_anomaly_note(exc, node)
@@ -304,7 +315,50 @@ def _run_node(node, grads, as_tensors, retain_graph, capture, captured, targets)
         _check_nan(node, outs)
     if not retain_graph:
         node.release()
+    if extras is not None and extras.bf16 is not None:
+        outs = _bf16_grads(outs, extras.bf16, as_tensors)
     return outs
+
+
+# Backward nodes whose libtorch formula for bfloat16 is several ops, each rounded to bfloat16
+# (sin's is grad * cos(self)): on bfloat16 inputs they run on tensors, op by op (_apply_bf16).
+# The others are one fused kernel in libtorch (tanh_backward, ...) or one op: their array
+# formula, rounded once, gives libtorch's values. (Checked against PyTorch 2.13.)
+BF16_STEPWISE = frozenset({
+    "SinBackward0", "CosBackward0", "TanBackward0", "RsqrtBackward0", "ReciprocalBackward0",
+    "AtanBackward0", "Log2Backward0", "Log10Backward0", "Log1PBackward0", "Expm1Backward0",
+    "ErfBackward0", "AtanhBackward0", "DivBackward0"})
+
+
+def _apply_bf16(node, grads):
+    """Run a node with bfloat16 inputs on tensors (grad mode is off here), so that its formula's
+    ops round to bfloat16 one by one as libtorch's bfloat16 backward ops do; gradients on the
+    bfloat16 grid are taken as bfloat16."""
+    tensors = []
+    for g in grads:
+        if g is not None:
+            g = Tensor._make(g if type(g) is np.ndarray else np.asarray(g))
+            if g._data.dtype == np.float32 and on_grid(g._data):
+                g._bf16 = True
+        tensors.append(g)
+    outs = node.apply(tensors, True)
+    return tuple([o._data if isinstance(o, Tensor) else o for o in outs])
+
+
+def _bf16_grads(outs, flags, as_tensors):
+    """The node's gradients with those for bfloat16 inputs rounded to bfloat16 (libtorch casts
+    each gradient to its input's dtype)."""
+    if type(outs) is not tuple:
+        outs = (outs,)
+    out = []
+    for g, bf16 in zip(outs, flags):
+        if bf16 and g is not None:
+            if as_tensors:
+                g = as_bfloat16(g)
+            elif g.dtype.kind == "f":
+                g = to_grid(g)
+        out.append(g)
+    return tuple(out) + outs[len(out):]
 
 
 def _node_pre_hooks(node, extras, grads, as_tensors):

@@ -367,6 +367,8 @@ class _Spec:
         inputs = [values[i] for i in var_index]
         set_edges(node, inputs)
         node.in_meta = tuple([(v._data.shape, v._data.dtype) for v in inputs])
+        if any(v._bf16 for v in inputs):
+            node.extras_().bf16 = tuple([v._bf16 for v in inputs])
         node.var_index = var_index
         node.ctx = ctx
         node.spec = self

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..numerics.bfloat16 import on_grid, round_in_place, to_grid
 from ..tensor import Tensor
 from .grad_mode import STATE
 from .graph import bump_version
@@ -17,7 +18,28 @@ from .rows import NODES, row
 def accumulate_into_leaf(leaf, g, as_tensors, run_hooks=True, steal=False):
     """Run the leaf's hooks (unless already run), then add ``g`` into ``leaf.grad`` (in place
     when no graph is being built, as libtorch does). ``steal``: ``g`` is an array the engine
-    allocated and nobody else holds, so ``.grad`` may keep it instead of a copy."""
+    allocated and nobody else holds, so ``.grad`` may keep it instead of a copy. A bfloat16
+    leaf's ``.grad`` is bfloat16: rounded after each accumulation."""
+    _accumulate_into_leaf(leaf, g, as_tensors, run_hooks, steal)
+    if leaf._bf16:
+        as_bfloat16(leaf._grad, own=True)
+
+
+def as_bfloat16(t, own=False):
+    """Round the float32 gradient tensor ``t`` to the bfloat16 grid and tag it (see
+    ops/bf16.py). ``own``: its array is nobody else's (a leaf's .grad), so round in place."""
+    if t is None:
+        return t
+    if not on_grid(t._data):
+        if own and t._data.flags.writeable and t._data.dtype == np.float32:
+            round_in_place(t._data)
+        else:
+            t._data = to_grid(t._data)
+    t._bf16 = True
+    return t
+
+
+def _accumulate_into_leaf(leaf, g, as_tensors, run_hooks, steal):
     if run_hooks and leaf._hooks:
         g = apply_hooks(leaf._hooks, g, as_tensors)
     if as_tensors:

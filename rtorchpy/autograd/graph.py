@@ -13,6 +13,9 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import numpy as np
+
+from ..numerics.bfloat16 import on_grid
 from ..numerics.format import type_word_for
 from ..numerics.formula_arrays import ARRAY_OPS
 from ..tensor import Tensor
@@ -74,6 +77,10 @@ def _saved_output(src, node):
     """A saved output rebuilt as a tensor with ``node`` as grad_fn, with its tangent when
     forward AD gave it one (forward-over-reverse differentiates backward's formulas)."""
     t = Tensor._make(src._data, node, src._output_nr, src._version)
+    extras = node.extras
+    if extras is not None and extras.bf16 is not None and src._data.dtype == np.float32 and \
+            on_grid(src._data):
+        t._bf16 = True  # (the output of an op on bfloat16 tensors, rounded after recording)
     fw = getattr(src, "_fw", None)  # record1 builds SavedOutput without __init__
     if fw is not None:
         t._fw = fw
@@ -85,12 +92,15 @@ class NodeExtras:
     ({output_nr: [hook, ...]}), retain_grad targets ({output_nr: weakref(tensor)}) and, in
     anomaly mode, the stack that created the node."""
 
-    __slots__ = ("pre_hooks", "retained", "trace")
+    __slots__ = ("pre_hooks", "retained", "trace", "bf16")
 
     def __init__(self):
         self.pre_hooks = None
         self.retained = None
         self.trace = None
+        # which inputs are bfloat16 (a tuple of bools; None: none is): the engine rounds the
+        # gradients it passes to them, as libtorch casts each to its input's dtype
+        self.bf16 = None
 
 
 class Node:

@@ -108,6 +108,8 @@ def _record_any(node_cls, inputs, outputs, params=()):
     node.seq = next_seq()
     set_edges(node, inputs)
     node.in_meta = tuple([(t._data.shape, t._data.dtype) for t in inputs])
+    if any(t._bf16 for t in inputs):
+        node.extras_().bf16 = tuple([t._bf16 for t in inputs])
     plan = node_cls.save_plan
     if plan:
         sources = []
@@ -166,6 +168,8 @@ def record2(node_cls, a, b, out, params=_NOTHING):
             _TWO_INPUT_META.clear()
         meta = _TWO_INPUT_META[key] = ((key[0], key[1]), (key[2], key[3]))
     node.in_meta = meta
+    if a._bf16 or b._bf16:
+        node.extras_().bf16 = (a._bf16, b._bf16)
     save = node_cls.save2
     if save:
         if save == _BOTH:
@@ -219,6 +223,8 @@ def record1(node_cls, t, out, params=_NOTHING):
     if meta is None:
         meta = _one_input_meta(key)
     node.in_meta = meta
+    if t._bf16:
+        node.extras_().bf16 = (True,)
     save = node_cls.save1
     if save == 0:
         node.saved = node.sources = node.versions = _NOTHING

@@ -60,11 +60,12 @@ def _mul_scalar(F, g, needs, other):
 
 @row("DivBackward0", fresh=True, inputs=("self", "other"), saves=("self", "other"))
 def _div(F, g, needs, self, other):
-    """self: g / other;  other: -g * self / other^2   (complex: conjugated)"""
+    """self: g / other;  other: -g * ((self / other) / other)   (complex: conjugated; the
+    order of libtorch's ops, which bfloat16 rounds one by one)"""
     if F.is_complex(self) or F.is_complex(other):
         self, other = F.conj(self), F.conj(other)
     return ((g / other if needs[0] else None),
-            (-g * self / (other * other) if needs[1] else None))
+            (-g * ((self / other) / other) if needs[1] else None))
 
 
 @row("DivBackward1", fresh=True)

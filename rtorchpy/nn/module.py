@@ -35,6 +35,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..autograd.grad_mode import with_no_grad
 from ..autograd.graph import bump_version
+from ..numerics import bfloat16
 from ..numerics.format import type_word_for
 from ..ops.batching import module_call
 from ..ops.boundary import VMAP, VMAP_LOCAL, _any_batched
@@ -398,17 +399,23 @@ class nn_module:
             dtype = tensor.dtype
         if dtype is None:
             return self
-        target = _dt.as_dtype(dtype).numpy
-        if target.kind != "f":
+        want = _dt.as_dtype(dtype)
+        if not want.is_floating_point:
             raise TypeError(f"nn_module.to only accepts floating point dtypes, but got "
-                            f"{_dt.from_numpy_dtype(target)!r}")
+                            f"{want!r}")
+        bf16 = want == _dt.torch_bfloat16()  # (float32 storage rounded, and tagged)
+
+        def cast(a):
+            return bfloat16.to_grid(a) if bf16 else a.astype(want.numpy)
         with with_no_grad():
             for t in list(self.parameters.values()) + list(self.buffers.values()):
-                if t._data.dtype.kind == "f" and t._data.dtype != target:
-                    t._data = t._data.astype(target)
+                if t._data.dtype.kind == "f" and t.dtype != want:
+                    t._data = cast(t._data)
+                    t._bf16 = bf16
                     bump_version(t)
                     if t.grad is not None:
-                        t._grad = Tensor._make(t.grad._data.astype(target))
+                        t._grad = Tensor._make(cast(t.grad._data))
+                        t._grad._bf16 = bf16
         return self
 
     def cpu(self: M) -> M:

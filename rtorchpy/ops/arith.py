@@ -16,6 +16,7 @@ from ..numerics.arrays import scalar_array
 from ..numerics.rounded import power as _power
 from ..numerics.shape_errors import shape_error
 from ..tensor import Tensor
+from .bf16 import bf16_aware
 from .registry import (
     _is_scalar,
     _number,
@@ -163,7 +164,9 @@ def mul(self, other):
             out = _make(r if type(r) is _ndarray else np.asarray(r))
             if STATE.grad_enabled and (self._requires_grad or other._requires_grad
                                        or gained_grad(self, other)):
-                record2(_MUL0, self, other, out, (self is other,))
+                # (x * x: one product 2 g x on one edge; for bfloat16 two, as libtorch adds
+                # them one at a time, each sum rounded)
+                record2(_MUL0, self, other, out, (self is other and not self._bf16,))
             return out
         if (t is float or t is int) and x.dtype.kind == "f":
             if t is float:
@@ -182,7 +185,7 @@ def mul(self, other):
             out = _make(fix_dtype(x * y, dt))
             if STATE.grad_enabled and (self._requires_grad or other._requires_grad
                                        or gained_grad(self, other)):
-                record2(_MUL0, self, other, out, (self is other,))
+                record2(_MUL0, self, other, out, (self is other and not self._bf16,))
             return out
         if not _is_scalar(other):
             return mul(self, as_tensor(other))
@@ -421,3 +424,8 @@ def where(condition, self=None, other=None):
         return out
     except ValueError as e:  # NumPy's broadcasting error
         raise shape_error(e, _shape(condition), _shape(self), _shape(other)) from None
+
+
+# (not registered ops, but the operators' reflected forms: bfloat16 as every op)
+rsub = bf16_aware(rsub, "rsub")
+rpow = bf16_aware(rpow, "rpow")

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from ..tensor import Tensor
+from .bf16 import LIVE as BF16_LIVE
+from .bf16 import bf16_aware
 
 if TYPE_CHECKING:  # (ParamSpec is Python 3.10's; annotations are not evaluated at run time)
     from typing import ParamSpec
@@ -215,6 +217,10 @@ def boundary(fn: Callable[P, R], where: str) -> Callable[P, R]:
     docstring); ``where`` is the public name the messages use."""
     if getattr(fn, "__wrapped_boundary__", False):
         return fn
+    fn = bf16_aware(fn, where)  # (bfloat16 results rounded and tagged: ops/bf16.py)
+    # until bfloat16 is first asked for, call the function under bf16_aware's wrapper: one
+    # Python call less on every public call
+    plain = getattr(fn, "__wrapped__", fn)
     flags = _flag_params(fn)
     positions = tuple((i, n) for i, n, _ in flags if i is not None)
     names = frozenset(n for _, n, _ in flags)
@@ -241,7 +247,7 @@ def boundary(fn: Callable[P, R], where: str) -> Callable[P, R]:
                 if type(kwargs[n]) is not bool:
                     kwargs[n] = flag(kwargs[n], n)
         try:
-            return fn(*args, **kwargs)
+            return fn(*args, **kwargs) if BF16_LIVE[0] else plain(*args, **kwargs)
         except (AttributeError, MemoryError, OverflowError, TypeError, ValueError) as e:
             new = translate(e, fn, where, args, kwargs)
             if new is None:

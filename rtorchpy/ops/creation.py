@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 
 from .. import dtypes as _dt
 from ..dtypes import DTypeLike
-from ..numerics import draws
+from ..numerics import bfloat16, draws
 from ..tensor import Number, Size, Tensor, _infer
 from ..tensor import as_array  # noqa: F401  (part of this module's API)
 from .random_state import Generator, engine, normal_array
@@ -175,6 +175,8 @@ def torch_linspace(start: float, end: float, steps: int = 100, dtype: DTypeLike 
     _check_device(device)
     if int(steps) < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if dtype is not None and _dt.as_dtype(dtype) is _dt._BFLOAT16:
+        return _finish(bfloat16.linspace(float(start), float(end), int(steps)), requires_grad)
     return _finish(np.linspace(start, end, int(steps)).astype(_float_dtype(dtype)), requires_grad)
 
 

@@ -39,6 +39,7 @@ from . import index as index_ops
 from .boundary import VMAP, inplace_error
 from .creation import random_integers
 from .random_state import engine, lay_out, normal_array, uniform_array
+from .bf16 import bf16_aware
 from .registry import as_tensor, op, recording
 
 
@@ -404,7 +405,7 @@ def index_put_(self, indices, values, accumulate=False):
     return inplace(self, lambda t: index_ops.index_put(t, indices, values, accumulate), values)
 
 
-Tensor.__setitem__ = setitem  # type: ignore[method-assign]  # (declared in tensor.py)
+Tensor.__setitem__ = bf16_aware(setitem, "[<-", inplace=True)  # type: ignore[method-assign]  # (declared in tensor.py)  # noqa: E501
 Tensor.__getitem__ = index_ops.getitem  # type: ignore[method-assign]  # (declared in tensor.py)
 
 

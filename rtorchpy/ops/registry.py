@@ -20,6 +20,7 @@ from ..autograd.views import gained_grad
 from ..numerics.args import INT64_MAX, INT64_MIN
 from ..numerics.dims import normalize_dim, normalize_dims  # noqa: F401  (ops import them here)
 from ..tensor import Tensor
+from .bf16 import bf16_aware
 from .boundary import boundary
 from .creation import torch_tensor
 
@@ -54,7 +55,12 @@ def op(name=None, *, method=True, namespace=True, dims=(), index_args=(), return
        aliases=(), method_fn=None):
     """Register an op function under ``name`` (default: the function's name)."""
     def register(fn):
+        nonlocal method_fn
         key = name or fn.__name__
+        writes = key.endswith("_") and not key.endswith("__")  # (x.add_(y), not x[i])
+        fn = bf16_aware(fn, key, inplace=writes)
+        if method_fn is not None:
+            method_fn = bf16_aware(method_fn, key, inplace=writes)
         info = OpInfo(key, fn, method, namespace, tuple(dims), tuple(index_args), returns_index,
                       key.endswith("_"), tuple(aliases), method_fn)
         OPS[key] = info

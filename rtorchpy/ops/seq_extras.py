@@ -26,6 +26,7 @@ from ..tensor import Tensor
 from .. import dtypes as _dt
 from .creation import _size
 from .inplace import inplace
+from .bf16 import bfloat16_result
 from .registry import OPS, as_tensor, default_float, op, promote, recording, scalar_dtype, wrap
 
 
@@ -253,6 +254,8 @@ def result_type(tensor1, tensor2):
         dt = promote(as_tensor(a), as_tensor(b))
         if dt.kind == "f":
             dt = default_float()
+    if np.dtype(dt) == np.float32 and bfloat16_result([t for t in (a, b) if isinstance(t, Tensor)]):
+        return _dt.torch_bfloat16()  # (bfloat16 is computed in float32: ops/bf16.py)
     return _dt.from_numpy_dtype(np.dtype(dt))
 
 

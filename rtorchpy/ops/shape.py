@@ -20,6 +20,7 @@ from ..numerics.formula_arrays import ARRAY_OPS
 from ..numerics.shape_errors import expand_error
 from ..numerics.warn import warn
 from ..tensor import Tensor
+from .bf16 import tag
 from .registry import as_tensor, op, promote, recording, wrap
 
 
@@ -366,10 +367,13 @@ def to(self, dtype=None, device=None, copy=False, other=None, non_blocking=False
         raise RuntimeError(f"rtorchpy computes on the CPU only; got device {device!r}")
     if dtype is None:
         return clone(self) if copy else self
-    target = _dt.as_dtype(dtype).numpy
-    if target == self._data.dtype and not copy:
+    want = _dt.as_dtype(dtype)
+    target = want.numpy
+    if want == self.dtype and not copy:
         return self
     out = wrap(self._data.astype(target))
+    if want is _dt._BFLOAT16:  # (float32 storage on the bfloat16 grid, tagged)
+        tag(out)
     if recording(self) and target.kind == "f":
         record(NODES["ToCopyBackward0"], (self,), (out,))
     return out
@@ -380,22 +384,26 @@ def _cast_method(name, dtype_fn):
         return to(self, dtype_fn())
     fn.__name__ = name
     fn.__doc__ = f"``self.to({dtype_fn.__name__}())``."
+    fn.__bf16_aware__ = True  # (to() decides the dtype: ops/bf16.py must not retag)
     return op(name, namespace=False)(fn)
 
 
 def _install_casts():
     for name, f in (("float", _dt.torch_float32), ("double", _dt.torch_float64),
                     ("long", _dt.torch_int64), ("int", _dt.torch_int32), ("bool", _dt.torch_bool),
-                    ("half", _dt.torch_float16)):
+                    ("half", _dt.torch_float16), ("bfloat16", _dt.torch_bfloat16)):
         _cast_method(name, f)
 
 
 _install_casts()
 
 
-@op("type_as", namespace=False)
 def type_as(self, other):
     return to(self, as_tensor(other).dtype)
+
+
+type_as.__bf16_aware__ = True  # type: ignore[attr-defined]  # (to() decides the dtype)
+type_as = op("type_as", namespace=False)(type_as)
 
 
 # ------------------------------------------------------------------------------ join and split

@@ -12,6 +12,7 @@ value notices, as in libtorch.
 from __future__ import annotations
 
 import copy
+import functools
 import numbers
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -20,6 +21,8 @@ from typing import Any, Union
 import numpy as np
 
 from ..autograd.grad_mode import with_enable_grad
+from ..dtypes import BF16_SEEN
+from ..numerics import bfloat16
 from ..autograd.graph import bump_version
 from ..tensor import Tensor
 from .generator import make_class, super_initialize
@@ -287,6 +290,37 @@ class Optimizer:
                 else:
                     g._data = np.zeros(g._data.shape, g._data.dtype)
                 bump_version(g)
+
+    def __init_subclass__(cls, **kwargs):
+        # every optimizer's step updates arrays in place: a bfloat16 parameter (and its state)
+        # is rounded back to bfloat16 after each step (libtorch's update ops round each result)
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is None or getattr(step, "rounds_bfloat16", False):
+            return
+
+        @functools.wraps(step)
+        def rounded_step(self, *args, **kwargs):
+            out = step(self, *args, **kwargs)
+            if BF16_SEEN[0]:
+                self._round_bfloat16()
+            return out
+        rounded_step.rounds_bfloat16 = True  # type: ignore[attr-defined]
+        cls.step = rounded_step  # type: ignore[method-assign]
+
+    def _round_bfloat16(self):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if not p._bf16:
+                    continue
+                state = self.state.get(p, {}) if isinstance(self.state, Mapping) else {}
+                for t in [p] + [v for v in state.values() if isinstance(v, Tensor)]:
+                    if t._data.dtype == np.float32 and not bfloat16.on_grid(t._data):
+                        if t._data.flags.writeable:
+                            bfloat16.round_in_place(t._data)
+                        else:
+                            t._data = bfloat16.to_grid(t._data)
+                    t._bf16 = True
 
     # -- stepping --------------------------------------------------------------------------------
     def step(self, closure: Closure | None = None) -> Any:
