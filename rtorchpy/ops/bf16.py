@@ -167,5 +167,53 @@ def bf16_aware(fn, where=None, inplace=False):
             return _retag(out, inputs, where, False)
         return out
 
-    call.__bf16_aware__ = True  # type: ignore[attr-defined]  # (a marker attribute)
-    return call
+    front = _same_signature_front(fn, call)
+    front.__bf16_aware__ = True  # type: ignore[attr-defined]  # (a marker attribute)
+    return front
+
+
+def _same_signature_front(fn, slow):
+    """A function with ``fn``'s own parameters that calls ``fn`` itself while no bfloat16
+    tensor exists, else ``slow`` (the bfloat16 path). Every op call passes through it, so it is
+    made with the exact parameter list: a generic ``(*args, **kwargs)`` front costs ~4× as much
+    (packing and unpacking the arguments), ~0.25 µs on a ~2 µs op."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = None
+    name = getattr(fn, "__name__", "op")
+    if params is None or not name.isidentifier() or any(
+            not p.name.isidentifier() or p.name in ("fn", "slow", "LIVE") for p in params):
+        return functools.wraps(fn)(slow)
+    head, passed = [], []
+    star = False
+    for p in params:
+        if p.kind is p.POSITIONAL_ONLY or p.kind is p.POSITIONAL_OR_KEYWORD:
+            head.append(p.name if p.default is p.empty else f"{p.name}=None")
+            passed.append(p.name)
+        elif p.kind is p.VAR_POSITIONAL:
+            head.append(f"*{p.name}")
+            passed.append(f"*{p.name}")
+            star = True
+        elif p.kind is p.KEYWORD_ONLY:
+            if not star:
+                head.append("*")
+                star = True
+            head.append(p.name if p.default is p.empty else f"{p.name}=None")
+            passed.append(f"{p.name}={p.name}")
+        else:  # VAR_KEYWORD
+            head.append(f"**{p.name}")
+            passed.append(f"**{p.name}")
+    if any(p.kind is p.POSITIONAL_ONLY for p in params):
+        last = max(i for i, p in enumerate(params) if p.kind is p.POSITIONAL_ONLY)
+        head.insert(last + 1, "/")
+    args = ", ".join(passed)
+    src = (f"def {name}({', '.join(head)}):\n"
+           f"    if LIVE[0]:\n        return slow({args})\n"
+           f"    return fn({args})\n")
+    space = {"fn": fn, "slow": slow, "LIVE": LIVE}
+    exec(src, space)  # (a fixed template over identifiers checked above)
+    front = space[name]
+    front.__defaults__ = fn.__defaults__
+    front.__kwdefaults__ = fn.__kwdefaults__
+    return functools.wraps(fn)(front)
