@@ -168,7 +168,7 @@ def bf16_aware(fn, where=None, inplace=False):
         return out
 
     front = _same_signature_front(fn, call)
-    front.__bf16_aware__ = True  # type: ignore[attr-defined]  # (a marker attribute)
+    front.__bf16_aware__ = True  # (a marker attribute)
     return front
 
 

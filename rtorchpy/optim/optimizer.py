@@ -305,8 +305,8 @@ class Optimizer:
             if BF16_SEEN[0]:
                 self._round_bfloat16()
             return out
-        rounded_step.rounds_bfloat16 = True  # type: ignore[attr-defined]
-        cls.step = rounded_step  # type: ignore[method-assign]
+        rounded_step.rounds_bfloat16 = True
+        cls.step = rounded_step
 
     def _round_bfloat16(self):
         for group in self.param_groups:
