@@ -39,7 +39,7 @@ w6_dir <- {os.path.join(ROOT, "benchmarks")!r}
 source(file.path(w6_dir, "w6_workloads.R"))
 w6_step_only_setup()
 cases_loop <- w6py$loop
-py_loop <- function(name, n) .Call(rtorchpy:::rtp_call, cases_loop, list(name, as.integer(n)), NULL)
+py_loop <- function(name, n) reticulate::py_call(cases_loop, name, as.integer(n))
 """
 
 # name: (R expression run once per call, calls per dump)

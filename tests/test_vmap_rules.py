@@ -144,6 +144,10 @@ def test_randomness_modes_and_inplace_on_captured():
     captured = _t(np.zeros(3))
     with pytest.raises(RuntimeError, match=r"vmap: inplace arithmetic\(self, \*extra_args\) "
                                            "is not possible"):
+        rt.autograd_vmap(lambda a: captured.mul_(a))(x)
+    # (add_ is refused by PyTorch's broadcast check instead: tests/test_vmap_inplace_errors.py)
+    with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the "
+                                           r"broadcast shape \[4, 3\]"):
         rt.autograd_vmap(lambda a: captured.add_(a))(x)
     # in place on the batched tensor itself is fine
     y = x.clone()

@@ -8,8 +8,8 @@ NULL
 #'
 #' `nn_mish()` applies `nnf_mish()` (`x * tanh(softplus(x))`), `nn_contrib_sparsemax()`
 #' applies `nnf_contrib_sparsemax()` along `dim`, `nn_multilabel_margin_loss()` applies
-#' `nnf_multilabel_margin_loss()` (targets: 1-based class indices, ended by the first value
-#' below 1) and `nn_ctc_loss()` applies `nnf_ctc_loss()` (its `forward()` takes `log_probs`,
+#' `nnf_multilabel_margin_loss()` (targets: 1-based class indices, ended by the first -1; a 0
+#' is an error, as in R torch) and `nn_ctc_loss()` applies `nnf_ctc_loss()` (its `forward()` takes `log_probs`,
 #' `targets`, `input_lengths` and `target_lengths`; `blank` and the targets are class numbers
 #' as stored, 0 being the first class, as in R torch).
 #'
@@ -26,7 +26,7 @@ NULL
 #'   nn_contrib_sparsemax(dim = 1)(torch_tensor(c(1, 2, 0.5)))
 #'   loss <- nn_multilabel_margin_loss()
 #'   loss(torch_tensor(rbind(c(0.1, 0.2, 0.4, 0.8))),
-#'        torch_tensor(rbind(c(4L, 1L, 0L, 0L)), dtype = torch_long()))
+#'        torch_tensor(rbind(c(4L, 1L, -1L, -1L)), dtype = torch_long()))
 #' }
 #' @name nn_layers_mish_ctc
 NULL
