@@ -10,6 +10,7 @@ import collections
 import importlib
 import multiprocessing
 import sys
+import time
 import traceback
 
 import numpy as np
@@ -22,6 +23,9 @@ __all__ = []
 
 # what a forked worker inherits: the pass's fetcher and settings, by the pass's key
 _PASSES: dict = {}
+
+# seconds closing a pass waits for its batches in flight when the loader sets no timeout
+_DRAIN_LIMIT = 10.0
 
 
 class _Array:
@@ -128,6 +132,12 @@ class WorkerPool:
     def close(self):
         pool, self._pool = getattr(self, "_pool", None), None
         if pool is not None:
+            # the batches in flight finish first (a bounded wait): terminate() kills the
+            # workers, and one killed while it writes its result leaves the result queue's lock
+            # taken, on which terminate() itself then waits forever (multiprocessing.Pool)
+            limit = time.monotonic() + (self._timeout or _DRAIN_LIMIT)
+            for job in getattr(self, "_pending", ()):
+                job.wait(max(0.0, limit - time.monotonic()))
             pool.terminate()
             pool.join()
         _PASSES.pop(self._key, None)
