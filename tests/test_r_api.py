@@ -3,6 +3,7 @@
 symbols the built library takes from R, whatever R is installed here."""
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -52,3 +53,12 @@ def test_no_private_structure_of_r6_or_reticulate_is_read():
             if ".__enclos_env__" in code and ".module_bookkeeping <-" not in code:
                 offenders.append(f"{path.name}:{n}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
+
+
+def test_the_version_branches_name_no_non_api_entry_point():
+    """rapi.h chooses R's API by version; the branch for R >= 4.5 is not compiled here, so its
+    text is checked: no listed name appears in the header at all."""
+    text = (ROOT / "r-shim" / "src" / "rapi.h").read_text()
+    code = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    named = set(re.findall(r"\b\w+\b", code)) & non_api()
+    assert not named, f"rapi.h names non-API entry points: {sorted(named)}"

@@ -32,6 +32,7 @@
 #include <pthread.h>
 #endif
 #include "pyapi.h"
+#include "routines.h"
 
 typedef PyObj *(*pycfunc)(PyObj *, PyObj *);
 typedef struct {

@@ -18,6 +18,7 @@
 #include <Rinternals.h>
 #include "errors.h"
 #include "closures.h"
+#include "routines.h"
 
 /* A method of the object: a closure of `env` made from `spec`, a list of its formals and its
  * body (R/function.R, .ctx_spec: a call of the package's compiled function with the object's

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "pyapi.h"
+#include "routines.h"
 
 /* Whether `a` can be passed to a direct call: a live handle, NULL, or a double, integer,
  * logical (not NA) or string (not NA) scalar without attributes. Counts strings into *nstr. */
@@ -14,7 +15,7 @@ static int direct_arg(SEXP a, int *nstr) {
   case REALSXP: case INTSXP: case LGLSXP: case STRSXP: break;
   default: return 0;
   }
-  if (HAS_ATTRIB(a) || XLENGTH(a) != 1) return 0;
+  if (DECORATED(a) || XLENGTH(a) != 1) return 0;
   switch (TYPEOF(a)) {
   case INTSXP: return INTEGER(a)[0] != NA_INTEGER;
   case LGLSXP: return LOGICAL(a)[0] != NA_LOGICAL;

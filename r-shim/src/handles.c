@@ -27,6 +27,7 @@
 #include "errors.h"
 #include "protocol.h"  /* MAGIC (generated) */
 #include <R_ext/Rdynload.h>
+#include "routines.h"
 
 typedef struct {
   int reissued;  /* handed out again since its finalizer was registered */

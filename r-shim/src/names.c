@@ -2,6 +2,7 @@
  * side names (ops, operators, bridge functions, nnf functions), cached by name. The top layer
  * of the C files (see pyapi.h). */
 #include "pyapi.h"
+#include "routines.h"
 
 /* -- callables cached by name -------------------------------------------------------------
  *

@@ -110,7 +110,7 @@ typedef struct _pyobj {
 
 #include "protocol.h"  /* MAGIC, FLAG_GC, FLAG_WARN, reply codes, table numbers (generated) */
 
-/* pycall.c: the API, set by rtp_pyinit (`ready` once it succeeded) */
+/* pyapi.c: the API, set by rtp_pyinit (`ready` once it succeeded) */
 extern int ready;
 extern SEXP unwind_token;
 extern PyObj *bridge_module;

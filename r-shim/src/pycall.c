@@ -30,6 +30,7 @@
  * checks it against objects Python made, and refuses (R then uses reticulate) if it differs
  * (debug builds with Py_TRACE_REFS, free-threaded builds).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "pyapi.h"
 #include "errors.h"
@@ -52,12 +53,12 @@ static int simple_args_at(SEXP args, int depth, int *nstr) {
     case NILSXP: continue;
     case EXTPTRSXP: if (handle_of(a) == NULL) return 0; continue;
     case VECSXP:
-      if (HAS_ATTRIB(a) || depth > 3 || !simple_args_at(a, depth + 1, nstr)) return 0;
+      if (DECORATED(a) || depth > 3 || !simple_args_at(a, depth + 1, nstr)) return 0;
       continue;
     case CPLXSXP: case REALSXP: case INTSXP: case LGLSXP: case STRSXP: break;
     default: return 0;
     }
-    if (HAS_ATTRIB(a) || XLENGTH(a) != 1) return 0;
+    if (DECORATED(a) || XLENGTH(a) != 1) return 0;
     switch (TYPEOF(a)) {
     case INTSXP: if (INTEGER(a)[0] == NA_INTEGER) return 0; break;
     case LGLSXP: if (LOGICAL(a)[0] == NA_LOGICAL) return 0; break;
@@ -255,13 +256,24 @@ SEXP finish(PyObj *res, int gil, SEXP cls, int encode) {
   return raw1(REPLY_STASHED);
 }
 
-/* The text of a Python str (or NULL), copied into memory R frees when this .Call ends. */
-static const char *r_copy_text(PyObj *s) {
+/* The text of a Python str (or NULL), copied with malloc: under the GIL nothing may allocate
+ * from R (an allocation error would unwind through the GIL). r_text takes it over later. */
+static char *c_copy_text(PyObj *s) {
   const char *c = s ? unicode_utf8(s) : NULL;
   if (c == NULL || *c == '\0') return NULL;
   size_t n = strlen(c);
-  char *copy = R_alloc(n + 1, 1);
+  char *copy = malloc(n + 1);
+  if (copy != NULL) memcpy(copy, c, n + 1);
+  return copy;
+}
+
+/* c_copy_text's copy moved into memory R frees when this .Call ends (the GIL released). */
+static const char *r_text(char *c) {
+  if (c == NULL) return NULL;
+  size_t n = strlen(c);
+  char *copy = R_alloc(n + 1, 1);  /* (on an allocation error `c` is lost: a few bytes) */
   memcpy(copy, c, n + 1);
+  free(c);
   return copy;
 }
 
@@ -271,7 +283,7 @@ static const char *r_copy_text(PyObj *s) {
  * is the reply, as the Python caller would have given it; else that message and class are
  * raised as an R condition here. Otherwise an R runtime_error with Python's whole message. */
 SEXP py_error(int gil, int reply, SEXP cls) {
-  const char *msg = NULL, *kind = "runtime_error";
+  char *msg = NULL, *kind = NULL;
   int interrupted = 0;
   if (err_occurred()) {
     PyObj *type = NULL, *value = NULL, *tb = NULL;
@@ -289,9 +301,8 @@ SEXP py_error(int gil, int reply, SEXP cls) {
         }
         if (rep != NULL) {  /* ["E", message, class]; an R callback's ["R", message] is not */
           if (list_size(rep) == 3) {
-            msg = r_copy_text(list_getitem(rep, 1));
-            kind = r_copy_text(list_getitem(rep, 2));
-            if (kind == NULL) kind = "runtime_error";
+            msg = c_copy_text(list_getitem(rep, 1));
+            kind = c_copy_text(list_getitem(rep, 2));
           }
           decref(rep);
         }
@@ -301,7 +312,7 @@ SEXP py_error(int gil, int reply, SEXP cls) {
     interrupted = type != NULL && exc_matches(type, *exc_keyboard_interrupt);
     if (msg == NULL && value != NULL) {
       PyObj *s = object_str(value);
-      msg = r_copy_text(s);
+      msg = c_copy_text(s);
       if (s) decref(s);
     }
     if (type) decref(type);
@@ -310,8 +321,14 @@ SEXP py_error(int gil, int reply, SEXP cls) {
     if (err_occurred()) err_clear();
   }
   gil_release(gil);
-  if (interrupted) return raw1(REPLY_INTERRUPTED);
-  rtp_error(kind, msg ? msg : "a Python error");
+  /* -- GIL released ----------------------------------------------------------------------- */
+  if (interrupted) {
+    free(msg);
+    free(kind);
+    return raw1(REPLY_INTERRUPTED);
+  }
+  const char *m = r_text(msg), *k = r_text(kind);
+  rtp_error(k ? k : "runtime_error", m ? m : "a Python error");
   return R_NilValue;  /* not reached */
 }
 
