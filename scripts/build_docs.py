@@ -371,7 +371,9 @@ def r_reference_pages(man=ROOT / "r-shim" / "man"):
     man = Path(man)
     head = ["<!-- Generated from r-shim/man/*.Rd by scripts/build_docs.py. -->", "",
             "# R reference", ""]
-    files = sorted(man.glob("*.Rd")) if man.is_dir() else []
+    # (the family_* pages list a family for R's help; here the family pages do that)
+    files = sorted(f for f in man.glob("*.Rd") if not f.stem.startswith("family_")) \
+        if man.is_dir() else []
     if not files or not shutil.which("Rscript"):
         why = ("the R package has no `man/*.Rd` pages yet" if not files
                else "Rscript is not installed")

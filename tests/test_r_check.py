@@ -30,11 +30,14 @@ ALLOWED_NOTES = {
                             r"‘coro’\s*\Z",
     # the check asks a time server, unreachable here
     "for future file timestamps": r"(?s)\Aunable to verify current time\s*\Z",
-    # the package carries its Python engine (inst/python, ~1.6 MB) beside ~2 MB of R code:
-    # past CRAN's 5 MB guideline, which CRAN accepts with a reason given at submission
+    # past CRAN's 5 MB guideline by the Python engine the package carries (inst/python,
+    # 1.9 MB on disk): CRAN accepts that with a reason given at submission. The rest is kept
+    # small (classes made on first use, one link per family in the help): see INSTALLED_MB.
     "installed package size": r"(?s)\Ainstalled size is\s+[0-9.]+Mb\s+sub-directories of "
                               r"1Mb or more:(\s+\w+\s+[0-9.]+Mb)+\s*\Z",
 }
+# The installed size R's check may report, at most (it was 6.2 MB before the above; 5.2 now).
+INSTALLED_MB = 5.5
 
 
 def _r_env(workdir):
@@ -106,7 +109,9 @@ def test_r_cmd_check_as_cran(request, tmp_path):
     for name, status, text in _sections(log):
         allowed = ALLOWED_NOTES.get(name)
         if status == "NOTE" and allowed and re.match(allowed, text):
-            continue
+            size = re.match(r"installed size is\s+([0-9.]+)Mb", text)
+            if size is None or float(size.group(1)) <= INSTALLED_MB:
+                continue
         problems.append(f"{status} in 'checking {name}':\n{text}")
     assert not problems, "\n\n".join(problems) + "\n\n" + log[-3000:]
     assert re.search(r"^Status: (OK|\d+ NOTEs?)\s*$", log, re.M), log[-3000:]

@@ -67,12 +67,12 @@ dataloader <- function(dataset, batch_size = 1, shuffle = FALSE, sampler = NULL,
     }
     worker_globals <- mget(worker_globals, envir = env, inherits = TRUE)
   }
-  .DataLoader$new(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers,
+  .r6(.DataLoader)$new(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers,
                   collate_fn, pin_memory, drop_last, timeout, worker_init_fn, worker_globals,
                   worker_packages, generator)
 }
 
-.DataLoader <- R6::R6Class(
+.DataLoader <- .lazy_r6(function() R6::R6Class(
   classname = "dataloader",
   lock_objects = FALSE,
   public = list(
@@ -129,8 +129,8 @@ dataloader <- function(dataset, batch_size = 1, shuffle = FALSE, sampler = NULL,
           .data_error("`sampler` must be a sampler (see sampler()), got ", .what(sampler))
         }
       } else if (is.null(batch_sampler)) {
-        sampler <- if (isTRUE(shuffle)) .RandomSampler$new(dataset) else
-          .SequentialSampler$new(dataset)
+        sampler <- if (isTRUE(shuffle)) .r6(.RandomSampler)$new(dataset) else
+          .r6(.SequentialSampler)$new(dataset)
       }
       if (!is.null(batch_sampler) && !inherits(batch_sampler, "utils_sampler")) {
         .data_error("`batch_sampler` must be a sampler (see sampler()), got ",
@@ -141,7 +141,7 @@ dataloader <- function(dataset, batch_size = 1, shuffle = FALSE, sampler = NULL,
                     "this platform does not have; use num_workers = 0")
       }
       if (kind == "map" && is.null(batch_sampler) && !is.null(batch_size)) {
-        batch_sampler <- .BatchSampler$new(sampler, batch_size, drop_last)
+        batch_sampler <- .r6(.BatchSampler)$new(sampler, batch_size, drop_last)
       }
       self$dataset <- dataset
       self$batch_size <- batch_size
@@ -162,7 +162,7 @@ dataloader <- function(dataset, batch_size = 1, shuffle = FALSE, sampler = NULL,
       self$collate_fn <- collate_fn %||% (if (self$.auto_collation) utils_data_default_collate
                                           else utils_data_default_convert)
     },
-    .iter = function() .DataLoaderIter$new(self),
+    .iter = function() .r6(.DataLoaderIter)$new(self),
     .length = function() {
       if (self$.dataset_kind == "iterable") {
         n <- length(self$dataset)
@@ -173,7 +173,7 @@ dataloader <- function(dataset, batch_size = 1, shuffle = FALSE, sampler = NULL,
       length(self$batch_sampler %||% self$sampler)
     }
   )
-)
+))
 
 # Whether a pass of `loader` can run in Python (rtorchpy/_r/data.py TensorEpoch): a
 # tensor_dataset whose .getbatch is the built-in one, the built-in batch sampler, the default
@@ -197,7 +197,7 @@ dataloader <- function(dataset, batch_size = 1, shuffle = FALSE, sampler = NULL,
 
 # One pass. The indices of the built-in samplers are drawn when the pass starts (one
 # torch_randperm() per pass); other samplers are stepped batch by batch.
-.DataLoaderIter <- R6::R6Class(
+.DataLoaderIter <- .lazy_r6(function() R6::R6Class(
   classname = "dataloader_iterator",
   lock_objects = FALSE,
   public = list(
@@ -233,7 +233,7 @@ dataloader <- function(dataset, batch_size = 1, shuffle = FALSE, sampler = NULL,
         self$batches <- NULL
         self$next_index <- s$.iter()
       }
-      if (loader$num_workers > 0) self$pool <- .WorkerPool$new(self, loader)
+      if (loader$num_workers > 0) self$pool <- .r6(.WorkerPool)$new(self, loader)
     },
     # the next batch's indices, or the exhaustion sentinel
     .next_index = function() {
@@ -317,7 +317,7 @@ dataloader <- function(dataset, batch_size = 1, shuffle = FALSE, sampler = NULL,
     },
     .length = function() self$loader$.length()
   )
-)
+))
 
 .show_index <- function(index) {
   paste0(paste(utils::head(index, 8L), collapse = ", "), if (length(index) > 8L) ", ...")

@@ -9,7 +9,7 @@ NULL
   .value_error(...)
 }
 
-.Dataset <- R6::R6Class(
+.Dataset <- .lazy_r6(function() R6::R6Class(
   classname = "dataset",
   lock_objects = FALSE,
   public = list(
@@ -17,9 +17,9 @@ NULL
       .data_error("this dataset does not define .getitem()")
     }
   )
-)
+))
 
-.IterableDataset <- R6::R6Class(
+.IterableDataset <- .lazy_r6(function() R6::R6Class(
   classname = "iterable_dataset",
   lock_objects = FALSE,
   public = list(
@@ -27,11 +27,12 @@ NULL
       .data_error("this iterable_dataset does not define .iter()")
     }
   )
-)
+))
 
 # the R6 class behind `inherit`: a generator made by dataset()/iterable_dataset()/sampler(), or
 # an R6 class generator
 .r6_parent <- function(inherit, what) {
+  inherit <- .r6(inherit)
   if (inherits(inherit, c("dataset_generator", "sampler_generator"))) {
     return(attr(inherit, "Dataset") %||% attr(inherit, "Sampler"))
   }

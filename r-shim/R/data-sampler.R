@@ -10,7 +10,7 @@ NULL
 .exhausted <- function() as.symbol(".__exhausted__.")
 .is_exhausted <- function(x) is.symbol(x) && identical(x, as.symbol(".__exhausted__."))
 
-.Sampler <- R6::R6Class(
+.Sampler <- .lazy_r6(function() R6::R6Class(
   classname = "utils_sampler",
   lock_objects = FALSE,
   public = list(
@@ -24,7 +24,7 @@ NULL
       .data_error("this sampler does not define .length()")
     }
   )
-)
+))
 
 # an iterator function over the elements of vector `v`
 .vector_iter <- function(v) {
@@ -62,20 +62,20 @@ NULL
   as.integer(idx)
 }
 
-.SequentialSampler <- R6::R6Class(
+.SequentialSampler <- .lazy_r6(function() R6::R6Class(
   classname = "utils_sampler_sequential",
-  inherit = .Sampler,
+  inherit = .r6(.Sampler),
   lock_objects = FALSE,
   public = list(
     .indices = function() seq_len(length(self$data_source)),
     .iter = function() .vector_iter(self$.indices()),
     .length = function() length(self$data_source)
   )
-)
+))
 
-.RandomSampler <- R6::R6Class(
+.RandomSampler <- .lazy_r6(function() R6::R6Class(
   classname = "utils_sampler_random",
-  inherit = .Sampler,
+  inherit = .r6(.Sampler),
   lock_objects = FALSE,
   public = list(
     replacement = FALSE,
@@ -111,11 +111,11 @@ NULL
       if (is.null(self$num_samples)) length(self$data_source) else as.integer(self$num_samples)
     }
   )
-)
+))
 
-.BatchSampler <- R6::R6Class(
+.BatchSampler <- .lazy_r6(function() R6::R6Class(
   classname = "utils_sampler_batch",
-  inherit = .Sampler,
+  inherit = .r6(.Sampler),
   lock_objects = FALSE,
   public = list(
     initialize = function(sampler, batch_size, drop_last = FALSE) {
@@ -140,7 +140,7 @@ NULL
       if (self$drop_last) n %/% self$batch_size else (n + self$batch_size - 1L) %/% self$batch_size
     }
   )
-)
+))
 
 .check_batch_size <- function(batch_size) {
   if (!is.numeric(batch_size) || length(batch_size) != 1L || is.na(batch_size) ||
@@ -193,7 +193,7 @@ sampler <- function(name = NULL, inherit = .Sampler, ..., private = NULL, active
 #' @rdname sampler
 #' @param data_source A dataset.
 #' @export
-sampler_sequential <- function(data_source) .SequentialSampler$new(data_source)
+sampler_sequential <- function(data_source) .r6(.SequentialSampler)$new(data_source)
 
 #' @rdname sampler
 #' @param replacement Draw with replacement.
@@ -202,7 +202,7 @@ sampler_sequential <- function(data_source) .SequentialSampler$new(data_source)
 #' @export
 sampler_random <- function(data_source, replacement = FALSE, num_samples = NULL,
                            generator = NULL) {
-  .RandomSampler$new(data_source, replacement, num_samples, generator)
+  .r6(.RandomSampler)$new(data_source, replacement, num_samples, generator)
 }
 
 #' @rdname sampler
@@ -211,7 +211,7 @@ sampler_random <- function(data_source, replacement = FALSE, num_samples = NULL,
 #' @param drop_last Drop a last, smaller batch.
 #' @export
 sampler_batch <- function(sampler, batch_size, drop_last = FALSE) {
-  .BatchSampler$new(sampler, batch_size, drop_last)
+  .r6(.BatchSampler)$new(sampler, batch_size, drop_last)
 }
 
 #' @export

@@ -15,7 +15,7 @@ NULL
 # what a forked worker finds of its pass (set just before the fork): the pass's iterator by key
 .data_passes <- new.env(parent = emptyenv())
 
-.WorkerPool <- R6::R6Class(
+.WorkerPool <- .lazy_r6(function() R6::R6Class(
   classname = "dataloader_worker_pool",
   lock_objects = FALSE,
   public = list(
@@ -117,7 +117,7 @@ NULL
       invisible(NULL)
     }
   )
-)
+))
 
 # parallel's cluster protocol: a call message to one worker (done: the message ending its loop)
 .send_call <- function(node, fun, args, done = FALSE) {

@@ -7,7 +7,8 @@
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -24,7 +25,8 @@ torch_abs <- function(self) { .r <- .External(rtp_opx, "abs", self); if (is.obje
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -41,7 +43,8 @@ torch_absolute <- function(self) { .r <- .External(rtp_opx, "absolute", self); i
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -58,7 +61,8 @@ torch_acos <- function(self) { .r <- .External(rtp_opx, "acos", self); if (is.ob
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_acosh(torch_tensor(c(1, 2, 3)))
@@ -76,7 +80,8 @@ torch_acosh <- function(self) { .r <- .External(rtp_opx, "acosh", self); if (is.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -98,7 +103,8 @@ torch_add <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "add",
 #' @param beta A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the smooth L1 loss' switch point; LRN's exponent.
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_addbmm(torch_zeros(2, 2), torch_randn(3, 2, 4), torch_randn(3, 4, 2))
@@ -117,7 +123,8 @@ torch_addbmm <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .E
 #' @param tensor2 The second factor of the elementwise product or quotient.
 #' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -138,7 +145,8 @@ torch_addcdiv <- function(self, tensor1, tensor2, value = 1L) { .r <- .External(
 #' @param tensor2 The second factor of the elementwise product or quotient.
 #' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -160,7 +168,8 @@ torch_addcmul <- function(self, tensor1, tensor2, value = 1L) { .r <- .External(
 #' @param beta A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the smooth L1 loss' switch point; LRN's exponent.
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   m <- torch_ones(2, 2)
@@ -181,7 +190,8 @@ torch_addmm <- function(self, mat1, mat2, beta = 1L, alpha = 1L) { .r <- .Extern
 #' @param beta A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the smooth L1 loss' switch point; LRN's exponent.
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_addmv(torch_ones(2), torch_eye(2), torch_tensor(c(1, 2)))
@@ -201,7 +211,8 @@ torch_addmv <- function(self, mat, vec, beta = 1L, alpha = 1L) { .r <- .External
 #' @param beta A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the smooth L1 loss' switch point; LRN's exponent.
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_addr(torch_zeros(2, 3), torch_tensor(c(1, 2)), torch_tensor(c(1, 2, 3)))
@@ -219,7 +230,8 @@ torch_addr <- function(self, vec1, vec2, beta = 1L, alpha = 1L) { .r <- .Externa
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -239,7 +251,8 @@ torch_all <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_o
 #' @param atol The absolute tolerance: a number (`torch_isclose`, `torch_allclose`) or, for `linalg_matrix_rank`/`linalg_pinv`, the singular value below which one counts as zero (a number or a tensor, `NULL` for the default).
 #' @param equal_nan `TRUE`: two NaNs count as equal.
 #' @return An R logical (`TRUE` or `FALSE`).
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -257,7 +270,8 @@ torch_allclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = 
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -275,7 +289,8 @@ torch_amax <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -293,7 +308,8 @@ torch_amin <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -309,7 +325,8 @@ torch_any <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rtp_o
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -326,7 +343,8 @@ torch_arccos <- function(self) { .r <- .External(rtp_opx, "arccos", self); if (i
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_arccosh(torch_tensor(c(1, 2, 3)))
@@ -342,7 +360,8 @@ torch_arccosh <- function(self) { .r <- .External(rtp_opx, "arccosh", self); if 
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -359,7 +378,8 @@ torch_arcsin <- function(self) { .r <- .External(rtp_opx, "arcsin", self); if (i
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -376,7 +396,8 @@ torch_arcsinh <- function(self) { .r <- .External(rtp_opx, "arcsinh", self); if 
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -392,7 +413,8 @@ torch_arctan <- function(self) { .r <- .External(rtp_opx, "arctan", self); if (i
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -410,7 +432,8 @@ torch_arctan2 <- function(self, other) { .r <- .External(rtp_opx, "arctan2", sel
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -429,7 +452,8 @@ torch_arctanh <- function(self) { .r <- .External(rtp_opx, "arctanh", self); if 
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -447,7 +471,8 @@ torch_argmax <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rt
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -466,7 +491,8 @@ torch_argmin <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rt
 #' @param descending `TRUE`: from the largest to the smallest.
 #' @param stable `TRUE`: equal elements keep their order.
 #' @return A tensor.
-#' @family sorting and quantiles
+#' @seealso Other sorting and quantiles: [family_sorting_and_quantiles]
+#' @concept sorting and quantiles
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -482,7 +508,8 @@ torch_argsort <- function(self, dim = -1L, descending = FALSE, stable = FALSE) {
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -499,7 +526,8 @@ torch_asin <- function(self) { .r <- .External(rtp_opx, "asin", self); if (is.ob
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -516,7 +544,8 @@ torch_asinh <- function(self) { .r <- .External(rtp_opx, "asinh", self); if (is.
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -532,7 +561,8 @@ torch_atan <- function(self) { .r <- .External(rtp_opx, "atan", self); if (is.ob
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -552,7 +582,8 @@ torch_atan2 <- function(self, other) { .r <- .External(rtp_opx, "atan2", self, o
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -569,7 +600,8 @@ torch_atanh <- function(self) { .r <- .External(rtp_opx, "atanh", self); if (is.
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_atleast_1d(torch_tensor(3))
@@ -583,7 +615,8 @@ torch_atleast_1d <- function(self) { .r <- .External(rtp_opx, "atleast_1d", self
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_atleast_2d(torch_tensor(c(1, 2, 3)))
@@ -597,7 +630,8 @@ torch_atleast_2d <- function(self) { .r <- .External(rtp_opx, "atleast_2d", self
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_atleast_3d(torch_tensor(c(1, 2, 3)))
@@ -615,7 +649,8 @@ torch_atleast_3d <- function(self) { .r <- .External(rtp_opx, "atleast_3d", self
 #' @param beta A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the smooth L1 loss' switch point; LRN's exponent.
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_baddbmm(torch_zeros(3, 2, 2), torch_randn(3, 2, 4), torch_randn(3, 4, 2))
@@ -633,7 +668,8 @@ torch_baddbmm <- function(self, batch1, batch2, beta = 1L, alpha = 1L) { .r <- .
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @param generator A generator made by `torch_generator()`, or `NULL` for the default one.
 #' @return A tensor.
-#' @family random numbers
+#' @seealso Other random numbers: [family_random_numbers]
+#' @concept random numbers
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_manual_seed(1)
@@ -654,7 +690,8 @@ torch_bernoulli <- function(self, p = NULL, generator = NULL) { .r <- .External(
 #' @param weights `torch_bincount()`: a 1-d tensor of one weight per input element (`NULL`: count each once).
 #' @param minlength `torch_bincount()`: the least number of bins.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_bincount(torch_tensor(c(0L, 1L, 1L, 3L)))
@@ -669,7 +706,8 @@ torch_bincount <- function(self, weights = NULL, minlength = 0L) { .r <- .Extern
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_bitwise_and(torch_tensor(c(12L, 10L)), torch_tensor(c(10L, 6L)))
@@ -685,7 +723,8 @@ torch_bitwise_and <- function(self, other) { .r <- .External(rtp_opx, "bitwise_a
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_bitwise_not(torch_tensor(c(0L, 5L)))
@@ -702,7 +741,8 @@ torch_bitwise_not <- function(self) { .r <- .External(rtp_opx, "bitwise_not", se
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_bitwise_or(torch_tensor(c(12L, 10L)), torch_tensor(c(10L, 6L)))
@@ -719,7 +759,8 @@ torch_bitwise_or <- function(self, other) { .r <- .External(rtp_opx, "bitwise_or
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_bitwise_xor(torch_tensor(c(12L, 10L)), torch_tensor(c(10L, 6L)))
@@ -736,7 +777,8 @@ torch_bitwise_xor <- function(self, other) { .r <- .External(rtp_opx, "bitwise_x
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param mat2 The second matrix of the product.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_bmm(torch_randn(3, 2, 4), torch_randn(3, 4, 2))
@@ -753,7 +795,8 @@ torch_bmm <- function(self, mat2) { .r <- .External(rtp_opx, "bmm", self, mat2);
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param size The shape of the draws when `mean` and `std` are numbers.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_broadcast_to(torch_tensor(c(1, 2, 3)), c(2, 3))
@@ -768,7 +811,8 @@ torch_broadcast_to <- function(self, size) { .r <- .External(rtp_opx, "broadcast
 #' @param tensors A list of tensors.
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -787,7 +831,8 @@ torch_cat <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "cat", tenso
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @param compute_mode How `torch_cdist` computes Euclidean distances: "use_mm_for_euclid_dist_if_necessary" (the default), "use_mm_for_euclid_dist" or "donot_use_mm_for_euclid_dist".
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_cdist(torch_randn(3, 2), torch_randn(4, 2))
@@ -801,7 +846,8 @@ torch_cdist <- function(x1, x2, p = 2.0, compute_mode = NULL) { .r <- .External(
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -819,7 +865,8 @@ torch_ceil <- function(self) { .r <- .External(rtp_opx, "ceil", self); if (is.ob
 #' @param matrices A list of 2-d tensors to multiply in order (`torch_chain_matmul`).
 #' @param ... Sizes or dimensions, as separate numbers or one vector.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_chain_matmul(list(torch_randn(2, 3), torch_randn(3, 4), torch_randn(4, 2)))
@@ -834,7 +881,8 @@ torch_chain_matmul <- function(matrices = NULL, ...) { .args <- c(list(matrices)
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param upper Use (or return) the upper triangle instead of the lower one.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -850,7 +898,8 @@ torch_cholesky <- function(self, upper = FALSE) { .r <- .External(rtp_opx, "chol
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param upper Use (or return) the upper triangle instead of the lower one.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -867,7 +916,8 @@ torch_cholesky_inverse <- function(self, upper = FALSE) { .r <- .External(rtp_op
 #' @param input2 The second input: of the bilinear form (`nnf_bilinear`), the Cholesky factor (`torch_cholesky_solve`), or the Householder scales (`torch_orgqr`, `torch_ormqr`).
 #' @param upper Use (or return) the upper triangle instead of the lower one.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -885,7 +935,8 @@ torch_cholesky_solve <- function(self, input2, upper = FALSE) { .r <- .External(
 #' @param chunks How many pieces (`torch_chunk`); the last may be smaller.
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_chunk(torch_arange(1, 6), chunks = 3)
@@ -901,7 +952,8 @@ torch_chunk <- function(self, chunks, dim = 1L) { .r <- .External(rtp_opx, "chun
 #' @param min The lower bound: a number, a tensor, or `NULL` for none.
 #' @param max The upper bound: a number, a tensor, or `NULL` for none.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_clamp(torch_tensor(c(-2, 0.5, 3)), min = 0, max = 1)
@@ -918,7 +970,8 @@ torch_clamp <- function(self, min = NULL, max = NULL) { .r <- .External(rtp_opx,
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param max The upper bound: a number, a tensor, or `NULL` for none.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -936,7 +989,8 @@ torch_clamp_max <- function(self, max) { .r <- .External(rtp_opx, "clamp_max", s
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param min The lower bound: a number, a tensor, or `NULL` for none.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -955,7 +1009,8 @@ torch_clamp_min <- function(self, min) { .r <- .External(rtp_opx, "clamp_min", s
 #' @param min The lower bound: a number, a tensor, or `NULL` for none.
 #' @param max The upper bound: a number, a tensor, or `NULL` for none.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_clip(torch_tensor(c(-2, 0.5, 3)), min = 0, max = 1)
@@ -972,7 +1027,8 @@ torch_clip <- function(self, min = NULL, max = NULL) { .r <- .External(rtp_opx, 
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param memory_format Accepted for R torch's sake (tensors here are always contiguous).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -988,7 +1044,8 @@ torch_clone <- function(self, memory_format = NULL) { .r <- .External(rtp_opx, "
 #' @param tensors A list of tensors.
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -1005,7 +1062,8 @@ torch_concat <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "concat",
 #' @param tensors A list of tensors.
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -1021,7 +1079,8 @@ torch_concatenate <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "con
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))
@@ -1037,7 +1096,8 @@ torch_conj <- function(self) { .r <- .External(rtp_opx, "conj", self); if (is.ob
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param memory_format Accepted for R torch's sake (tensors here are always contiguous).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -1054,7 +1114,8 @@ torch_contiguous <- function(self, memory_format = NULL) { .r <- .External(rtp_o
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1071,7 +1132,8 @@ torch_cos <- function(self) { .r <- .External(rtp_opx, "cos", self); if (is.obje
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1089,7 +1151,8 @@ torch_cosh <- function(self) { .r <- .External(rtp_opx, "cosh", self); if (is.ob
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -1107,7 +1170,8 @@ torch_count_nonzero <- function(self, dim = NULL) { .r <- .External(rtp_opx, "co
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_cross(torch_tensor(c(1, 0, 0)), torch_tensor(c(0, 1, 0)))
@@ -1122,7 +1186,8 @@ torch_cross <- function(self, other, dim = NULL) { .r <- .External(rtp_opx, "cro
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family sorting and quantiles
+#' @seealso Other sorting and quantiles: [family_sorting_and_quantiles]
+#' @concept sorting and quantiles
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_cummax(torch_tensor(c(1, 3, 2, 5, 4)), dim = 1)
@@ -1137,7 +1202,8 @@ torch_cummax <- function(self, dim) { .r <- .External(rtp_opx, "cummax", self, d
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family sorting and quantiles
+#' @seealso Other sorting and quantiles: [family_sorting_and_quantiles]
+#' @concept sorting and quantiles
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_cummin(torch_tensor(c(5, 3, 4, 1, 2)), dim = 1)
@@ -1153,7 +1219,8 @@ torch_cummin <- function(self, dim) { .r <- .External(rtp_opx, "cummin", self, d
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -1170,7 +1237,8 @@ torch_cumprod <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "c
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -1185,7 +1253,8 @@ torch_cumsum <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "cu
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1202,7 +1271,8 @@ torch_deg2rad <- function(self) { .r <- .External(rtp_opx, "deg2rad", self); if 
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -1218,7 +1288,8 @@ torch_det <- function(self) { .r <- .External(rtp_opx, "det", self); if (is.obje
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param diagonal Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_diag(torch_tensor(c(1, 2, 3)))
@@ -1235,7 +1306,8 @@ torch_diag <- function(self, diagonal = 0L) { .r <- .External(rtp_opx, "diag", s
 #' @param dim1 Second dimension of `transpose`; first dimension of `diagonal`'s planes (1-based).
 #' @param dim2 Second dimension of `diagonal`'s planes (1-based).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_diag_embed(torch_tensor(rbind(c(1, 2), c(3, 4))))
@@ -1250,7 +1322,8 @@ torch_diag_embed <- function(self, offset = 0L, dim1 = -2L, dim2 = -1L) { .r <- 
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_diagflat(torch_tensor(c(1, 2, 3)))
@@ -1267,7 +1340,8 @@ torch_diagflat <- function(self, offset = 0L) { .r <- .External(rtp_opx, "diagfl
 #' @param dim1 Second dimension of `transpose`; first dimension of `diagonal`'s planes (1-based).
 #' @param dim2 Second dimension of `diagonal`'s planes (1-based).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -1286,7 +1360,8 @@ torch_diagonal <- function(self, offset = 0L, dim1 = 1L, dim2 = 2L) { .r <- .Ext
 #' @param prepend Values put before `self` along `dim` before differencing (`torch_diff`).
 #' @param append Values put after `self` along `dim` before differencing (`torch_diff`).
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -1302,7 +1377,8 @@ torch_diff <- function(self, n = 1L, dim = -1L, prepend = NULL, append = NULL) {
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1321,7 +1397,8 @@ torch_digamma <- function(self) { .r <- .External(rtp_opx, "digamma", self); if 
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -1338,7 +1415,8 @@ torch_dist <- function(self, other, p = 2L) { .r <- .External(rtp_opx, "dist", s
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param rounding_mode `NULL` for true division, "trunc" to round towards zero, "floor" to round down.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1358,7 +1436,8 @@ torch_div <- function(self, other, rounding_mode = NULL) { .r <- .External(rtp_o
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param rounding_mode `NULL` for true division, "trunc" to round towards zero, "floor" to round down.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1377,7 +1456,8 @@ torch_divide <- function(self, other, rounding_mode = NULL) { .r <- .External(rt
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_dot(torch_tensor(c(1, 2, 3)), torch_tensor(c(4, 5, 6)))
@@ -1394,7 +1474,8 @@ torch_dot <- function(self, other) { .r <- .External(rtp_opx, "dot", self, other
 #' @param equation The Einstein summation as a string, e.g. "ij,jk->ik".
 #' @param ... Sizes or dimensions, as separate numbers or one vector.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   a <- torch_randn(2, 3)
@@ -1411,7 +1492,8 @@ torch_einsum <- function(equation, ...) { .args <- c(list(equation), .dots(...))
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -1430,7 +1512,8 @@ torch_eq <- function(self, other) { .r <- .External(rtp_opx, "eq", self, other);
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return An R logical (`TRUE` or `FALSE`).
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -1446,7 +1529,8 @@ torch_equal <- function(self, other) { .r <- .External(rtp_opx, "equal", self, o
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1463,7 +1547,8 @@ torch_erf <- function(self) { .r <- .External(rtp_opx, "erf", self); if (is.obje
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1480,7 +1565,8 @@ torch_erfc <- function(self) { .r <- .External(rtp_opx, "erfc", self); if (is.ob
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1497,7 +1583,8 @@ torch_erfinv <- function(self) { .r <- .External(rtp_opx, "erfinv", self); if (i
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1512,7 +1599,8 @@ torch_exp <- function(self) { .r <- .External(rtp_opx, "exp", self); if (is.obje
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1532,7 +1620,8 @@ torch_exp2 <- function(self) { .r <- .External(rtp_opx, "exp2", self); if (is.ob
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param ... Sizes or dimensions, as separate numbers or one vector.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -1548,7 +1637,8 @@ torch_expand <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- 
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -1563,7 +1653,8 @@ torch_expand_as <- function(self, other) { .r <- .External(rtp_opx, "expand_as",
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1585,7 +1676,8 @@ torch_expm1 <- function(self) { .r <- .External(rtp_opx, "expm1", self); if (is.
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
 #' @return A tensor.
-#' @family signal processing
+#' @seealso Other signal processing: [family_signal_processing]
+#' @concept signal processing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))
@@ -1602,7 +1694,8 @@ torch_fft_fft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .Exter
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
 #' @return A tensor.
-#' @family signal processing
+#' @seealso Other signal processing: [family_signal_processing]
+#' @concept signal processing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_fft_fftn(torch_tensor(rbind(c(1, 2, 3), c(4, 5, 6))))
@@ -1619,7 +1712,8 @@ torch_fft_fftn <- function(self, s = NULL, dim = NULL, norm = NULL) { .r <- .Ext
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
 #' @return A tensor.
-#' @family signal processing
+#' @seealso Other signal processing: [family_signal_processing]
+#' @concept signal processing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_fft_ifft(torch_fft_fft(torch_tensor(c(1, 2, 3, 4))))
@@ -1636,7 +1730,8 @@ torch_fft_ifft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .Exte
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
 #' @return A tensor.
-#' @family signal processing
+#' @seealso Other signal processing: [family_signal_processing]
+#' @concept signal processing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(1, 2, 3), c(4, 5, 6)))
@@ -1654,7 +1749,8 @@ torch_fft_ifftn <- function(self, s = NULL, dim = NULL, norm = NULL) { .r <- .Ex
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
 #' @return A tensor.
-#' @family signal processing
+#' @seealso Other signal processing: [family_signal_processing]
+#' @concept signal processing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_fft_irfft(torch_fft_rfft(torch_tensor(c(1, 2, 3, 4))))
@@ -1671,7 +1767,8 @@ torch_fft_irfft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .Ext
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
 #' @return A tensor.
-#' @family signal processing
+#' @seealso Other signal processing: [family_signal_processing]
+#' @concept signal processing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(1, 2, 3, 4), c(5, 6, 7, 8)))
@@ -1689,7 +1786,8 @@ torch_fft_irfftn <- function(self, s = NULL, dim = NULL, norm = NULL) { .r <- .E
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
 #' @return A tensor.
-#' @family signal processing
+#' @seealso Other signal processing: [family_signal_processing]
+#' @concept signal processing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_fft_rfft(torch_tensor(c(1, 2, 3, 4)))
@@ -1706,7 +1804,8 @@ torch_fft_rfft <- function(self, n = NULL, dim = -1L, norm = NULL) { .r <- .Exte
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param norm `torch_fft_*`: the scaling, `"backward"` (`NULL`, the default: none forward, one over the signal size inverse), `"forward"` (the other way round) or `"ortho"` (one over its square root both ways).
 #' @return A tensor.
-#' @family signal processing
+#' @seealso Other signal processing: [family_signal_processing]
+#' @concept signal processing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_fft_rfftn(torch_tensor(rbind(c(1, 2, 3, 4), c(5, 6, 7, 8))))
@@ -1724,7 +1823,8 @@ torch_fft_rfftn <- function(self, s = NULL, dim = NULL, norm = NULL) { .r <- .Ex
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1743,7 +1843,8 @@ torch_fix <- function(self) { .r <- .External(rtp_opx, "fix", self); if (is.obje
 #' @param start_dim First dimension to flatten (1-based).
 #' @param end_dim Last dimension to flatten (1-based, -1 is the last).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -1759,7 +1860,8 @@ torch_flatten <- function(self, start_dim = 1L, end_dim = -1L) { .r <- .External
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(1:6, nrow = 2))
@@ -1776,7 +1878,8 @@ torch_flip <- function(self, dims) { .r <- .External(rtp_opx, "flip", self, dims
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1794,7 +1897,8 @@ torch_floor <- function(self) { .r <- .External(rtp_opx, "floor", self); if (is.
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1813,7 +1917,8 @@ torch_floor_divide <- function(self, other) { .r <- .External(rtp_opx, "floor_di
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1831,7 +1936,8 @@ torch_fmod <- function(self, other) { .r <- .External(rtp_opx, "fmod", self, oth
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1850,7 +1956,8 @@ torch_frac <- function(self) { .r <- .External(rtp_opx, "frac", self); if (is.ob
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(1, 2), c(3, 4)))
@@ -1866,7 +1973,8 @@ torch_gather <- function(self, dim, index) { .r <- .External(rtp_opx, "gather", 
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -1884,7 +1992,8 @@ torch_ge <- function(self, other) { .r <- .External(rtp_opx, "ge", self, other);
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor, or a list of tensors (see the description).
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -1900,7 +2009,8 @@ torch_geqrf <- function(self) { .r <- .External(rtp_opx, "geqrf", self); if (is.
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param vec2 The second vector of the outer product.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_ger(torch_tensor(c(1, 2)), torch_tensor(c(1, 2, 3)))
@@ -1915,7 +2025,8 @@ torch_ger <- function(self, vec2) { .r <- .External(rtp_opx, "ger", self, vec2);
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -1934,7 +2045,8 @@ torch_greater <- function(self, other) { .r <- .External(rtp_opx, "greater", sel
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -1953,7 +2065,8 @@ torch_greater_equal <- function(self, other) { .r <- .External(rtp_opx, "greater
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -1974,7 +2087,8 @@ torch_gt <- function(self, other) { .r <- .External(rtp_opx, "gt", self, other);
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param values The values written (or added) at `indices`.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -1993,7 +2107,8 @@ torch_heaviside <- function(self, values) { .r <- .External(rtp_opx, "heaviside"
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -2011,7 +2126,8 @@ torch_hypot <- function(self, other) { .r <- .External(rtp_opx, "hypot", self, o
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))
@@ -2027,7 +2143,8 @@ torch_imag <- function(self) { .r <- .External(rtp_opx, "imag", self); if (is.ob
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param indices A list of index tensors, one per dimension: long (1-based) or bool masks.
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(1:6, nrow = 2))
@@ -2046,7 +2163,8 @@ torch_index <- function(self, indices) { .r <- .External(rtp_opx, "index", self,
 #' @param source The dims to move (1-based: one number or a vector).
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -2066,7 +2184,8 @@ torch_index_add <- function(self, dim, index, source, alpha = 1L) { .r <- .Exter
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @param source The dims to move (1-based: one number or a vector).
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -2086,7 +2205,8 @@ torch_index_copy <- function(self, dim, index, source) { .r <- .External(rtp_opx
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -2106,7 +2226,8 @@ torch_index_fill <- function(self, dim, index, value) { .r <- .External(rtp_opx,
 #' @param values The values written (or added) at `indices`.
 #' @param accumulate `TRUE`: add `values` at the indices (repeated indices add up); `FALSE`: write them.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_zeros(3)
@@ -2124,7 +2245,8 @@ torch_index_put <- function(self, indices, values, accumulate = FALSE) { .r <- .
 #' @param values The values written (or added) at `indices`.
 #' @param accumulate `TRUE`: add `values` at the indices (repeated indices add up); `FALSE`: write them.
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_zeros(3)
@@ -2142,7 +2264,8 @@ torch_index_put_ <- function(self, indices, values, accumulate = FALSE) { .r <- 
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -2159,7 +2282,8 @@ torch_index_select <- function(self, dim, index) { .r <- .External(rtp_opx, "ind
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -2174,7 +2298,8 @@ torch_inverse <- function(self) { .r <- .External(rtp_opx, "inverse", self); if 
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return An R logical (`TRUE` or `FALSE`).
-#' @family tensor properties
+#' @seealso Other tensor properties: [family_tensor_properties]
+#' @concept tensor properties
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2189,7 +2314,8 @@ torch_is_complex <- function(self) { .r <- .External(rtp_opx, "is_complex", self
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return An R logical (`TRUE` or `FALSE`).
-#' @family tensor properties
+#' @seealso Other tensor properties: [family_tensor_properties]
+#' @concept tensor properties
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_is_nonzero(torch_tensor(1))
@@ -2204,7 +2330,8 @@ torch_is_nonzero <- function(self) { .r <- .External(rtp_opx, "is_nonzero", self
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return An R logical (`TRUE` or `FALSE`).
-#' @family tensor properties
+#' @seealso Other tensor properties: [family_tensor_properties]
+#' @concept tensor properties
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2219,7 +2346,8 @@ torch_is_same_size <- function(self, other) { .r <- .External(rtp_opx, "is_same_
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return An R logical (`TRUE` or `FALSE`).
-#' @family tensor properties
+#' @seealso Other tensor properties: [family_tensor_properties]
+#' @concept tensor properties
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2238,7 +2366,8 @@ torch_is_signed <- function(self) { .r <- .External(rtp_opx, "is_signed", self);
 #' @param atol The absolute tolerance: a number (`torch_isclose`, `torch_allclose`) or, for `linalg_matrix_rank`/`linalg_pinv`, the singular value below which one counts as zero (a number or a tensor, `NULL` for the default).
 #' @param equal_nan `TRUE`: two NaNs count as equal.
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2254,7 +2383,8 @@ torch_isclose <- function(self, other, rtol = 1e-05, atol = 1e-08, equal_nan = F
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2269,7 +2399,8 @@ torch_isfinite <- function(self) { .r <- .External(rtp_opx, "isfinite", self); i
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2284,7 +2415,8 @@ torch_isinf <- function(self) { .r <- .External(rtp_opx, "isinf", self); if (is.
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2299,7 +2431,8 @@ torch_isnan <- function(self) { .r <- .External(rtp_opx, "isnan", self); if (is.
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2314,7 +2447,8 @@ torch_isneginf <- function(self) { .r <- .External(rtp_opx, "isneginf", self); i
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2330,7 +2464,8 @@ torch_isposinf <- function(self) { .r <- .External(rtp_opx, "isposinf", self); i
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_kron(torch_eye(2), torch_ones(2, 2))
@@ -2347,7 +2482,8 @@ torch_kron <- function(self, other) { .r <- .External(rtp_opx, "kron", self, oth
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family sorting and quantiles
+#' @seealso Other sorting and quantiles: [family_sorting_and_quantiles]
+#' @concept sorting and quantiles
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -2364,7 +2500,8 @@ torch_kthvalue <- function(self, k, dim = -1L, keepdim = FALSE) { .r <- .Externa
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2384,7 +2521,8 @@ torch_le <- function(self, other) { .r <- .External(rtp_opx, "le", self, other);
 #' @param end The other end: the values interpolated towards (`torch_lerp`).
 #' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -2403,7 +2541,8 @@ torch_lerp <- function(self, end, weight) { .r <- .External(rtp_opx, "lerp", sel
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2422,7 +2561,8 @@ torch_less <- function(self, other) { .r <- .External(rtp_opx, "less", self, oth
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2440,7 +2580,8 @@ torch_less_equal <- function(self, other) { .r <- .External(rtp_opx, "less_equal
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -2457,7 +2598,8 @@ torch_lgamma <- function(self) { .r <- .External(rtp_opx, "lgamma", self); if (i
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -2472,7 +2614,8 @@ torch_log <- function(self) { .r <- .External(rtp_opx, "log", self); if (is.obje
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -2489,7 +2632,8 @@ torch_log10 <- function(self) { .r <- .External(rtp_opx, "log10", self); if (is.
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -2506,7 +2650,8 @@ torch_log1p <- function(self) { .r <- .External(rtp_opx, "log1p", self); if (is.
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -2527,7 +2672,8 @@ torch_log2 <- function(self) { .r <- .External(rtp_opx, "log2", self); if (is.ob
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -2543,7 +2689,8 @@ torch_log_softmax <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -2560,7 +2707,8 @@ torch_logaddexp <- function(self, other) { .r <- .External(rtp_opx, "logaddexp",
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -2576,7 +2724,8 @@ torch_logaddexp2 <- function(self, other) { .r <- .External(rtp_opx, "logaddexp2
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -2592,7 +2741,8 @@ torch_logdet <- function(self) { .r <- .External(rtp_opx, "logdet", self); if (i
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2610,7 +2760,8 @@ torch_logical_and <- function(self, other) { .r <- .External(rtp_opx, "logical_a
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2628,7 +2779,8 @@ torch_logical_not <- function(self) { .r <- .External(rtp_opx, "logical_not", se
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2647,7 +2799,8 @@ torch_logical_or <- function(self, other) { .r <- .External(rtp_opx, "logical_or
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2666,7 +2819,8 @@ torch_logical_xor <- function(self, other) { .r <- .External(rtp_opx, "logical_x
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -2685,7 +2839,8 @@ torch_logit <- function(self, eps = NULL) { .r <- .External(rtp_opx, "logit", se
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -2703,7 +2858,8 @@ torch_logsumexp <- function(self, dim, keepdim = FALSE) { .r <- .External(rtp_op
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2723,7 +2879,8 @@ torch_lt <- function(self, other) { .r <- .External(rtp_opx, "lt", self, other);
 #' @param pivot Partial pivoting; `FALSE` (no pivoting) is not available on the CPU, as in libtorch.
 #' @param get_infos `TRUE`: also return `infos`, the 1-based index of the first zero pivot of each matrix (0: none).
 #' @return A tensor, or a list of tensors (see the description).
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(rbind(c(4, 3), c(6, 3)))
@@ -2742,7 +2899,8 @@ torch_lu <- function(A, pivot = TRUE, get_infos = FALSE) { .r <- .External(rtp_o
 #' @param LU_data The packed LU factors, as `torch_lu` returns them, shape `(*, m, n)`.
 #' @param LU_pivots The pivots of `torch_lu` (LAPACK's 1-based row interchanges, int32).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(rbind(c(4, 3), c(6, 3)))
@@ -2761,7 +2919,8 @@ torch_lu_solve <- function(self, LU_data, LU_pivots) { .r <- .External(rtp_opx, 
 #' @param unpack_data `TRUE`: return `L` and `U`; `FALSE`: empty tensors in their place.
 #' @param unpack_pivots `TRUE`: return the permutation matrix `P`; `FALSE`: an empty tensor.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(rbind(c(4, 3), c(6, 3)))
@@ -2777,7 +2936,8 @@ torch_lu_unpack <- function(LU_data, LU_pivots, unpack_data = TRUE, unpack_pivot
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -2794,7 +2954,8 @@ torch_mT <- function(self) { .r <- .External(rtp_opx, "mT", self); if (is.object
 #' @param mask A bool tensor broadcastable to `self`: where it is `TRUE` the value is written.
 #' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -2813,7 +2974,8 @@ torch_masked_fill <- function(self, mask, value) { .r <- .External(rtp_opx, "mas
 #' @param mask A bool tensor broadcastable to `self`: where it is `TRUE` the value is written.
 #' @param source The dims to move (1-based: one number or a vector).
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -2831,7 +2993,8 @@ torch_masked_scatter <- function(self, mask, source) { .r <- .External(rtp_opx, 
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param mask A bool tensor broadcastable to `self`: where it is `TRUE` the value is written.
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -2847,7 +3010,8 @@ torch_masked_select <- function(self, mask) { .r <- .External(rtp_opx, "masked_s
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   a <- torch_tensor(matrix(c(1, 2, 3, 4), nrow = 2))
@@ -2864,7 +3028,8 @@ torch_matmul <- function(self, other) { .r <- .External(rtp_opx, "matmul", self,
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param n `torch_polygamma`: the order of the derivative of digamma (0, 1, 2, ...); `torch_diff`: how many times to difference; `*_matrix_power`: the power (negative: of the inverse); `torch_fft_*`: the signal length (the input trimmed or zero-padded to it along `dim`; `NULL`: unchanged).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -2882,7 +3047,8 @@ torch_matrix_power <- function(self, n) { .r <- .External(rtp_opx, "matrix_power
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor, or a list of tensors (see the description).
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -2899,7 +3065,8 @@ torch_max <- function(self, dim = NULL, keepdim = FALSE, other = NULL) { .r <- .
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2918,7 +3085,8 @@ torch_maximum <- function(self, other) { .r <- .External(rtp_opx, "maximum", sel
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -2936,7 +3104,8 @@ torch_mean <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- 
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -2955,7 +3124,8 @@ torch_median <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rt
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor, or a list of tensors (see the description).
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -2972,7 +3142,8 @@ torch_min <- function(self, dim = NULL, keepdim = FALSE, other = NULL) { .r <- .
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -2989,7 +3160,8 @@ torch_minimum <- function(self, other) { .r <- .External(rtp_opx, "minimum", sel
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param mat2 The second matrix of the product.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   a <- torch_tensor(matrix(c(1, 2, 3, 4), nrow = 2))
@@ -3007,7 +3179,8 @@ torch_mm <- function(self, mat2) { .r <- .External(rtp_opx, "mm", self, mat2); i
 #' @param source The dims to move (1-based: one number or a vector).
 #' @param destination Where the moved dims go (1-based; one number or a vector like `source`).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_zeros(2, 3, 4)
@@ -3023,7 +3196,8 @@ torch_movedim <- function(self, source, destination) { .r <- .External(rtp_opx, 
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3044,7 +3218,8 @@ torch_mul <- function(self, other) { .r <- .External(rtp_opx, "mul", self, other
 #' @param replacement Whether a category may be drawn more than once.
 #' @param generator A generator made by `torch_generator()`, or `NULL` for the default one.
 #' @return A tensor.
-#' @family random numbers
+#' @seealso Other random numbers: [family_random_numbers]
+#' @concept random numbers
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_manual_seed(1)
@@ -3060,7 +3235,8 @@ torch_multinomial <- function(self, num_samples, replacement = FALSE, generator 
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3079,7 +3255,8 @@ torch_multiply <- function(self, other) { .r <- .External(rtp_opx, "multiply", s
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param vec A vector (1-d tensor) to multiply by.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_mv(torch_eye(2), torch_tensor(c(1, 2)))
@@ -3096,7 +3273,8 @@ torch_mv <- function(self, vec) { .r <- .External(rtp_opx, "mv", self, vec); if 
 #' @param posinf The value Inf becomes (`NULL`: the dtype's largest finite value).
 #' @param neginf The value -Inf becomes (`NULL`: the dtype's lowest finite value).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3115,7 +3293,8 @@ torch_nan_to_num <- function(self, nan = 0.0, posinf = NULL, neginf = NULL) { .r
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param interpolation Between two data points: "linear" (the default), "lower", "higher", "midpoint" or "nearest".
 #' @return A tensor.
-#' @family sorting and quantiles
+#' @seealso Other sorting and quantiles: [family_sorting_and_quantiles]
+#' @concept sorting and quantiles
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -3133,7 +3312,8 @@ torch_nanquantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolatio
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -3152,7 +3332,8 @@ torch_nansum <- function(self, dim = NULL, keepdim = FALSE) { .r <- .External(rt
 #' @param start Where the slice starts (1-based; `torch_narrow`).
 #' @param length How many elements the slice keeps (`torch_narrow`).
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(1:6, nrow = 2))
@@ -3170,7 +3351,8 @@ torch_narrow <- function(self, dim, start, length) { .r <- .External(rtp_opx, "n
 #' @param start Where the slice starts (1-based; `torch_narrow`).
 #' @param length How many elements the slice keeps (`torch_narrow`).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_narrow_copy(torch_tensor(c(1, 2, 3, 4)), 1, 2, 2)
@@ -3185,7 +3367,8 @@ torch_narrow_copy <- function(self, dim, start, length) { .r <- .External(rtp_op
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -3203,7 +3386,8 @@ torch_ne <- function(self, other) { .r <- .External(rtp_opx, "ne", self, other);
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3220,7 +3404,8 @@ torch_neg <- function(self) { .r <- .External(rtp_opx, "neg", self); if (is.obje
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3248,7 +3433,8 @@ torch_negative <- function(self) { .r <- .External(rtp_opx, "negative", self); i
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param as_list `TRUE`: a list of index tensors, one per dimension, instead of one matrix with a row per element (`torch_nonzero`); the indices are 1-based either way.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -3267,7 +3453,8 @@ torch_nonzero <- function(self, as_list = FALSE) { .r <- .External(rtp_opx, "non
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -3288,7 +3475,8 @@ torch_norm <- function(self, p = 2L, dim = NULL, keepdim = FALSE, dtype = NULL) 
 #' @param requires_grad `TRUE`: the new tensor records operations for autograd.
 #' @param generator A generator made by `torch_generator()`, or `NULL` for the default one.
 #' @return A tensor.
-#' @family random numbers
+#' @seealso Other random numbers: [family_random_numbers]
+#' @concept random numbers
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_manual_seed(1)
@@ -3306,7 +3494,8 @@ torch_normal <- function(mean = 0.0, std = 1.0, size = NULL, dtype = NULL, requi
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -3325,7 +3514,8 @@ torch_not_equal <- function(self, other) { .r <- .External(rtp_opx, "not_equal",
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param input2 The second input: of the bilinear form (`nnf_bilinear`), the Cholesky factor (`torch_cholesky_solve`), or the Householder scales (`torch_orgqr`, `torch_ormqr`).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(rbind(c(2, 1), c(1, 3), c(0, 1)))
@@ -3345,7 +3535,8 @@ torch_orgqr <- function(self, input2) { .r <- .External(rtp_opx, "orgqr", self, 
 #' @param left `TRUE`: solve `A X = B`; `FALSE`: solve `X A = B` (`torch_ormqr`: `Q C` or `C Q`).
 #' @param transpose `TRUE`: solve with the matrix transposed (`torch_triangular_solve`); multiply by `Q^T` (`torch_ormqr`).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(rbind(c(2, 1), c(1, 3), c(0, 1)))
@@ -3362,7 +3553,8 @@ torch_ormqr <- function(self, input2, input3, left = TRUE, transpose = FALSE) { 
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param vec2 The second vector of the outer product.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_outer(torch_tensor(c(1, 2)), torch_tensor(c(1, 2, 3)))
@@ -3377,7 +3569,8 @@ torch_outer <- function(self, vec2) { .r <- .External(rtp_opx, "outer", self, ve
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param ... Sizes or dimensions, as separate numbers or one vector.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_zeros(2, 3, 4)
@@ -3393,7 +3586,8 @@ torch_permute <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <-
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param rcond Singular values below `rcond` times the largest count as zero (`NULL`: the dtype's machine precision times the larger dimension).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -3409,7 +3603,8 @@ torch_pinverse <- function(self, rcond = 1e-15) { .r <- .External(rtp_opx, "pinv
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param generator A generator made by `torch_generator()`, or `NULL` for the default one.
 #' @return A tensor.
-#' @family random numbers
+#' @seealso Other random numbers: [family_random_numbers]
+#' @concept random numbers
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_manual_seed(1)
@@ -3425,7 +3620,8 @@ torch_poisson <- function(self, generator = NULL) { .r <- .External(rtp_opx, "po
 #' @param n `torch_polygamma`: the order of the derivative of digamma (0, 1, 2, ...); `torch_diff`: how many times to difference; `*_matrix_power`: the power (negative: of the inverse); `torch_fft_*`: the signal length (the input trimmed or zero-padded to it along `dim`; `NULL`: unchanged).
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_polygamma(1, torch_tensor(c(0.5, 1, 2)))
@@ -3444,7 +3640,8 @@ torch_polygamma <- function(n, self) { .r <- .External(rtp_opx, "polygamma", n, 
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param exponent A tensor or an R number: the power.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3464,7 +3661,8 @@ torch_pow <- function(self, exponent) { .r <- .External(rtp_opx, "pow", self, ex
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -3483,7 +3681,8 @@ torch_prod <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- 
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param some `TRUE`: the reduced decomposition; `FALSE`: the full one (R torch's older `torch_svd`/`torch_qr`).
 #' @return A tensor, or a list of tensors (see the description).
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -3502,7 +3701,8 @@ torch_qr <- function(self, some = TRUE) { .r <- .External(rtp_opx, "qr", self, s
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param interpolation Between two data points: "linear" (the default), "lower", "higher", "midpoint" or "nearest".
 #' @return A tensor.
-#' @family sorting and quantiles
+#' @seealso Other sorting and quantiles: [family_sorting_and_quantiles]
+#' @concept sorting and quantiles
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -3518,7 +3718,8 @@ torch_quantile <- function(self, q, dim = NULL, keepdim = FALSE, interpolation =
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3537,7 +3738,8 @@ torch_rad2deg <- function(self) { .r <- .External(rtp_opx, "rad2deg", self); if 
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))
@@ -3552,7 +3754,8 @@ torch_real <- function(self) { .r <- .External(rtp_opx, "real", self); if (is.ob
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3569,7 +3772,8 @@ torch_reciprocal <- function(self) { .r <- .External(rtp_opx, "reciprocal", self
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -3587,7 +3791,8 @@ torch_relu <- function(self) { .r <- .External(rtp_opx, "relu", self); if (is.ob
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3606,7 +3811,8 @@ torch_remainder <- function(self, other) { .r <- .External(rtp_opx, "remainder",
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param ... Sizes or dimensions, as separate numbers or one vector.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -3624,7 +3830,8 @@ torch_repeat <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- 
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_repeat_interleave(torch_tensor(c(1, 2, 3)), 2)
@@ -3639,7 +3846,8 @@ torch_repeat_interleave <- function(self, repeats, dim = NULL, output_size = NUL
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param ... Sizes or dimensions, as separate numbers or one vector.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -3655,7 +3863,8 @@ torch_reshape <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <-
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -3673,7 +3882,8 @@ torch_reshape_as <- function(self, other) { .r <- .External(rtp_opx, "reshape_as
 #' @param tensor1 The first factor of the elementwise product or quotient.
 #' @param tensor2 The second factor of the elementwise product or quotient.
 #' @return A tensor.
-#' @family tensor properties
+#' @seealso Other tensor properties: [family_tensor_properties]
+#' @concept tensor properties
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_result_type(torch_tensor(1L), 2.5)
@@ -3689,7 +3899,8 @@ torch_result_type <- function(tensor1, tensor2) { .r <- .External(rtp_opx, "resu
 #' @param shifts By how many places to roll: a number, or one per dim in `dims`.
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_roll(torch_tensor(c(1, 2, 3, 4)), shifts = 1)
@@ -3704,7 +3915,8 @@ torch_roll <- function(self, shifts, dims = NULL) { .r <- .External(rtp_opx, "ro
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param decimals How many decimal places to round to (negative: to tens, hundreds, ...).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3721,7 +3933,8 @@ torch_round <- function(self, decimals = 0L) { .r <- .External(rtp_opx, "round",
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3741,7 +3954,8 @@ torch_rsqrt <- function(self) { .r <- .External(rtp_opx, "rsqrt", self); if (is.
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @param src The tensor whose values are copied (`x$copy_()`) or added (`torch_scatter_add`).
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_zeros(2, 3)
@@ -3761,7 +3975,8 @@ torch_scatter <- function(self, dim, index, src) { .r <- .External(rtp_opx, "sca
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @param src The tensor whose values are copied (`x$copy_()`) or added (`torch_scatter_add`).
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -3780,7 +3995,8 @@ torch_scatter_add <- function(self, dim, index, src) { .r <- .External(rtp_opx, 
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -3797,7 +4013,8 @@ torch_select <- function(self, dim, index) { .r <- .External(rtp_opx, "select", 
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3814,7 +4031,8 @@ torch_sgn <- function(self) { .r <- .External(rtp_opx, "sgn", self); if (is.obje
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -3831,7 +4049,8 @@ torch_sigmoid <- function(self) { .r <- .External(rtp_opx, "sigmoid", self); if 
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3848,7 +4067,8 @@ torch_sign <- function(self) { .r <- .External(rtp_opx, "sign", self); if (is.ob
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family comparison
+#' @seealso Other comparison: [family_comparison]
+#' @concept comparison
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(1, 2, 3))
@@ -3863,7 +4083,8 @@ torch_signbit <- function(self) { .r <- .External(rtp_opx, "signbit", self); if 
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3880,7 +4101,8 @@ torch_sin <- function(self) { .r <- .External(rtp_opx, "sin", self); if (is.obje
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3897,7 +4119,8 @@ torch_sinh <- function(self) { .r <- .External(rtp_opx, "sinh", self); if (is.ob
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor, or a list of tensors (see the description).
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -3914,7 +4137,8 @@ torch_slogdet <- function(self) { .r <- .External(rtp_opx, "slogdet", self); if 
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -3930,7 +4154,8 @@ torch_softmax <- function(self, dim, dtype = NULL) { .r <- .External(rtp_opx, "s
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @return A tensor, or a list of tensors (see the description).
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -3948,7 +4173,8 @@ torch_solve <- function(self, A) { .r <- .External(rtp_opx, "solve", self, A); i
 #' @param descending `TRUE`: from the largest to the smallest.
 #' @param stable `TRUE`: equal elements keep their order.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family sorting and quantiles
+#' @seealso Other sorting and quantiles: [family_sorting_and_quantiles]
+#' @concept sorting and quantiles
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -3966,7 +4192,8 @@ torch_sort <- function(self, dim = -1L, descending = FALSE, stable = NULL) { .r 
 #' @param split_size_or_sections The size of each piece (the last may be smaller), or a vector of the pieces' sizes.
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_split(torch_arange(1, 5), 2)
@@ -3980,7 +4207,8 @@ torch_split <- function(self, split_size_or_sections, dim = 1L) { .r <- .Externa
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -3997,7 +4225,8 @@ torch_sqrt <- function(self) { .r <- .External(rtp_opx, "sqrt", self); if (is.ob
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -4015,7 +4244,8 @@ torch_square <- function(self) { .r <- .External(rtp_opx, "square", self); if (i
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4034,7 +4264,8 @@ torch_squeeze <- function(self, dim = NULL) { .r <- .External(rtp_opx, "squeeze"
 #' @param tensors A list of tensors.
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4054,7 +4285,8 @@ torch_stack <- function(tensors, dim = 1L) { .r <- .External(rtp_opx, "stack", t
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param correction The difference between the sample size and the divisor: 1 (the default) for the unbiased estimate, 0 for the population one.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -4074,7 +4306,8 @@ torch_std <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correc
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param correction The difference between the sample size and the divisor: 1 (the default) for the unbiased estimate, 0 for the population one.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -4092,7 +4325,8 @@ torch_std_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, c
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -4112,7 +4346,8 @@ torch_sub <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "sub",
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -4133,7 +4368,8 @@ torch_subtract <- function(self, other, alpha = 1L) { .r <- .External(rtp_opx, "
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -4151,7 +4387,8 @@ torch_sum <- function(self, dim = NULL, keepdim = FALSE, dtype = NULL) { .r <- .
 #' @param some `TRUE`: the reduced decomposition; `FALSE`: the full one (R torch's older `torch_svd`/`torch_qr`).
 #' @param compute_uv `TRUE`: also compute U and V (`torch_svd`).
 #' @return A tensor, or a list of tensors (see the description).
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -4168,7 +4405,8 @@ torch_svd <- function(self, some = TRUE, compute_uv = TRUE) { .r <- .External(rt
 #' @param dim0 First dimension (1-based).
 #' @param dim1 Second dimension of `transpose`; first dimension of `diagonal`'s planes (1-based).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4183,7 +4421,8 @@ torch_swapaxes <- function(self, dim0, dim1) { .r <- .External(rtp_opx, "swapaxe
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4201,7 +4440,8 @@ torch_t <- function(self) { .r <- .External(rtp_opx, "t", self); if (is.object(.
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param index Indices, 1-based (an integer tensor or R vector).
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4216,7 +4456,8 @@ torch_take <- function(self, index) { .r <- .External(rtp_opx, "take", self, ind
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -4233,7 +4474,8 @@ torch_tan <- function(self) { .r <- .External(rtp_opx, "tan", self); if (is.obje
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -4252,7 +4494,8 @@ torch_tanh <- function(self) { .r <- .External(rtp_opx, "tanh", self); if (is.ob
 #' @param b `tensordot`: the second tensor; `x$uniform_()`: the upper bound of the draws.
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   a <- torch_randn(2, 3)
@@ -4269,7 +4512,8 @@ torch_tensordot <- function(a, b, dims = 2L) { .r <- .External(rtp_opx, "tensord
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_tile(torch_tensor(c(1, 2)), c(2, 2))
@@ -4289,7 +4533,8 @@ torch_tile <- function(self, dims) { .r <- .External(rtp_opx, "tile", self, dims
 #' @param non_blocking Accepted for R torch's sake (copies here are always synchronous).
 #' @param memory_format Accepted for R torch's sake (tensors here are always contiguous).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4308,7 +4553,8 @@ torch_to <- function(self, dtype = NULL, device = NULL, copy = FALSE, other = NU
 #' @param largest `TRUE`: the k largest elements; `FALSE`: the k smallest.
 #' @param sorted `TRUE`: the k values come sorted.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family sorting and quantiles
+#' @seealso Other sorting and quantiles: [family_sorting_and_quantiles]
+#' @concept sorting and quantiles
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -4324,7 +4570,8 @@ torch_topk <- function(self, k, dim = -1L, largest = TRUE, sorted = TRUE) { .r <
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -4341,7 +4588,8 @@ torch_trace <- function(self) { .r <- .External(rtp_opx, "trace", self); if (is.
 #' @param dim0 First dimension (1-based).
 #' @param dim1 Second dimension of `transpose`; first dimension of `diagonal`'s planes (1-based).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4362,7 +4610,8 @@ torch_transpose <- function(self, dim0, dim1) { .r <- .External(rtp_opx, "transp
 #' @param transpose `TRUE`: solve with the matrix transposed (`torch_triangular_solve`); multiply by `Q^T` (`torch_ormqr`).
 #' @param unitriangular `TRUE`: the diagonal is taken to be all ones (not read).
 #' @return A tensor, or a list of tensors (see the description).
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -4378,7 +4627,8 @@ torch_triangular_solve <- function(self, A, upper = TRUE, transpose = FALSE, uni
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param diagonal Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4398,7 +4648,8 @@ torch_tril <- function(self, diagonal = 0L) { .r <- .External(rtp_opx, "tril", s
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_tril_indices(3, 3)
@@ -4413,7 +4664,8 @@ torch_tril_indices <- function(row, col, offset = 0L, dtype = NULL) { .r <- .Ext
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param diagonal Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4433,7 +4685,8 @@ torch_triu <- function(self, diagonal = 0L) { .r <- .External(rtp_opx, "triu", s
 #' @param offset Which diagonal: 0 the main one, above it when positive, below when negative.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_triu_indices(3, 3)
@@ -4449,7 +4702,8 @@ torch_triu_indices <- function(row, col, offset = 0L, dtype = NULL) { .r <- .Ext
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @param rounding_mode `NULL` for true division, "trunc" to round towards zero, "floor" to round down.
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -4467,7 +4721,8 @@ torch_true_divide <- function(self, other, rounding_mode = NULL) { .r <- .Extern
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -4487,7 +4742,8 @@ torch_trunc <- function(self) { .r <- .External(rtp_opx, "trunc", self); if (is.
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4505,7 +4761,8 @@ torch_unbind <- function(self, dim = 1L) { .r <- .External(rtp_opx, "unbind", se
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param sizes The sizes a dimension is split into (`torch_unflatten`); one may be -1 (inferred).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_zeros(2, 6)
@@ -4523,7 +4780,8 @@ torch_unflatten <- function(self, dim, sizes) { .r <- .External(rtp_opx, "unflat
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4542,7 +4800,8 @@ torch_unsqueeze <- function(self, dim) { .r <- .External(rtp_opx, "unsqueeze", s
 #' @param N `torch_vander()`: the number of columns (`NULL`: the length of `x`).
 #' @param increasing `torch_vander()`: `TRUE` for powers increasing from the left.
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_vander(torch_tensor(c(1, 2, 3)), N = 3)
@@ -4560,7 +4819,8 @@ torch_vander <- function(x, N = NULL, increasing = FALSE) { .r <- .External(rtp_
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param correction The difference between the sample size and the divisor: 1 (the default) for the unbiased estimate, 0 for the population one.
 #' @return A tensor.
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -4580,7 +4840,8 @@ torch_var <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, correc
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param correction The difference between the sample size and the divisor: 1 (the default) for the unbiased estimate, 0 for the population one.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family reductions
+#' @seealso Other reductions: [family_reductions]
+#' @concept reductions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 5, 2, 4, 3, 6), nrow = 2))
@@ -4597,7 +4858,8 @@ torch_var_mean <- function(self, dim = NULL, unbiased = TRUE, keepdim = FALSE, c
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family matrix products
+#' @seealso Other matrix products: [family_matrix_products]
+#' @concept matrix products
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_vdot(torch_tensor(c(1, 2, 3)), torch_tensor(c(4, 5, 6)))
@@ -4612,7 +4874,8 @@ torch_vdot <- function(self, other) { .r <- .External(rtp_opx, "vdot", self, oth
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param ... Sizes or dimensions, as separate numbers or one vector.
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4628,7 +4891,8 @@ torch_view <- function(self, ...) { .args <- c(list(self), .dots(...)); .r <- .C
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family shape
+#' @seealso Other shape: [family_shape]
+#' @concept shape
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(matrix(c(1, 2, 3, 4, 5, 6), nrow = 2))
@@ -4643,7 +4907,8 @@ torch_view_as <- function(self, other) { .r <- .External(rtp_opx, "view_as", sel
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family signal processing
+#' @seealso Other signal processing: [family_signal_processing]
+#' @concept signal processing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_view_as_complex(torch_tensor(rbind(c(1, 2), c(3, 4))))
@@ -4657,7 +4922,8 @@ torch_view_as_complex <- function(self) { .r <- .External(rtp_opx, "view_as_comp
 #'
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @return A tensor.
-#' @family signal processing
+#' @seealso Other signal processing: [family_signal_processing]
+#' @concept signal processing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   z <- torch_fft_fft(torch_tensor(c(1, 2, 3, 4)))
@@ -4674,7 +4940,8 @@ torch_view_as_real <- function(self) { .r <- .External(rtp_opx, "view_as_real", 
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family indexing
+#' @seealso Other indexing: [family_indexing]
+#' @concept indexing
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(-1, 2, -3))
@@ -4692,7 +4959,8 @@ torch_where <- function(condition, self = NULL, other = NULL) { .r <- .External(
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param other A tensor or an R number (a length-1 number selects the Scalar overload).
 #' @return A tensor.
-#' @family pointwise math
+#' @seealso Other pointwise math: [family_pointwise_math]
+#' @concept pointwise math
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(0.2, 0.5, 0.8))
@@ -5387,7 +5655,8 @@ NULL
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @param upper Use (or return) the upper triangle instead of the lower one.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5404,7 +5673,8 @@ linalg_cholesky <- function(A, upper = FALSE) { .r <- .External(rtp_opx, "linalg
 #' @param upper Use (or return) the upper triangle instead of the lower one.
 #' @param check_errors `TRUE`: an error when the matrix is not invertible / positive definite, instead of reporting it in `info`.
 #' @return A named list of tensors: `L`, `info`.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5420,7 +5690,8 @@ linalg_cholesky_ex <- function(A, upper = FALSE, check_errors = FALSE) { .args <
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @param p A probability in \[0, 1\] used for every element instead of `self`'s values.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5435,7 +5706,8 @@ linalg_cond <- function(A, p = NULL) { .r <- .External(rtp_opx, "linalg_cond", A
 #'
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5450,7 +5722,8 @@ linalg_det <- function(A) { .r <- .External(rtp_opx, "linalg_det", A); if (is.ob
 #'
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   # complex results are not available: this is an error
@@ -5466,7 +5739,8 @@ linalg_eig <- function(A) { .r <- .External(rtp_opx, "linalg_eig", A); if (is.ob
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @param UPLO "L" or "U": which triangle of the symmetric matrix is read.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5481,7 +5755,8 @@ linalg_eigh <- function(A, UPLO = "L") { .r <- .External(rtp_opx, "linalg_eigh",
 #'
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   # complex results are not available: this is an error
@@ -5497,7 +5772,8 @@ linalg_eigvals <- function(A) { .r <- .External(rtp_opx, "linalg_eigvals", A); i
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @param UPLO "L" or "U": which triangle of the symmetric matrix is read.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5513,7 +5789,8 @@ linalg_eigvalsh <- function(A, UPLO = "L") { .r <- .External(rtp_opx, "linalg_ei
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @param tau The scalar factors of the Householder reflectors, as `torch_geqrf` returns them.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_randn(3, 2)
@@ -5529,7 +5806,8 @@ linalg_householder_product <- function(A, tau) { .r <- .External(rtp_opx, "linal
 #'
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5545,7 +5823,8 @@ linalg_inv <- function(A) { .r <- .External(rtp_opx, "linalg_inv", A); if (is.ob
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @param check_errors `TRUE`: an error when the matrix is not invertible / positive definite, instead of reporting it in `info`.
 #' @return A named list of tensors: `inverse`, `info`.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5563,7 +5842,8 @@ linalg_inv_ex <- function(A, check_errors = FALSE) { .args <- list(A, check_erro
 #' @param rcond Singular values below `rcond` times the largest count as zero (`NULL`: the dtype's machine precision times the larger dimension).
 #' @param driver The LAPACK routine: `NULL` or "gelsd"; "gels", "gelsy", "gelss" are accepted as in R torch.
 #' @return A named list of tensors: `solution`, `residuals`, `rank`, `singular_values`.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5583,7 +5863,8 @@ linalg_lstsq <- function(A, B, rcond = NULL, driver = NULL) { .args <- list(A, B
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5600,7 +5881,8 @@ linalg_matrix_norm <- function(A, ord = "fro", dim = c(-2L, -1L), keepdim = FALS
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @param n `torch_polygamma`: the order of the derivative of digamma (0, 1, 2, ...); `torch_diff`: how many times to difference; `*_matrix_power`: the power (negative: of the inverse); `torch_fft_*`: the signal length (the input trimmed or zero-padded to it along `dim`; `NULL`: unchanged).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5619,7 +5901,8 @@ linalg_matrix_power <- function(A, n) { .r <- .External(rtp_opx, "linalg_matrix_
 #' @param hermitian `TRUE`: the matrices are symmetric, so a faster eigen-decomposition is used.
 #' @param tol Singular values at or below `tol` count as zero (`NULL`: chosen from the dtype).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5634,7 +5917,8 @@ linalg_matrix_rank <- function(A, atol = NULL, rtol = NULL, hermitian = FALSE, t
 #'
 #' @param tensors A list of tensors.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   linalg_multi_dot(list(torch_randn(2, 3), torch_randn(3, 4), torch_randn(4, 2)))
@@ -5652,7 +5936,8 @@ linalg_multi_dot <- function(tensors) { .r <- .External(rtp_opx, "linalg_multi_d
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5672,7 +5957,8 @@ linalg_norm <- function(A, ord = NULL, dim = NULL, keepdim = FALSE, dtype = NULL
 #' @param atol The absolute tolerance: a number (`torch_isclose`, `torch_allclose`) or, for `linalg_matrix_rank`/`linalg_pinv`, the singular value below which one counts as zero (a number or a tensor, `NULL` for the default).
 #' @param rtol The relative tolerance: a number (`torch_isclose`, `torch_allclose`) or, for `linalg_matrix_rank`/`linalg_pinv`, relative to the largest singular value.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5688,7 +5974,8 @@ linalg_pinv <- function(A, rcond = NULL, hermitian = FALSE, atol = NULL, rtol = 
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @param mode `nnf_interpolate`/`nnf_upsample`: "nearest", "linear", "bilinear", "bicubic" or "trilinear"; `nnf_grid_sample`: "bilinear" or "nearest"; `nnf_pad`: "constant", "reflect", "replicate" or "circular"; `linalg_qr`: "reduced", "complete" or "r".
 #' @return A tensor, or a list of tensors (see the description).
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5703,7 +5990,8 @@ linalg_qr <- function(A, mode = "reduced") { .r <- .External(rtp_opx, "linalg_qr
 #'
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @return A tensor, or a list of tensors (see the description).
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5720,7 +6008,8 @@ linalg_slogdet <- function(A) { .r <- .External(rtp_opx, "linalg_slogdet", A); i
 #' @param B A tensor: the right-hand side (matrices, or vectors where noted).
 #' @param left `TRUE`: solve `A X = B`; `FALSE`: solve `X A = B` (`torch_ormqr`: `Q C` or `C Q`).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5740,7 +6029,8 @@ linalg_solve <- function(A, B, left = TRUE) { .r <- .External(rtp_opx, "linalg_s
 #' @param left `TRUE`: solve `A X = B`; `FALSE`: solve `X A = B` (`torch_ormqr`: `Q C` or `C Q`).
 #' @param unitriangular `TRUE`: the diagonal is taken to be all ones (not read).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(2, 0, 1, 3), nrow = 2))
@@ -5756,7 +6046,8 @@ linalg_solve_triangular <- function(A, B, upper, left = TRUE, unitriangular = FA
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @param full_matrices `TRUE`: U and V are square; `FALSE`: the reduced SVD.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5771,7 +6062,8 @@ linalg_svd <- function(A, full_matrices = TRUE) { .r <- .External(rtp_opx, "lina
 #'
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5787,7 +6079,8 @@ linalg_svdvals <- function(A) { .r <- .External(rtp_opx, "linalg_svdvals", A); i
 #' @param A A tensor of matrices, shape `(*, m, n)` (leading dims are a batch).
 #' @param ind How many leading dims form the rows (1-based, as R torch: `ind = 3` is the first two dims).
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_eye(4)$reshape(c(4, 2, 2))
@@ -5804,7 +6097,8 @@ linalg_tensorinv <- function(A, ind = 3L) { .r <- .External(rtp_opx, "linalg_ten
 #' @param B A tensor: the right-hand side (matrices, or vectors where noted).
 #' @param dims Dimensions, 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_eye(6)$reshape(c(2, 3, 6))
@@ -5823,7 +6117,8 @@ linalg_tensorsolve <- function(A, B, dims = NULL) { .r <- .External(rtp_opx, "li
 #' @param keepdim Keep reduced dimensions with size 1.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family linear algebra
+#' @seealso Other linear algebra: [family_linear_algebra]
+#' @concept linear algebra
 #' @examples
 #' if (rtorchpy_available()) {
 #'   A <- torch_tensor(matrix(c(4, 1, 1, 3), nrow = 2))
@@ -5840,7 +6135,8 @@ linalg_vector_norm <- function(A, ord = 2L, dim = NULL, keepdim = FALSE, dtype =
 #' @param input A tensor.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -5855,7 +6151,8 @@ nnf_relu <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_rel
 #'
 #' @param input A tensor.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -5870,7 +6167,8 @@ nnf_sigmoid <- function(input) { .r <- .External(rtp_fnx, "nnf_sigmoid", input);
 #'
 #' @param input A tensor.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -5887,7 +6185,8 @@ nnf_tanh <- function(input) { .r <- .External(rtp_fnx, "nnf_tanh", input); if (i
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -5904,7 +6203,8 @@ nnf_softmax <- function(input, dim, dtype = NULL) { .r <- .External(rtp_fnx, "nn
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -5921,7 +6221,8 @@ nnf_log_softmax <- function(input, dim, dtype = NULL) { .r <- .External(rtp_fnx,
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   input <- torch_tensor(rbind(c(0.2, 0.7, 0.1), c(0.6, 0.3, 0.1)))
@@ -5941,7 +6242,8 @@ nnf_mse_loss <- function(input, target, reduction = "mean") { .r <- .External(rt
 #' @param ignore_index A target value (1-based class) that contributes nothing to the loss or its mean.
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   logp <- nnf_log_softmax(torch_randn(3, 4), dim = 2)
@@ -5960,7 +6262,8 @@ nnf_nll_loss <- function(input, target, weight = NULL, ignore_index = -100L, red
 #' @param ignore_index A target value (1-based class) that contributes nothing to the loss or its mean.
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_cross_entropy(torch_randn(3, 4), torch_tensor(c(1L, 4L, 2L)))
@@ -5976,7 +6279,8 @@ nnf_cross_entropy <- function(input, target, weight = NULL, ignore_index = -100L
 #' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
 #' @param bias An optional tensor added to the output (`NULL`: none): one value per output channel or feature.
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(4, 3)
@@ -5995,7 +6299,8 @@ nnf_linear <- function(input, weight, bias = NULL) { .r <- .External(rtp_fnx, "n
 #' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   input <- torch_tensor(rbind(c(0.2, 0.7, 0.1), c(0.6, 0.3, 0.1)))
@@ -6012,7 +6317,8 @@ nnf_binary_cross_entropy <- function(input, target, weight = NULL, reduction = "
 #' @param tensor Class values, 1-based as in R torch: an integer (long) tensor (`nnf_one_hot`).
 #' @param num_classes The number of classes; -1 (the default) takes the largest class value.
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_one_hot(torch_tensor(c(1L, 3L, 2L)), num_classes = 3)
@@ -6027,7 +6333,8 @@ nnf_one_hot <- function(tensor, num_classes = -1L) { .r <- .External(rtp_fnx, "n
 #' @param input A tensor.
 #' @param approximate "none" for the exact GELU, "tanh" for its tanh approximation.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -6043,7 +6350,8 @@ nnf_gelu <- function(input, approximate = "none") { .r <- .External(rtp_fnx, "nn
 #' @param input A tensor.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -6060,7 +6368,8 @@ nnf_silu <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_sil
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -6077,7 +6386,8 @@ nnf_elu <- function(input, alpha = 1.0, inplace = FALSE) { .r <- .External(rtp_f
 #' @param negative_slope The slope for negative inputs.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -6093,7 +6403,8 @@ nnf_leaky_relu <- function(input, negative_slope = 0.01, inplace = FALSE) { .r <
 #' @param input A tensor.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -6111,7 +6422,8 @@ nnf_relu6 <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_re
 #' @param max_val The upper end of the linear region (`nnf_hardtanh`).
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -6128,7 +6440,8 @@ nnf_hardtanh <- function(input, min_val = -1.0, max_val = 1.0, inplace = FALSE) 
 #' @param beta A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the smooth L1 loss' switch point; LRN's exponent.
 #' @param threshold Above `input * beta` = `threshold` the softplus is linear.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -6143,7 +6456,8 @@ nnf_softplus <- function(input, beta = 1L, threshold = 20L) { .r <- .External(rt
 #'
 #' @param input A tensor.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -6160,7 +6474,8 @@ nnf_logsigmoid <- function(input) { .r <- .External(rtp_fnx, "nnf_logsigmoid", i
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   input <- torch_tensor(rbind(c(0.2, 0.7, 0.1), c(0.6, 0.3, 0.1)))
@@ -6179,7 +6494,8 @@ nnf_l1_loss <- function(input, target, reduction = "mean") { .r <- .External(rtp
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @param beta A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the smooth L1 loss' switch point; LRN's exponent.
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   input <- torch_tensor(rbind(c(0.2, 0.7, 0.1), c(0.6, 0.3, 0.1)))
@@ -6198,7 +6514,8 @@ nnf_smooth_l1_loss <- function(input, target, reduction = "mean", beta = 1.0) { 
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @param delta The Huber loss' switch point between the squared and the absolute part.
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   input <- torch_tensor(rbind(c(0.2, 0.7, 0.1), c(0.6, 0.3, 0.1)))
@@ -6218,7 +6535,8 @@ nnf_huber_loss <- function(input, target, reduction = "mean", delta = 1.0) { .r 
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @param pos_weight A weight for the positive examples, one per class (broadcast over the batch).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   input <- torch_tensor(rbind(c(0.2, 0.7, 0.1), c(0.6, 0.3, 0.1)))
@@ -6237,7 +6555,8 @@ nnf_binary_cross_entropy_with_logits <- function(input, target, weight = NULL, r
 #' @param training `TRUE`: apply dropout / use the batch's statistics; `FALSE`: the identity / the running statistics.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family dropout
+#' @seealso Other dropout: [family_dropout]
+#' @concept dropout
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_manual_seed(1)
@@ -6257,7 +6576,8 @@ nnf_dropout <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r <
 #' @param bias An optional tensor added to the output (`NULL`: none): one value per output channel or feature.
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @return A tensor.
-#' @family normalization
+#' @seealso Other normalization: [family_normalization]
+#' @concept normalization
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_layer_norm(torch_randn(2, 3), normalized_shape = 3)
@@ -6278,7 +6598,8 @@ nnf_layer_norm <- function(input, normalized_shape, weight = NULL, bias = NULL, 
 #' @param momentum The weight of the current batch in the running statistics' update (`NULL`: a cumulative average).
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @return A tensor.
-#' @family normalization
+#' @seealso Other normalization: [family_normalization]
+#' @concept normalization
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(4, 3)
@@ -6299,7 +6620,8 @@ nnf_batch_norm <- function(input, running_mean, running_var, weight = NULL, bias
 #' @param scale_grad_by_freq `TRUE`: each row's gradient is divided by how often it was looked up in the batch.
 #' @param sparse Accepted for R torch's sake; the gradient of `weight` is always dense here.
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   w <- torch_randn(10, 3)
@@ -6317,7 +6639,8 @@ nnf_embedding <- function(input, weight, padding_idx = NULL, max_norm = NULL, no
 #' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
 #' @param bias An optional tensor added to the output (`NULL`: none): one value per output channel or feature.
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_bilinear(torch_randn(4, 3), torch_randn(4, 2), torch_randn(5, 3, 2))
@@ -6334,7 +6657,8 @@ nnf_bilinear <- function(input1, input2, weight, bias = NULL) { .r <- .External(
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @param log_target Whether `target` holds log-probabilities.
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   logp <- nnf_log_softmax(torch_randn(2, 3), dim = 2)
@@ -6355,7 +6679,8 @@ nnf_kl_div <- function(input, target, reduction = "mean", log_target = FALSE) { 
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   input <- torch_tensor(rbind(c(0.2, 0.7, 0.1), c(0.6, 0.3, 0.1)))
@@ -6376,7 +6701,8 @@ nnf_poisson_nll_loss <- function(input, target, log_input = TRUE, full = FALSE, 
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_gaussian_nll_loss(torch_randn(3), torch_randn(3), torch_ones(3))
@@ -6396,7 +6722,8 @@ nnf_gaussian_nll_loss <- function(input, target, var, full = FALSE, eps = 1e-06,
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8)
@@ -6418,7 +6745,8 @@ nnf_conv1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, di
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8, 8)
@@ -6440,7 +6768,8 @@ nnf_conv2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, di
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 4, 4, 4)
@@ -6463,7 +6792,8 @@ nnf_conv3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, di
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8)
@@ -6486,7 +6816,8 @@ nnf_conv_transpose1d <- function(input, weight, bias = NULL, stride = 1L, paddin
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8, 8)
@@ -6509,7 +6840,8 @@ nnf_conv_transpose2d <- function(input, weight, bias = NULL, stride = 1L, paddin
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 4, 4, 4)
@@ -6528,7 +6860,8 @@ nnf_conv_transpose3d <- function(input, weight, bias = NULL, stride = 1L, paddin
 #' @param mode `nnf_interpolate`/`nnf_upsample`: "nearest", "linear", "bilinear", "bicubic" or "trilinear"; `nnf_grid_sample`: "bilinear" or "nearest"; `nnf_pad`: "constant", "reflect", "replicate" or "circular"; `linalg_qr`: "reduced", "complete" or "r".
 #' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_pad(torch_ones(2, 2), c(1, 1))
@@ -6548,7 +6881,8 @@ nnf_pad <- function(input, pad, mode = "constant", value = NULL) { .r <- .Extern
 #' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
 #' @param return_indices `TRUE`: also return where each maximum was (1-based flat positions), as `nnf_max_unpool*` takes them.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8)
@@ -6569,7 +6903,8 @@ nnf_max_pool1d <- function(input, kernel_size, stride = NULL, padding = 0L, dila
 #' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
 #' @param return_indices `TRUE`: also return where each maximum was (1-based flat positions), as `nnf_max_unpool*` takes them.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8, 8)
@@ -6590,7 +6925,8 @@ nnf_max_pool2d <- function(input, kernel_size, stride = NULL, padding = 0L, dila
 #' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
 #' @param return_indices `TRUE`: also return where each maximum was (1-based flat positions), as `nnf_max_unpool*` takes them.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 4, 4, 4)
@@ -6610,7 +6946,8 @@ nnf_max_pool3d <- function(input, kernel_size, stride = NULL, padding = 0L, dila
 #' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
 #' @param count_include_pad `TRUE`: the padding's zeros count in each window's average.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8)
@@ -6631,7 +6968,8 @@ nnf_avg_pool1d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil
 #' @param count_include_pad `TRUE`: the padding's zeros count in each window's average.
 #' @param divisor_override If given, every window's sum is divided by this number instead of its size.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8, 8)
@@ -6652,7 +6990,8 @@ nnf_avg_pool2d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil
 #' @param count_include_pad `TRUE`: the padding's zeros count in each window's average.
 #' @param divisor_override If given, every window's sum is divided by this number instead of its size.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 4, 4, 4)
@@ -6668,7 +7007,8 @@ nnf_avg_pool3d <- function(input, kernel_size, stride = NULL, padding = 0L, ceil
 #' @param input A tensor.
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8)
@@ -6684,7 +7024,8 @@ nnf_adaptive_avg_pool1d <- function(input, output_size) { .r <- .External(rtp_fn
 #' @param input A tensor.
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8, 8)
@@ -6700,7 +7041,8 @@ nnf_adaptive_avg_pool2d <- function(input, output_size) { .r <- .External(rtp_fn
 #' @param input A tensor.
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 4, 4, 4)
@@ -6717,7 +7059,8 @@ nnf_adaptive_avg_pool3d <- function(input, output_size) { .r <- .External(rtp_fn
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @param return_indices `TRUE`: also return where each maximum was (1-based flat positions), as `nnf_max_unpool*` takes them.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8)
@@ -6734,7 +7077,8 @@ nnf_adaptive_max_pool1d <- function(input, output_size, return_indices = FALSE) 
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @param return_indices `TRUE`: also return where each maximum was (1-based flat positions), as `nnf_max_unpool*` takes them.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8, 8)
@@ -6751,7 +7095,8 @@ nnf_adaptive_max_pool2d <- function(input, output_size, return_indices = FALSE) 
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @param return_indices `TRUE`: also return where each maximum was (1-based flat positions), as `nnf_max_unpool*` takes them.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 4, 4, 4)
@@ -6771,7 +7116,8 @@ nnf_adaptive_max_pool3d <- function(input, output_size, return_indices = FALSE) 
 #' @param padding Zeros added on both sides of each spatial dimension: a number, one per dimension, or (for convolutions) "same" or "valid".
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   p <- nnf_max_pool1d(torch_randn(1, 1, 4), 2, return_indices = TRUE)
@@ -6791,7 +7137,8 @@ nnf_max_unpool1d <- function(input, indices, kernel_size, stride = NULL, padding
 #' @param padding Zeros added on both sides of each spatial dimension: a number, one per dimension, or (for convolutions) "same" or "valid".
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   p <- nnf_max_pool2d(torch_randn(1, 1, 4, 4), 2, return_indices = TRUE)
@@ -6811,7 +7158,8 @@ nnf_max_unpool2d <- function(input, indices, kernel_size, stride = NULL, padding
 #' @param padding Zeros added on both sides of each spatial dimension: a number, one per dimension, or (for convolutions) "same" or "valid".
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   p <- nnf_max_pool3d(torch_randn(1, 1, 2, 4, 4), 2, return_indices = TRUE)
@@ -6830,7 +7178,8 @@ nnf_max_unpool3d <- function(input, indices, kernel_size, stride = NULL, padding
 #' @param bias An optional tensor added to the output (`NULL`: none): one value per output channel or feature.
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @return A tensor.
-#' @family normalization
+#' @seealso Other normalization: [family_normalization]
+#' @concept normalization
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_group_norm(torch_randn(2, 4, 3), num_groups = 2)
@@ -6851,7 +7200,8 @@ nnf_group_norm <- function(input, num_groups, weight = NULL, bias = NULL, eps = 
 #' @param momentum The weight of the current batch in the running statistics' update (`NULL`: a cumulative average).
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @return A tensor.
-#' @family normalization
+#' @seealso Other normalization: [family_normalization]
+#' @concept normalization
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_instance_norm(torch_randn(2, 3, 4))
@@ -6868,7 +7218,8 @@ nnf_instance_norm <- function(input, running_mean = NULL, running_var = NULL, we
 #' @param training `TRUE`: apply dropout / use the batch's statistics; `FALSE`: the identity / the running statistics.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family dropout
+#' @seealso Other dropout: [family_dropout]
+#' @concept dropout
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_manual_seed(1)
@@ -6887,7 +7238,8 @@ nnf_dropout2d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r
 #' @param training `TRUE`: apply dropout / use the batch's statistics; `FALSE`: the identity / the running statistics.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family dropout
+#' @seealso Other dropout: [family_dropout]
+#' @concept dropout
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_manual_seed(1)
@@ -6906,7 +7258,8 @@ nnf_dropout3d <- function(input, p = 0.5, training = TRUE, inplace = FALSE) { .r
 #' @param training `TRUE`: apply dropout / use the batch's statistics; `FALSE`: the identity / the running statistics.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family dropout
+#' @seealso Other dropout: [family_dropout]
+#' @concept dropout
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_manual_seed(1)
@@ -6925,7 +7278,8 @@ nnf_alpha_dropout <- function(input, p = 0.5, training = FALSE, inplace = FALSE)
 #' @param training `TRUE`: apply dropout / use the batch's statistics; `FALSE`: the identity / the running statistics.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family dropout
+#' @seealso Other dropout: [family_dropout]
+#' @concept dropout
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_manual_seed(1)
@@ -6945,7 +7299,8 @@ nnf_feature_alpha_dropout <- function(input, p = 0.5, training = FALSE, inplace 
 #' @param padding Zeros added on both sides of each spatial dimension: a number, one per dimension, or (for convolutions) "same" or "valid".
 #' @param stride The step of the window: a number, or one per spatial dimension (`NULL` in pooling: the kernel size).
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_unfold(torch_randn(1, 2, 4, 4), kernel_size = 2)$shape
@@ -6964,7 +7319,8 @@ nnf_unfold <- function(input, kernel_size, dilation = 1L, padding = 0L, stride =
 #' @param padding Zeros added on both sides of each spatial dimension: a number, one per dimension, or (for convolutions) "same" or "valid".
 #' @param stride The step of the window: a number, or one per spatial dimension (`NULL` in pooling: the kernel size).
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   cols <- torch_randn(1, 8, 9)
@@ -6980,7 +7336,8 @@ nnf_fold <- function(input, output_size, kernel_size, dilation = 1L, padding = 0
 #' @param input A tensor.
 #' @param upscale_factor The factor by which height and width grow (channels shrink by its square).
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_pixel_shuffle(torch_randn(1, 4, 2, 2), 2)$shape
@@ -6995,7 +7352,8 @@ nnf_pixel_shuffle <- function(input, upscale_factor) { .r <- .External(rtp_fnx, 
 #' @param input A tensor.
 #' @param downscale_factor The factor by which the height and width shrink (channels grow by its square).
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_pixel_unshuffle(torch_randn(1, 1, 4, 4), 2)$shape
@@ -7014,7 +7372,8 @@ nnf_pixel_unshuffle <- function(input, downscale_factor) { .r <- .External(rtp_f
 #' @param align_corners `TRUE`: the corner pixels' centres are the grid's extremes (-1 and 1, or the input's first and last samples); `FALSE`: their outer edges are. `NULL` takes `FALSE`.
 #' @param recompute_scale_factor `TRUE`: compute the output size from `scale_factor` and then interpolate from that size alone.
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 1, 2, 2)
@@ -7033,7 +7392,8 @@ nnf_interpolate <- function(input, size = NULL, scale_factor = NULL, mode = "nea
 #' @param mode `nnf_interpolate`/`nnf_upsample`: "nearest", "linear", "bilinear", "bicubic" or "trilinear"; `nnf_grid_sample`: "bilinear" or "nearest"; `nnf_pad`: "constant", "reflect", "replicate" or "circular"; `linalg_qr`: "reduced", "complete" or "r".
 #' @param align_corners `TRUE`: the corner pixels' centres are the grid's extremes (-1 and 1, or the input's first and last samples); `FALSE`: their outer edges are. `NULL` takes `FALSE`.
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 1, 2, 2)
@@ -7052,7 +7412,8 @@ nnf_upsample <- function(input, size = NULL, scale_factor = NULL, mode = "neares
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param out An optional tensor the result is written into (`nnf_normalize`), or `NULL`.
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_normalize(torch_tensor(rbind(c(3, 4), c(1, 0))))
@@ -7070,7 +7431,8 @@ nnf_normalize <- function(input, p = 2.0, dim = 2L, eps = 1e-12, out = NULL) { .
 #' @param stride The step of the window: a number, or one per spatial dimension (`NULL` in pooling: the kernel size).
 #' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_lp_pool1d(torch_randn(1, 2, 8), norm_type = 2, kernel_size = 2)
@@ -7088,7 +7450,8 @@ nnf_lp_pool1d <- function(input, norm_type, kernel_size, stride = NULL, ceil_mod
 #' @param stride The step of the window: a number, or one per spatial dimension (`NULL` in pooling: the kernel size).
 #' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_lp_pool2d(torch_randn(1, 2, 4, 4), norm_type = 2, kernel_size = 2)
@@ -7106,7 +7469,8 @@ nnf_lp_pool2d <- function(input, norm_type, kernel_size, stride = NULL, ceil_mod
 #' @param beta A number: the multiplier of `self` (`torch_addmm`); the softplus' sharpness; the smooth L1 loss' switch point; LRN's exponent.
 #' @param k `torch_topk`: how many elements; `torch_kthvalue`: which one in increasing order (1 is the smallest, in R as in PyTorch).
 #' @return A tensor.
-#' @family normalization
+#' @seealso Other normalization: [family_normalization]
+#' @concept normalization
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_local_response_norm(torch_randn(1, 4, 3, 3), size = 2)
@@ -7122,7 +7486,8 @@ nnf_local_response_norm <- function(input, size, alpha = 0.0001, beta = 0.75, k 
 #' @param size The shape of the draws when `mean` and `std` are numbers.
 #' @param align_corners `TRUE`: the corner pixels' centres are the grid's extremes (-1 and 1, or the input's first and last samples); `FALSE`: their outer edges are. `NULL` takes `FALSE`.
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   theta <- torch_tensor(array(c(1, 0, 0, 1, 0, 0), c(1, 2, 3)))
@@ -7141,7 +7506,8 @@ nnf_affine_grid <- function(theta, size, align_corners = FALSE) { .r <- .Externa
 #' @param padding_mode What `nnf_grid_sample` reads outside the input: "zeros", "border" or "reflection".
 #' @param align_corners `TRUE`: the corner pixels' centres are the grid's extremes (-1 and 1, or the input's first and last samples); `FALSE`: their outer edges are. `NULL` takes `FALSE`.
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 1, 4, 4)
@@ -7163,7 +7529,8 @@ nnf_grid_sample <- function(input, grid, mode = "bilinear", padding_mode = "zero
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8)
@@ -7185,7 +7552,8 @@ torch_conv1d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, 
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8, 8)
@@ -7207,7 +7575,8 @@ torch_conv2d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, 
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 4, 4, 4)
@@ -7230,7 +7599,8 @@ torch_conv3d <- function(input, weight, bias = NULL, stride = 1L, padding = 0L, 
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8)
@@ -7253,7 +7623,8 @@ torch_conv_transpose1d <- function(input, weight, bias = NULL, stride = 1L, padd
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8, 8)
@@ -7276,7 +7647,8 @@ torch_conv_transpose2d <- function(input, weight, bias = NULL, stride = 1L, padd
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 4, 4, 4)
@@ -7295,7 +7667,8 @@ torch_conv_transpose3d <- function(input, weight, bias = NULL, stride = 1L, padd
 #' @param bias An optional tensor added to the output (`NULL`: none): one value per output channel or feature.
 #' @param pad The padding sizes, last dimension first: `c(left, right)`, then `c(top, bottom)`, and so on.
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_conv_tbc(torch_randn(5, 1, 2), torch_randn(3, 2, 4), torch_zeros(4))$shape
@@ -7314,7 +7687,8 @@ torch_conv_tbc <- function(self, weight, bias, pad = 0L) { .r <- .External(rtp_f
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8)
@@ -7334,7 +7708,8 @@ torch_max_pool1d <- function(self, kernel_size, stride = NULL, padding = 0L, dil
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8, 8)
@@ -7354,7 +7729,8 @@ torch_max_pool2d <- function(self, kernel_size, stride = NULL, padding = 0L, dil
 #' @param dilation The spacing between the kernel's elements (a number, or one per spatial dimension).
 #' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 4, 4, 4)
@@ -7374,7 +7750,8 @@ torch_max_pool3d <- function(self, kernel_size, stride = NULL, padding = 0L, dil
 #' @param ceil_mode `TRUE`: the output size is rounded up, so a last partial window counts.
 #' @param count_include_pad `TRUE`: the padding's zeros count in each window's average.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8)
@@ -7390,7 +7767,8 @@ torch_avg_pool1d <- function(self, kernel_size, stride = NULL, padding = 0L, cei
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8)
@@ -7406,7 +7784,8 @@ torch_adaptive_avg_pool1d <- function(self, output_size) { .r <- .External(rtp_f
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param output_size The size of the output: a number or one per spatial dimension (`nnf_adaptive_*`, `nnf_fold`, `nnf_max_unpool*`); for `torch_repeat_interleave`, the total length if known.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(1, 2, 8)
@@ -7429,7 +7808,8 @@ torch_adaptive_max_pool1d <- function(self, output_size) { .r <- .External(rtp_f
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param cudnn_enabled Accepted for R torch's sake (there is no cuDNN on the CPU).
 #' @return A tensor.
-#' @family normalization
+#' @seealso Other normalization: [family_normalization]
+#' @concept normalization
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(4, 3)
@@ -7453,7 +7833,8 @@ torch_batch_norm <- function(input, weight, bias, running_mean, running_var, tra
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param cudnn_enabled Accepted for R torch's sake (there is no cuDNN on the CPU).
 #' @return A tensor.
-#' @family normalization
+#' @seealso Other normalization: [family_normalization]
+#' @concept normalization
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_randn(2, 3, 4)
@@ -7473,7 +7854,8 @@ torch_instance_norm <- function(input, weight, bias, running_mean, running_var, 
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param cudnn_enable Accepted for R torch's sake (there is no cuDNN on the CPU).
 #' @return A tensor.
-#' @family normalization
+#' @seealso Other normalization: [family_normalization]
+#' @concept normalization
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_layer_norm(torch_randn(2, 3), normalized_shape = 3)
@@ -7492,7 +7874,8 @@ torch_layer_norm <- function(input, normalized_shape, weight = NULL, bias = NULL
 #' @param eps A small number: `torch_logit` clamps to \[eps, 1 - eps\]; the losses use it to keep logs and variances away from 0.
 #' @param cudnn_enabled Accepted for R torch's sake (there is no cuDNN on the CPU).
 #' @return A tensor.
-#' @family normalization
+#' @seealso Other normalization: [family_normalization]
+#' @concept normalization
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_group_norm(torch_randn(2, 4, 3), num_groups = 2)
@@ -7507,7 +7890,8 @@ torch_group_norm <- function(input, num_groups, weight = NULL, bias = NULL, eps 
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param upscale_factor The factor by which height and width grow (channels shrink by its square).
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_pixel_shuffle(torch_randn(1, 4, 2, 2), 2)$shape
@@ -7522,7 +7906,8 @@ torch_pixel_shuffle <- function(self, upscale_factor) { .r <- .External(rtp_fnx,
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param downscale_factor The factor by which the height and width shrink (channels grow by its square).
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_pixel_unshuffle(torch_randn(1, 1, 4, 4), 2)$shape
@@ -7537,7 +7922,8 @@ torch_pixel_unshuffle <- function(self, downscale_factor) { .r <- .External(rtp_
 #' @param self A tensor (or, for some ops, an R value converted as R torch does).
 #' @param groups How many groups the input channels (and the output channels) split into; both must be divisible by it. `groups` = input channels is a depthwise convolution.
 #' @return A tensor, or a list of tensors (see the description).
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_channel_shuffle(torch_randn(1, 4, 2, 2), 2)$shape
@@ -7553,7 +7939,8 @@ torch_channel_shuffle <- function(self, groups) { .r <- .External(rtp_fnx, "torc
 #' @param pad The padding sizes, last dimension first: `c(left, right)`, then `c(top, bottom)`, and so on.
 #' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_constant_pad_nd(torch_ones(2, 2), c(1, 1))
@@ -7571,7 +7958,8 @@ torch_constant_pad_nd <- function(self, pad, value = 0L) { .r <- .External(rtp_f
 #' @param scale_grad_by_freq `TRUE`: each row's gradient is divided by how often it was looked up in the batch.
 #' @param sparse Accepted for R torch's sake; the gradient of `weight` is always dense here.
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   w <- torch_randn(10, 3)
@@ -7589,7 +7977,8 @@ torch_embedding <- function(weight, indices, padding_idx = -1L, scale_grad_by_fr
 #' @param bias An optional tensor added to the output (`NULL`: none): one value per output channel or feature.
 #' @param pad The padding sizes, last dimension first: `c(left, right)`, then `c(top, bottom)`, and so on.
 #' @return A tensor.
-#' @family convolution
+#' @seealso Other convolution: [family_convolution]
+#' @concept convolution
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_conv_tbc(torch_randn(5, 1, 2), torch_randn(3, 2, 4), torch_zeros(4))$shape
@@ -7608,7 +7997,8 @@ nnf_conv_tbc <- function(input, weight, bias, pad = 0L) { .r <- .External(rtp_fn
 #' @param return_indices `TRUE`: also return where each maximum was (1-based flat positions), as `nnf_max_unpool*` takes them.
 #' @param random_samples Optional: the uniform draws in \[0, 1) that place the pooling windows, shape `(N, C, 2)` (or 3 for 3-d); `NULL` draws them from the default generator.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_manual_seed(1)
@@ -7628,7 +8018,8 @@ nnf_fractional_max_pool2d <- function(input, kernel_size, output_size = NULL, ou
 #' @param return_indices `TRUE`: also return where each maximum was (1-based flat positions), as `nnf_max_unpool*` takes them.
 #' @param random_samples Optional: the uniform draws in \[0, 1) that place the pooling windows, shape `(N, C, 2)` (or 3 for 3-d); `NULL` draws them from the default generator.
 #' @return A tensor.
-#' @family pooling
+#' @seealso Other pooling: [family_pooling]
+#' @concept pooling
 #' @examples
 #' if (rtorchpy_available()) {
 #'   torch_manual_seed(1)
@@ -7649,7 +8040,8 @@ nnf_fractional_max_pool3d <- function(input, kernel_size, output_size = NULL, ou
 #' @param is_causal `TRUE`: each position attends only to itself and earlier positions.
 #' @param scale The factor applied to the scores before the softmax (`NULL`: 1 / sqrt(E)).
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   q <- torch_randn(2, 5, 8)
@@ -7688,7 +8080,8 @@ nnf_scaled_dot_product_attention <- function(query, key, value, attn_mask = NULL
 #' @param static_v Not supported here (must be `NULL`).
 #' @param batch_first `TRUE`: the batch is the first dim of the inputs and outputs.
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   E <- 4
@@ -7716,7 +8109,8 @@ nnf_multi_head_attention_forward <- function(query, key, value, embed_dim_to_che
 #' @param include_last_offset `TRUE`: `offsets` has one more element, the end of the last bag.
 #' @param padding_idx A row of `weight` (1-based) whose lookups get no gradient (a padding token).
 #' @return A tensor.
-#' @family neural network functions
+#' @seealso Other neural network functions: [family_neural_network_functions]
+#' @concept neural network functions
 #' @examples
 #' if (rtorchpy_available()) {
 #'   w <- torch_randn(10, 3)
@@ -7733,7 +8127,8 @@ nnf_embedding_bag <- function(input, weight, offsets = NULL, max_norm = NULL, no
 #' @param alpha A number: the multiplier of `other` (`torch_add`, `torch_sub`) or of the product (`torch_addmm`); the ELU's scale; LRN's scaling.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -7750,7 +8145,8 @@ nnf_celu <- function(input, alpha = 1.0, inplace = FALSE) { .r <- .External(rtp_
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @param dtype A dtype such as `torch_float64()`, or `NULL`.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -7766,7 +8162,8 @@ nnf_softmin <- function(input, dim, dtype = NULL) { .r <- .External(rtp_fnx, "nn
 #' @param input A tensor.
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -7783,7 +8180,8 @@ nnf_glu <- function(input, dim = -1L) { .r <- .External(rtp_fnx, "nnf_glu", inpu
 #' @param input A tensor.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -7799,7 +8197,8 @@ nnf_hardswish <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nn
 #' @param input A tensor.
 #' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -7814,7 +8213,8 @@ nnf_prelu <- function(input, weight) { .r <- .External(rtp_fnx, "nnf_prelu", inp
 #'
 #' @param input A tensor.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -7829,7 +8229,8 @@ nnf_softsign <- function(input) { .r <- .External(rtp_fnx, "nnf_softsign", input
 #'
 #' @param input A tensor.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -7847,7 +8248,8 @@ nnf_tanhshrink <- function(input) { .r <- .External(rtp_fnx, "nnf_tanhshrink", i
 #' @param value A number: written where `mask` is `TRUE` (`x$masked_fill()`), into every element (`x$fill_()`), or into the padding (`nnf_pad`).
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(-2, -0.5, 0.5, 2), c(-1, 0, 1, 3)))
@@ -7865,7 +8267,8 @@ nnf_threshold <- function(input, threshold, value, inplace = FALSE) { .r <- .Ext
 #' @param margin The margin of the loss (a number).
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_hinge_embedding_loss(torch_randn(3), torch_tensor(c(1, -1, 1)))
@@ -7881,7 +8284,8 @@ nnf_hinge_embedding_loss <- function(input, target, margin = 1.0, reduction = "m
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_soft_margin_loss(torch_randn(3), torch_tensor(c(1, -1, 1)))
@@ -7898,7 +8302,8 @@ nnf_soft_margin_loss <- function(input, target, reduction = "mean") { .r <- .Ext
 #' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   input <- torch_tensor(rbind(c(0.2, 0.7, 0.1), c(0.6, 0.3, 0.1)))
@@ -7918,7 +8323,8 @@ nnf_multilabel_soft_margin_loss <- function(input, target, weight = NULL, reduct
 #' @param margin The margin of the loss (a number).
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_cosine_embedding_loss(torch_randn(3, 2), torch_randn(3, 2), torch_tensor(c(1, -1, 1)))
@@ -7936,7 +8342,8 @@ nnf_cosine_embedding_loss <- function(input1, input2, target, margin = 0.0, redu
 #' @param margin The margin of the loss (a number).
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_margin_ranking_loss(torch_randn(3), torch_randn(3), torch_tensor(c(1, -1, 1)))
@@ -7957,7 +8364,8 @@ nnf_margin_ranking_loss <- function(input1, input2, target, margin = 0.0, reduct
 #' @param swap `TRUE`: use the distance between positive and negative when it is smaller (the distance swap).
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_triplet_margin_loss(torch_randn(3, 2), torch_randn(3, 2), torch_randn(3, 2))
@@ -7976,7 +8384,8 @@ nnf_triplet_margin_loss <- function(anchor, positive, negative, margin = 1.0, p 
 #' @param weight The layer's weight tensor (convolutions: `(out, in / groups, *kernel)`; embeddings: one row per index; norms: one value per channel), or, in losses, a weight per class or element (`NULL`: all 1).
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_multi_margin_loss(torch_randn(3, 4), torch_tensor(c(1L, 4L, 2L)))
@@ -7991,7 +8400,8 @@ nnf_multi_margin_loss <- function(input, target, p = 1L, margin = 1.0, weight = 
 #' @param input A tensor.
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_mish(torch_tensor(c(-2, 0, 2)))
@@ -8010,7 +8420,8 @@ nnf_mish <- function(input, inplace = FALSE) { .r <- .External(rtp_fnx, "nnf_mis
 #' @param inplace `TRUE`: overwrite the input (it must not need its old values for a gradient).
 #' @param generator A generator made by `torch_generator()`, or `NULL` for the default one.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_rrelu(torch_tensor(c(-2, 0, 2)))
@@ -8029,7 +8440,8 @@ nnf_rrelu <- function(input, lower = 0.125, upper = 0.3333333333333333, training
 #' @param training `TRUE`: apply dropout / use the batch's statistics; `FALSE`: the identity / the running statistics.
 #' @param generator A generator made by `torch_generator()`, or `NULL` for the default one.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(c(-2, 0, 2))
@@ -8046,7 +8458,8 @@ nnf_rrelu_ <- function(input, lower = 0.125, upper = 0.3333333333333333, trainin
 #' @param input A tensor.
 #' @param dim Dimension(s), 1-based; negative values count from the end.
 #' @return A tensor.
-#' @family activations
+#' @seealso Other activations: [family_activations]
+#' @concept activations
 #' @examples
 #' if (rtorchpy_available()) {
 #'   nnf_contrib_sparsemax(torch_tensor(rbind(c(1, 2, 0.5), c(3, 0, 0))), dim = 2)
@@ -8062,7 +8475,8 @@ nnf_contrib_sparsemax <- function(input, dim = -1L) { .r <- .External(rtp_fnx, "
 #' @param target A tensor of targets; class indices are 1-based.
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   x <- torch_tensor(rbind(c(0.1, 0.2, 0.4, 0.8)))
@@ -8085,7 +8499,8 @@ nnf_multilabel_margin_loss <- function(input, target, reduction = "mean") { .r <
 #' @param reduction "mean" (the default), "sum" or "none" (one value per element).
 #' @param zero_infinity Whether infinite losses (and their gradients) become zero.
 #' @return A tensor.
-#' @family losses
+#' @seealso Other losses: [family_losses]
+#' @concept losses
 #' @examples
 #' if (rtorchpy_available()) {
 #'   log_probs <- nnf_log_softmax(torch_randn(5, 2, 4), dim = 3)
@@ -8181,3 +8596,129 @@ torch_cdouble <- function() .dtype("complex128", "ComplexDouble")
 #' @rdname torch_dtype
 #' @export
 torch_bfloat16 <- function() .dtype("bfloat16", "BFloat16")
+
+#' Family: pointwise math
+#'
+#' The family "pointwise math". Each function has its own page: [torch_abs()], [torch_absolute()], [torch_acos()], [torch_acosh()], [torch_add()], [torch_addcdiv()], [torch_addcmul()], [torch_arccos()], [torch_arccosh()], [torch_arcsin()], [torch_arcsinh()], [torch_arctan()], [torch_arctan2()], [torch_arctanh()], [torch_asin()], [torch_asinh()], [torch_atan()], [torch_atan2()], [torch_atanh()], [torch_bitwise_and()], [torch_bitwise_not()], [torch_bitwise_or()], [torch_bitwise_xor()], [torch_ceil()], [torch_clamp()], [torch_clamp_max()], [torch_clamp_min()], [torch_clip()], [torch_conj()], [torch_cos()], [torch_cosh()], [torch_deg2rad()], [torch_digamma()], [torch_div()], [torch_divide()], [torch_erf()], [torch_erfc()], [torch_erfinv()], [torch_exp()], [torch_exp2()], [torch_expm1()], [torch_fix()], [torch_floor()], [torch_floor_divide()], [torch_fmod()], [torch_frac()], [torch_heaviside()], [torch_hypot()], [torch_imag()], [torch_lerp()], [torch_lgamma()], [torch_log()], [torch_log10()], [torch_log1p()], [torch_log2()], [torch_logaddexp()], [torch_logaddexp2()], [torch_logit()], [torch_mul()], [torch_multiply()], [torch_nan_to_num()], [torch_neg()], [torch_negative()], [torch_polygamma()], [torch_pow()], [torch_rad2deg()], [torch_real()], [torch_reciprocal()], [torch_remainder()], [torch_round()], [torch_rsqrt()], [torch_sgn()], [torch_sign()], [torch_sin()], [torch_sinh()], [torch_sqrt()], [torch_square()], [torch_sub()], [torch_subtract()], [torch_tan()], [torch_tanh()], [torch_true_divide()], [torch_trunc()], [torch_xlogy()].
+#' @family pointwise math
+#' @name family_pointwise_math
+NULL
+
+#' Family: comparison
+#'
+#' The family "comparison". Each function has its own page: [torch_allclose()], [torch_eq()], [torch_equal()], [torch_ge()], [torch_greater()], [torch_greater_equal()], [torch_gt()], [torch_isclose()], [torch_isfinite()], [torch_isinf()], [torch_isnan()], [torch_isneginf()], [torch_isposinf()], [torch_le()], [torch_less()], [torch_less_equal()], [torch_logical_and()], [torch_logical_not()], [torch_logical_or()], [torch_logical_xor()], [torch_lt()], [torch_maximum()], [torch_minimum()], [torch_ne()], [torch_not_equal()], [torch_signbit()].
+#' @family comparison
+#' @name family_comparison
+NULL
+
+#' Family: reductions
+#'
+#' The family "reductions". Each function has its own page: [torch_all()], [torch_amax()], [torch_amin()], [torch_any()], [torch_argmax()], [torch_argmin()], [torch_bincount()], [torch_count_nonzero()], [torch_cumprod()], [torch_cumsum()], [torch_diff()], [torch_dist()], [torch_logsumexp()], [torch_max()], [torch_mean()], [torch_median()], [torch_min()], [torch_nansum()], [torch_norm()], [torch_prod()], [torch_std()], [torch_std_mean()], [torch_sum()], [torch_trace()], [torch_var()], [torch_var_mean()].
+#' @family reductions
+#' @name family_reductions
+NULL
+
+#' Family: sorting and quantiles
+#'
+#' The family "sorting and quantiles". Each function has its own page: [torch_argsort()], [torch_cummax()], [torch_cummin()], [torch_kthvalue()], [torch_nanquantile()], [torch_quantile()], [torch_sort()], [torch_topk()].
+#' @family sorting and quantiles
+#' @name family_sorting_and_quantiles
+NULL
+
+#' Family: indexing
+#'
+#' The family "indexing". Each function has its own page: [torch_gather()], [torch_index()], [torch_index_add()], [torch_index_copy()], [torch_index_fill()], [torch_index_put()], [torch_index_put_()], [torch_index_select()], [torch_masked_fill()], [torch_masked_scatter()], [torch_masked_select()], [torch_narrow()], [torch_nonzero()], [torch_scatter()], [torch_scatter_add()], [torch_select()], [torch_take()], [torch_tril_indices()], [torch_triu_indices()], [torch_where()].
+#' @family indexing
+#' @name family_indexing
+NULL
+
+#' Family: shape
+#'
+#' The family "shape". Each function has its own page: [torch_atleast_1d()], [torch_atleast_2d()], [torch_atleast_3d()], [torch_broadcast_to()], [torch_cat()], [torch_chunk()], [torch_clone()], [torch_concat()], [torch_concatenate()], [torch_contiguous()], [torch_diag()], [torch_diag_embed()], [torch_diagflat()], [torch_diagonal()], [torch_expand()], [torch_expand_as()], [torch_flatten()], [torch_flip()], [torch_mT()], [torch_movedim()], [torch_narrow_copy()], [torch_permute()], [torch_repeat()], [torch_repeat_interleave()], [torch_reshape()], [torch_reshape_as()], [torch_roll()], [torch_split()], [torch_squeeze()], [torch_stack()], [torch_swapaxes()], [torch_t()], [torch_tile()], [torch_to()], [torch_transpose()], [torch_tril()], [torch_triu()], [torch_unbind()], [torch_unflatten()], [torch_unsqueeze()], [torch_view()], [torch_view_as()].
+#' @family shape
+#' @name family_shape
+NULL
+
+#' Family: matrix products
+#'
+#' The family "matrix products". Each function has its own page: [torch_addbmm()], [torch_addmm()], [torch_addmv()], [torch_addr()], [torch_baddbmm()], [torch_bmm()], [torch_cdist()], [torch_cross()], [torch_dot()], [torch_einsum()], [torch_ger()], [torch_kron()], [torch_matmul()], [torch_mm()], [torch_mv()], [torch_outer()], [torch_tensordot()], [torch_vander()], [torch_vdot()].
+#' @family matrix products
+#' @name family_matrix_products
+NULL
+
+#' Family: linear algebra
+#'
+#' The family "linear algebra". Each function has its own page: [linalg_cholesky()], [linalg_cholesky_ex()], [linalg_cond()], [linalg_det()], [linalg_eig()], [linalg_eigh()], [linalg_eigvals()], [linalg_eigvalsh()], [linalg_householder_product()], [linalg_inv()], [linalg_inv_ex()], [linalg_lstsq()], [linalg_matrix_norm()], [linalg_matrix_power()], [linalg_matrix_rank()], [linalg_multi_dot()], [linalg_norm()], [linalg_pinv()], [linalg_qr()], [linalg_slogdet()], [linalg_solve()], [linalg_solve_triangular()], [linalg_svd()], [linalg_svdvals()], [linalg_tensorinv()], [linalg_tensorsolve()], [linalg_vector_norm()], [torch_chain_matmul()], [torch_cholesky()], [torch_cholesky_inverse()], [torch_cholesky_solve()], [torch_det()], [torch_geqrf()], [torch_inverse()], [torch_logdet()], [torch_lu()], [torch_lu_solve()], [torch_lu_unpack()], [torch_matrix_power()], [torch_orgqr()], [torch_ormqr()], [torch_pinverse()], [torch_qr()], [torch_slogdet()], [torch_solve()], [torch_svd()], [torch_triangular_solve()].
+#' @family linear algebra
+#' @name family_linear_algebra
+NULL
+
+#' Family: signal processing
+#'
+#' The family "signal processing". Each function has its own page: [torch_fft_fft()], [torch_fft_fftn()], [torch_fft_ifft()], [torch_fft_ifftn()], [torch_fft_irfft()], [torch_fft_irfftn()], [torch_fft_rfft()], [torch_fft_rfftn()], [torch_view_as_complex()], [torch_view_as_real()].
+#' @family signal processing
+#' @name family_signal_processing
+NULL
+
+#' Family: random numbers
+#'
+#' The family "random numbers". Each function has its own page: [torch_bernoulli()], [torch_multinomial()], [torch_normal()], [torch_poisson()].
+#' @family random numbers
+#' @name family_random_numbers
+NULL
+
+#' Family: tensor properties
+#'
+#' The family "tensor properties". Each function has its own page: [torch_is_complex()], [torch_is_nonzero()], [torch_is_same_size()], [torch_is_signed()], [torch_result_type()].
+#' @family tensor properties
+#' @name family_tensor_properties
+NULL
+
+#' Family: activations
+#'
+#' The family "activations". Each function has its own page: [nnf_celu()], [nnf_contrib_sparsemax()], [nnf_elu()], [nnf_gelu()], [nnf_glu()], [nnf_hardswish()], [nnf_hardtanh()], [nnf_leaky_relu()], [nnf_log_softmax()], [nnf_logsigmoid()], [nnf_mish()], [nnf_prelu()], [nnf_relu()], [nnf_relu6()], [nnf_rrelu()], [nnf_rrelu_()], [nnf_sigmoid()], [nnf_silu()], [nnf_softmax()], [nnf_softmin()], [nnf_softplus()], [nnf_softsign()], [nnf_tanh()], [nnf_tanhshrink()], [nnf_threshold()], [torch_log_softmax()], [torch_relu()], [torch_sigmoid()], [torch_softmax()].
+#' @family activations
+#' @name family_activations
+NULL
+
+#' Family: losses
+#'
+#' The family "losses". Each function has its own page: [nnf_binary_cross_entropy()], [nnf_binary_cross_entropy_with_logits()], [nnf_cosine_embedding_loss()], [nnf_cross_entropy()], [nnf_ctc_loss()], [nnf_gaussian_nll_loss()], [nnf_hinge_embedding_loss()], [nnf_huber_loss()], [nnf_kl_div()], [nnf_l1_loss()], [nnf_margin_ranking_loss()], [nnf_mse_loss()], [nnf_multi_margin_loss()], [nnf_multilabel_margin_loss()], [nnf_multilabel_soft_margin_loss()], [nnf_nll_loss()], [nnf_poisson_nll_loss()], [nnf_smooth_l1_loss()], [nnf_soft_margin_loss()], [nnf_triplet_margin_loss()].
+#' @family losses
+#' @name family_losses
+NULL
+
+#' Family: convolution
+#'
+#' The family "convolution". Each function has its own page: [nnf_conv1d()], [nnf_conv2d()], [nnf_conv3d()], [nnf_conv_tbc()], [nnf_conv_transpose1d()], [nnf_conv_transpose2d()], [nnf_conv_transpose3d()], [torch_conv1d()], [torch_conv2d()], [torch_conv3d()], [torch_conv_tbc()], [torch_conv_transpose1d()], [torch_conv_transpose2d()], [torch_conv_transpose3d()].
+#' @family convolution
+#' @name family_convolution
+NULL
+
+#' Family: pooling
+#'
+#' The family "pooling". Each function has its own page: [nnf_adaptive_avg_pool1d()], [nnf_adaptive_avg_pool2d()], [nnf_adaptive_avg_pool3d()], [nnf_adaptive_max_pool1d()], [nnf_adaptive_max_pool2d()], [nnf_adaptive_max_pool3d()], [nnf_avg_pool1d()], [nnf_avg_pool2d()], [nnf_avg_pool3d()], [nnf_fractional_max_pool2d()], [nnf_fractional_max_pool3d()], [nnf_lp_pool1d()], [nnf_lp_pool2d()], [nnf_max_pool1d()], [nnf_max_pool2d()], [nnf_max_pool3d()], [nnf_max_unpool1d()], [nnf_max_unpool2d()], [nnf_max_unpool3d()], [torch_adaptive_avg_pool1d()], [torch_adaptive_max_pool1d()], [torch_avg_pool1d()], [torch_max_pool1d()], [torch_max_pool2d()], [torch_max_pool3d()].
+#' @family pooling
+#' @name family_pooling
+NULL
+
+#' Family: normalization
+#'
+#' The family "normalization". Each function has its own page: [nnf_batch_norm()], [nnf_group_norm()], [nnf_instance_norm()], [nnf_layer_norm()], [nnf_local_response_norm()], [torch_batch_norm()], [torch_group_norm()], [torch_instance_norm()], [torch_layer_norm()].
+#' @family normalization
+#' @name family_normalization
+NULL
+
+#' Family: dropout
+#'
+#' The family "dropout". Each function has its own page: [nnf_alpha_dropout()], [nnf_dropout()], [nnf_dropout2d()], [nnf_dropout3d()], [nnf_feature_alpha_dropout()].
+#' @family dropout
+#' @name family_dropout
+NULL
+
+#' Family: neural network functions
+#'
+#' The family "neural network functions". Each function has its own page: [nnf_affine_grid()], [nnf_bilinear()], [nnf_embedding()], [nnf_embedding_bag()], [nnf_fold()], [nnf_grid_sample()], [nnf_interpolate()], [nnf_linear()], [nnf_multi_head_attention_forward()], [nnf_normalize()], [nnf_one_hot()], [nnf_pad()], [nnf_pixel_shuffle()], [nnf_pixel_unshuffle()], [nnf_scaled_dot_product_attention()], [nnf_unfold()], [nnf_upsample()], [torch_channel_shuffle()], [torch_constant_pad_nd()], [torch_embedding()], [torch_pixel_shuffle()], [torch_pixel_unshuffle()].
+#' @family neural network functions
+#' @name family_neural_network_functions
+NULL

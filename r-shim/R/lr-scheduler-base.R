@@ -37,6 +37,7 @@
 lr_scheduler <- function(classname = NULL, inherit = LRScheduler, ...,
                          parent_env = parent.frame()) {
   if (inherits(inherit, "lr_scheduler_generator")) inherit <- attr(inherit, "scheduler")
+  inherit <- .r6(inherit)
   if (!R6::is.R6Class(inherit)) .type_error("inherit must be a scheduler class")
   if (is.null(classname)) classname <- "lr_scheduler"
   if (!is.character(classname) || length(classname) != 1L) {
@@ -84,7 +85,7 @@ print.lr_scheduler_generator <- function(x, ...) {
   as.list(value)
 }
 
-LRScheduler <- R6::R6Class("lr_scheduler",
+LRScheduler <- .lazy_r6(function() R6::R6Class("lr_scheduler",
   lock_objects = FALSE,
   public = list(
     optimizer = NULL,
@@ -158,7 +159,7 @@ LRScheduler <- R6::R6Class("lr_scheduler",
     groups = NULL,
     current_lrs = function() vapply(private$groups, function(g) as.numeric(g$lr), 0)
   )
-)
+))
 
 # -- lr_lambda, lr_multiplicative --------------------------------------------------------------
 
@@ -177,7 +178,8 @@ LRScheduler <- R6::R6Class("lr_scheduler",
   fns
 }
 
-LambdaLR <- R6::R6Class("lr_lambda", inherit = LRScheduler, lock_objects = FALSE,
+LambdaLR <- .lazy_r6(function() R6::R6Class(
+  "lr_lambda", inherit = .r6(LRScheduler), lock_objects = FALSE,
   public = list(
     lr_lambdas = NULL,
     initialize = function(optimizer, lr_lambda, last_epoch = -1) {
@@ -193,9 +195,10 @@ LambdaLR <- R6::R6Class("lr_lambda", inherit = LRScheduler, lock_objects = FALSE
       }, 0)
     }
   )
-)
+))
 
-MultiplicativeLR <- R6::R6Class("lr_multiplicative", inherit = LambdaLR, lock_objects = FALSE,
+MultiplicativeLR <- .lazy_r6(function() R6::R6Class(
+  "lr_multiplicative", inherit = .r6(LambdaLR), lock_objects = FALSE,
   public = list(
     get_lr = function() {
       lrs <- private$current_lrs()
@@ -203,7 +206,7 @@ MultiplicativeLR <- R6::R6Class("lr_multiplicative", inherit = LambdaLR, lock_ob
       vapply(seq_along(lrs), function(i) lrs[[i]] * self$lr_lambdas[[i]](self$last_epoch), 0)
     }
   )
-)
+))
 
 #' Learning-rate schedulers
 #'
@@ -269,18 +272,19 @@ MultiplicativeLR <- R6::R6Class("lr_multiplicative", inherit = LambdaLR, lock_ob
 #' @export
 #' @family optimizers
 lr_lambda <- function(optimizer, lr_lambda, last_epoch = -1) {
-  LambdaLR$new(optimizer, lr_lambda, last_epoch)
+  .r6(LambdaLR)$new(optimizer, lr_lambda, last_epoch)
 }
 
 #' @rdname lr_schedulers
 #' @export
 lr_multiplicative <- function(optimizer, lr_lambda, last_epoch = -1) {
-  MultiplicativeLR$new(optimizer, lr_lambda, last_epoch)
+  .r6(MultiplicativeLR)$new(optimizer, lr_lambda, last_epoch)
 }
 
 # -- lr_step -------------------------------------------------------------------------------
 
-StepLR <- R6::R6Class("lr_step", inherit = LRScheduler, lock_objects = FALSE,
+StepLR <- .lazy_r6(function() R6::R6Class(
+  "lr_step", inherit = .r6(LRScheduler), lock_objects = FALSE,
   public = list(
     step_size = NULL,
     gamma = NULL,
@@ -296,18 +300,18 @@ StepLR <- R6::R6Class("lr_step", inherit = LRScheduler, lock_objects = FALSE,
       lrs * self$gamma
     }
   )
-)
+))
 
 #' @rdname lr_schedulers
 #' @export
 lr_step <- function(optimizer, step_size, gamma = 0.1, last_epoch = -1) {
-  StepLR$new(optimizer, step_size, gamma, last_epoch)
+  .r6(StepLR)$new(optimizer, step_size, gamma, last_epoch)
 }
 
 # -- lr_cosine_annealing ---------------------------------------------------------------------
 
-CosineAnnealingLR <- R6::R6Class("lr_cosine_annealing", inherit = LRScheduler,
-  lock_objects = FALSE,
+CosineAnnealingLR <- .lazy_r6(function() R6::R6Class(
+  "lr_cosine_annealing", inherit = .r6(LRScheduler), lock_objects = FALSE,
   public = list(
     T_max = NULL,
     eta_min = NULL,
@@ -334,10 +338,10 @@ CosineAnnealingLR <- R6::R6Class("lr_cosine_annealing", inherit = LRScheduler,
       (1 + cos(pi * t / tm)) / (1 + cos(pi * (t - 1) / tm)) * (lrs - eta) + eta
     }
   )
-)
+))
 
 #' @rdname lr_schedulers
 #' @export
 lr_cosine_annealing <- function(optimizer, T_max, eta_min = 0, last_epoch = -1) {
-  CosineAnnealingLR$new(optimizer, T_max, eta_min, last_epoch)
+  .r6(CosineAnnealingLR)$new(optimizer, T_max, eta_min, last_epoch)
 }

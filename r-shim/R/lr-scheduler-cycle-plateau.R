@@ -3,7 +3,8 @@
 
 # -- lr_one_cycle ----------------------------------------------------------------------------
 
-OneCycleLR <- R6::R6Class("lr_one_cycle", inherit = LRScheduler, lock_objects = FALSE,
+OneCycleLR <- .lazy_r6(function() R6::R6Class(
+  "lr_one_cycle", inherit = .r6(LRScheduler), lock_objects = FALSE,
   public = list(
     total_steps = NULL,
     anneal_strategy = NULL,
@@ -121,7 +122,7 @@ OneCycleLR <- R6::R6Class("lr_one_cycle", inherit = LRScheduler, lock_objects = 
       lrs
     }
   )
-)
+))
 
 #' @rdname lr_schedulers
 #' @export
@@ -131,15 +132,15 @@ lr_one_cycle <- function(optimizer, max_lr, total_steps = NULL, epochs = NULL,
                          div_factor = 25, final_div_factor = 1e4, three_phase = FALSE,
                          last_epoch = -1, verbose = FALSE) {
   .flag(verbose, "verbose")  # (accepted as R torch's; the one-cycle schedule reports nothing)
-  OneCycleLR$new(optimizer, max_lr, total_steps, epochs, steps_per_epoch, pct_start,
+  .r6(OneCycleLR)$new(optimizer, max_lr, total_steps, epochs, steps_per_epoch, pct_start,
                  anneal_strategy, cycle_momentum, base_momentum, max_momentum, div_factor,
                  final_div_factor, three_phase, last_epoch)
 }
 
 # -- lr_reduce_on_plateau --------------------------------------------------------------------
 
-ReduceLROnPlateau <- R6::R6Class("lr_reduce_on_plateau", inherit = LRScheduler,
-  lock_objects = FALSE,
+ReduceLROnPlateau <- .lazy_r6(function() R6::R6Class(
+  "lr_reduce_on_plateau", inherit = .r6(LRScheduler), lock_objects = FALSE,
   public = list(
     factor = NULL, patience = NULL, cooldown = NULL, eps = NULL, mode = NULL,
     threshold = NULL, threshold_mode = NULL, min_lrs = NULL, default_min_lr = NULL,
@@ -252,14 +253,14 @@ ReduceLROnPlateau <- R6::R6Class("lr_reduce_on_plateau", inherit = LRScheduler,
       groups
     }
   )
-)
+))
 
 #' @rdname lr_schedulers
 #' @export
 lr_reduce_on_plateau <- function(optimizer, mode = "min", factor = 0.1, patience = 10,
                                  threshold = 1e-4, threshold_mode = "rel", cooldown = 0,
                                  min_lr = 0, eps = 1e-8, verbose = FALSE) {
-  s <- ReduceLROnPlateau$new(optimizer, mode, factor, patience, threshold, threshold_mode,
+  s <- .r6(ReduceLROnPlateau)$new(optimizer, mode, factor, patience, threshold, threshold_mode,
                              cooldown, min_lr, eps)
   s$verbose <- .flag(verbose, "verbose")
   s

@@ -304,26 +304,59 @@ NULL
 nn_module <- function(classname = NULL, inherit = NULL, ..., private = NULL, active = NULL,
                       parent_env = parent.frame()) {
   if (is.null(inherit)) inherit <- .nn_Module
-  if (inherits(inherit, "nn_module_generator")) inherit <- attr(inherit, "module")
-  if (!inherits(inherit, "R6ClassGenerator")) {
+  parent <- attr(inherit, "nn_recipe")
+  if (is.null(parent) && !inherits(inherit, "R6ClassGenerator")) {
     .nn_error("nn_module(): `inherit` must be a generator made by nn_module()")
   }
-  classes <- unique(c(classname, inherit$public_fields$.classes, "nn_module"))
-  e <- new.env(parent = parent_env)
-  e$inherit <- inherit
-  Module <- R6::R6Class(classname = classname, inherit = inherit, lock_objects = FALSE,
-                        public = list(.classes = classes, ...), private = private,
-                        active = active, parent_env = e)
+  public <- list(...)
+  # What makes the R6 class, kept until the class is first needed (see .nn_class)
+  recipe <- new.env(parent = emptyenv())
+  recipe$classes <- unique(c(classname, if (is.null(parent)) inherit$public_fields$.classes
+                                        else parent$classes, "nn_module"))
+  recipe$spec <- list(classname = classname, inherit = inherit, public = public,
+                      private = private, active = active, parent_env = parent_env)
   # the generator has initialize's arguments (as in R torch), passed on by name
-  fmls <- formals(.nn_init_of(Module))
+  fmls <- if (!is.null(public$initialize)) formals(public$initialize)
+          else if (!is.null(parent)) formals(inherit)
+          else formals(.nn_init_of(inherit))
   args <- lapply(names(fmls), as.symbol)
   names(args) <- ifelse(names(fmls) == "...", "", names(fmls))
   gen <- function() NULL
   formals(gen) <- fmls
-  body(gen) <- bquote(.(.nn_callable)(.(Module)$new(..(args))), splice = TRUE)
+  # (the namespace itself, not a copy of a function, sits in the body: a package's generators
+  # are stored in its lazy-load database, where each inlined closure would be a copy)
+  body(gen) <- bquote(.(.nn_namespace())$.nn_new(.(recipe), ..(args)), splice = TRUE)
   environment(gen) <- parent_env
-  structure(gen, class = c(classname, "nn_module_generator"), module = Module)
+  gen <- structure(gen, class = c(classname, "nn_module_generator"), nn_recipe = recipe)
+  # A user's class is made now (R6's own checks report at the definition, as in R torch). The
+  # package's ~100 built-in modules make theirs when first used: an R6 class carries its own
+  # copies of R6's methods (~10 kB each once stored), half of the installed R code otherwise.
+  if (!identical(topenv(parent_env), .nn_namespace())) .nn_class(recipe)
+  gen
 }
+
+.nn_namespace <- function() environment(.nn_namespace)
+
+# The R6 class of a generator made by nn_module() (made once, on first use), or `gen` itself
+# when it is an R6 class already.
+.nn_class <- function(gen) {
+  recipe <- if (is.environment(gen) && !inherits(gen, "R6ClassGenerator")) gen
+            else attr(gen, "nn_recipe")
+  if (is.null(recipe)) return(gen)
+  cls <- recipe$class
+  if (!is.null(cls)) return(cls)
+  s <- recipe$spec
+  e <- new.env(parent = s$parent_env)
+  e$inherit <- .nn_class(s$inherit)
+  # (R6 evaluates `inherit` when an object is made, in parent_env: e holds it)
+  cls <- R6::R6Class(classname = s$classname, inherit = inherit, lock_objects = FALSE,
+                     public = c(list(.classes = recipe$classes), s$public),
+                     private = s$private, active = s$active, parent_env = e)
+  recipe$class <- cls
+  cls
+}
+
+.nn_new <- function(recipe, ...) .nn_callable(.nn_class(recipe)$new(...))
 
 .nn_init_of <- function(gen) {
   while (!is.null(gen)) {

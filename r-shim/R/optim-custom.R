@@ -52,6 +52,7 @@
 optimizer <- function(name = NULL, inherit = Optimizer, ..., private = NULL, active = NULL,
                       parent_env = parent.frame()) {
   if (inherits(inherit, "torch_optimizer_generator")) inherit <- attr(inherit, "Optimizer")
+  inherit <- .r6(inherit)
   if (is.function(inherit) && !R6::is.R6Class(inherit)) {
     .type_error("inherit must be an optimizer defined in R with optimizer(); the built-in ",
                 "optimizers run in Python and cannot be inherited from")
@@ -108,7 +109,7 @@ state <- function(self) attr(self, "rtorchpy_optim_state", exact = TRUE)
   self
 }
 
-OptimizerState <- R6::R6Class("torch_optimizer_state",
+OptimizerState <- .lazy_r6(function() R6::R6Class("torch_optimizer_state",
   public = list(
     get = function(param) state(param),
     set = function(param, value) {
@@ -116,9 +117,9 @@ OptimizerState <- R6::R6Class("torch_optimizer_state",
       invisible(value)
     }
   )
-)
+))
 
-Optimizer <- R6::R6Class("torch_optimizer",
+Optimizer <- .lazy_r6(function() R6::R6Class("torch_optimizer",
   lock_objects = FALSE,
   public = list(
     defaults = NULL,
@@ -135,7 +136,7 @@ Optimizer <- R6::R6Class("torch_optimizer",
       if (!length(params)) .value_error("optimizer got an empty parameter list")
       groups <- if (is_torch_tensor(params[[1L]])) list(list(params = params)) else params
       self$defaults <- defaults
-      self$state <- OptimizerState$new()
+      self$state <- .r6(OptimizerState)$new()
       self$param_groups <- list()
       for (g in groups) self$add_param_group(g)
     },
@@ -247,7 +248,7 @@ Optimizer <- R6::R6Class("torch_optimizer",
       loss
     }
   )
-)
+))
 
 .copy_state <- function(v) {
   if (is_torch_tensor(v)) return(v$detach()$clone())

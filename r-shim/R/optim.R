@@ -215,7 +215,7 @@ is_optimizer <- function(x) inherits(x, "torch_optimizer")
 .py_optimizer <- function(name, params, opts, call = sys.call(-1L)) {
   # the reply (an "O" object) comes back wrapped: an external pointer holding the handle
   ptr <- .optim_bridge(call, "optim_new", name, .optim_params(params), lapply(opts, .optim_arg))
-  .PY_OPTIMIZERS[[name]]$new(ptr)
+  .py_optimizer_class(name)$new(ptr)
 }
 
 # R values from the bridge's trees (see _enc_tree in rtorchpy/_r/optim.py): handles become
@@ -249,7 +249,7 @@ is_optimizer <- function(x) inherits(x, "torch_optimizer")
   vals
 }
 
-PyOptimizer <- R6::R6Class("torch_optimizer",
+PyOptimizer <- .lazy_r6(function() R6::R6Class("torch_optimizer",
   lock_objects = FALSE,
   public = list(
     ptr = NULL,
@@ -330,15 +330,19 @@ PyOptimizer <- R6::R6Class("torch_optimizer",
       .named_from(.bridge("optim_defaults", .h(self$ptr)))
     }
   )
-)
+))
 
+# each built-in optimizer's R6 class (PyOptimizer under the optimizer's name), made on first
+# use: a class made when the package is built is stored with its own copies of R6's methods
 .PY_OPTIMIZERS <- new.env(parent = emptyenv())
-for (.name in c("optim_sgd", "optim_adam", "optim_adamw", "optim_rmsprop", "optim_adagrad",
-                "optim_adadelta", "optim_lbfgs", "optim_rprop", "optim_asgd")) {
-  assign(.name, R6::R6Class(.name, inherit = PyOptimizer, lock_objects = FALSE),
-         envir = .PY_OPTIMIZERS)
+.py_optimizer_class <- function(name) {
+  cls <- .PY_OPTIMIZERS[[name]]
+  if (is.null(cls)) {
+    cls <- R6::R6Class(name, inherit = .r6(PyOptimizer), lock_objects = FALSE)
+    assign(name, cls, envir = .PY_OPTIMIZERS)
+  }
+  cls
 }
-rm(.name)
 
 # opt$step(closure): R keeps the closures of the steps in progress on a stack (.rt$closures;
 # each step pops its own on exit) and Python calls one R function, set once, that runs the top

@@ -208,7 +208,7 @@ NULL
               cls[[1L]], "\", ...)")
   }
   e <- new.env(parent = baseenv())
-  e$Module <- attr(gen, "module")
+  e$Module <- .nn_class(gen)
   # a subclass whose initialize does nothing: the instance is filled from the file instead
   Blank <- R6::R6Class(NULL, inherit = Module, lock_objects = FALSE, parent_env = e,
                        public = list(initialize = function(...) invisible(NULL)))
