@@ -50,10 +50,8 @@ def background_jobs(items):
     mine = [i for i in items if i.name == "test_python_suite_passes_with_numpy_1"]
     if not mine or suite_available() is not None:
         return []
-    return [Job("numpy1", lambda d: run_suite(d / "pt"), COST, mine)]
-
-
-COST = 330  # seconds on the 2-core machine under make test's load (orders the background jobs)
+    # (cost: seconds on the 2-core machine under make test's load; orders the jobs)
+    return [Job("numpy1", lambda d: run_suite(d / "pt"), 330, mine)]
 
 
 @pytest.mark.slow

@@ -114,19 +114,21 @@ def run_testthat_files(files, setup=""):
     return {name: counts.get(name) for name in files}, direct, output
 
 
-# seconds each file takes (testthat's own timing, on the 2-core machine): the files are split
-# into two Rscripts of about equal time; a file not listed counts as 3 s
-R_FILE_SECONDS = {}
+# The whole testthat run takes about this long on the 2-core machine under make test's load;
+# the files are split into two Rscripts of about equal size (a file's size stands in for its
+# time) and each Rscript's share of this is its cost for ordering the background jobs.
+R_SECONDS = 180
 
 
 def _shards(files, n=2):
-    shards = [[] for _ in range(n)]
-    total = [0.0] * n
-    for name in sorted(files, key=lambda f: -R_FILE_SECONDS.get(f, 3.0)):
+    size = {f: (TESTTHAT / f).stat().st_size for f in set(files) | set(R_TEST_FILES)}
+    shards, total = [[] for _ in range(n)], [0] * n
+    for name in sorted(files, key=lambda f: -size[f]):
         i = total.index(min(total))
         shards[i].append(name)
-        total[i] += R_FILE_SECONDS.get(name, 3.0)
-    return [(sorted(s), t) for s, t in zip(shards, total) if s]
+        total[i] += size[name]
+    everything = sum(size[f] for f in R_TEST_FILES) or 1
+    return [(sorted(s), R_SECONDS * t / everything) for s, t in zip(shards, total) if s]
 
 
 def _selected_files(items):
@@ -144,7 +146,7 @@ def background_jobs(items):
         mine = [i for i in items if getattr(i, "callspec", None) is not None
                 and i.callspec.params.get("r_file") in files]
         jobs.append(Job(f"testthat-{k + 1}", lambda d, files=files: run_testthat_files(files),
-                        seconds + 5, mine))
+                        seconds, mine))
     return jobs
 
 
