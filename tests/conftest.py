@@ -183,7 +183,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         return
     rows = []
     for job in sched.jobs:
-        if job.started is None:
+        if job.started is None or job.ended is None:  # (a run stopped early: -x)
             rows.append(f"{job.name}: {job.state}")
             continue
         rows.append(f"{job.name}: {job.ended - job.started:.0f} s "
