@@ -100,7 +100,7 @@ def background_jobs(items):
     mine = [i for i in items if i.name == "test_r_cmd_check_as_cran"]
     if not mine or check_available() is not None:
         return []
-    return [Job("r_check", run_check, 300, mine)]  # (cost: seconds, orders the jobs)
+    return [Job("r_check", run_check, 450, mine)]  # (cost: seconds, orders the jobs)
 
 
 @pytest.mark.slow
