@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import Job, background
+
 from test_vignettes import ROOT, bd
 
 MKDOCS = Path(sys.executable).with_name("mkdocs")
@@ -22,11 +24,11 @@ GENERATED = {"vignettes", "reference/ops.md", "reference/r.md", "reference/r",
 HAND_WRITTEN = ["index.md", "get-started/python.md", "get-started/r.md"]
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def build_site(tmp):
+    """Build the site in ``tmp`` (a fresh directory): its ``site`` directory."""
     if not MKDOCS.exists():
         pytest.skip("mkdocs is not installed (pip install -e '.[docs]')")
-    tmp = tmp_path_factory.mktemp("site")
+
     def generated(folder, names):
         rel = Path(folder).relative_to(ROOT / "docs")
         return [n for n in names if (rel / n).as_posix() in GENERATED]
@@ -48,6 +50,22 @@ def site(tmp_path_factory):
                        cwd=tmp, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     return tmp / "site"
+
+
+def background_jobs(items):
+    """conftest.py builds the site in the background while the rest of the suite runs. The
+    build runs the vignettes (memoised in this process: test_vignettes reuses the runs) and
+    points bd.RMD_DIR elsewhere meanwhile, so test_vignettes waits for it."""
+    mine = [i for i in items if "site" in getattr(i, "fixturenames", ())]
+    if not mine:
+        return []
+    return [Job("site", build_site, 130, mine, waiters=["test_vignettes"])]  # (cost: seconds)
+
+
+@pytest.fixture(scope="module")
+def site(request, tmp_path_factory):
+    job = background(request, "site")
+    return job.result() if job is not None else build_site(tmp_path_factory.mktemp("site"))
 
 
 def _r_vignettes():

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import Job, background
+
 ROOT = Path(__file__).resolve().parents[1]
 SHIM = ROOT / "r-shim"
 BUNDLE = SHIM / "tools" / "bundle_python.py"
@@ -67,11 +69,10 @@ def _numpy_only_venv(where: Path, with_numpy: bool = True) -> Path:
     return python
 
 
-@pytest.fixture(scope="module")
-def installed_tarball(tmp_path_factory):
-    """(library, home) after R CMD build + R CMD INSTALL of the tarball, offline."""
+def install_tarball(tmp):
+    """(library, home, tmp) after R CMD build + R CMD INSTALL of the tarball, offline, in the
+    fresh directory ``tmp``."""
     r = _tool("R")
-    tmp = tmp_path_factory.mktemp("rpkg")
     src = tmp / "src" / "r-shim"
     shutil.copytree(SHIM, src, ignore=shutil.ignore_patterns(
         "*.o", "*.so", "*.dll", "*.tar.gz", "*.Rcheck", "__pycache__", "python"))
@@ -91,6 +92,18 @@ def installed_tarball(tmp_path_factory):
     assert res.returncode == 0, res.stdout + res.stderr
     assert (lib / "rtorchpy" / "python" / "rtorchpy" / "__init__.py").is_file()
     return lib, home, tmp
+
+
+def background_jobs(items):
+    """conftest.py builds and installs the tarball in the background beside the other tests."""
+    mine = [i for i in items if "installed_tarball" in getattr(i, "fixturenames", ())]
+    return [Job("tarball", install_tarball, 35, mine)] if mine else []  # (cost: seconds)
+
+
+@pytest.fixture(scope="module")
+def installed_tarball(request, tmp_path_factory):
+    job = background(request, "tarball")
+    return job.result() if job is not None else install_tarball(tmp_path_factory.mktemp("rpkg"))
 
 
 def _rscript(code, env, cwd):

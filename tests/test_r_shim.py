@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import Job
+
 ROOT = Path(__file__).resolve().parents[1]
 SHIM = ROOT / "r-shim"
 RLIB = ROOT / ".rlib"
@@ -73,44 +75,91 @@ def run_testthat(rscript, run, setup=""):
 TESTTHAT = SHIM / "tests" / "testthat"
 R_TEST_FILES = sorted(p.name for p in TESTTHAT.glob("test-*.R"))
 
-# One Rscript runs every selected testthat file (R and the Python package load once, not once
-# a file); each file is then reported as its own pytest case, so one failure hides nothing and
-# `pytest tests/test_r_shim.py -k nn-conv` runs just that file.
+# One Rscript runs a list of testthat files (R and the Python package load once, not once a
+# file); each file is then reported as its own pytest case, so one failure hides nothing and
+# `pytest tests/test_r_shim.py -k nn-conv` runs just that file. `make test` splits the files
+# between two Rscripts that conftest.py runs in the background (beside the Python tests).
 _PER_FILE_R = r"""
-res <- as.data.frame(testthat::test_dir('r-shim/tests/testthat', package = 'rtorchpy',
+%(setup)sres <- as.data.frame(testthat::test_dir('r-shim/tests/testthat', package = 'rtorchpy',
   load_package = 'installed', reporter = 'summary', stop_on_failure = FALSE,
   filter = '%(filter)s'))
 for (f in unique(res$file)) {
   rows <- res[res$file == f, ]
-  cat(sprintf('RTORCHPY-FILE %%s tests=%%d failed=%%d errors=%%d skipped=%%d passed=%%d\n', f,
-              nrow(rows), sum(rows$failed), sum(rows$error), sum(rows$skipped),
-              sum(rows$passed)))
+  cat(sprintf(paste('RTORCHPY-FILE %%s tests=%%d failed=%%d errors=%%d skipped=%%d',
+                    'passed=%%d real=%%.1f\n'), f, nrow(rows), sum(rows$failed),
+              sum(rows$error), sum(rows$skipped), sum(rows$passed), sum(rows$real)))
 }
+cat('RTORCHPY-DIRECT', rtorchpy:::.rt$direct, '\n')
 """
+
+
+def run_testthat_files(files, setup=""):
+    """Run the testthat files ``files`` (names) in one Rscript after the R code ``setup``:
+    ({file: counts or None when testthat did not report it}, whether the C bridge ran, the
+    output)."""
+    stems = [name[len("test-"):-len(".R")] for name in files]
+    assert all(re.fullmatch(r"[\w-]+", stem) for stem in stems), stems  # (no regex characters)
+    code = _PER_FILE_R % {"filter": f"^({'|'.join(stems)})$", "setup": setup}
+    res = _r(shutil.which("Rscript"), code, timeout=1800)
+    output = res.stdout + "\n" + res.stderr
+    counts, direct = {}, None
+    for line in res.stdout.splitlines():
+        if line.startswith("RTORCHPY-FILE "):
+            _, name, *fields = line.split()
+            counts[name] = dict(f.split("=") for f in fields)
+        elif line.startswith("RTORCHPY-DIRECT "):
+            direct = line.split()[1]
+    if not counts and "there is no package called" in output:
+        output += f"\nthe R package rtorchpy is not installed in {RLIB} (run `make r`)"
+    return {name: counts.get(name) for name in files}, direct, output
+
+
+# The whole testthat run takes about this long on the 2-core machine under make test's load;
+# the files are split into two Rscripts of about equal size (a file's size stands in for its
+# time) and each Rscript's share of this is its cost for ordering the background jobs.
+R_SECONDS = 180
+
+
+def _shards(files, n=2):
+    size = {f: (TESTTHAT / f).stat().st_size for f in set(files) | set(R_TEST_FILES)}
+    shards, total = [[] for _ in range(n)], [0] * n
+    for name in sorted(files, key=lambda f: -size[f]):
+        i = total.index(min(total))
+        shards[i].append(name)
+        total[i] += size[name]
+    everything = sum(size[f] for f in R_TEST_FILES) or 1
+    return [(sorted(s), R_SECONDS * t / everything) for s, t in zip(shards, total) if s]
+
+
+def _selected_files(items):
+    return sorted({item.callspec.params["r_file"] for item in items
+                   if getattr(item, "callspec", None) is not None
+                   and "r_file" in item.callspec.params})
+
+
+def background_jobs(items):
+    """conftest.py runs the selected testthat files in the background, in two Rscripts."""
+    if shutil.which("Rscript") is None:
+        return []
+    jobs = []
+    for k, (files, seconds) in enumerate(_shards(_selected_files(items))):
+        mine = [i for i in items if getattr(i, "callspec", None) is not None
+                and i.callspec.params.get("r_file") in files]
+        jobs.append(Job(f"testthat-{k + 1}", lambda d, files=files: run_testthat_files(files),
+                        seconds, mine))
+    return jobs
 
 
 @pytest.fixture(scope="session")
 def testthat_results(request):
     """Run the testthat files this session selected; return {file: (counts, output)}."""
-    rscript = _rscript()
-    installed = _r(rscript, "library(rtorchpy)")
-    assert installed.returncode == 0, (
-        f"the R package rtorchpy is not installed in {RLIB} (run `make r`):\n"
-        f"{installed.stderr}")
-    wanted = sorted({item.callspec.params["r_file"] for item in request.session.items
-                     if getattr(item, "callspec", None) is not None
-                     and "r_file" in item.callspec.params})
-    stems = [name[len("test-"):-len(".R")] for name in wanted]
-    assert all(re.fullmatch(r"[\w-]+", stem) for stem in stems), stems  # (no regex characters)
-    stems = "|".join(stems)
-    res = _r(rscript, _PER_FILE_R % {"filter": f"^({stems})$"}, timeout=1800)
-    output = res.stdout + "\n" + res.stderr
-    counts = {}
-    for line in res.stdout.splitlines():
-        if line.startswith("RTORCHPY-FILE "):
-            _, name, *fields = line.split()
-            counts[name] = dict(f.split("=") for f in fields)
-    return {name: (counts.get(name), output) for name in wanted}
+    _rscript()
+    jobs = [j for name, j in getattr(request.config, "_rtorchpy_jobs", {}).items()
+            if name.startswith("testthat-")]
+    runs = [j.result() for j in jobs] if jobs else \
+        [run_testthat_files(_selected_files(request.session.items))]
+    return {name: (counts, output) for counts_of, _, output in runs
+            for name, counts in counts_of.items()}
 
 
 def _failure_report(name, output):

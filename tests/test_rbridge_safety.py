@@ -8,6 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
+from conftest import Job, background
+
 from rtorchpy._r import errors, handles, ops
 from rtorchpy._r.session import collect_warnings, live_counts, take_warnings
 from rtorchpy.tensor import Tensor
@@ -121,27 +123,57 @@ def test_live_counts_count_registry_and_tensors(handle):
     assert tag == "L" and handles >= 1 and tensors >= 1
 
 
-def test_r_safety_suite_without_the_c_bridge():
-    from test_r_shim import _rscript, run_testthat
-    fields, out = run_testthat(
-        _rscript(), "testthat::test_file('r-shim/tests/testthat/test-bridge-safety.R', "
-        "package = 'rtorchpy', load_package = 'installed', reporter = 'summary')",
-        setup="Sys.setenv(RTORCHPY_DIRECT = '0'); ")
-    assert fields["direct"] == "FALSE", out
+# The R files run again with the C bridge off: one Rscript for all of them (in the background
+# under conftest.py), each file still its own test.
+SAFETY = "test-bridge-safety.R"
+EVERY_MODE = ["test-bad-input.R", "test-serialization-safety.R", "test-hook-memory.R"]
+NO_C_BRIDGE = "Sys.setenv(RTORCHPY_DIRECT = '0'); "
+
+
+def _run_without_c_bridge(files):
+    from test_r_shim import run_testthat_files
+    return run_testthat_files(files, setup=NO_C_BRIDGE)
+
+
+def _wanted(items):
+    return [f for f in [SAFETY] + EVERY_MODE
+            if any(i.name == "test_r_safety_suite_without_the_c_bridge" if f == SAFETY
+                   else i.name == f"test_r_bad_input_in_every_bridge_mode[{f}]" for i in items)]
+
+
+def background_jobs(items):
+    import shutil
+    files = _wanted(items)
+    if not files or shutil.which("Rscript") is None:
+        return []
+    mine = [i for i in items if i.name == "test_r_safety_suite_without_the_c_bridge"
+            or i.name.startswith("test_r_bad_input_in_every_bridge_mode[")]
+    return [Job("no_c_bridge", lambda d: _run_without_c_bridge(files), 45, mine)]
+
+
+def _result(request, name):
+    from test_r_shim import _rscript
+    _rscript()
+    job = background(request, "no_c_bridge")
+    counts, direct, out = job.result() if job is not None else _run_without_c_bridge([name])
+    fields = counts.get(name)
+    assert fields is not None, f"testthat did not report {name}:\n{out[-6000:]}"
+    return fields, direct, out
+
+
+def test_r_safety_suite_without_the_c_bridge(request):
+    fields, direct, out = _result(request, SAFETY)
+    assert direct == "FALSE", out
     assert fields["failed"] == "0" and fields["errors"] == "0", out
     assert int(fields["passed"]) > 0, out
 
 
-@pytest.mark.parametrize("name", ["test-bad-input.R", "test-serialization-safety.R",
-                                  "test-hook-memory.R"])
-def test_r_bad_input_in_every_bridge_mode(name):
+@pytest.mark.parametrize("name", EVERY_MODE)
+def test_r_bad_input_in_every_bridge_mode(name, request):
     """R's NA, bad flags and crafted files are refused the same way whichever path a call takes:
     C (the default, the main run) or reticulate (RTORCHPY_DIRECT=0)."""
-    from test_r_shim import _rscript, run_testthat
-    fields, out = run_testthat(
-        _rscript(), f"testthat::test_file('r-shim/tests/testthat/{name}', "
-        "package = 'rtorchpy', load_package = 'installed', reporter = 'summary')",
-        setup="Sys.setenv(RTORCHPY_DIRECT = '0'); ")
+    fields, direct, out = _result(request, name)
+    assert direct == "FALSE", out
     assert fields["failed"] == "0" and fields["errors"] == "0", out
     assert int(fields["passed"]) > 0, out
 
