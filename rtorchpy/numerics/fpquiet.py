@@ -18,11 +18,15 @@ slower, same behaviour.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
+_VAR: Any = None
 try:  # NumPy >= 2: the error state is a context variable (what np.errstate sets)
-    from numpy._core._ufunc_config import _extobj_contextvar as _VAR
+    from numpy._core import _ufunc_config
+    _VAR = _ufunc_config._extobj_contextvar  # type: ignore[attr-defined]
     with np.errstate(all="ignore"):
         _IGNORE = _VAR.get()
 except (ImportError, AttributeError):  # pragma: no cover (NumPy 1, or a NumPy that moved it)
@@ -32,27 +36,33 @@ _GETERROBJ = getattr(np, "geterrobj", None) if _VAR is None else None
 _SETERROBJ = getattr(np, "seterrobj", None) if _VAR is None else None
 
 
+def _off_numpy1():  # pragma: no cover (NumPy 1)
+    old = _GETERROBJ()
+    _SETERROBJ([old[0], 0, old[2]])
+    return old
+
+
+def _off_errstate():  # pragma: no cover
+    state = np.errstate(all="ignore")
+    state.__enter__()
+    return state
+
+
+def _restore_errstate(state):  # pragma: no cover
+    state.__exit__(None, None, None)
+
+
+# fp_off(): NumPy's floating-point errors ignored from now on; returns the token fp_restore takes
+# to put the caller's state back (call it in a `finally`).
+fp_off: Callable[[], Any]
+fp_restore: Callable[[Any], Any]
 if _VAR is not None:
     fp_off = functools.partial(_VAR.set, _IGNORE)
     fp_restore = _VAR.reset
 elif _GETERROBJ is not None and _SETERROBJ is not None:  # pragma: no cover (NumPy 1)
-    def fp_off():
-        old = _GETERROBJ()
-        _SETERROBJ([old[0], 0, old[2]])
-        return old
-
-    fp_restore = _SETERROBJ
+    fp_off, fp_restore = _off_numpy1, _SETERROBJ
 else:  # pragma: no cover
-    def fp_off():
-        state = np.errstate(all="ignore")
-        state.__enter__()
-        return state
-
-    def fp_restore(state):
-        state.__exit__(None, None, None)
-
-# fp_off(): NumPy's floating-point errors ignored from now on; returns the token fp_restore takes
-# to put the caller's state back (call it in a `finally`).
+    fp_off, fp_restore = _off_errstate, _restore_errstate
 
 
 def quiet_fp(fn):
@@ -68,5 +78,5 @@ def quiet_fp(fn):
             return fn(*args, **kwargs)
         finally:
             restore(token)
-    call.__fp_quiet__ = True  # type: ignore[attr-defined]  # (a marker attribute)
+    call.__fp_quiet__ = True  # (a marker attribute)
     return call
