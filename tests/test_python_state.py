@@ -69,6 +69,17 @@ def test_inf_and_nan_results_do_not_warn_but_users_numpy_still_does():
     assert np.geterr() == before
 
 
+def test_an_optimizer_step_on_inf_gradients_does_not_warn():
+    w = rt.torch_ones(2, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for opt in (rt.optim_adam([w], lr=0.1), rt.optim_rmsprop([w])):
+            w.grad = None
+            (w * float("inf")).sum().backward()
+            opt.step()
+            opt.step()
+
+
 def test_users_numpy_error_settings_are_kept_outside_and_ignored_inside():
     with np.errstate(all="raise"):
         out = rt.torch_tensor([1.0, 0.0]) / 0  # libtorch: inf and nan, no error
