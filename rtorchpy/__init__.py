@@ -10,7 +10,6 @@
 Every op exists as a function ``torch_<name>(x, ...)`` and as a method ``x.<name>(...)``; both
 come from one registration in the op registry. Dims and indices are 0-based in Python.
 """
-import warnings as _warnings
 from types import FunctionType as _FunctionType
 
 # The layers, bottom up (each imports only from those below it; docs/internals/index.md):
@@ -50,10 +49,9 @@ from .tensor import Tensor
 
 __version__ = "0.1.0.dev0"
 
-# NumPy warns about inf/nan results (log(0), 0/0, ...); libtorch does not, and a per-op
-# np.errstate would cost more than the op itself. Silence those warnings for rtorchpy's own
-# modules only, where they are raised; the user's NumPy code keeps its settings.
-_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"rtorchpy(\.|$)")
+# NumPy warns about inf/nan results (log(0), 0/0, ...); libtorch does not. The ops, the public
+# functions and backward switch those warnings off while they run (numerics/fpquiet.py) instead
+# of a process-wide warnings filter: importing the package changes no global state (issue 28).
 
 
 def _export_namespace_forms():

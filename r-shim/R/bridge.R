@@ -319,7 +319,13 @@
 }
 
 .bad_argument <- function(v) {
-  what <- if (is.function(v)) "a function" else paste0("an object of type '", typeof(v), "'")
+  what <- if (is.function(v)) {
+    "a function"
+  } else if (is.object(v)) {  # (a reticulate object, a torch_hook, ...: its class says most)
+    paste0("an object of class '", class(v)[[1]], "'")
+  } else {
+    paste0("an object of type '", typeof(v), "'")
+  }
   .type_error("can't use ", what, " as a tensor or a number (expected a tensor, ",
                             "a number or a vector)")
 }
@@ -331,6 +337,9 @@
   if (inherits(v, "torch_device")) return(v$type)
   if (inherits(v, "factor")) return(as.integer(v))
   if (is.list(v)) return(lapply(unclass(v), .a))
+  # (an environment with a class, such as a reticulate object or a torch_hook, can't be
+  # unclassed: base R's error for that would not say what was wrong)
+  if (is.environment(v)) .bad_argument(v)
   .a(unclass(v))
 }
 

@@ -126,7 +126,7 @@
 }
 
 # Import the Python package rtorchpy: the copy bundled with this R package, placed first on
-# Python's path so an installed rtorchpy of another version is never picked. A build without the
+# Python's path while it is imported so an installed rtorchpy of another version is never picked. A build without the
 # bundled copy accepts an installed rtorchpy only of this package's version.
 .import_rtorchpy <- function() {
   bundled <- .bundled_python_dir()
@@ -142,7 +142,12 @@
                      "library(rtorchpy) before importing rtorchpy from Python.")
     }
     sys <- reticulate::import("sys", convert = FALSE)
-    if (!bundled %in% unlist(reticulate::py_to_r(sys$path))) sys$path$insert(0L, bundled)
+    if (!bundled %in% unlist(reticulate::py_to_r(sys$path))) {
+      # on the path for this import only: the package's later imports of its own submodules go
+      # through its __path__, and the embedding Python keeps the sys.path it had (issue 28)
+      sys$path$insert(0L, bundled)
+      on.exit(.drop_from_path(sys, bundled), add = TRUE)
+    }
   }
   mod <- tryCatch(reticulate::import("rtorchpy", convert = TRUE), error = function(e) e)
   if (inherits(mod, "error")) {
@@ -157,6 +162,13 @@
                    "`make r-tarball`, which carries the matching Python package.")
   }
   invisible(mod)
+}
+
+# Remove the first `dir` from Python's sys.path (the entry .import_rtorchpy put there), if it is
+# still there.
+.drop_from_path <- function(sys, dir) {
+  if (dir %in% unlist(reticulate::py_to_r(sys$path))) sys$path$remove(dir)
+  invisible(NULL)
 }
 
 # A Python dict of callables as a named R list of Python objects.

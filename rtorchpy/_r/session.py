@@ -10,7 +10,8 @@ from ..tensor import Tensor
 from . import handles
 from .handles import guarded
 
-_python_showwarning = warnings.showwarning
+# what warnings.showwarning was when the collecting hook replaced it (None: the hook is not in)
+_replaced = None
 
 
 def _collect(message, category, filename, lineno, file=None, line=None):
@@ -25,8 +26,18 @@ def collect_warnings(on, everything=False):
     package's warnings (``numerics.warn``), so Python's global warning hook stays as it was;
     with ``everything``, every Python warning that passes Python's filters (R's
     ``options(rtorchpy.python_warnings = "all")``), by replacing ``warnings.showwarning``."""
+    global _replaced
     route_to(handles._WARNINGS if on else None)
-    warnings.showwarning = _collect if on and everything else _python_showwarning
+    # Python's hook is touched only when the collecting hook goes in or out, and what was there
+    # before comes back (a hook the user set since Python started included)
+    if on and everything:
+        if warnings.showwarning is not _collect:
+            _replaced = warnings.showwarning
+            warnings.showwarning = _collect
+    elif _replaced is not None:
+        if warnings.showwarning is _collect:  # (a hook set over ours since stays)
+            warnings.showwarning = _replaced
+        _replaced = None
     return None
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from ..numerics.bfloat16 import on_grid, to_grid
 from ..numerics.broadcast import sum_to_shape
 from ..numerics.formula_arrays import ARRAY_OPS
+from ..numerics.fpquiet import quiet_fp
 from ..tensor import Tensor
 from . import graph
 from .grad_mode import STATE
@@ -43,6 +44,7 @@ _OWN_ABOVE = 4096
 _ANOMALY_NAN = "Function '{name}' returned nan values in its {i}th output."
 
 
+@quiet_fp  # (NumPy's inf/nan warnings off while formulas run: numerics/fpquiet.py)
 def execute(roots, retain_graph, create_graph, capture=None):
     """Run backward from ``roots`` = [(node, output_nr, grad)].
 

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..numerics.bfloat16 import on_grid, round_in_place, to_grid
+from ..numerics.fpquiet import fp_off, fp_restore, quiet_fp
 from ..tensor import Tensor
 
 LIVE = _dt.BF16_SEEN  # (no bfloat16 tensor exists before bfloat16 has been asked for)
@@ -172,6 +173,10 @@ def bf16_aware(fn, where=None, inplace=False):
     return front
 
 
+# the names the front's template uses itself (an op parameter of one of these names would clash)
+_TEMPLATE_NAMES = frozenset({"fn", "slow", "LIVE", "OFF", "RESTORE", "token"})
+
+
 def _same_signature_front(fn, slow):
     """A function with ``fn``'s own parameters that calls ``fn`` itself while no bfloat16
     tensor exists, else ``slow`` (the bfloat16 path). Every op call passes through it, so it is
@@ -183,8 +188,8 @@ def _same_signature_front(fn, slow):
         params = None
     name = getattr(fn, "__name__", "op")
     if params is None or not name.isidentifier() or any(
-            not p.name.isidentifier() or p.name in ("fn", "slow", "LIVE") for p in params):
-        return functools.wraps(fn)(slow)
+            not p.name.isidentifier() or p.name in _TEMPLATE_NAMES for p in params):
+        return quiet_fp(functools.wraps(fn)(slow))
     head, passed = [], []
     star = False
     for p in params:
@@ -208,10 +213,13 @@ def _same_signature_front(fn, slow):
         last = max(i for i, p in enumerate(params) if p.kind is p.POSITIONAL_ONLY)
         head.insert(last + 1, "/")
     args = ", ".join(passed)
+    # (NumPy's inf/nan warnings off for the call, inline: numerics/fpquiet.py)
     src = (f"def {name}({', '.join(head)}):\n"
-           f"    if LIVE[0]:\n        return slow({args})\n"
-           f"    return fn({args})\n")
-    space = {"fn": fn, "slow": slow, "LIVE": LIVE}
+           f"    token = OFF()\n    try:\n"
+           f"        if LIVE[0]:\n            return slow({args})\n"
+           f"        return fn({args})\n"
+           f"    finally:\n        RESTORE(token)\n")
+    space = {"fn": fn, "slow": slow, "LIVE": LIVE, "OFF": fp_off, "RESTORE": fp_restore}
     exec(src, space)  # (a fixed template over identifiers checked above)
     front = space[name]
     front.__defaults__ = fn.__defaults__

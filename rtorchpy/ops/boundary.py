@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
+from ..numerics.fpquiet import fp_off, fp_restore
 from ..tensor import Tensor
 from .bf16 import LIVE as BF16_LIVE
 from .bf16 import bf16_aware
@@ -246,6 +247,7 @@ def boundary(fn: Callable[P, R], where: str) -> Callable[P, R]:
             for n in names.intersection(kwargs):
                 if type(kwargs[n]) is not bool:
                     kwargs[n] = flag(kwargs[n], n)
+        token = fp_off()  # (NumPy's inf/nan warnings off for the call: numerics/fpquiet.py)
         try:
             return fn(*args, **kwargs) if BF16_LIVE[0] else plain(*args, **kwargs)
         except (AttributeError, MemoryError, OverflowError, TypeError, ValueError) as e:
@@ -253,6 +255,8 @@ def boundary(fn: Callable[P, R], where: str) -> Callable[P, R]:
             if new is None:
                 raise
             raise new from e  # (the original stays in the traceback, for a bug of ours)
+        finally:
+            fp_restore(token)
 
     checked.__wrapped_boundary__ = True  # type: ignore[attr-defined]  # (a marker attribute)
     return checked

@@ -23,6 +23,7 @@ import numpy as np
 from ..autograd.grad_mode import with_enable_grad
 from ..dtypes import BF16_SEEN
 from ..numerics import bfloat16
+from ..numerics.fpquiet import quiet_fp
 from ..autograd.graph import bump_version
 from ..tensor import Tensor
 from .generator import make_class, super_initialize
@@ -306,7 +307,9 @@ class Optimizer:
                 self._round_bfloat16()
             return out
         rounded_step.rounds_bfloat16 = True
-        cls.step = rounded_step
+        # (NumPy's inf/nan warnings off during the step's array arithmetic, as in the ops:
+        # numerics/fpquiet.py; a closure's own NumPy code runs under the same setting)
+        cls.step = quiet_fp(rounded_step)
 
     def _round_bfloat16(self):
         for group in self.param_groups:

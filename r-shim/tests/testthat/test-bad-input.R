@@ -109,3 +109,25 @@ test_that("an R complex number is never taken for a tensor, whatever its imagina
   expect_true(k > 2^40 && k < 2^53)
   expect_error(torch_sum(complex(real = k + 1, imaginary = -7.25)), "complex")
 })
+
+test_that("an environment-like object that is not a tensor is refused as a bad argument", {
+  x <- torch_ones(2, requires_grad = TRUE)
+  hook <- x$register_hook(function(g) g)
+  on.exit(hook$remove())
+  np <- reticulate::import("numpy", convert = FALSE)
+  classed_env <- structure(new.env(), class = "my_thing")
+  for (v in list(hook, np, classed_env)) {
+    what <- paste0("can't use an object of class '", class(v)[[1]], "' as a tensor or a number")
+    expect_error(torch_add(x, v), what, fixed = TRUE, class = "type_error")
+    expect_error(x + v, what, fixed = TRUE)
+    expect_error(x$mul(v), what, fixed = TRUE)
+    expect_error(torch_cat(list(x, v)), what, fixed = TRUE)
+  }
+  # refused in R, before Python: nothing is left behind however often it happens
+  live <- function() unlist(rtorchpy:::.bridge_counts())
+  run <- function(n) for (i in seq_len(n)) try(x * hook, silent = TRUE)
+  run(20)
+  before <- live()
+  run(200)
+  expect_true(all(live() - before < 20))
+})
