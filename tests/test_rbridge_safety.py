@@ -133,7 +133,7 @@ def test_r_safety_suite_without_the_c_bridge():
 
 
 @pytest.mark.parametrize("name", ["test-bad-input.R", "test-serialization-safety.R",
-                                  "test-hook-memory.R"])
+                                  "test-hook-memory.R", "test-closure-memory.R"])
 def test_r_bad_input_in_every_bridge_mode(name):
     """R's NA, bad flags and crafted files are refused the same way whichever path a call takes:
     C (the default, the main run) or reticulate (RTORCHPY_DIRECT=0)."""
