@@ -75,3 +75,45 @@ test_that("an nn_module whose forward captures the frame holding its output is f
   grown <- live() - before
   expect_true(all(grown < 20), info = paste(grown, collapse = ", "))
 })
+
+test_that("a hook on a dropped intermediate can use that intermediate and its frame", {
+  x <- torch_ones(3, requires_grad = TRUE)
+  seen <- NULL
+  make <- function() {
+    k <- torch_tensor(c(1, 2, 3))
+    y <- x * 2
+    v <- y * 1
+    y$register_hook(function(g) {
+      seen <<- c(as_array(y$sum()), as_array(v$sum()))
+      g * k
+    })
+    y$sum()
+  }
+  s <- make()
+  for (i in 1:3) invisible(gc())
+  s$backward()
+  expect_equal(seen, c(6, 6))
+  expect_equal(as_array(x$grad), c(2, 4, 6))
+})
+
+test_that("hooks on dropped intermediates that use them are freed", {
+  x <- torch_randn(50, requires_grad = TRUE)
+  # (made outside `step`: a hook's environment reaching the frame that holds `s`, the graph's
+  # root, would be a cycle through the graph that no weak reference can see)
+  make <- function() {
+    y <- x * 2
+    y$register_hook(function(g) g * y$detach())
+    y$sum()
+  }
+  step <- function() {
+    s <- make()
+    invisible(gc())
+    s$backward()
+    invisible(NULL)
+  }
+  for (i in 1:5) step()
+  before <- live()
+  for (i in 1:60) step()
+  grown <- live() - before
+  expect_true(all(grown < 20), info = paste(grown, collapse = ", "))
+})
