@@ -49,7 +49,8 @@ def is_key(k) -> bool:
 # garbage collector knows nothing of it. Count the bytes R holds and ask R to collect when they
 # grow (the flag rides on the imaginary part of the next handle).
 _held_bytes = 0
-_gc_threshold = 256 << 20
+_GC_FLOOR = 16 << 20
+_gc_threshold = _GC_FLOOR
 
 
 _PLAIN = complex(0.0, MAGIC)  # a handle's imaginary part, added to its key
@@ -103,7 +104,7 @@ def revive(h, owner):
 def collected():
     """R ran its garbage collector (and released what it freed): reset the threshold."""
     global _gc_threshold
-    _gc_threshold = max(256 << 20, 2 * _held_bytes)
+    _gc_threshold = max(_GC_FLOOR, 2 * _held_bytes)
     return _held_bytes
 
 
