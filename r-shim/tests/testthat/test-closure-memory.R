@@ -19,9 +19,9 @@ test_that("an autograd_function defined in the frame holding its output is freed
     y$sum()$backward()
     invisible(NULL)
   }
-  for (i in 1:10) step()
+  for (i in 1:5) step()
   before <- live()
-  for (i in 1:200) step()
+  for (i in 1:60) step()
   grown <- live() - before
   expect_true(all(grown < 20), info = paste(grown, collapse = ", "))  # (was 4 per step)
 })
@@ -69,9 +69,9 @@ test_that("an nn_module whose forward captures the frame holding its output is f
     y$sum()$backward()
     invisible(NULL)
   }
-  for (i in 1:10) step()
+  for (i in 1:3) step()
   before <- live()
-  for (i in 1:100) step()
+  for (i in 1:30) step()
   grown <- live() - before
   expect_true(all(grown < 20), info = paste(grown, collapse = ", "))
 })
@@ -111,9 +111,9 @@ test_that("hooks on dropped intermediates that use them are freed", {
     s$backward()
     invisible(NULL)
   }
-  for (i in 1:5) step()
+  for (i in 1:2) step()
   before <- live()
-  for (i in 1:60) step()
+  for (i in 1:15) step()  # (each runs a full collection: few)
   grown <- live() - before
-  expect_true(all(grown < 20), info = paste(grown, collapse = ", "))
+  expect_true(all(grown < 10), info = paste(grown, collapse = ", "))
 })
