@@ -126,7 +126,8 @@ def test_live_counts_count_registry_and_tensors(handle):
 # The R files run again with the C bridge off: one Rscript for all of them (in the background
 # under conftest.py), each file still its own test.
 SAFETY = "test-bridge-safety.R"
-EVERY_MODE = ["test-bad-input.R", "test-serialization-safety.R", "test-hook-memory.R"]
+EVERY_MODE = ["test-bad-input.R", "test-serialization-safety.R", "test-hook-memory.R",
+              "test-closure-memory.R"]
 NO_C_BRIDGE = "Sys.setenv(RTORCHPY_DIRECT = '0'); "
 
 

@@ -246,7 +246,34 @@ torch_hook <- R6::R6Class("torch_hook",
 .hook_keeper <- function(holder, hook) {
   force(holder)
   force(hook)
-  function(key) holder$hook <- hook
+  function(key) {
+    holder$hook <- hook
+    .revive_captured(hook, key)
+  }
+}
+
+# The hook often uses its own tensor (`y` of the frame it was made in) and other tensors of that
+# frame, and may fire after the tensor's R object was collected (a dropped intermediate): the
+# collection that found it dead found them dead too (reached only through the hook, which the
+# tensor's R object kept only weakly), and finalizes their handles. So the keeper, which R runs
+# before those finalizers (R runs the newest first, and the keeper was made after the frame's
+# tensors), rebinds the hook's variables holding tensors to new handles (`revive`: a weak one
+# for the tensor itself and whatever may reach it, so no cycle back to it). Only bindings of the
+# hook's own environment made before the hook; a promise or active binding is left alone.
+.revive_captured <- function(hook, key) {
+  env <- environment(hook)
+  if (!is.environment(env) || !.Call(rtp_live, key) || environmentIsLocked(env)) return()
+  tryCatch({
+    nms <- ls(env, all.names = TRUE, sorted = FALSE)
+    nms <- nms[!rlang::env_binding_are_lazy(env, nms) & !rlang::env_binding_are_active(env, nms)]
+    for (nm in nms) {
+      v <- get(nm, envir = env, inherits = FALSE)
+      if (inherits(v, "torch_tensor") && .Call(rtp_live, v) && !bindingIsLocked(nm, env)) {
+        assign(nm, .bridge("revive", .h(v), .h(key)), envir = env)  # (a tensor: wrapped)
+      }
+    }
+  }, error = function(e) NULL)  # (a finalizer must not fail: the hook then sees a freed handle)
+  invisible()
 }
 
 .hook_wrapper <- function(holder) {

@@ -11,7 +11,8 @@
  * address, so two tensors must not look identical (waldo and testthat skip comparing identical
  * objects). R does not serialize addresses: a handle object restored with readRDS()/load()
  * has a NULL address (but still its handle, a key that means nothing, or another object, in
- * this session), so rtp_handle refuses it.
+ * this session), so rtp_handle refuses it. A finalized handle gets the address of a shared
+ * record `freed` instead, so that one reached again is refused with its own message.
  *
  * The record says whether the object was handed out again (x$grad's cache, direct.c) since its
  * finalizer was registered: R runs finalizers some time after the collection that found their
@@ -34,6 +35,10 @@ typedef struct {
 } handle_record;
 
 static handle_record keyless = {0};
+/* The address of a handle whose finalizer released its key: not NULL, so that a freed handle
+ * reached again (an R closure keeping it past the collection that found it dead) is told from
+ * one restored from a file. */
+static handle_record freed = {0};
 static SEXP handle_tag = NULL;  /* (set by rtp_handles_init) */
 
 /* A queue of doubles (keys), grown as needed. */
@@ -74,6 +79,7 @@ void rtp_reregister_pending(void) {
 
 static void finalize_handle(SEXP ptr) {
   handle_record *rec = (handle_record *) R_ExternalPtrAddr(ptr);
+  if (rec == &freed) return;  /* (finalized already) */
   if (rec != NULL && rec != &keyless && rec->reissued) {
     /* given out again after a collection found it dead: in use, or maybe; it is finalized
      * by a later collection instead */
@@ -90,14 +96,14 @@ static void finalize_handle(SEXP ptr) {
     if (!reserve(&dead, 1)) return;
     dead.v[dead.n++] = COMPLEX(h)[0].r;
   }
-  R_ClearExternalPtr(ptr);
-  if (rec != NULL && rec != &keyless) free(rec);
+  R_SetExternalPtrAddr(ptr, &freed);
+  if (rec != NULL && rec != &keyless && rec != &freed) free(rec);
 }
 
 /* The handle object `ptr` is being handed out again (x$grad's cache): see the header. */
 void rtp_mark_reissued(SEXP ptr) {
   handle_record *rec = (handle_record *) R_ExternalPtrAddr(ptr);
-  if (rec != NULL && rec != &keyless) rec->reissued = 1;
+  if (rec != NULL && rec != &keyless && rec != &freed) rec->reissued = 1;
 }
 
 /* Take one queued key; 0 when none is left. (A pop, not a copy of the whole queue: freeing one
@@ -141,7 +147,9 @@ SEXP rtp_wrap(SEXP h, SEXP cls) {
 /* Whether `ptr` (an external pointer) was made by rtp_wrap in this session (restored from a
  * file, its address is NULL). */
 int rtp_is_live(SEXP ptr) {
-  return R_ExternalPtrTag(ptr) == handle_tag && R_ExternalPtrAddr(ptr) != NULL;
+  if (R_ExternalPtrTag(ptr) != handle_tag) return 0;
+  void *addr = R_ExternalPtrAddr(ptr);
+  return addr != NULL && addr != (void *) &freed;
 }
 
 /* rtp_is_live for R: whether `x` is a handle object of this session. */
@@ -152,6 +160,13 @@ SEXP rtp_live(SEXP x) {
 /* The handle of a handle object. */
 SEXP rtp_handle(SEXP ptr) {
   if (TYPEOF(ptr) != EXTPTRSXP) rtp_error("type_error", "not an rtorchpy object");
+  if (R_ExternalPtrTag(ptr) == handle_tag && R_ExternalPtrAddr(ptr) == (void *) &freed) {
+    rtp_error("runtime_error",
+              "this tensor's R object was already freed: R's garbage collector found it "
+              "unreachable and released it, and an R function kept alive past that "
+              "collection (a hook or custom autograd function) reached it again; keep the "
+              "tensor in a variable that lives as long as the function needs it");
+  }
   if (!rtp_is_live(ptr)) {
     rtp_error("runtime_error",
               "external pointer is not valid: this object was restored from a file "

@@ -41,7 +41,7 @@ from .data import export_tensor, import_tensor, take_rows, tensor_epoch, tensor_
 from .direct import direct_setup
 from .distributions import constraint_check, constraint_get, distr_call, distr_get, distr_new
 from .errors import RCallbackError
-from .handles import collected, release, stats
+from .handles import collected, release, revive, stats
 from .index import index, set_index
 from .protocol import TABLES
 from .optim import (optim_add_param_group, optim_defaults, optim_groups, optim_load_state_dict,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import secrets
+import weakref
 
 import numpy as np
 
@@ -36,6 +37,8 @@ _KEY_START = 2 ** 40 + secrets.randbelow(2 ** 40)
 _KEY_STEP = 2 ** 20 + 2 * secrets.randbelow(2 ** 19) + 1
 _OBJECTS: dict = {0: None}
 _counter = itertools.count(_KEY_START, _KEY_STEP)
+# Handles that do not keep their tensor alive (weak_alias); looked up only when _OBJECTS misses.
+_WEAK = weakref.WeakValueDictionary()
 
 
 def is_key(k) -> bool:
@@ -46,7 +49,8 @@ def is_key(k) -> bool:
 # garbage collector knows nothing of it. Count the bytes R holds and ask R to collect when they
 # grow (the flag rides on the imaginary part of the next handle).
 _held_bytes = 0
-_gc_threshold = 256 << 20
+_GC_FLOOR = 16 << 20
+_gc_threshold = _GC_FLOOR
 
 
 _PLAIN = complex(0.0, MAGIC)  # a handle's imaginary part, added to its key
@@ -76,13 +80,31 @@ def release(keys):
         obj = objs.pop(int(k), None)
         if type(obj) is Tensor:
             _held_bytes -= obj._data.nbytes
+        elif obj is None and _WEAK:
+            _WEAK.pop(int(k), None)
     return None
+
+
+def revive(h, owner):
+    """A new handle for the tensor of handle ``h``, for an R closure Python holds (a hook on the
+    tensor of handle ``owner``) that captured ``h``'s R object, once that R object's collection
+    is under way (r-shim/R/autograd.R, .revive_captured). A strong handle to the owner, or to a
+    tensor that may reach it (a result of autograd, a view), would close the cycle tensor ->
+    hook -> closure -> handle -> tensor: those get a handle that does not keep the tensor alive
+    (valid as long as Python needs the tensor anyway, which is whenever the hook can fire).
+    Others (leaves, constants) get an ordinary handle, released with the closure."""
+    obj = _get(h)
+    if obj is not _get(owner) and obj._grad_fn is None and obj._base is None:
+        return _put(obj)
+    key = next(_counter)
+    _WEAK[key] = obj
+    return complex(key, MAGIC)
 
 
 def collected():
     """R ran its garbage collector (and released what it freed): reset the threshold."""
     global _gc_threshold
-    _gc_threshold = max(256 << 20, 2 * _held_bytes)
+    _gc_threshold = max(_GC_FLOOR, 2 * _held_bytes)
     return _held_bytes
 
 
@@ -103,6 +125,9 @@ def _get(h):
         raise TypeError(COMPLEX_VALUE)
     r = h.real
     v = _OBJECTS.get(r, _MISSING)  # (5.0 finds key 5; 5.5 finds nothing)
+    if v is not _MISSING:
+        return v
+    v = _WEAK.get(r, _MISSING) if _WEAK else _MISSING
     if v is not _MISSING:
         return v
     if r.is_integer() and is_key(int(r)):

@@ -85,6 +85,10 @@ class FunctionNode(Node):
         # non-tensor values are unreachable (ctx.saved_variables raises the freed error)
         if self.saved is not None and self.ctx._layout:
             self.saved = self.sources = None
+            # the node can never run again: what a caller attached to keep its backward alive
+            # goes too (the R bridge's RValue of the R closures, which often reach this node's
+            # output through the frame they were defined in: a cycle R and Python cannot see)
+            self.ctx._r_owner = None
 
 
 def _add_note(exc, where, name):
