@@ -364,6 +364,14 @@ def r_family_slug(family):
     return re.sub(r"[^a-z0-9]+", "-", family.lower()).strip("-")
 
 
+def r_help_files(man):
+    """The R help pages the site shows: all but the family_* pages, which list a family for R's
+    help (here each family has a page of its own)."""
+    man = Path(man)
+    return sorted(f for f in man.glob("*.Rd") if not f.stem.startswith("family_")) \
+        if man.is_dir() else []
+
+
 def r_reference_pages(man=ROOT / "r-shim" / "man"):
     """The R reference: ``reference/r.md`` (the families) and one page per family,
     ``reference/r/<family>.md``, each showing its functions' help pages. Returns
@@ -371,9 +379,7 @@ def r_reference_pages(man=ROOT / "r-shim" / "man"):
     man = Path(man)
     head = ["<!-- Generated from r-shim/man/*.Rd by scripts/build_docs.py. -->", "",
             "# R reference", ""]
-    # (the family_* pages list a family for R's help; here the family pages do that)
-    files = sorted(f for f in man.glob("*.Rd") if not f.stem.startswith("family_")) \
-        if man.is_dir() else []
+    files = r_help_files(man)
     if not files or not shutil.which("Rscript"):
         why = ("the R package has no `man/*.Rd` pages yet" if not files
                else "Rscript is not installed")

@@ -151,8 +151,7 @@ def test_generated_tables_come_from_the_code(site):
 
 def test_r_reference_is_rendered_or_says_why(site):
     html = _html(site, "reference/r")
-    man = sorted((ROOT / "r-shim" / "man").glob("*.Rd")) if (ROOT / "r-shim" / "man").is_dir() \
-        else []
+    man = bd.r_help_files(ROOT / "r-shim" / "man")
     if not man:
         assert "Not available in this build" in html
         return

@@ -38,7 +38,7 @@ _KEY_STEP = 2 ** 20 + 2 * secrets.randbelow(2 ** 19) + 1
 _OBJECTS: dict = {0: None}
 _counter = itertools.count(_KEY_START, _KEY_STEP)
 # Handles that do not keep their tensor alive (weak_alias); looked up only when _OBJECTS misses.
-_WEAK = weakref.WeakValueDictionary()
+_WEAK: weakref.WeakValueDictionary[int, object] = weakref.WeakValueDictionary()
 
 
 def is_key(k) -> bool:
