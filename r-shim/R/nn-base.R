@@ -330,7 +330,8 @@ nn_module <- function(classname = NULL, inherit = NULL, ..., private = NULL, act
   gen <- structure(gen, class = c(classname, "nn_module_generator"), nn_recipe = recipe)
   # A user's class is made now (R6's own checks report at the definition, as in R torch). The
   # package's ~100 built-in modules make theirs when first used: an R6 class carries its own
-  # copies of R6's methods (~10 kB each once stored), half of the installed R code otherwise.
+  # byte-compiled copies of R6's methods (10-30 kB each once stored): half of the installed R
+  # code otherwise.
   if (!identical(topenv(parent_env), .nn_namespace())) .nn_class(recipe)
   gen
 }
