@@ -297,10 +297,12 @@ static int same_name(SEXP a, SEXP b) {
 
 /* `$.nn_Module` (its whole body): self$weight in a module's forward. A parameter, buffer or
  * child module named `name` (the lists parameters_, buffers_ and modules_ of the module's R6
- * private environment, in that order, as .nn_get looks), else what .nn_get(x, name) returns
- * (fields, methods, `clone`). The private environment is the one .nn_private keeps in the
- * object (`.__rtp_private__`, with its owner written into it: `.__owner__$module`); until it
- * is there, or when it belongs to another object (a clone's copy), .nn_get finds it. */
+ * private environment, in that order, as .nn_get looks), else the object's own binding of
+ * `name` (a field such as self$inplace, or a method; NULL when there is none), as .nn_get
+ * ends. The private environment is the one .nn_private keeps in the object
+ * (`.__rtp_private__`, with its owner written into it: `.__owner__$module`); until it is
+ * there, or when it belongs to another object (a clone's copy), and for `clone` (which
+ * .nn_get wraps), .nn_get(x, name) answers. */
 SEXP rtp_nn_get(SEXP x, SEXP name) {
   static SEXP cache_sym = NULL, owner_sym, module_sym, lists[3], nn_get_sym;
   if (cache_sym == NULL) {
@@ -329,6 +331,10 @@ SEXP rtp_nn_get(SEXP x, SEXP name) {
           break;  /* (a NULL entry: look in the next list, as .nn_get does) */
         }
       }
+    }
+    if (TYPEOF(priv) == ENVSXP && key != NA_STRING &&
+        strcmp(Rf_translateCharUTF8(key), "clone") != 0) {
+      return GET_VAR(Rf_installTrChar(key), x);
     }
   }
   SEXP call = PROTECT(Rf_lang3(nn_get_sym, x, name));

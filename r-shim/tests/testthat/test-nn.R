@@ -462,3 +462,59 @@ test_that("a module's `$` finds parameters, buffers, child modules, fields and m
   m$scale <- nn_parameter(torch_ones(1) * 2)  # replaced: `$` sees the new one
   expect_equal(as_array(m$scale), 2)
 })
+
+test_that("self$name in a method: fields, NULL, active bindings, clone, missing names", {
+  m <- nn_module(
+    initialize = function() {
+      self$w <- nn_parameter(torch_ones(2))
+      self$flag <- TRUE
+      self$nothing <- NULL
+    },
+    active = list(twice = function() self$w * 2),
+    forward = function(x) x,
+    peek = function() list(w = self$w, flag = self$flag, nothing = self$nothing,
+                           missing = self$no_such_thing, twice = self$twice,
+                           clone = self$clone, forward = self$forward)
+  )()
+  got <- m$peek()
+  expect_equal(as_array(got$w), c(1, 1))
+  expect_true(got$flag)
+  expect_null(got$nothing)
+  expect_null(got$missing)
+  expect_equal(as_array(got$twice), c(2, 2))
+  expect_true(is_nn_module(got$clone(deep = TRUE)))
+  expect_true(is.function(got$forward))
+  m$flag <- FALSE  # a field set again is read again
+  expect_false(m$peek()$flag)
+})
+
+test_that("the package's module methods read self$name without R's S3 dispatch, alike", {
+  # (.nn_direct_reads: each read becomes the call `$.nn_Module` makes; see R/nn-base.R)
+  fwd <- paste(deparse(body(attr(nn_linear(2, 3), "module")$forward)), collapse = " ")
+  expect_match(fwd, "rtp_nn_get", fixed = TRUE)
+  expect_false(grepl("self$", fwd, fixed = TRUE))
+  user <- nn_module(initialize = function() self$w <- nn_parameter(torch_ones(1)),
+                    forward = function(x) x * self$w)()
+  expect_match(deparse(body(attr(user, "module")$forward)), "self$w", fixed = TRUE)
+  rw <- rtorchpy:::.nn_rewrite_reads
+  expect_identical(rw(quote(self$x <- self$y)), quote(self$x <- .Call(rtp_nn_get, self, "y")))
+  expect_identical(rw(quote(self$x$y <- NULL)), quote(self$x$y <- NULL))
+  expect_identical(rw(quote(quote(self$q))), quote(quote(self$q)))
+  expect_identical(rw(quote(x[, 1])), quote(x[, 1]))
+  expect_identical(rw(quote(self$f(self$a))),
+                   quote(.Call(rtp_nn_get, self, "f")(.Call(rtp_nn_get, self, "a"))))
+  expect_identical(rw(quote(function(a = self$d) self$b))[[3L]],
+                   quote(.Call(rtp_nn_get, self, "b")))
+  # a user's subclass of a built-in module: the inherited forward reads the subclass's members
+  Sub <- nn_module(inherit = nn_linear, initialize = function() super$initialize(2, 1))
+  s <- Sub()
+  with_no_grad({
+    s$weight$fill_(1)
+    s$bias$fill_(0.5)
+  })
+  expect_equal(as_array(s(torch_ones(1, 2))), matrix(2.5))
+  # a parameter replaced by a plain tensor field is what forward reads
+  lin <- nn_linear(2, 1)
+  lin$bias <- NULL
+  expect_equal(dim(as_array(lin(torch_ones(3, 2)))), c(3L, 1L))
+})
