@@ -257,15 +257,22 @@ PyOptimizer <- .lazy_r6(function() R6::R6Class("torch_optimizer",
       self$ptr <- ptr
     },
     # (zero_grad and step run every training step: .subset2(self, "ptr") spares the failed S3
-    # lookups of `$` on an R6 object, one per class)
+    # lookups of `$` on an R6 object, one per class; C calls the Python method itself, see
+    # rtp_bridgex. A reply other than NULL: an error, or a call C left to the general path.)
     zero_grad = function(set_to_none = FALSE) {
-      .optim_bridge(sys.call(), "optim_zero_grad", .h(.subset2(self, "ptr")),
-                    .flag(set_to_none))
+      if (!isFALSE(set_to_none)) set_to_none <- .flag(set_to_none)
+      ptr <- .subset2(self, "ptr")
+      r <- .External(rtp_bridgex, "optim_zero_grad", ptr, set_to_none)
+      if (!is.null(r)) {
+        .reply_t(.callable(.T_BRIDGE, "optim_zero_grad"), list(ptr, set_to_none), r, sys.call())
+      }
       invisible(NULL)
     },
     step = function(closure = NULL) {
       if (is.null(closure)) {
-        .optim_bridge(sys.call(), "optim_step", .h(.subset2(self, "ptr")), NULL)
+        ptr <- .subset2(self, "ptr")
+        r <- .External(rtp_bridgex, "optim_step", ptr)
+        if (!is.null(r)) .reply_t(.callable(.T_BRIDGE, "optim_step"), list(ptr), r, sys.call())
         return(invisible(NULL))
       }
       if (!is.function(closure)) {

@@ -89,7 +89,7 @@ SEXP call_direct(PyObj *fn, SEXP *a, int n, int flags, SEXP cls) {
  * and in *flags HANDLE_FIRST's bit when it takes only a handle first. */
 PyObj *direct_function(int t, SEXP key, int *flags) {
   *flags = 0;
-  if (!direct_ready || t == T_UNARY || t == T_BRIDGE) return NULL;
+  if (!direct_ready || t == T_UNARY) return NULL;
   PyObj *tup = tuple_new(2);
   if (tup == NULL) { err_clear(); return NULL; }
   tuple_setitem(tup, 0, long_from(t));

@@ -38,6 +38,7 @@ static const R_CallMethodDef call_methods[] = {
 static const R_ExternalMethodDef external_methods[] = {
   {"rtp_opx", (DL_FUNC) &rtp_opx, -1},
   {"rtp_fnx", (DL_FUNC) &rtp_fnx, -1},
+  {"rtp_bridgex", (DL_FUNC) &rtp_bridgex, -1},
   {NULL, NULL, 0}
 };
 

@@ -12,7 +12,7 @@
  * reticulate), and keeps it here with a reference of its own, in a small table keyed by the
  * address of the name's CHARSXP (R keeps one CHARSXP per string, so the address identifies
  * the name), beside the function a direct call may use instead (direct.py's direct_fn: ops,
- * binary operators, nnf functions). A name Python does not know, or any call before rtp_setup,
+ * binary operators, nnf functions, two bridge functions). A name Python does not know, or any call before rtp_setup,
  * gives raw 04: R then takes its general path through reticulate, which reports the error.
  * rtp_setup (after rtp_pyinit) sets the class of tensors and the direct path's state, and
  * empties the tables.
@@ -256,6 +256,13 @@ SEXP rtp_unop(SEXP generic, SEXP e1) {
   PyObj *fn = lookup_fn(T_UNARY, generic);
   if (fn == NULL) return raw1(REPLY_UNKNOWN);
   return call_py_args(fn, &e1, 1);
+}
+
+/* .External(rtp_bridgex, name, ...): the bridge function `name` with the arguments as they
+ * came, directly when direct.py names a function for it (the optimizer's zero_grad and step,
+ * which run every training step), else through its Python caller. */
+SEXP rtp_bridgex(SEXP call_args) {
+  return call_named_ext(T_BRIDGE, call_args);
 }
 
 /* A function of the bridge module named `name`: its reply as call_py gives it (a tensor

@@ -20,6 +20,7 @@ SEXP rtp_op(SEXP name, SEXP args);
 SEXP rtp_fn(SEXP name, SEXP args);
 SEXP rtp_opx(SEXP call_args);
 SEXP rtp_fnx(SEXP call_args);
+SEXP rtp_bridgex(SEXP call_args);
 SEXP rtp_release_dead(void);
 SEXP rtp_grad_mode(SEXP flag);
 SEXP rtp_set_grad_mode(SEXP flag);

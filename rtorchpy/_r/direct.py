@@ -50,11 +50,26 @@ def _with_r_dims(fn, positions):
 _WRAPPED: dict = {}
 
 
+# The bridge functions C may call directly (table 3), with the optimizer object in place of its
+# handle: the two methods of an optimizer a training loop calls every step. Their bridge
+# functions (optim.py) do the same from a handle.
+def _optim_zero_grad(opt, set_to_none=False):
+    opt.zero_grad(set_to_none=set_to_none)
+
+
+def _optim_step(opt):
+    return opt.step()
+
+
+_BRIDGE_DIRECT = {"optim_zero_grad": _optim_zero_grad, "optim_step": _optim_step}
+
+
 def direct_fn(table, name):
     """What C may call directly for callable ``name`` of its table ``table`` (0: ops,
-    1: binary operators, 4: nnf functions; see ``lookup`` in names.c): the function, or
-    ``[function, HANDLE_FIRST]`` for one that takes only a handle first; None: take the Python
-    caller. An op whose only conversion is of its dims is given wrapped (:func:`_with_r_dims`)."""
+    1: binary operators, 3: bridge functions, 4: nnf functions; see ``lookup`` in names.c):
+    the function, or ``[function, HANDLE_FIRST]`` for one that takes only a handle first;
+    None: take the Python caller. An op whose only conversion is of its dims is given wrapped
+    (:func:`_with_r_dims`)."""
     plan = _PLANS.get(name) if table == 0 else _NNF.get(name) if table == 4 else None
     if plan is not None:
         if plan.simple:
@@ -72,6 +87,8 @@ def direct_fn(table, name):
         return [fn, HANDLE_FIRST] if 0 in plan.tensor_args else fn
     if table == 1:  # (ops._binary's caller only decodes its two arguments)
         return BINARY_FNS.get(name)
+    if table == 3 and name in _BRIDGE_DIRECT:  # (the first argument: the optimizer's handle)
+        return [_BRIDGE_DIRECT[name], HANDLE_FIRST]
     return None
 
 

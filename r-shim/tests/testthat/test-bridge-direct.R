@@ -252,6 +252,19 @@ show("var(dim = 1)", torch_var(m, dim = 1))
 lm <- (m$sum(dim = 1) * torch_tensor(c(1, 2, 3)))$sum() + nnf_softmax(m, dim = 2)$sum(dim = 2)$mean()
 lm$backward()
 show("grad through dims", m$grad)
+# the optimizer methods a training loop calls every step (C calls them directly too)
+ow <- torch_tensor(c(1, -2, 3), requires_grad = TRUE)
+opt <- optim_sgd(list(ow), lr = 0.1, momentum = 0.5)
+for (i in 1:3) {
+  show("zero_grad", opt$zero_grad())
+  (ow * ow)$sum()$backward()
+  show("step", opt$step())
+}
+show("after steps", ow)
+show("zero_grad(set_to_none = TRUE)", opt$zero_grad(set_to_none = TRUE))
+show("grad set to none", ow$grad)
+show("zero_grad(set_to_none = NA)", opt$zero_grad(set_to_none = NA))
+show("lbfgs step without closure", optim_lbfgs(list(ow))$step())
 '
 
 run_child <- function(direct) {

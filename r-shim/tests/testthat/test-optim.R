@@ -135,6 +135,10 @@ test_that("optim_lbfgs steps with an R closure (called back several times) as Py
   expect_equal(as_array(loss), mean((matrix(X_VALUES, 5, 3, byrow = TRUE) %*% c(0.5, -1, 2) +
                                       0.1 - Y_VALUES)^2), tolerance = 1e-5)
   expect_error(opt$step(), "needs a closure")
+  # (an error from Python's step, as any: its R class, and the user's call)
+  e <- tryCatch(opt$step(), error = function(e) e)
+  expect_s3_class(e, "value_error")
+  expect_identical(conditionCall(e), quote(opt$step()))
 })
 
 test_that("an error in the closure is the R error, and the parameters are restored", {
