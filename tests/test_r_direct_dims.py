@@ -13,17 +13,15 @@ import rtorchpy as torch
 from rtorchpy._r import direct
 from rtorchpy._r.errors import RIndexError
 from rtorchpy._r.ops import _PLANS
-from rtorchpy._r.protocol import HANDLE_FIRST
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _direct(name):
-    got = direct.direct_fn(0, name)
-    if isinstance(got, list):  # (an op taking only a tensor first: C checks it is a handle)
-        assert got[1] == HANDLE_FIRST
-        return got[0]
-    return got
+    """The function C calls directly for op ``name`` (a DirectEntry's ``fn``)."""
+    entry = direct.direct_fn(0, name)
+    assert isinstance(entry, direct.DirectEntry)
+    return entry.fn
 
 
 def test_dim_ops_called_directly_take_r_dims():
@@ -51,3 +49,12 @@ def test_every_dim_op_direct_function_is_wrapped_once():
 def test_c_converts_no_dim():
     src = (ROOT / "r-shim" / "src" / "direct.c").read_text()
     assert not re.search(r"shift_dim|- 1;\s*/\*.*dim", src)
+
+
+def test_a_direct_entry_says_whether_the_first_argument_must_be_a_handle():
+    # torch_mul(2, x): an R number first takes the Python caller (it makes a tensor of it)
+    assert direct.direct_fn(0, "mul").handle_first is True
+    # binary operators: C itself calls directly only with a tensor on the left
+    entry = direct.direct_fn(1, "+")
+    assert entry.handle_first is False and callable(entry.fn)
+    assert direct.direct_fn(2, "-") is None and direct.direct_fn(0, "no_such_op") is None

@@ -9,6 +9,7 @@ from rtorchpy import nn_linear, torch_load, torch_save, torch_tensor
 from rtorchpy._r import load, save
 from rtorchpy._r.handles import MAGIC, _get, _put, release
 from rtorchpy._r.ops import fn_caller
+from rtorchpy._r.protocol import ERROR_MESSAGE
 
 
 def test_nnf_embedding_indices_are_1_based_from_r():
@@ -19,7 +20,7 @@ def test_nnf_embedding_indices_are_1_based_from_r():
     assert np.array_equal(out._data, np.eye(3, dtype=np.float32)[[2, 0]])
     zero = _put(torch_tensor(np.array([0], dtype=np.int64)))
     r = fn_caller("nnf_embedding")(zero, weight)
-    assert r[0] == "E" and "1-based" in r[1]
+    assert "1-based" in r[ERROR_MESSAGE]
     release([int(x.real) for x in (weight, idx, h, zero)])
 
 
@@ -55,9 +56,9 @@ def test_a_python_state_dict_file_loads_through_the_bridge(tmp_path):
 
 def test_bad_input_is_an_error_reply(tmp_path):
     r = save(["__named__", ["a", "b"], [1.0]], str(tmp_path / "x"))
-    assert r[0] == "E" and "malformed" in r[1]
+    assert "malformed" in r[ERROR_MESSAGE]
     r = load(str(tmp_path / "missing"))
-    assert r[0] == "E"
+    assert ERROR_MESSAGE in r
 
 
 def test_ignore_index_is_1_based_like_the_targets():

@@ -1,12 +1,14 @@
 """The optimizers' R bridge (rtorchpy/_r/optim.py) from Python: what R sends (handles, named
 lists as dicts, vectors as lists) and what it gets back (tagged trees, 1-based indices), that
-a refused change leaves the optimizer as it was, and that errors come back as ["E", message].
+a refused change leaves the optimizer as it was, and that errors come back as error replies.
 The R side is tested by r-shim/tests/testthat/test-optim.R."""
 import numpy as np
 
 import rtorchpy as rt
 from rtorchpy._r import optim as glue
+from rtorchpy._r.errors import error_reply
 from rtorchpy._r.handles import _get, _put
+from rtorchpy._r.protocol import ERROR_MESSAGE
 
 
 def _params():
@@ -35,12 +37,12 @@ def test_new_from_handles_and_groups():
 def test_errors_come_back_as_messages():
     w, _ = _params()
     assert glue.optim_new("optim_adam", [_put(w)], {"lr": -1.0}) == \
-        ["E", "Invalid learning rate: -1.0", "value_error"]
-    assert glue.optim_new("optim_adam", [], {})[0] == "E"
-    assert "non-leaf" in glue.optim_new("optim_sgd", [_put(w * 2)], {"lr": 0.1})[1]
+        error_reply("Invalid learning rate: -1.0", "value_error")
+    assert ERROR_MESSAGE in glue.optim_new("optim_adam", [], {})
+    assert "non-leaf" in glue.optim_new("optim_sgd", [_put(w * 2)], {"lr": 0.1})[ERROR_MESSAGE]
     assert "unknown optimizer option 'foo'" in glue.optim_new(
-        "optim_adam", [{"params": [_put(w)], "foo": 1.0}], {})[1]
-    assert glue.optim_new("Optimizer", [_put(w)], {})[0] == "E"
+        "optim_adam", [{"params": [_put(w)], "foo": 1.0}], {})[ERROR_MESSAGE]
+    assert ERROR_MESSAGE in glue.optim_new("Optimizer", [_put(w)], {})
 
 
 def test_groups_tree_and_refused_write_changes_nothing():
@@ -54,10 +56,10 @@ def test_groups_tree_and_refused_write_changes_nothing():
     group = dict(zip(names, values))
     group["params"] = values[0][1]
     bad = dict(group, lr=-3.0)
-    assert glue.optim_set_groups(h, [bad])[0] == "E"
+    assert ERROR_MESSAGE in glue.optim_set_groups(h, [bad])
     assert opt.param_groups[0]["lr"] == 0.1
     unknown = dict(group, foo=1.0)
-    assert "unknown optimizer option" in glue.optim_set_groups(h, [unknown])[1]
+    assert "unknown optimizer option" in glue.optim_set_groups(h, [unknown])[ERROR_MESSAGE]
     assert "foo" not in opt.param_groups[0]
     ok = dict(group, lr=0.01, betas=[0.5, 0.6], initial_lr=0.1)
     assert glue.optim_set_groups(h, [ok]) == ["v", None]
@@ -93,7 +95,7 @@ def test_state_dict_is_one_based_and_round_trips():
     np.testing.assert_array_equal(opt2.state[w2]["exp_avg"]._data, opt.state[w]["exp_avg"]._data)
     # refused: an index no group has; the optimizer keeps its own
     bad = {"7": state["1"]}
-    assert "refers to parameter 6" in glue.optim_load_state_dict(h2, bad, [group])[1]
+    assert "refers to parameter 6" in glue.optim_load_state_dict(h2, bad, [group])[ERROR_MESSAGE]
     assert opt2.param_groups[0]["lr"] == 0.1
 
 
@@ -112,5 +114,5 @@ def test_step_with_an_r_like_closure_and_its_errors():
     r = glue.optim_step(h, r_closure)
     assert isinstance(r, complex) and len(calls) > 1
     failing = glue.optim_step(h, lambda: ["__rerror__", "boom"])
-    assert failing == ["R", "boom"]
-    assert "needs a closure" in glue.optim_step(h, None)[1]
+    assert failing == error_reply("boom", "runtime_error", in_r=True)
+    assert "needs a closure" in glue.optim_step(h, None)[ERROR_MESSAGE]

@@ -217,7 +217,8 @@ def test_error_messages_become_1_based():
 
 
 def test_python_exceptions_become_r_torch_condition_classes():
-    from rtorchpy._r.errors import RIndexError, RNAError, _err, condition_class
+    from rtorchpy._r.errors import RIndexError, RNAError, _err, condition_class, error_reply
+    from rtorchpy._r.protocol import ERROR_CLASS
     assert condition_class(ValueError("x")) == "value_error"
     assert condition_class(RNAError("x")) == "value_error"
     assert condition_class(TypeError("x")) == "type_error"
@@ -225,9 +226,9 @@ def test_python_exceptions_become_r_torch_condition_classes():
     assert condition_class(NotImplementedError("x")) == "not_implemented_error"
     assert condition_class(RuntimeError("x")) == "runtime_error"
     assert condition_class(ZeroDivisionError("x")) == "runtime_error"
-    assert _err(RIndexError("Indexing starts at 1")) == ["E", "Indexing starts at 1",
-                                                          "index_error"]
-    assert _err(KeyError("no such key"))[2] == "index_error"
+    assert _err(RIndexError("Indexing starts at 1")) == error_reply("Indexing starts at 1",
+                                                                     "index_error")
+    assert _err(KeyError("no such key"))[ERROR_CLASS] == "index_error"
 
 
 def test_r_dims_and_positions():

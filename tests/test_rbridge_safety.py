@@ -11,6 +11,7 @@ import pytest
 from conftest import Job, background
 
 from rtorchpy._r import errors, handles, ops
+from rtorchpy._r.protocol import ERROR_CLASS, ERROR_IN_R, ERROR_MESSAGE
 from rtorchpy._r.session import collect_warnings, live_counts, take_warnings
 from rtorchpy.tensor import Tensor
 
@@ -31,11 +32,16 @@ def test_a_complex_value_is_not_read_as_a_handle(handle):
         with pytest.raises(TypeError, match="complex numbers are not supported"):
             handles._dec(value)
         # through an op caller and an operator, the error comes back as R's error reply
-        assert ops.op_caller("add")(h, value)[0] == "E"
-        tag, msg, kind = ops.BINARY["+"](h, value)
-        assert tag == "E" and "complex numbers are not supported" in msg and kind == "type_error"
-        tag, msg, kind = ops.BINARY["*"](value, h)
-        assert tag == "E" and "complex numbers are not supported" in msg and kind == "type_error"
+        assert _is_error(ops.op_caller("add")(h, value))
+        for r in (ops.BINARY["+"](h, value), ops.BINARY["*"](value, h)):
+            assert _is_error(r, "complex numbers are not supported")
+            assert r[ERROR_CLASS] == "type_error" and r[ERROR_IN_R] is False
+
+
+def _is_error(reply, text=""):
+    """Whether ``reply`` is an error reply (a dict read by field names) whose message holds
+    ``text``."""
+    return type(reply) is dict and text in reply[ERROR_MESSAGE]
 
 
 def test_error_messages_name_r_types():
@@ -184,14 +190,14 @@ def test_r_na_is_refused_by_the_argument_name():
     refuses it, naming the argument, instead of using -2147483648 as a number."""
     t = rt_tensor = handles._put(Tensor._make(np.eye(3, dtype=np.float32)))
     reply = ops.op_caller("diag")(t, handles.R_NA_INT)
-    assert reply[0] == "E" and "'diagonal' is NA" in reply[1]
+    assert _is_error(reply, "'diagonal' is NA")
     reply = ops.op_caller("sum")(t, 1, handles.R_NA_INT)
-    assert reply[0] == "E" and "'keepdim' is NA" in reply[1]
+    assert _is_error(reply, "'keepdim' is NA")
     reply = ops.binary_callers()["+"](rt_tensor, handles.R_NA_INT)
-    assert reply[0] == "E" and "is NA" in reply[1]
+    assert _is_error(reply, "is NA")
     # inside a list (a size vector c(2L, NA))
     reply = ops.op_caller("reshape")(t, [9, handles.R_NA_INT])
-    assert reply[0] == "E" and "is NA" in reply[1]
+    assert _is_error(reply, "is NA")
 
 
 def test_handles_are_sparse_so_a_typed_complex_number_names_nothing():
@@ -218,6 +224,6 @@ def test_an_operator_on_a_freed_handle_says_freed():
     t = handles._put(Tensor._make(np.ones(2, dtype=np.float32)))
     handles.release([t.real])
     reply = ops.binary_callers()["+"](t, 1.0)
-    assert reply[0] == "E" and "freed" in reply[1]
+    assert _is_error(reply, "freed")
     reply = ops.binary_callers()["+"](complex(3, handles.MAGIC), 1.0)
-    assert reply[0] == "E" and "complex numbers are not supported" in reply[1]
+    assert _is_error(reply, "complex numbers are not supported")

@@ -130,7 +130,7 @@
 .reply_t <- function(f, args, r, call) {
   if (is.raw(r)) r <- .call_slow(f, args, r, .a)
   if (is.complex(r)) return(.t(r))
-  if (is.character(r[[1L]]) && r[[1L]] == "E") .raise(r[[2L]], call, r[[3L]])
+  if (!is.null(names(r))) .raise_reply(r, call)
   .res(r)
 }
 
@@ -195,13 +195,14 @@
 
 # -- replies ---------------------------------------------------------------------------------
 
+# A reply: a handle, a list tagged by its first element (rtorchpy/_r/__init__.py), or an error
+# reply, the only one with names (.raise_reply).
 .res <- function(r) {
   if (is.complex(r)) return(.t(r))
+  if (!is.null(names(r))) .raise_reply(r, sys.call(-2L))  # (the call .raise() would report)
   switch(r[[1L]],
     v = r[[2L]],
     L = lapply(r[[2L]], .res_item),
-    E = .raise(r[[2L]], kind = r[[3L]]),
-    R = .reraise(r[[2L]]),
     N = .node(r[[2L]], r[[3L]]),
     D = .dtype(r[[2L]], r[[3L]]),
     O = .wrap(r[[2L]], "rtorchpy_object"),
@@ -215,6 +216,15 @@
 }
 
 .res_item <- function(x) if (is.complex(x)) .t(x) else .res(x)
+
+# An error reply (rtorchpy/_r/errors.py's error_reply: a dict, which arrives as a named list;
+# its fields read by name, R/gen-protocol.R): an R error in an R callback is re-raised (the
+# condition R kept), any other raised as an R condition of the class Python chose, reported
+# against `call`.
+.raise_reply <- function(r, call) {
+  if (isTRUE(r[[.ERROR_IN_R]])) .reraise(r[[.ERROR_MESSAGE]])
+  .raise(r[[.ERROR_MESSAGE]], call, r[[.ERROR_CLASS]])
+}
 
 # `kind`: the condition class Python chose for its exception (rtorchpy/_r/errors.py).
 .raise <- function(msg, call = sys.call(-3L), kind = "runtime_error") {

@@ -9,6 +9,9 @@
 .STASHED <- as.raw(2L)
 .INTERRUPTED <- as.raw(3L)
 .UNKNOWN <- as.raw(4L)
+.ERROR_MESSAGE <- "message"
+.ERROR_CLASS <- "condition_class"
+.ERROR_IN_R <- "r_callback"
 .T_OPS <- 0L
 .T_BINARY <- 1L
 .T_UNARY <- 2L

@@ -197,15 +197,14 @@ is_optimizer <- function(x) inherits(x, "torch_optimizer")
 
 # .bridge(...) with errors reported against `call` (the user's call, not the bridge's).
 .optim_bridge <- function(call, name, ...) {
-  # the usual reply (a tensor, NULL, a plain value) without a tryCatch() per call: an error
-  # reply is raised here with the user's call; the rarer replies take the general path
+  # the usual reply (a tensor, NULL, a plain value) without a tryCatch() per call: a Python
+  # error's reply is raised here with the user's call; the rarer replies (an R callback's
+  # error among them: its condition is re-raised below) take the general path
   args <- list(...)
   r <- .Call(rtp_bcall, name, args)
   if (is.object(r) || is.null(r)) return(r)
-  if (is.list(r) && is.character(r[[1L]])) {
-    if (r[[1L]] == "E") .raise(r[[2L]], call, r[[3L]])
-    if (r[[1L]] == "v") return(r[[2L]])
-  }
+  if (!is.null(names(r)) && !isTRUE(r[[.ERROR_IN_R]])) .raise_reply(r, call)
+  if (is.list(r) && is.character(r[[1L]]) && r[[1L]] == "v") return(r[[2L]])
   tryCatch(.bridge_reply(name, args, r), rtorchpy_error = function(e) {
     e$call <- call
     stop(e)

@@ -12,7 +12,8 @@
  * the condition reaches) is stopped at the R_UnwindProtect boundary, as cpp11 does it: the
  * cleanup longjmps back into call_r, which raises RCallbackError in Python and keeps the
  * unwind's continuation token as `pending`. Python then unwinds normally (its `finally`
- * blocks restore grad mode and the graph) and replies to R with ["R", message]; R's .reraise()
+ * blocks restore grad mode and the graph) and replies to R with an error reply marked as an R
+ * callback's (rtorchpy/_r/errors.py's error_reply, field ERROR_IN_R); R's .reraise()
  * calls rtp_resume_unwind(), which continues the jump where it was going: the original
  * condition reaches R's handlers, and R's frames in between run their on.exit code. Because
  * the handler stack stays intact during the call, withCallingHandlers() and

@@ -28,14 +28,14 @@ static int direct_arg(SEXP a, int *nstr) {
 }
 
 /* Call `fn` (a plain Python function: an op itself, or direct.py's wrapper that converts its
- * R dims) with the n values `a`, handles passed as their objects. `flags`: HANDLE_FIRST's bit
- * when the first argument must be a handle. NULL when an argument does not suit (direct_arg)
+ * R dims) with the n values `a`, handles passed as their objects. `flags`: HANDLE_FIRST when
+ * the first argument must be a handle. NULL when an argument does not suit (direct_arg)
  * or a handle is unknown: the caller then takes the Python caller, which gives the same result
  * or the proper error. */
 SEXP call_direct(PyObj *fn, SEXP *a, int n, int flags, SEXP cls) {
   int nstr = 0;
   if (!direct_ready || n > MAX_DIRECT_ARGS) return NULL;
-  if ((flags >> HANDLE_FIRST) & 1 && (n == 0 || TYPEOF(a[0]) != EXTPTRSXP)) return NULL;
+  if ((flags & HANDLE_FIRST) && (n == 0 || TYPEOF(a[0]) != EXTPTRSXP)) return NULL;
   for (int i = 0; i < n; i++) {
     if (!direct_arg(a[i], &nstr)) return NULL;
   }
@@ -85,8 +85,9 @@ SEXP call_direct(PyObj *fn, SEXP *a, int n, int flags, SEXP cls) {
 }
 
 
-/* What direct.py names for entry `name` of table t: the function (a new reference) or NULL,
- * and in *flags HANDLE_FIRST's bit when it takes only a handle first. */
+/* What direct.py's direct_fn gives for entry `name` of table t: None, or a DirectEntry, read by
+ * the names of its attributes (protocol.h's DIRECT_FN, DIRECT_HANDLE_FIRST). Its function (a
+ * new reference) or NULL, and in *flags HANDLE_FIRST when it takes only a handle first. */
 PyObj *direct_function(int t, SEXP key, int *flags) {
   *flags = 0;
   if (!direct_ready || t == T_UNARY) return NULL;
@@ -94,22 +95,22 @@ PyObj *direct_function(int t, SEXP key, int *flags) {
   if (tup == NULL) { err_clear(); return NULL; }
   tuple_setitem(tup, 0, long_from(t));
   tuple_setitem(tup, 1, unicode_from(CHAR(key)));  /* (op names are ASCII) */
-  PyObj *f = object_call(direct_fn_getter, tup, NULL);
+  PyObj *entry = object_call(direct_fn_getter, tup, NULL);
   decref(tup);
-  if (f == NULL) { err_clear(); return NULL; }
-  if (f == py_none) { decref(f); return NULL; }
-  if (f->ob_type == t_list) {  /* [function, HANDLE_FIRST]: the first argument must be a handle */
-    PyObj *fn = list_size(f) == 2 ? list_getitem(f, 0) : NULL;
-    int overflow = 0;
-    int ok = fn != NULL && long_as(list_getitem(f, 1), &overflow) == HANDLE_FIRST && !overflow;
-    if (ok) incref(fn);
-    decref(f);
-    if (err_occurred()) err_clear();
-    if (!ok) return NULL;
-    *flags = 1 << HANDLE_FIRST;
-    return fn;
+  if (entry == NULL) { err_clear(); return NULL; }
+  if (entry == py_none) { decref(entry); return NULL; }
+  PyObj *fn = getattr(entry, s_direct_fn);
+  PyObj *first = fn != NULL ? getattr(entry, s_handle_first) : NULL;
+  decref(entry);
+  int ok = first == py_true || first == py_false, handle_first = first == py_true;
+  if (first) decref(first);
+  if (err_occurred()) err_clear();
+  if (!ok) {  /* (not a DirectEntry: no direct call, the Python caller serves) */
+    if (fn) decref(fn);
+    return NULL;
   }
-  return f;
+  if (handle_first) *flags = HANDLE_FIRST;
+  return fn;
 }
 
 /* -- housekeeping ------------------------------------------------------------------------------ */

@@ -7,11 +7,15 @@
 #define FLAG_WARN (0.5)
 #define RELEASE_BATCH 1024
 #define MAX_DIRECT_ARGS 16
-#define HANDLE_FIRST 30
 #define REPLY_NOT_CALLED 1
 #define REPLY_STASHED 2
 #define REPLY_INTERRUPTED 3
 #define REPLY_UNKNOWN 4
+#define DIRECT_FN "fn"
+#define DIRECT_HANDLE_FIRST "handle_first"
+#define ERROR_MESSAGE "message"
+#define ERROR_CLASS "condition_class"
+#define ERROR_IN_R "r_callback"
 #define T_OPS 0
 #define T_BINARY 1
 #define T_UNARY 2

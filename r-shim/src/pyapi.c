@@ -47,6 +47,8 @@ PyObj *(*iter_next)(PyObj *);
 int (*dict_setitem)(PyObj *, PyObj *, PyObj *);
 PyObj *(*dict_getitem)(PyObj *, PyObj *);
 int (*dict_delitem)(PyObj *, PyObj *);
+int (*dict_next)(PyObj *, ptrdiff_t *, PyObj **, PyObj **);
+ptrdiff_t (*dict_size)(PyObj *);
 PyObj *(*getattr)(PyObj *, PyObj *);
 int (*setattr_o)(PyObj *, PyObj *, PyObj *);
 int (*list_append)(PyObj *, PyObj *);
@@ -146,6 +148,8 @@ void *py_api_load(SEXP path, SEXP module) {
   SYM(dict_setitem, "PyDict_SetItem");
   SYM(dict_getitem, "PyDict_GetItem");
   SYM(dict_delitem, "PyDict_DelItem");
+  SYM(dict_next, "PyDict_Next");
+  SYM(dict_size, "PyDict_Size");
   SYM(getattr, "PyObject_GetAttr");
   SYM(setattr_o, "PyObject_SetAttr");
   SYM(list_append, "PyList_Append");

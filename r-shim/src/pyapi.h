@@ -34,14 +34,20 @@
 #define decref rtp_decref
 #define dict_delitem rtp_dict_delitem
 #define dict_getitem rtp_dict_getitem
+#define dict_next rtp_dict_next
+#define dict_size rtp_dict_size
 #define dict_setitem rtp_dict_setitem
 #define direct_function rtp_direct_function
 #define direct_ready rtp_direct_ready
 #define direct_fn_getter rtp_direct_fn_getter
 #define grad_state rtp_grad_state
 #define put_fn rtp_put_fn
+#define s_direct_fn rtp_s_direct_fn
+#define s_err_class rtp_s_err_class
+#define s_err_message rtp_s_err_message
 #define s_grad rtp_s_grad
 #define s_grad_enabled rtp_s_grad_enabled
+#define s_handle_first rtp_s_handle_first
 #define py_api_load rtp_py_api_load
 #define encode_fn rtp_encode_fn
 #define ensure_unwind_token rtp_ensure_unwind_token
@@ -148,6 +154,8 @@ extern PyObj *(*iter_next)(PyObj *);
 extern int (*dict_setitem)(PyObj *, PyObj *, PyObj *);
 extern PyObj *(*dict_getitem)(PyObj *, PyObj *);
 extern int (*dict_delitem)(PyObj *, PyObj *);
+extern int (*dict_next)(PyObj *, ptrdiff_t *, PyObj **, PyObj **);
+extern ptrdiff_t (*dict_size)(PyObj *);
 extern PyObj *(*getattr)(PyObj *, PyObj *);
 extern int (*setattr_o)(PyObj *, PyObj *, PyObj *);
 extern int (*list_append)(PyObj *, PyObj *);
@@ -174,12 +182,17 @@ SEXP call_py(PyObj *fn, SEXP args, SEXP cls);
 extern int direct_ready;
 extern PyObj *tensor_type, *warnings_list, *encode_fn, *error_reply_fn, *put_fn;
 extern PyObj *direct_fn_getter, *grad_state, *s_grad, *s_grad_enabled;
+/* the names of the fields C reads (protocol.h) as Python strings: an error reply's message and
+ * condition class, a direct entry's function and handle_first */
+extern PyObj *s_err_message, *s_err_class, *s_direct_fn, *s_handle_first;
 extern SEXP tensor_cls;  /* the class of tensors (set by rtp_setup) */
 PyObj *object_of(SEXP h);
 void release_queued(int all);
 int setup_direct(PyObj *d);
 
-/* direct.c: the direct path */
+/* direct.c: the direct path. call_direct's flags: HANDLE_FIRST, call only when the first
+ * argument is a handle (a direct entry's handle_first, rtorchpy/_r/direct.py) */
+#define HANDLE_FIRST 1
 SEXP call_direct(PyObj *fn, SEXP *a, int n, int flags, SEXP cls);
 PyObj *direct_function(int t, SEXP key, int *flags);
 

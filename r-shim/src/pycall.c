@@ -143,9 +143,34 @@ static int set_scalar(SEXP v, R_xlen_t i, int kind, PyObj *o) {
   return 0;
 }
 
+/* A dict with ASCII string keys as reticulate converts it: a named list (never simplified to a
+ * vector), its values converted by from_py; NULL for any other dict (an empty one included:
+ * left to reticulate). Under R_UnwindProtect, as from_py. */
+static SEXP dict_to_r(PyObj *o, int depth) {
+  ptrdiff_t n = dict_size(o), pos = 0, i = 0;
+  if (n <= 0) return NULL;
+  SEXP v = PROTECT(Rf_allocVector(VECSXP, n));
+  SEXP names = PROTECT(Rf_allocVector(STRSXP, n));
+  PyObj *key, *val;
+  while (i < n && dict_next(o, &pos, &key, &val)) {  /* (borrowed references) */
+    if (key->ob_type != t_unicode || !set_scalar(names, i, STRSXP, key)) break;
+    SEXP r = from_py(val, depth + 1);
+    if (r == NULL) break;
+    SET_VECTOR_ELT(v, i++, r);
+  }
+  if (i != n) {  /* (a key or a value it does not convert) */
+    UNPROTECT(2);
+    return NULL;
+  }
+  Rf_setAttrib(v, R_NamesSymbol, names);
+  UNPROTECT(2);
+  return v;
+}
+
 /* A Python value as reticulate converts it (scalars, None, lists: a list of scalars of one
- * type becomes an atomic vector), or NULL when it is of another kind. Allocates R memory with
- * the GIL held: only ever called under R_UnwindProtect (see convert_result). */
+ * type becomes an atomic vector; dicts, such as an error reply: named lists), or NULL when it
+ * is of another kind. Allocates R memory with the GIL held: only ever called under
+ * R_UnwindProtect (see convert_result). */
 SEXP from_py(PyObj *o, int depth) {
   if (o == py_none) return R_NilValue;
   int kind = scalar_kind(o);
@@ -155,6 +180,7 @@ SEXP from_py(PyObj *o, int depth) {
     UNPROTECT(1);
     return ok ? v : NULL;
   }
+  if (o->ob_type == t_dict && depth <= 3) return dict_to_r(o, depth);
   if (o->ob_type != t_list || depth > 3) return NULL;
   ptrdiff_t n = list_size(o);
   int common = n > 0 ? scalar_kind(list_getitem(o, 0)) : 0;
@@ -277,11 +303,21 @@ static const char *r_text(char *c) {
   return copy;
 }
 
+/* The text of field `name` (a Python str) of an error reply (a dict, errors.py's error_reply),
+ * copied as c_copy_text does; NULL when absent or not a string (GIL held). */
+static char *reply_text(PyObj *rep, PyObj *name) {
+  PyObj *v = rep->ob_type == t_dict ? dict_getitem(rep, name) : NULL;  /* (borrowed) */
+  return v != NULL && v->ob_type == t_unicode ? c_copy_text(v) : NULL;
+}
+
 /* The Python error now set (GIL held; released here): raw 03 for an interrupt. Once the direct
  * path is set up, an Exception goes through error_reply (rtorchpy/_r/errors.py: R's dims and
- * type names, the condition class): with `reply` (the direct path) its ["E", message, class]
- * is the reply, as the Python caller would have given it; else that message and class are
- * raised as an R condition here. Otherwise an R runtime_error with Python's whole message. */
+ * type names, the condition class): with `reply` (the direct path) that reply (a dict, which
+ * R receives as a named list) is the reply, as the Python caller would have given it; else its
+ * message and class, read by their names (protocol.h's ERROR_MESSAGE, ERROR_CLASS), are raised
+ * as an R condition here (an R callback's error as a runtime_error with its message: only the
+ * reply path re-raises R's condition). Otherwise an R runtime_error with Python's whole
+ * message. */
 SEXP py_error(int gil, int reply, SEXP cls) {
   char *msg = NULL, *kind = NULL;
   int interrupted = 0;
@@ -299,11 +335,9 @@ SEXP py_error(int gil, int reply, SEXP cls) {
           if (tb) decref(tb);
           return finish(rep, gil, cls, 0);
         }
-        if (rep != NULL) {  /* ["E", message, class]; an R callback's ["R", message] is not */
-          if (list_size(rep) == 3) {
-            msg = c_copy_text(list_getitem(rep, 1));
-            kind = c_copy_text(list_getitem(rep, 2));
-          }
+        if (rep != NULL) {
+          msg = reply_text(rep, s_err_message);
+          kind = reply_text(rep, s_err_class);
           decref(rep);
         }
         if (err_occurred()) err_clear();

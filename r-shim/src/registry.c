@@ -19,6 +19,7 @@
 int direct_ready = 0;
 PyObj *tensor_type, *warnings_list, *error_reply_fn, *encode_fn, *put_fn;
 PyObj *direct_fn_getter, *grad_state, *s_grad, *s_grad_enabled;  /* (read by direct.c) */
+PyObj *s_err_message, *s_err_class, *s_direct_fn, *s_handle_first;  /* (pycall.c, direct.c) */
 static PyObj *objects_dict, *release_fn;
 SEXP tensor_cls = NULL;  /* the class of tensors (set by rtp_setup, names.c) */
 
@@ -72,9 +73,11 @@ int setup_direct(PyObj *d) {
     if (key) decref(key);
     if (v == NULL) ok = 0; else keep(slots[i], v);
   }
-  const char *names[2] = {"grad", "grad_enabled"};
-  PyObj **strs[2] = {&s_grad, &s_grad_enabled};
-  for (int i = 0; i < 2 && ok; i++) {
+  const char *names[6] = {"grad", "grad_enabled", ERROR_MESSAGE, ERROR_CLASS, DIRECT_FN,
+                          DIRECT_HANDLE_FIRST};
+  PyObj **strs[6] = {&s_grad, &s_grad_enabled, &s_err_message, &s_err_class, &s_direct_fn,
+                     &s_handle_first};
+  for (int i = 0; i < 6 && ok; i++) {
     PyObj *u = unicode_from(names[i]);
     if (u == NULL) ok = 0; else { keep(strs[i], u); decref(u); }
   }

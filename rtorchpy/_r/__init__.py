@@ -22,10 +22,12 @@ only values reticulate converts cheaply in C++:
 * **Results.** A tensor comes back as its handle; anything else as a tagged Python list (lists
   cross to R much faster than tuples with reticulate 1.28), which R receives as a list:
   ``("v", value)`` a plain R value, ``("L", [...])`` a list (tensors, or ``None`` as the
-  undefined tensor), ``("N", handle, name)`` a graph node, ``("D", name, word)`` a dtype,
-  ``("E", message)`` an error (dims already 1-based; ``("E", message, "value_error")`` for a
-  ``ValueError``, which R raises with R torch's condition class ``value_error`` too),
-  ``("R", message)`` an R error raised in an R callback (R re-raises the original condition).
+  undefined tensor), ``("N", handle, name)`` a graph node, ``("D", name, word)`` a dtype.
+  An error comes back as a dict, which R receives as a named list (the only reply with names),
+  read by the names of its fields (:data:`protocol.ERROR_MESSAGE` and the others;
+  :func:`errors.error_reply`): the message (dims already 1-based), the R condition class
+  Python's exception maps to (R torch's ``value_error`` for a ``ValueError``, ...), and whether
+  it is an R error raised in an R callback (R then re-raises the original condition).
 * **R conventions** are applied here: 1-based dims (from the op registry's ``dim_args``) and
   index arguments, 1-based indices in results (``returns_index``), R's ``[`` rules, R torch's
   inclusive ``torch_arange``, values created from R vectors (column-major bytes, R dtypes).

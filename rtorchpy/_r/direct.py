@@ -18,7 +18,7 @@ from . import handles
 from .errors import _err
 from .handles import r_dim
 from .ops import _NNF, _PLANS, BINARY_FNS
-from .protocol import HANDLE_FIRST, MAX_DIRECT_ARGS
+from .protocol import DIRECT_FN, DIRECT_HANDLE_FIRST, MAX_DIRECT_ARGS
 
 
 def _dim_positions(plan):
@@ -46,6 +46,21 @@ def _with_r_dims(fn, positions):
     return call
 
 
+class DirectEntry:
+    """What C may call directly for one callable, read by C by the names of its attributes
+    (``protocol.DIRECT_FN``, ``protocol.DIRECT_HANDLE_FIRST``): ``fn``, the function, and
+    ``handle_first``, whether C may call it only when the first argument is a handle."""
+
+    __slots__ = (DIRECT_FN, DIRECT_HANDLE_FIRST)
+
+    def __init__(self, fn, handle_first):
+        self.fn = fn
+        self.handle_first = handle_first
+
+    def __repr__(self):
+        return f"DirectEntry({self.fn!r}, handle_first={self.handle_first})"
+
+
 # the wrappers made so far, one per op (C asks once per name and keeps the answer)
 _WRAPPED: dict = {}
 
@@ -67,9 +82,8 @@ _BRIDGE_DIRECT = {"optim_zero_grad": _optim_zero_grad, "optim_step": _optim_step
 def direct_fn(table, name):
     """What C may call directly for callable ``name`` of its table ``table`` (0: ops,
     1: binary operators, 3: bridge functions, 4: nnf functions; see ``lookup`` in names.c):
-    the function, or ``[function, HANDLE_FIRST]`` for one that takes only a handle first;
-    None: take the Python caller. An op whose only conversion is of its dims is given wrapped
-    (:func:`_with_r_dims`)."""
+    a :class:`DirectEntry`, or None: take the Python caller. An op whose only conversion is of
+    its dims is given wrapped (:func:`_with_r_dims`)."""
     plan = _PLANS.get(name) if table == 0 else _NNF.get(name) if table == 4 else None
     if plan is not None:
         if plan.simple:
@@ -82,19 +96,20 @@ def direct_fn(table, name):
             if key not in _WRAPPED:
                 _WRAPPED[key] = _with_r_dims(plan.fn, dims)
             fn = _WRAPPED[key]
-        # HANDLE_FIRST: C calls directly only when the first argument is a handle (an R number
+        # handle_first: C calls directly only when the first argument is a handle (an R number
         # there, torch_mul(2, x), takes the Python caller, which converts it to a tensor)
-        return [fn, HANDLE_FIRST] if 0 in plan.tensor_args else fn
+        return DirectEntry(fn, 0 in plan.tensor_args)
     if table == 1:  # (ops._binary's caller only decodes its two arguments)
-        return BINARY_FNS.get(name)
+        fn = BINARY_FNS.get(name)
+        return None if fn is None else DirectEntry(fn, False)
     if table == 3 and name in _BRIDGE_DIRECT:  # (the first argument: the optimizer's handle)
-        return [_BRIDGE_DIRECT[name], HANDLE_FIRST]
+        return DirectEntry(_BRIDGE_DIRECT[name], True)
     return None
 
 
 def error_reply(exc):
     """The reply for an exception raised by a direct call: what the Python caller would have
-    returned (``["E", message]`` in R's terms)."""
+    returned (:func:`errors.error_reply`: the message in R's terms, the condition class)."""
     return _err(exc)
 
 

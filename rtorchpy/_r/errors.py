@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from .protocol import ERROR_CLASS, ERROR_IN_R, ERROR_MESSAGE
+
 
 class RCallbackError(Exception):
     """An R error raised inside an R function that Python called (a hook, or a custom function's
@@ -137,12 +139,22 @@ def condition_class(exc):
     return "runtime_error"
 
 
+def error_reply(message, cls, in_r=False):
+    """The reply for an error: a dict whose fields C (``r-shim/src/pycall.c``) and R
+    (``r-shim/R/bridge.R``) read by name (``protocol.ERROR_*``): the message, the R condition
+    class, and whether it is an R error raised in an R callback (R then re-raises the condition
+    it kept). A dict because reticulate, and C's conversion of replies, make it a named list:
+    the only reply with names, which is how R tells it from the tagged lists."""
+    return {ERROR_MESSAGE: message, ERROR_CLASS: cls, ERROR_IN_R: in_r}
+
+
 def _err(exc):
-    """The reply for an exception: ["E", message (R's dims and types), condition class]."""
+    """The reply for an exception (:func:`error_reply`): its message in R's dims and types, and
+    its condition class."""
     if isinstance(exc, RCallbackError):
-        return ["R", str(exc)]
+        return error_reply(str(exc), "runtime_error", in_r=True)
     if isinstance(exc, RIndexError):
-        return ["E", str(exc.args[0]) if exc.args else "", "index_error"]
+        return error_reply(str(exc.args[0]) if exc.args else "", "index_error")
     if isinstance(exc, KeyError) and exc.args:
-        return ["E", translate_error(str(exc.args[0])), "index_error"]
-    return ["E", translate_error(str(exc)), condition_class(exc)]
+        return error_reply(translate_error(str(exc.args[0])), "index_error")
+    return error_reply(translate_error(str(exc)), condition_class(exc))

@@ -226,8 +226,9 @@ def na_argument_name(fn, args, kwargs, names=None):
 
 
 def guarded(fn):
-    """Wrap a bridge entry point: results encoded, exceptions returned as ["E", msg]. An R NA
-    among the arguments is refused before the call, by the argument's name."""
+    """Wrap a bridge entry point: results encoded, exceptions returned as error replies
+    (:func:`errors.error_reply`). An R NA among the arguments is refused before the call, by the
+    argument's name."""
     def entry(*args, **kwargs):
         try:
             for a in args:

@@ -16,8 +16,16 @@ RELEASE_BATCH = 1024  # queued dead handles that make the next reply release the
 
 # -- C's direct calls ------------------------------------------------------------------------------
 MAX_DIRECT_ARGS = 16  # more arguments than this always go through the Python callers
-HANDLE_FIRST = 30     # the bit of a direct function's flags saying that its first argument
-                      # must be a handle for a direct call
+# a direct entry (direct.py's DirectEntry, what direct_fn gives C for a callable), read by C by
+# the names of its attributes:
+DIRECT_FN = "fn"                      # the function C calls
+DIRECT_HANDLE_FIRST = "handle_first"  # True: call it only when the first argument is a handle
+
+# -- error replies: a dict (errors.py's error_reply), read by C and R by the names of its fields
+ERROR_MESSAGE = "message"          # the message, in R's terms (1-based dims, R type names)
+ERROR_CLASS = "condition_class"    # the R condition class (runtime_error, value_error, ...)
+ERROR_IN_R = "r_callback"          # True: an R error in an R function Python called, whose
+                                   # condition R kept and re-raises
 
 # -- raw replies of C's entry points that give no value ----------------------------------------
 NOT_CALLED = 1     # arguments C does not convert: R calls through reticulate

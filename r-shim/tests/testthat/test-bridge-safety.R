@@ -175,6 +175,17 @@ test_that("R errors raised in callbacks do not leak", {
   })
 })
 
+test_that("Python errors (error replies, read by name) do not leak and keep their class", {
+  x <- torch_randn(3)
+  w <- torch_randn(2, requires_grad = TRUE)
+  expect_no_leak(function(i) {
+    expect_error(torch_sum(x * i, 0), "starts at 1", class = "index_error")  # a direct call's
+    expect_error(x + torch_randn(4), "must match", class = "runtime_error")  # an operator's
+    expect_error(x$view(c(3L, NA)), "is NA", class = "value_error")  # a Python caller's
+    expect_error(optim_sgd(list(w), lr = -i), "learning rate", class = "value_error")  # bridge
+  })
+})
+
 square <- function(a) a * a
 
 test_that("functions given to gradcheck and jacobian are not kept", {

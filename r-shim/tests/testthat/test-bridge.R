@@ -12,9 +12,9 @@ test_that("bridge calls go through the direct path when libpython is found", {
   # a reply it does not convert is kept for reticulate to fetch
   expect_equal(.Call(rtorchpy:::rtp_ncall, 0L, "allclose", list(h, h), NULL),
                list("v", TRUE))
-  stash <- reticulate::py_eval("lambda: {'a': 1}", convert = FALSE)
+  stash <- reticulate::py_eval("lambda: (1, 'a')", convert = FALSE)
   expect_equal(c_call(stash, list(), NULL), as.raw(2L))
-  expect_equal(rtorchpy:::.call_slow(NULL, NULL, as.raw(2L), rtorchpy:::.a), list(a = 1L))
+  expect_equal(rtorchpy:::.call_slow(NULL, NULL, as.raw(2L), rtorchpy:::.a), list(1L, "a"))
   # arguments it does not convert: not called
   expect_equal(.Call(rtorchpy:::rtp_ncall, 0L, "exp", list(c(h, h)), NULL), as.raw(1L))
   expect_equal(.Call(rtorchpy:::rtp_ncall, 0L, "exp", list(NA_integer_), NULL), as.raw(1L))
@@ -40,7 +40,9 @@ test_that("the direct path converts values exactly as reticulate does", {
     "['E', 'msg']", "['v', [2, 3]]", "['L', [1j, 2j]]", "[[1, 2], [3.0]]", "[[]]",
     "float('nan')", "float('inf')", "-7", "2**31 - 1", "-2**31 + 1", "[True, 1]",
     "['N', 3-7.25j, 'MulBackward0']", "[['a'], 'b', 1]", "2**40", "-2**31", "'\u00e9'",
-    "{'a': 1}", "(1, 2)", "[(1, 2)]"), collapse = ", "), "]")
+    "{'a': 1}", "(1, 2)", "[(1, 2)]", "{'a': 'x', 'b': 'y'}", "{'a': None, 'b': [1, 2]}",
+    "{'a': {'b': [1j]}}", "{'message': 'm', 'condition_class': 'value_error', 'r_callback': True}",
+    "{}", "{1: 'a'}", "{'\u00e9': 1}", "[{'a': 1}, 2]"), collapse = ", "), "]")
   pick <- reticulate::py_eval(paste0("lambda i: ", values, "[i]"), convert = FALSE)
   n <- reticulate::py_eval(paste0("len(", values, ")"))
   for (i in seq_len(n) - 1L) {
