@@ -119,11 +119,7 @@
   sub("\\.9000$", ".dev0", as.character(utils::packageVersion("rtorchpy")))
 }
 
-# The directory holding the bundled Python package, or "" when this build carries none.
-.bundled_python_dir <- function() {
-  dir <- system.file("python", package = "rtorchpy")
-  if (nzchar(dir) && file.exists(file.path(dir, "rtorchpy", "__init__.py"))) dir else ""
-}
+# (.bundled_python_dir(), the directory holding the bundled Python package: R/python-cache.R)
 
 # Import the Python package rtorchpy: the copy bundled with this R package, placed first on
 # Python's path while it is imported so an installed rtorchpy of another version is never picked. A build without the
