@@ -86,7 +86,7 @@ def check_available():
     """Why the check cannot run here, or None."""
     if shutil.which("R") is None or not (ROOT / ".rlib" / "rtorchpy").exists():
         return "R or the installed R package is missing (make r)"
-    if not (SHIM / "inst" / "python" / "rtorchpy").exists():
+    if not (SHIM / "inst" / "python" / "rtorchpy.tar.xz").exists():
         return "the bundled Python package is missing (make r)"
     return None
 

@@ -37,7 +37,8 @@ def _tool(name):
 def _offline_env(home: Path, lib: Path, python: Path | None = None) -> dict:
     env = {k: v for k, v in os.environ.items()
            if k not in ("LD_LIBRARY_PATH", "R_LIBS", "R_LIBS_USER", "RETICULATE_PYTHON",
-                        "PYTHONPATH", "VIRTUAL_ENV", "WORKON_HOME")}
+                        "PYTHONPATH", "VIRTUAL_ENV", "WORKON_HOME", "R_USER_CACHE_DIR",
+                        "XDG_CACHE_HOME")}
     env.update(HOME=str(home), R_LIBS=str(lib), R_LIBS_USER=str(lib),
                http_proxy=DEAD_PROXY, https_proxy=DEAD_PROXY, HTTP_PROXY=DEAD_PROXY,
                HTTPS_PROXY=DEAD_PROXY, no_proxy="", PIP_NO_INDEX="1")
@@ -132,10 +133,9 @@ def test_tarball_runs_offline_with_a_numpy_only_python(installed_tarball):
     assert f"PYTHON {python}" in out
     # unpacked into the user cache directory (HOME is the test's own), one directory per build
     cache = home / ".cache" / "R" / "rtorchpy"
-    if "XDG_CACHE_HOME" not in os.environ and "R_USER_CACHE_DIR" not in os.environ:
-        copies = [p.name for p in cache.iterdir()]
-        assert len(copies) == 1 and copies[0].startswith("0."), copies
-        assert (cache / copies[0] / "rtorchpy" / "__init__.py").is_file()
+    copies = [p.name for p in cache.iterdir()]
+    assert len(copies) == 1 and copies[0].startswith("0."), copies
+    assert (cache / copies[0] / "rtorchpy" / "__init__.py").is_file()
 
 
 def test_tarball_without_numpy_names_numpy_and_the_fix(installed_tarball):
