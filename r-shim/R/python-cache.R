@@ -35,8 +35,8 @@
   dir
 }
 
-# `python_dir` holds either the archive or an unpacked rtorchpy/ (a source tree where the
-# bundle script was run by hand, as devtools::load_all() would use it).
+# `python_dir` holds the archive, or an unpacked rtorchpy/ (what builds made before the
+# archive), which is used where it is.
 .find_bundled_python <- function(python_dir) {
   if (!nzchar(python_dir)) return("")
   if (file.exists(file.path(python_dir, "rtorchpy", "__init__.py"))) return(python_dir)
