@@ -14,7 +14,8 @@ export NO_MKDOCS_2_WARNING := 1
 # would try to rebuild those itself, without R's headers)
 R_SHIM_FILES := $(shell find r-shim -type f 2>/dev/null | grep -v -e '\.Rcheck' -e '\.tar\.gz$$' \
 	-e '\.o$$' -e '\.so$$' -e '\.dll$$' -e '^r-shim/inst/python/')
-# the Python package the R package carries (copied into r-shim/inst/python by tools/bundle_python.py)
+# the Python package the R package carries (packed into r-shim/inst/python/rtorchpy.tar.xz by
+# tools/bundle_python.py)
 PY_SOURCES := $(shell find rtorchpy -name '*.py' 2>/dev/null)
 
 .PHONY: demo test test-fast lint typecheck bench docs venv r r-bundle r-tarball clean
@@ -55,8 +56,8 @@ docs: $(STAMPS)/venv-docs $(STAMPS)/r-shim
 venv: $(STAMPS)/venv
 r: $(STAMPS)/r-shim
 
-# Copy rtorchpy/ into r-shim/inst/python (a build product, gitignored; R CMD INSTALL and
-# R CMD build take it from there).
+# Pack rtorchpy/ into r-shim/inst/python/rtorchpy.tar.xz (a build product, gitignored; R CMD
+# INSTALL and R CMD build take it from there).
 r-bundle:
 	$(PYTHON) r-shim/tools/bundle_python.py
 

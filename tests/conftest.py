@@ -9,6 +9,7 @@ seconds used for ordering, and the items that consume the result). A test then c
 ``background(request, name)``: the job, or None when it was not scheduled (then the test does
 the work itself, as it would without this file).
 """
+import atexit
 import os
 import shutil
 import tempfile
@@ -25,6 +26,12 @@ settings.register_profile("default", deadline=None,
 settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+# The R package unpacks its Python code into R's user cache directory on first use
+# (r-shim/R/python-cache.R). R processes the tests start use a cache of this run's own instead:
+# a test run writes nothing into the user's cache and does not depend on what it holds.
+os.environ["R_USER_CACHE_DIR"] = tempfile.mkdtemp(prefix="rtorchpy-test-cache-")
+atexit.register(shutil.rmtree, os.environ["R_USER_CACHE_DIR"], ignore_errors=True)
 
 # Background jobs running at once. The machine (and CI) has 2 cores; the main thread's Python
 # tests are a third stream, so two jobs keep both cores busy while the main thread waits on a

@@ -32,14 +32,19 @@ ALLOWED_NOTES = {
                             r"‘coro’\s*\Z",
     # the check asks a time server, unreachable here
     "for future file timestamps": r"(?s)\Aunable to verify current time\s*\Z",
-    # past CRAN's 5 MB guideline by the Python engine the package carries (inst/python,
-    # 1.9 MB on disk): CRAN accepts that with a reason given at submission. The rest is kept
-    # small (classes made on first use, one link per family in the help): see INSTALLED_MB.
-    "installed package size": r"(?s)\Ainstalled size is\s+[0-9.]+Mb\s+sub-directories of "
-                              r"1Mb or more:(\s+\w+\s+[0-9.]+Mb)+\s*\Z",
 }
-# The installed size R's check may report, at most (it was 6.2 MB before the above; 5.2 now).
-INSTALLED_MB = 5.5
+# Not allowed: "installed package size" (CRAN's NOTE above 5 MB installed). The installed package
+# was 5.1 MB (issue 28) until the Python code went in as one archive (inst/python/rtorchpy.tar.xz,
+# 0.34 MB where ~190 files took 1.9 MB): now ~3.6 MB. When the NOTE comes back, the message below
+# says where to look.
+SIZE_ADVICE = """\
+The installed package is over CRAN's 5 MB. See which sub-directory grew (the NOTE lists those of
+1 MB or more; `du -k` on the check's rtorchpy.Rcheck/rtorchpy for the rest) and make it smaller
+rather than allowing the NOTE: python/ must hold only rtorchpy.tar.xz
+(r-shim/tools/bundle_python.py; no unpacked copy, no __pycache__); doc/ holds the vignettes' HTML
+(figures: smaller fig.width, fig.height or dpi); help/ grows with each Rd page (generated pages:
+r-shim/tools/generate.py); R/ with the code. docs/internals/index.md, "The R package's installed
+size", has the numbers."""
 
 
 def _r_env(workdir):
@@ -81,7 +86,7 @@ def check_available():
     """Why the check cannot run here, or None."""
     if shutil.which("R") is None or not (ROOT / ".rlib" / "rtorchpy").exists():
         return "R or the installed R package is missing (make r)"
-    if not (SHIM / "inst" / "python" / "rtorchpy").exists():
+    if not (SHIM / "inst" / "python" / "rtorchpy.tar.xz").exists():
         return "the bundled Python package is missing (make r)"
     return None
 
@@ -117,10 +122,9 @@ def test_r_cmd_check_as_cran(request, tmp_path):
     for name, status, text in _sections(log):
         allowed = ALLOWED_NOTES.get(name)
         if status == "NOTE" and allowed and re.match(allowed, text):
-            size = re.match(r"installed size is\s+([0-9.]+)Mb", text)
-            if size is None or float(size.group(1)) <= INSTALLED_MB:
-                continue
-        problems.append(f"{status} in 'checking {name}':\n{text}")
+            continue
+        advice = f"\n{SIZE_ADVICE}" if name == "installed package size" else ""
+        problems.append(f"{status} in 'checking {name}':\n{text}{advice}")
     assert not problems, "\n\n".join(problems) + "\n\n" + log[-3000:]
     assert re.search(r"^Status: (OK|\d+ NOTEs?)\s*$", log, re.M), log[-3000:]
 

@@ -1,7 +1,8 @@
 """The R package as an R user gets it: a source tarball, installed offline into an empty library.
 
-The tarball carries the Python package (``r-shim/inst/python``, copied by
-``r-shim/tools/bundle_python.py``), so a Python with only NumPy is enough. This test builds the
+The tarball carries the Python package (``r-shim/inst/python/rtorchpy.tar.xz``, packed by
+``r-shim/tools/bundle_python.py``; the R package unpacks it into its user cache directory on first
+use), so a Python with only NumPy is enough. This test builds the
 tarball from a temporary copy of ``r-shim/`` (the worktree is left alone), installs it into an
 empty library with an empty HOME and every network access pointed at a closed port, and runs a
 backward pass with ``RETICULATE_PYTHON`` set to a fresh virtualenv that has NumPy and nothing
@@ -36,7 +37,8 @@ def _tool(name):
 def _offline_env(home: Path, lib: Path, python: Path | None = None) -> dict:
     env = {k: v for k, v in os.environ.items()
            if k not in ("LD_LIBRARY_PATH", "R_LIBS", "R_LIBS_USER", "RETICULATE_PYTHON",
-                        "PYTHONPATH", "VIRTUAL_ENV", "WORKON_HOME")}
+                        "PYTHONPATH", "VIRTUAL_ENV", "WORKON_HOME", "R_USER_CACHE_DIR",
+                        "XDG_CACHE_HOME")}
     env.update(HOME=str(home), R_LIBS=str(lib), R_LIBS_USER=str(lib),
                http_proxy=DEAD_PROXY, https_proxy=DEAD_PROXY, HTTP_PROXY=DEAD_PROXY,
                HTTPS_PROXY=DEAD_PROXY, no_proxy="", PIP_NO_INDEX="1")
@@ -90,7 +92,8 @@ def install_tarball(tmp):
     res = subprocess.run([r, "CMD", "INSTALL", "--no-multiarch", f"--library={lib}",
                           str(tarball)], env=env, capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert (lib / "rtorchpy" / "python" / "rtorchpy" / "__init__.py").is_file()
+    # the Python code is installed as one archive (CRAN's 5 MB: tests/test_r_check.py)
+    assert [p.name for p in (lib / "rtorchpy" / "python").iterdir()] == ["rtorchpy.tar.xz"]
     return lib, home, tmp
 
 
@@ -128,6 +131,11 @@ def test_tarball_runs_offline_with_a_numpy_only_python(installed_tarball):
     assert "GRAD 2 4 6" in out
     assert "BUNDLED TRUE" in out
     assert f"PYTHON {python}" in out
+    # unpacked into the user cache directory (HOME is the test's own), one directory per build
+    cache = home / ".cache" / "R" / "rtorchpy"
+    copies = [p.name for p in cache.iterdir()]
+    assert len(copies) == 1 and copies[0].startswith("0."), copies
+    assert (cache / copies[0] / "rtorchpy" / "__init__.py").is_file()
 
 
 def test_tarball_without_numpy_names_numpy_and_the_fix(installed_tarball):
@@ -151,20 +159,38 @@ def test_dev_library_carries_a_current_copy():
     assert res.returncode == 0, res.stderr
 
 
-def test_bundle_script_copies_removes_and_checks(tmp_path):
+def _bundle_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bundle_python", BUNDLE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_bundle_script_packs_checks_and_repacks(tmp_path):
+    bundle = _bundle_module()
     dest = tmp_path / "python"
+    (dest / "rtorchpy").mkdir(parents=True)  # an unpacked copy an older script left: removed
     assert subprocess.run([sys.executable, str(BUNDLE), "--dest", str(dest)]).returncode == 0
-    assert (dest / "rtorchpy" / "autograd" / "engine.py").is_file()
+    assert [p.name for p in dest.iterdir()] == ["rtorchpy.tar.xz"]
+    archive = dest / "rtorchpy.tar.xz"
+    files = bundle.unpack(archive)
+    engine = ROOT / "rtorchpy" / "autograd" / "engine.py"
+    assert files["autograd/engine.py"] == engine.read_bytes()
+    assert not any("__pycache__" in name or not name.endswith(".py") for name in files)
     check = [sys.executable, str(BUNDLE), "--check", str(dest)]
     assert subprocess.run(check).returncode == 0
-    (dest / "rtorchpy" / "stale_extra.py").write_text("")
-    (dest / "rtorchpy" / "tensor.py").write_text("# edited\n")
+    # reproducible: packing the same files gives the same bytes (so make sees no change)
+    assert bundle.pack(files) == archive.read_bytes()
+    files["stale_extra.py"] = b""
+    files["tensor.py"] = b"# edited\n"
+    archive.write_bytes(bundle.pack(files))
     res = subprocess.run(check, capture_output=True, text=True)
     assert res.returncode == 1
     assert "stale: tensor.py" in res.stderr and "extra: stale_extra.py" in res.stderr
     assert subprocess.run([sys.executable, str(BUNDLE), "--dest", str(dest)]).returncode == 0
     assert subprocess.run(check).returncode == 0
-    assert not (dest / "rtorchpy" / "stale_extra.py").exists()
+    assert "stale_extra.py" not in bundle.unpack(archive)
 
 
 def test_another_rtorchpy_imported_first_is_an_error(tmp_path):

@@ -5,8 +5,11 @@
 #' `$` methods, 1-based dims and `[` indexing, automatic differentiation (`$backward()`,
 #' [autograd_grad()], hooks), custom functions ([autograd_function()]) and printing.
 #'
-#' The package carries the Python code it runs (the `rtorchpy` Python package, in the
-#' installed package's `python/` directory); it needs only a Python (>= 3.9) with NumPy. Python
+#' The package carries the Python code it runs (the `rtorchpy` Python package, as one archive
+#' in the installed package's `python/` directory, unpacked on the first start into a directory
+#' of `tools::R_user_dir("rtorchpy", "cache")` per build, where Python keeps its compiled
+#' bytecode; copies of other builds unused for an hour are removed, and during `R CMD check` the
+#' copy goes under `tempdir()`); it needs only a Python (>= 3.9) with NumPy. Python
 #' is found the way reticulate packages find it: `RETICULATE_PYTHON`, or the virtualenv made by
 #' [install_rtorchpy()], or reticulate's defaults. Python is started on the first call that needs
 #' it. [rtorchpy_config()] tells which Python, NumPy and rtorchpy are used.
@@ -119,11 +122,7 @@
   sub("\\.9000$", ".dev0", as.character(utils::packageVersion("rtorchpy")))
 }
 
-# The directory holding the bundled Python package, or "" when this build carries none.
-.bundled_python_dir <- function() {
-  dir <- system.file("python", package = "rtorchpy")
-  if (nzchar(dir) && file.exists(file.path(dir, "rtorchpy", "__init__.py"))) dir else ""
-}
+# (.bundled_python_dir(), the directory holding the bundled Python package: R/python-cache.R)
 
 # Import the Python package rtorchpy: the copy bundled with this R package, placed first on
 # Python's path while it is imported so an installed rtorchpy of another version is never picked. A build without the

@@ -13,7 +13,9 @@ test_that("rtorchpy_config reports Python, NumPy and rtorchpy", {
 
 test_that("the Python code comes from the copy bundled with the R package", {
   cfg <- rtorchpy_config()
-  bundled <- system.file("python", "rtorchpy", package = "rtorchpy")
+  # installed as one archive, unpacked on first use (R/python-cache.R)
+  expect_equal(list.files(system.file("python", package = "rtorchpy")), "rtorchpy.tar.xz")
+  bundled <- file.path(rtorchpy:::.bundled_python_dir(), "rtorchpy")
   expect_true(file.exists(file.path(bundled, "__init__.py")))
   expect_true(cfg$rtorchpy_bundled)
   expect_equal(normalizePath(dirname(cfg$rtorchpy_path)), normalizePath(bundled))
