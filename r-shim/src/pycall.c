@@ -243,7 +243,9 @@ SEXP finish(PyObj *res, int gil, SEXP cls, int encode) {
       rtp_error("runtime_error", "rtorchpy: could not register a tensor for R");
     }
   }
-  if (encode && direct_ready && res->ob_type != t_complex) {
+  /* (None with no warnings waiting encodes as itself: no call to encode it) */
+  if (encode && direct_ready && res->ob_type != t_complex &&
+      (res != py_none || list_size(warnings_list) > 0)) {
     PyObj *enc = call_one(encode_fn, res);  /* (steals res) */
     if (enc == NULL) {
       if (err_occurred()) err_clear();
