@@ -199,6 +199,7 @@
 # reply, the only one with names (.raise_reply).
 .res <- function(r) {
   if (is.complex(r)) return(.t(r))
+  if (is.null(r)) return(r)  # (a bare None: a direct call's, sent without encoding)
   if (!is.null(names(r))) .raise_reply(r, sys.call(-2L))  # (the call .raise() would report)
   switch(r[[1L]],
     v = r[[2L]],
